@@ -1,0 +1,251 @@
+"""The ``Uploads`` container: what travels from the mechanisms to the analyst.
+
+A mechanism's ``transform`` returns :class:`Uploads`, a :class:`numpy.ndarray` subclass holding
+the stacked private representations ``Y`` (so every scikit-learn estimator downstream sees an
+array) with the metadata an aligner needs: the participant of each row, the anchor uploads
+``B_i = f_i(A)`` and, for labelled anchors, the anchor targets (DESIGN.md section 2).
+"""
+
+# Licence: BSD 3 clause
+
+import numpy as np
+
+__all__ = ["Uploads", "check_uploads"]
+
+
+class Uploads(np.ndarray):
+    """Stacked participant uploads with their metadata.
+
+    Row ``k`` of the array is the private-data upload of participant ``participant[k]``.
+    Slicing rows keeps the matching metadata; any operation that changes the number or meaning
+    of rows (reductions, transposes, concatenation) returns a plain :class:`numpy.ndarray`, so
+    metadata never silently describes the wrong rows.
+
+    Parameters
+    ----------
+    data : array-like of shape (n_samples, n_components)
+        The stacked private representations ``Y``.
+    participant : array-like of int of shape (n_samples,)
+        The participant of each row, ids in ``0 .. n_participants - 1``.
+    anchors : list of array-like of shape (n_anchors, h_i), default=None
+        The anchor uploads ``B_i``, one per participant, in participant order. ``None`` when the
+        mechanism shares no anchor (C-GDP, unaligned I-GDP). Widths ``h_i`` may differ between
+        participants (nonlinear reductions); participant ``i``'s rows then use the first ``h_i``
+        columns and the rest are zero.
+    anchor_y : array-like of shape (n_anchors,), default=None
+        Targets of the anchor rows when the anchor carries labels (SMOTE anchors).
+
+    Attributes
+    ----------
+    participant : ndarray of shape (n_samples,)
+        The participant of each row.
+    anchors : list of ndarray or None
+        The anchor uploads.
+    anchor_y : ndarray or None
+        The anchor targets.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdc import Uploads
+    >>> Y = Uploads(np.arange(8.0).reshape(4, 2), participant=[0, 1, 0, 1],
+    ...             anchors=[np.eye(3, 2), np.eye(3, 2)])
+    >>> Y[:2].participant
+    array([0, 1])
+    >>> Y.n_participants
+    2
+    """
+
+    def __new__(cls, data, participant, anchors=None, anchor_y=None):
+        arr = np.asarray(data, dtype=np.float64)
+        if arr.ndim != 2:
+            raise ValueError(
+                f"Uploads expects a 2-D array of shape (n_samples, n_components); got an array "
+                f"with {arr.ndim} dimension(s). Reshape your data, e.g. with X.reshape(-1, 1)."
+            )
+        participant = _check_participant_ids(participant, arr.shape[0])
+        anchors = _check_anchor_list(anchors, arr.shape[1])
+        if anchors is not None and participant.size and participant.max() >= len(anchors):
+            raise ValueError(
+                f"Uploads has rows of participant {int(participant.max())} but anchor uploads "
+                f"for only {len(anchors)} participant(s). Pass one anchor upload per participant."
+            )
+        if anchor_y is not None:
+            anchor_y = np.asarray(anchor_y)
+            if anchors is None or anchor_y.shape != (anchors[0].shape[0],):
+                raise ValueError(
+                    "anchor_y must have one target per anchor row; got shape "
+                    f"{anchor_y.shape} for "
+                    f"{'no anchors' if anchors is None else f'{anchors[0].shape[0]} anchor rows'}."
+                )
+        obj = arr.view(cls)
+        obj.participant = participant
+        obj.anchors = anchors
+        obj.anchor_y = anchor_y
+        return obj
+
+    def __array_finalize__(self, obj):
+        participant = getattr(obj, "participant", None)
+        if participant is not None and (self.ndim != 2 or self.shape[0] != participant.shape[0]):
+            participant = None
+        self.participant = participant
+        self.anchors = getattr(obj, "anchors", None) if participant is not None else None
+        self.anchor_y = getattr(obj, "anchor_y", None) if participant is not None else None
+
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        out = super().__array_wrap__(array, context, return_scalar)
+        if isinstance(out, Uploads) and out.participant is None:
+            return out.view(np.ndarray)
+        return out
+
+    def __getitem__(self, key):
+        out = super().__getitem__(key)
+        if not isinstance(out, Uploads):
+            return out
+        if out.ndim != 2 or self.participant is None:
+            return out.view(np.ndarray)
+        row_key = key[0] if isinstance(key, tuple) and len(key) else key
+        if row_key is Ellipsis:
+            row_key = slice(None)
+        try:
+            part = self.participant[row_key]
+        except (IndexError, TypeError, ValueError):
+            return out.view(np.ndarray)
+        if part.ndim != 1 or part.shape[0] != out.shape[0]:
+            return out.view(np.ndarray)
+        out.participant = part
+        out.anchors = self.anchors
+        out.anchor_y = self.anchor_y
+        return out
+
+    def __reduce__(self):
+        return (
+            _rebuild_uploads,
+            (np.asarray(self), self.participant, self.anchors, self.anchor_y),
+        )
+
+    def __repr__(self):
+        body = repr(np.asarray(self))
+        return f"Uploads({body[6:-1]}, n_participants={self.n_participants})"
+
+    @property
+    def n_participants(self):
+        """Number of participants: the number of anchor uploads, else ``max(id) + 1``."""
+        if self.participant is None:
+            return 0
+        if self.anchors is not None:
+            return len(self.anchors)
+        return int(self.participant.max()) + 1 if self.participant.size else 0
+
+    @property
+    def widths(self):
+        """Width ``h_i`` of each participant's representation, from its anchor upload."""
+        if self.anchors is None:
+            return [self.shape[1]] * self.n_participants
+        return [b.shape[1] for b in self.anchors]
+
+    @classmethod
+    def concatenate(cls, uploads):
+        """Stack the rows of several :class:`Uploads` sharing the same anchors."""
+        uploads = list(uploads)
+        if not uploads:
+            raise ValueError("Uploads.concatenate needs at least one Uploads; got none.")
+        first = uploads[0]
+        for u in uploads:
+            if not isinstance(u, Uploads) or u.participant is None:
+                raise TypeError(f"Uploads.concatenate takes Uploads; got {type(u).__name__}.")
+            if u.anchors is not first.anchors and not _same_anchors(u.anchors, first.anchors):
+                raise ValueError("Uploads.concatenate needs uploads sharing the same anchors.")
+        return cls(
+            np.vstack([np.asarray(u) for u in uploads]),
+            participant=np.concatenate([u.participant for u in uploads]),
+            anchors=first.anchors,
+            anchor_y=first.anchor_y,
+        )
+
+
+def _rebuild_uploads(data, participant, anchors, anchor_y):
+    return Uploads(data, participant=participant, anchors=anchors, anchor_y=anchor_y)
+
+
+def _same_anchors(a, b):
+    if a is None or b is None:
+        return a is b
+    return len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b))
+
+
+def _check_participant_ids(participant, n_samples):
+    participant = np.asarray(participant)
+    if participant.shape != (n_samples,):
+        raise ValueError(
+            f"participant must have one id per row, shape ({n_samples},); got shape "
+            f"{participant.shape}."
+        )
+    if participant.dtype.kind == "f":
+        if not np.all(np.isfinite(participant)) or np.any(participant != np.round(participant)):
+            raise ValueError("participant ids must be whole numbers; got non-integer values.")
+    elif participant.dtype.kind not in "iub" and n_samples:
+        raise ValueError(
+            f"participant ids must be integers; got dtype {participant.dtype}. Map your "
+            "participant labels to 0 .. n_participants - 1 first."
+        )
+    participant = participant.astype(np.intp)
+    if participant.size and participant.min() < 0:
+        raise ValueError(
+            f"participant ids must be non-negative; got {int(participant.min())}."
+        )
+    return participant
+
+
+def _check_anchor_list(anchors, n_columns):
+    if anchors is None:
+        return None
+    if isinstance(anchors, np.ndarray) and anchors.ndim == 3:
+        anchors = list(anchors)
+    if not isinstance(anchors, (list, tuple)) or not anchors:
+        raise TypeError(
+            "anchors must be a non-empty list of 2-D arrays, one per participant; got "
+            f"{type(anchors).__name__}."
+        )
+    out = []
+    for i, b in enumerate(anchors):
+        b = np.asarray(b, dtype=np.float64)
+        if b.ndim != 2:
+            raise ValueError(f"anchor upload of participant {i} must be 2-D; got {b.ndim}-D.")
+        if b.shape[1] > n_columns:
+            raise ValueError(
+                f"anchor upload of participant {i} has width {b.shape[1]}, wider than the "
+                f"{n_columns} columns of the data uploads."
+            )
+        if not np.all(np.isfinite(b)):
+            raise ValueError(f"anchor upload of participant {i} contains NaN or infinity.")
+        out.append(b)
+    rows = {b.shape[0] for b in out}
+    if len(rows) != 1:
+        raise ValueError(
+            f"every anchor upload must have the same number of anchor rows; got {sorted(rows)}."
+        )
+    return out
+
+
+def check_uploads(X, estimator, *, require_anchors=True):
+    """Return ``X`` if it is an :class:`Uploads` usable by ``estimator``, else raise.
+
+    Aligners never accept plain arrays (DESIGN.md section 2): a plain array means the
+    mechanism step that produces the uploads is missing from the pipeline.
+    """
+    name = type(estimator).__name__
+    if not isinstance(X, Uploads) or X.participant is None:
+        got = type(X).__name__ if not isinstance(X, Uploads) else "Uploads without metadata"
+        raise TypeError(
+            f"{name} expects skdc.Uploads produced by a mechanism step (for example IGDP) "
+            f"placed before it; got {got}. Put a mechanism before the aligner, e.g. "
+            f"Pipeline([('gdp', IGDP(...)), ('align', {name}(...)), ...])."
+        )
+    if require_anchors and X.anchors is None:
+        raise ValueError(
+            f"{name} aligns through anchor uploads, but these Uploads carry none. Build the "
+            "mechanism with an anchor (e.g. IGDP(anchor='orthonormal'))."
+        )
+    return X
+

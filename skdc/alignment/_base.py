@@ -1,0 +1,111 @@
+"""Template shared by the analyst-side aligners.
+
+An aligner receives :class:`~skdc.Uploads`, reads the anchor uploads as the analyst receives
+them, builds one alignment map per participant and returns the collaboration representation
+``Z`` as a plain array. A subclass supplies ``_receive`` (optional: what the analyst sees of the
+anchor uploads), ``_fit_maps`` and ``_map``.
+"""
+
+# Licence: BSD 3 clause
+
+from abc import abstractmethod
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .._uploads import check_uploads
+from ..utils._sklearn_compat import _fit_context, validate_data
+
+__all__ = ["BaseAligner"]
+
+
+class BaseAligner(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Base class of analyst-side aligners.
+
+    Warning: This class should not be used directly. Use derived classes instead.
+    """
+
+    _parameter_constraints: dict = {}
+
+    def _receive(self, anchors):
+        """The anchor uploads as the analyst sees them (a list of arrays)."""
+        return anchors
+
+    @abstractmethod
+    def _fit_maps(self, anchor_uploads, uploads):
+        """Fit the per-participant maps; return the output width."""
+
+    @abstractmethod
+    def _map(self, Y, i):
+        """Participant ``i``'s alignment map applied to its rows ``Y``."""
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Fit the alignment maps from the anchor uploads carried by ``X``.
+
+        Parameters
+        ----------
+        X : Uploads of shape (n_samples, n_components)
+            The output of a mechanism's ``transform``. Plain arrays are refused with a
+            ``TypeError``: the mechanism step is missing.
+        y : Ignored
+            Not used, present for API consistency by convention.
+
+        Returns
+        -------
+        self : object
+            Fitted aligner.
+        """
+        uploads = check_uploads(X, self)
+        anchors = self._receive(uploads.anchors)
+        validate_data(self, np.asarray(uploads), dtype=np.float64)
+        self.n_participants_ = len(anchors)
+        self._n_features_out = self._fit_maps(anchors, uploads)
+        return self
+
+    def transform(self, X):
+        """Map each row with its participant's alignment map.
+
+        Parameters
+        ----------
+        X : Uploads of shape (n_samples, n_components)
+            Uploads of any split from the same mechanism.
+
+        Returns
+        -------
+        Z : ndarray of shape (n_samples, n_features_out)
+            The collaboration representation, a plain array.
+        """
+        check_is_fitted(self)
+        uploads = check_uploads(X, self, require_anchors=False)
+        participant = uploads.participant
+        Y = validate_data(self, np.asarray(uploads), dtype=np.float64, reset=False)
+        if participant.size and participant.max() >= self.n_participants_:
+            raise ValueError(
+                f"{type(self).__name__} was fitted on {self.n_participants_} participants; "
+                f"got rows of participant {int(participant.max())}. Refit the aligner on "
+                "uploads that include every participant."
+            )
+        Z = np.zeros((Y.shape[0], self._n_features_out))
+        for i in np.unique(participant):
+            rows = participant == i
+            Z[rows] = self._map(Y[rows], i)
+        return Z
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = ["float64"]
+        return tags
+
+
+def _stack_equal_width(anchors, estimator):
+    """Stack anchor uploads into (p, r, d); orthogonal aligners need one common width."""
+    widths = {b.shape[1] for b in anchors}
+    if len(widths) != 1:
+        raise ValueError(
+            f"{type(estimator).__name__} needs every participant's anchor upload to have the "
+            f"same width; got widths {sorted(widths)}. Use an integration aligner (LTI/KTI) "
+            "for representations of different widths."
+        )
+    return np.stack(anchors)

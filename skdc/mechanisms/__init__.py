@@ -1,0 +1,6 @@
+"""Participant-side mechanisms: what each participant runs on its own rows before uploading."""
+
+from ._base import BaseMechanism
+from ._gdp import CGDP, GDP, IGDP
+
+__all__ = ["BaseMechanism", "CGDP", "GDP", "IGDP"]

@@ -1,0 +1,259 @@
+"""Template shared by every participant-side mechanism.
+
+A mechanism holds each participant's secrets and the shared raw anchor. This base resolves who
+is which participant (DESIGN.md section 3), builds the anchor, derives the seeds (section 4) and
+packs the output into :class:`~skdc.Uploads`. A subclass supplies the participant maps through
+three hooks: ``_fit_participants`` (draw or fit the secrets), ``_apply`` (participant ``i``'s map
+on some rows, noiseless) and, optionally, ``_noise_scale`` (private-data noise).
+"""
+
+# Licence: BSD 3 clause
+
+import hashlib
+from abc import abstractmethod
+from numbers import Integral
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from .._uploads import Uploads, _check_participant_ids
+from ..anchors import _check_full_rank_anchor, _make_anchor
+from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, _fit_context, validate_data
+
+__all__ = ["BaseMechanism"]
+
+_SEED_MAX = np.iinfo(np.int32).max
+
+
+def _row_digests(X, key):
+    """Keyed 128-bit digest of each row's bytes, as two uint64 columns.
+
+    The first column assigns the participant, the second seeds the row's private-data noise;
+    both depend only on the row's content and the key, never on its position in the batch.
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    out = np.empty((X.shape[0], 2), dtype=np.uint64)
+    view = out.view(np.uint8).reshape(X.shape[0], 16)
+    for k, row in enumerate(X):
+        view[k] = np.frombuffer(
+            hashlib.blake2b(row.tobytes(), key=key, digest_size=16).digest(), dtype=np.uint8
+        )
+    return out
+
+
+def _row_noise(noise_seed, participant, row_seeds, width):
+    """Standard normal noise, one row per seed: a row's noise depends on its bytes only.
+
+    Seeded from the fitted ``noise_seed``, the participant and the row's digest (DESIGN.md
+    section 4), so the same row released twice carries the same noise and cannot be averaged
+    away, and ``fit_transform(X)`` equals ``fit(X).transform(X)``.
+    """
+    out = np.empty((row_seeds.shape[0], width))
+    for k, s in enumerate(row_seeds):
+        out[k] = np.random.default_rng([noise_seed, int(participant), int(s)]).standard_normal(
+            width
+        )
+    return out
+
+
+class BaseMechanism(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Base class of participant-side mechanisms.
+
+    Warning: This class should not be used directly. Use derived classes instead.
+    """
+
+    _parameter_constraints: dict = {
+        "n_participants": [Interval(Integral, 1, None, closed="left")],
+        "anchor": [
+            None,
+            StrOptions({"orthonormal", "uniform"}),
+            "array-like",
+            callable,
+            HasMethods(["make_anchor"]),
+        ],
+        "n_anchors": [None, Interval(Integral, 2, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
+    # routed metadata: Pipeline(...).fit(X, y, participant=ids) reaches the mechanism
+    __metadata_request__fit = {"participant": True}
+    __metadata_request__transform = {"participant": True}
+
+    # GDP needs a centered anchor of full column rank; nonlinear reductions do not.
+    _requires_full_rank_anchor = False
+
+    def __init__(self, n_participants=2, *, anchor=None, n_anchors=None, random_state=None):
+        self.n_participants = n_participants
+        self.anchor = anchor
+        self.n_anchors = n_anchors
+        self.random_state = random_state
+
+    # -- hooks --------------------------------------------------------------------------
+    @abstractmethod
+    def _fit_participants(self, X, participant, rng):
+        """Draw or fit each participant's secrets; return the output width."""
+
+    @abstractmethod
+    def _apply(self, X, i):
+        """Participant ``i``'s noiseless map applied to the rows ``X``."""
+
+    def _noise_scale(self):
+        """Standard deviation of the private-data noise added at ``transform`` (0: none)."""
+        return 0.0
+
+    # -- participants -------------------------------------------------------------------
+    def _assign(self, X, participant, digests, *, fitting):
+        p = self.n_participants
+        if participant is None:
+            return (digests[:, 0] % np.uint64(p)).astype(np.intp)
+        participant = _check_participant_ids(participant, X.shape[0])
+        if participant.size and participant.max() >= p:
+            raise ValueError(
+                f"participant ids must lie in 0 .. n_participants - 1 = {p - 1}; got id "
+                f"{int(participant.max())}. Set n_participants={int(participant.max()) + 1} or "
+                "relabel the participants."
+            )
+        if not fitting:
+            unseen = np.setdiff1d(np.unique(participant), self.participants_)
+            if unseen.size:
+                raise ValueError(
+                    f"participant id(s) {unseen.tolist()} were not seen when "
+                    f"{type(self).__name__} was fitted (fitted participants: "
+                    f"{self.participants_.tolist()}). Fit the mechanism with rows of every "
+                    "participant that will upload."
+                )
+        return participant
+
+    # -- sklearn API --------------------------------------------------------------------
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y=None, participant=None):
+        """Draw each participant's secrets and the shared anchor.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training rows of all participants.
+        y : Ignored
+            Not used, present for API consistency by convention.
+        participant : array-like of int of shape (n_samples,), default=None
+            The participant of each row (routed metadata). ``None`` assigns rows by a keyed
+            hash of their bytes.
+
+        Returns
+        -------
+        self : object
+            Fitted mechanism.
+        """
+        X = validate_data(self, X, dtype=np.float64)
+        n_samples = X.shape[0]
+        p = self.n_participants
+        if n_samples < p:
+            raise ValueError(
+                f"{type(self).__name__} got n_samples={n_samples} rows, fewer than "
+                f"n_participants={p}: every participant needs at least one row. Lower "
+                "n_participants or give more rows."
+            )
+        rng = check_random_state(self.random_state)
+        secret_seed, anchor_seed, noise_seed, hash_seed = rng.randint(_SEED_MAX, size=4)
+        self._hash_key = np.random.RandomState(hash_seed).bytes(16)
+        self.noise_seed_ = int(noise_seed)
+        digests = _row_digests(X, self._hash_key)
+        self.participants_ = np.arange(p)
+        participant = self._assign(X, participant, digests, fitting=True)
+        counts = np.bincount(participant, minlength=p)
+        if np.any(counts == 0):
+            empty = np.flatnonzero(counts == 0).tolist()
+            raise ValueError(
+                f"participant(s) {empty} have no rows among the {n_samples} training rows. "
+                "Every participant needs rows: lower n_participants, give more rows, or pass "
+                "a participant array covering 0 .. n_participants - 1."
+            )
+        self.n_samples_per_participant_ = counts
+        if self.anchor is None:
+            self.anchor_, self.anchor_y_ = None, None
+        else:
+            self.anchor_, self.anchor_y_ = _make_anchor(
+                self.anchor, self.n_anchors, X.shape[1], np.random.RandomState(anchor_seed)
+            )
+            if self._requires_full_rank_anchor:
+                _check_full_rank_anchor(self.anchor_)
+        width = self._fit_participants(X, participant, np.random.RandomState(secret_seed))
+        self._n_features_out = width
+        return self
+
+    def fit_transform(self, X, y=None, participant=None):
+        """Fit the mechanism and return the uploads of ``X``; equals ``fit(X).transform(X)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training rows of all participants.
+        y : Ignored
+            Not used, present for API consistency by convention.
+        participant : array-like of int of shape (n_samples,), default=None
+            The participant of each row (routed metadata).
+
+        Returns
+        -------
+        Y : Uploads of shape (n_samples, n_components)
+            The uploads, with participants and anchor uploads attached.
+        """
+        return self.fit(X, y, participant=participant).transform(X, participant=participant)
+
+    def transform(self, X, participant=None):
+        """Obfuscate rows with their participant's map and attach the anchor uploads.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Rows of any split (train, validation, test): the same secrets serve all of them.
+        participant : array-like of int of shape (n_samples,), default=None
+            The participant of each row (routed metadata); ``None`` uses the keyed hash.
+
+        Returns
+        -------
+        Y : Uploads of shape (n_samples, n_components)
+            The private-data uploads with ``participant``, ``anchors`` and ``anchor_y``.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        digests = _row_digests(X, self._hash_key)
+        participant = self._assign(X, participant, digests, fitting=False)
+        Y = np.zeros((X.shape[0], self._n_features_out))
+        sigma = self._noise_scale()
+        for i in np.unique(participant):
+            rows = participant == i
+            Yi = self._apply(X[rows], i)
+            if sigma > 0:
+                Yi = Yi + sigma * self._row_noise(digests[rows, 1], i, Yi.shape[1])
+            Y[rows, : Yi.shape[1]] = Yi
+        return Uploads(
+            Y, participant=participant, anchors=self._anchor_uploads(), anchor_y=self.anchor_y_
+        )
+
+    def _anchor_uploads(self):
+        if self.anchor_ is None:
+            return None
+        return [self._apply(self.anchor_, i) for i in self.participants_]
+
+    def _row_noise(self, row_seeds, i, width):
+        return _row_noise(self.noise_seed_, i, row_seeds, width)
+
+    def _participant_of_rows(self, Y, participant):
+        if participant is None and isinstance(Y, Uploads) and Y.participant is not None:
+            participant = Y.participant
+        if participant is None:
+            if self.n_participants == 1:
+                return np.zeros(np.asarray(Y).shape[0], dtype=np.intp)
+            raise ValueError(
+                f"{type(self).__name__}.inverse_transform needs to know each row's participant: "
+                "pass the Uploads returned by transform, or participant=ids."
+            )
+        return self._assign(np.asarray(Y), participant, None, fitting=False)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = ["float64"]
+        return tags

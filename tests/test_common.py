@@ -1,0 +1,83 @@
+"""scikit-learn's estimator checks over every public estimator of skdc.
+
+Instances come from one table of small, fast arguments. Aligners refuse plain arrays (DESIGN.md
+section 2), so they are checked inside a pipeline behind a mechanism, as imbalanced-learn checks
+its Pipeline.
+"""
+
+import inspect
+
+import pytest
+from sklearn.pipeline import Pipeline
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from skdc.alignment import GOPPAligner, ReferenceAligner
+from skdc.mechanisms import CGDP, GDP, IGDP
+
+# One row per public estimator: (estimator, reason-keyed expected failures).
+MECHANISMS = [
+    GDP(random_state=0),
+    GDP(noise=0.1, random_state=0),
+    CGDP(n_participants=2, random_state=0),
+    CGDP(n_participants=2, noise=0.1, random_state=0),
+    IGDP(n_participants=2, random_state=0),
+    IGDP(n_participants=2, noise=0.1, random_state=0),
+]
+
+ALIGNERS = [
+    ReferenceAligner(),
+    GOPPAligner(v=0.0, random_state=0),
+    GOPPAligner(v=0.05, random_state=0),
+]
+
+
+def _aligned(aligner):
+    return Pipeline(
+        [("mech", IGDP(n_participants=2, random_state=0)), ("align", aligner)]
+    )
+
+
+def _tested_estimators():
+    yield from MECHANISMS
+    for aligner in ALIGNERS:
+        yield _aligned(aligner)
+
+
+_PIPELINE_STEPS_REASON = (
+    "Pipeline changes the `steps` parameter, which it shouldn't: fitting a Pipeline fits its "
+    "steps in place (the aligner is checked through a Pipeline)."
+)
+
+
+def _expected_failed_checks(estimator):
+    if isinstance(estimator, Pipeline):
+        return {
+            "check_estimators_overwrite_params": _PIPELINE_STEPS_REASON,
+            "check_dont_overwrite_parameters": _PIPELINE_STEPS_REASON,
+        }
+    return {}
+
+
+@parametrize_with_checks(
+    list(_tested_estimators()), expected_failed_checks=_expected_failed_checks
+)
+def test_sklearn_compatible_estimator(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.parametrize("aligner", ALIGNERS, ids=lambda a: type(a).__name__)
+def test_aligner_refuses_plain_arrays(aligner):
+    import numpy as np
+
+    X = np.random.RandomState(0).rand(10, 3)
+    with pytest.raises(TypeError, match="expects skdc.Uploads produced by a mechanism"):
+        aligner.fit(X)
+
+
+@pytest.mark.parametrize(
+    "estimator", MECHANISMS + ALIGNERS, ids=lambda e: type(e).__name__
+)
+def test_parameter_constraints_match_init(estimator):
+    """``_parameter_constraints`` has one key per ``__init__`` argument."""
+    params = set(inspect.signature(type(estimator).__init__).parameters) - {"self"}
+    assert set(type(estimator)._parameter_constraints) == params
