@@ -25,6 +25,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
+from ..mechanisms import add_anchor_noise
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 from ._base import BaseAligner, _stack_equal_width
 from ._gopp_solver import solve_gopp
@@ -180,7 +181,12 @@ class GOPPAligner(BaseAligner):
         Anderson acceleration of the power method (same fixed point, far fewer iterations
         near the phase transition); ``None`` runs the paper's plain iteration.
     random_state : int, RandomState instance or None, default=None
-        Seeds the anchor noise.
+        Seeds the anchor noise: an int ``s`` gives participant ``i`` the noise of
+        :func:`~skdc.mechanisms.add_anchor_noise` with
+        ``seed=np.random.RandomState(s).randint(2**31 - 1)`` and ``participant=i``, which is
+        what the participants add themselves in a deployment. In simulation this parameter
+        therefore lets whoever holds the aligner regenerate the noise; a deployment keeps the
+        seed with the participants.
 
     Attributes
     ----------
@@ -259,12 +265,12 @@ class GOPPAligner(BaseAligner):
         self.random_state = random_state
 
     def _receive(self, anchors):
-        # the anchor noise every participant adds before upload (Def 4.1 of [1]); drawn in
-        # participant order from one stream
-        rng = check_random_state(self.random_state)
-        if self.v == 0:
-            return [np.array(b) for b in anchors]
-        return [b + self.v * rng.standard_normal(b.shape) for b in anchors]
+        # the anchor noise every participant adds before upload (Def 4.1 of [1]), drawn here on
+        # their behalf: participant i's stream is default_rng([seed, i]), as in a deployment
+        seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+        return [
+            add_anchor_noise(b, self.v, seed=seed, participant=i) for i, b in enumerate(anchors)
+        ]
 
     def _fit_maps(self, anchors, uploads):
         B = _stack_equal_width(anchors, self)

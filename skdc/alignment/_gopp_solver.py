@@ -193,6 +193,7 @@ def solve_gopp(
     prev = None
     dG, dF, dS = [], [], []
     H = np.zeros((0, 0))
+    R_S = S  # S of the last accepted iterate R
     while n_iter < max_iter:
         f = polar_fast(apply_G(S))
         n_iter += 1

@@ -1,6 +1,7 @@
 """Participant-side mechanisms: what each participant runs on its own rows before uploading."""
 
+from ._anchor_noise import add_anchor_noise
 from ._base import BaseMechanism
 from ._gdp import CGDP, GDP, IGDP
 
-__all__ = ["BaseMechanism", "CGDP", "GDP", "IGDP"]
+__all__ = ["BaseMechanism", "CGDP", "GDP", "IGDP", "add_anchor_noise"]
