@@ -79,16 +79,23 @@ class _ParallelPolar:
     split across a thread pool (NumPy releases the GIL) with BLAS held to one thread inside.
     """
 
-    def __init__(self, n_blocks):
+    # below this many flops per polar step (about k d^3) threads cost more than they save
+    _MIN_WORK = 2_000_000
+    _controller = None
+
+    def __init__(self, n_blocks, n_features):
         self.n_threads = max(1, min(n_blocks, os.cpu_count() or 1))
+        if n_blocks * n_features**3 < self._MIN_WORK:
+            self.n_threads = 1
         self._pool = ThreadPoolExecutor(self.n_threads) if self.n_threads > 1 else None
-        self._blas = ThreadpoolController()
+        if self._pool is not None and _ParallelPolar._controller is None:
+            _ParallelPolar._controller = ThreadpoolController()
 
     def __call__(self, M):
         if self._pool is None:
             return _polar_eigh(M)
         parts = np.array_split(np.arange(M.shape[0]), self.n_threads)
-        with self._blas.limit(limits=1, user_api="blas"):
+        with self._controller.limit(limits=1, user_api="blas"):
             out = list(self._pool.map(lambda ix: _polar_eigh(M[ix]), parts))
         return np.concatenate(out)
 
@@ -180,7 +187,7 @@ def solve_gopp(
     def apply_G(S):  # (G R) from S = sum_j Bbar_j R_j
         return (BcatT @ S).reshape(p, d, d)
 
-    polar_fast = _ParallelPolar(p)
+    polar_fast = _ParallelPolar(p, d)
     S = Bcat @ R.reshape(pd, d)
     objective = [float(np.vdot(S, S))]
     steps = []

@@ -109,21 +109,19 @@ class BaseMechanism(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         if participant is None:
             return (digests[:, 0] % np.uint64(p)).astype(np.intp)
         participant = _check_participant_ids(participant, X.shape[0])
-        if participant.size and participant.max() >= p:
+        unseen = np.unique(participant[participant >= p])
+        if unseen.size and fitting:
             raise ValueError(
                 f"participant ids must lie in 0 .. n_participants - 1 = {p - 1}; got id "
-                f"{int(participant.max())}. Set n_participants={int(participant.max()) + 1} or "
+                f"{int(unseen.max())}. Set n_participants={int(unseen.max()) + 1} or "
                 "relabel the participants."
             )
-        if not fitting:
-            unseen = np.setdiff1d(np.unique(participant), self.participants_)
-            if unseen.size:
-                raise ValueError(
-                    f"participant id(s) {unseen.tolist()} were not seen when "
-                    f"{type(self).__name__} was fitted (fitted participants: "
-                    f"{self.participants_.tolist()}). Fit the mechanism with rows of every "
-                    "participant that will upload."
-                )
+        if unseen.size:
+            raise ValueError(
+                f"participant id(s) {unseen.tolist()} were not seen when "
+                f"{type(self).__name__} was fitted (fitted participants: 0 .. {p - 1}). Fit "
+                "the mechanism with rows of every participant that will upload."
+            )
         return participant
 
     # -- sklearn API --------------------------------------------------------------------

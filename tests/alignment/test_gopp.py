@@ -1,0 +1,284 @@
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.pipeline import Pipeline
+
+from skdc import CGDP, IGDP, GOPPAligner
+from skdc.alignment import (
+    ling_error_bound,
+    ling_sufficient_v,
+    solve_gopp,
+    v_phase_transition,
+)
+from skdc.anchors import orthonormal_anchor
+from skdc.mechanisms import add_anchor_noise
+from skdc.utils import haar_orthogonal, polar, polar_batched
+
+
+def _problem(p=5, d=8, r=40, v=0.0, seed=0):
+    rng = np.random.RandomState(seed)
+    A = orthonormal_anchor(r, d, random_state=rng)
+    O = np.stack([haar_orthogonal(d, rng) for _ in range(p)])
+    psi = rng.randn(p, d)
+    W = rng.randn(p, r, d)
+    B = A @ O + psi[:, None, :] + v * W
+    return A, O, psi, W, B
+
+
+def _center(B):
+    return B - B.mean(axis=1, keepdims=True)
+
+
+def _phi(C, R, tau, B):
+    return sum(np.linalg.norm(C - (B[i] - tau[i]) @ R[i]) ** 2 for i in range(B.shape[0]))
+
+
+def _dense_gpm(Bbar, n_iter):
+    """The textbook GPM with the dense block Gram matrix (for AC-14)."""
+    p, r, d = Bbar.shape
+    D = np.concatenate([b.T for b in Bbar])  # (pd) x r
+    G = D @ D.T
+    w, V = np.linalg.eigh(G)
+    R = polar_batched(V[:, ::-1][:, :d].reshape(p, d, d))
+    iterates = [R]
+    for _ in range(n_iter):
+        R = polar_batched((G @ R.reshape(p * d, d)).reshape(p, d, d))
+        iterates.append(R)
+    return iterates
+
+
+# -- GOPP structure (spec 6.5) ---------------------------------------------------------------
+def test_reduction_identity():
+    # AC-9 / Prop 4.4 and Lemmas S.4-S.5
+    _, _, _, _, B = _problem(v=0.3)
+    Bbar = _center(B)
+    p = B.shape[0]
+    rng = np.random.RandomState(1)
+    R = np.stack([haar_orthogonal(B.shape[2], rng) for _ in range(p)])
+    b = B.mean(axis=1)
+    C = sum(Bbar[i] @ R[i] for i in range(p)) / p
+    D = np.concatenate([x.T for x in Bbar])
+    G = D @ D.T
+    Rs = R.reshape(-1, B.shape[2])
+    tr = np.trace(Rs.T @ G @ Rs)
+    lhs = _phi(C, R, b, B)
+    rhs = np.sum(Bbar**2) - tr / p
+    assert abs(lhs - rhs) / abs(rhs) < 1e-12
+    assert abs(tr - np.linalg.norm(sum(Bbar[i] @ R[i] for i in range(p))) ** 2) / tr < 1e-12
+    # perturbing the optimal translation or template increases Phi
+    assert _phi(C, R, b + 0.01, B) > lhs
+    E = rng.randn(*C.shape) * 0.01
+    assert _phi(C + E - E.mean(0), R, b, B) > lhs
+
+
+def test_gauge_invariance_of_objective():
+    # AC-10 / Prop 4.2, and the centering of Lemma 4.3
+    _, _, _, _, B = _problem(v=0.2)
+    rng = np.random.RandomState(2)
+    p, r, d = B.shape
+    R = np.stack([haar_orthogonal(d, rng) for _ in range(p)])
+    C, tau = rng.randn(r, d), rng.randn(p, d)
+    s, Q = rng.randn(d), haar_orthogonal(d, rng)
+    base = _phi(C, R, tau, B)
+    moved = _phi((C + s) @ Q, R @ Q, tau - np.einsum("kij,j->ki", R, s), B)
+    assert abs(moved - base) / base < 1e-12
+    c = C.mean(axis=0)
+    centered = _phi(C - c, R, tau + np.einsum("kij,j->ki", R, c), B)
+    assert abs(centered - base) / base < 1e-12
+
+
+# -- the solver ------------------------------------------------------------------------------
+@pytest.mark.parametrize("acceleration", [None, "anderson"])
+@pytest.mark.parametrize("v", [0.0, 0.05, 0.3, 1.0])
+def test_objective_is_monotone(v, acceleration):
+    # AC-11
+    _, _, _, _, B = _problem(v=v, seed=3)
+    res = solve_gopp(_center(B), acceleration=acceleration, max_iter=200)
+    hist = np.asarray(res.objective_history)
+    assert np.all(np.diff(hist) >= -1e-10 * hist[-1])
+
+
+@pytest.mark.parametrize("acceleration", [None, "anderson"])
+def test_exact_at_zero_noise(acceleration):
+    # AC-12 (eq. 36-37)
+    X = np.random.RandomState(0).randn(90, 8)
+    pipe = Pipeline([("gdp", IGDP(5, random_state=0)),
+                     ("align", GOPPAligner(0.0, acceleration=acceleration))])
+    Z = pipe.fit_transform(X)
+    mech, align = pipe.named_steps["gdp"], pipe.named_steps["align"]
+    assert align.converged_ and align.n_iter_ <= 10
+    prod = mech.rotations_ @ align.rotations_
+    assert max(np.linalg.norm(prod[i] - prod[0]) for i in range(5)) < 1e-8
+    assert align.relative_gopp_residual_ < 1e-10
+    assert align.fixed_point_residual_ < 1e-10
+    Q = prod[0]
+    np.testing.assert_allclose(Z, X @ Q, atol=1e-10)  # no translation: b_i = Psi_i
+    # registration of Z onto the C-GDP output by one rotation and one shift
+    Zc = CGDP(5, random_state=0).fit_transform(X)
+    Rq = polar((Z - Z.mean(0)).T @ (Zc - Zc.mean(0)))
+    reg = (Z - Z.mean(0)) @ Rq + Zc.mean(0)
+    assert np.linalg.norm(reg - Zc) / np.linalg.norm(Zc) < 1e-8
+
+
+def test_gauge_equivariance_of_the_iteration():
+    # AC-13: starting from Pi_p(U) Q0 multiplies every iterate by Q0
+    _, _, _, _, B = _problem(v=0.2, seed=4)
+    Bbar = _center(B)
+    p, _, d = Bbar.shape
+    start = _dense_gpm(Bbar, 0)[0]
+    Q0 = haar_orthogonal(d, np.random.RandomState(5))
+    for k in (1, 3):
+        a = solve_gopp(Bbar, acceleration=None, max_iter=k, tol=0, init=start)
+        b = solve_gopp(Bbar, acceleration=None, max_iter=k, tol=0, init=start @ Q0)
+        np.testing.assert_allclose(b.rotations, a.rotations @ Q0, atol=1e-10)
+
+
+def test_matrix_free_equals_dense():
+    # AC-14: per iterate, up to the gauge of the spectral start
+    _, _, _, _, B = _problem(v=0.2, seed=6)
+    Bbar = _center(B)
+    dense = _dense_gpm(Bbar, 4)
+    for k in range(1, 5):
+        res = solve_gopp(Bbar, acceleration=None, max_iter=k, tol=0, init=dense[0])
+        np.testing.assert_allclose(res.rotations, dense[k], atol=1e-10)
+    # the matrix-free spectral start differs from the dense one by one right orthogonal factor
+    free = solve_gopp(Bbar, acceleration=None, max_iter=1, tol=0)
+    Q = polar(np.einsum("kji,kjl->il", dense[1], free.rotations))
+    np.testing.assert_allclose(dense[1] @ Q, free.rotations, atol=1e-10)
+
+
+def test_iteration_cap_warns_and_returns_orthogonal_rotations():
+    # AC-15
+    X = np.random.RandomState(0).randn(60, 6)
+    Y = IGDP(4, random_state=0).fit_transform(X)
+    align = GOPPAligner(v=2.0, max_iter=3, acceleration=None, random_state=0)
+    with pytest.warns(ConvergenceWarning, match="v_phase_transition"):
+        align.fit(Y)
+    assert not align.converged_ and align.n_iter_ == 3
+    R = align.rotations_
+    np.testing.assert_allclose(np.swapaxes(R, 1, 2) @ R, np.broadcast_to(np.eye(6), R.shape),
+                               atol=1e-10)
+    assert align.transform(Y).shape == (60, 6)
+
+
+@pytest.mark.parametrize("v_frac", [0.3, 0.8])
+def test_acceleration_reaches_the_same_fixed_point(v_frac):
+    p, d, r = 8, 10, 40
+    v = v_frac * v_phase_transition(p, d, r)
+    _, _, _, _, B = _problem(p, d, r, v=v, seed=7)
+    Bbar = _center(B)
+    plain = solve_gopp(Bbar, acceleration=None, tol=1e-10, max_iter=5000)
+    fast = solve_gopp(Bbar, acceleration="anderson", tol=1e-10, max_iter=5000)
+    assert plain.converged and fast.converged
+    assert fast.n_iter <= plain.n_iter
+    Q = polar(np.einsum("kji,kjl->il", fast.rotations, plain.rotations))
+    np.testing.assert_allclose(fast.rotations @ Q, plain.rotations, atol=1e-8)
+
+
+# -- anchor noise (spec 6.7) -----------------------------------------------------------------
+def test_mean_decomposition():
+    # AC-17: b_i = Psi_i + eta_i with eta_i = (v / r) W_i^T 1 for a centered anchor
+    X = np.random.RandomState(0).randn(50, 5)
+    v, seed = 0.1, 11
+    mech = IGDP(3, random_state=0)
+    Y = mech.fit_transform(X)
+    align = GOPPAligner(v=v, random_state=seed).fit(Y)
+    noise_seed = np.random.RandomState(seed).randint(np.iinfo(np.int32).max)
+    r = mech.anchor_.shape[0]
+    for i in range(3):
+        W = (add_anchor_noise(np.zeros((r, 5)), v, seed=noise_seed, participant=i)) / v
+        eta = v / r * W.sum(axis=0)
+        np.testing.assert_allclose(align.anchor_means_[i], mech.translations_[i] + eta,
+                                   atol=1e-12)
+
+
+def test_residual_translation_law():
+    # AC-18 / Prop 4.5 (Monte Carlo): R_i^T eta_i - R_j^T eta_j ~ N(0, 2 v^2 / r I_d)
+    p, d, r, v = 3, 3, 12, 0.2
+    rng = np.random.RandomState(0)
+    A = orthonormal_anchor(r, d, random_state=rng)
+    zeta = 0.05
+    bound = np.sqrt(2) * v / np.sqrt(r) * (np.sqrt(d) + np.sqrt(2 * np.log(1 / zeta)))
+    sq, exceed = [], []
+    for _ in range(1500):
+        O = np.stack([haar_orthogonal(d, rng) for _ in range(p)])
+        W = rng.randn(p, r, d)
+        B = A @ O + v * W
+        R = solve_gopp(_center(B), acceleration=None, tol=1e-9).rotations
+        eta = v / r * W.sum(axis=1)
+        diff = R[0].T @ eta[0] - R[1].T @ eta[1]
+        sq.append(diff @ diff)
+        exceed.append(np.sqrt(diff @ diff) > bound)
+    sq = np.asarray(sq)
+    expected = 2 * d * v**2 / r
+    assert abs(sq.mean() - expected) < 3 * sq.std() / np.sqrt(sq.size)
+    rate = np.mean(exceed)
+    assert rate <= zeta + 3 * np.sqrt(zeta * (1 - zeta) / len(exceed))
+
+
+def test_anchor_noise_is_participant_streamed():
+    X = np.random.RandomState(0).randn(50, 4)
+    Y = IGDP(3, random_state=0).fit_transform(X)
+    a = GOPPAligner(v=0.1, random_state=3).fit(Y).anchor_uploads_
+    b = GOPPAligner(v=0.1, random_state=3).fit(Y).anchor_uploads_
+    c = GOPPAligner(v=0.1, random_state=4).fit(Y).anchor_uploads_
+    np.testing.assert_array_equal(a, b)
+    assert not np.allclose(a, c)
+
+
+def test_pickled_aligner_holds_no_participant_secret():
+    X = np.random.RandomState(0).randn(40, 4)
+    mech = IGDP(3, random_state=0)
+    Y = mech.fit_transform(X)
+    blob = pickle.dumps(GOPPAligner(v=0.05, random_state=0).fit(Y))
+    secrets = [mech.rotations_, mech.translations_, mech.anchor_, X]
+    for arr in secrets:
+        for value in np.asarray(arr, dtype=np.float64).ravel():
+            assert value.tobytes() not in blob
+
+
+# -- theory numbers (spec 6.8-6.9) -----------------------------------------------------------
+def test_phase_transition_values():
+    # AC-22 (eq. 51)
+    assert round(v_phase_transition(10, 100, 400), 4) == 0.0977
+    expected = [0.03785, 0.04676, 0.05297, 0.05833, 0.06383]
+    got = [round(v_phase_transition(p, 400, 1600), 5) for p in (2, 5, 10, 20, 50)]
+    assert got == expected
+
+
+def test_ling_bounds():
+    # AC-23 (eq. 49-50)
+    assert ling_sufficient_v(10, 100, 400, gamma=2 + 1e-12) == pytest.approx(3.60e-7, rel=5e-3)
+    assert ling_sufficient_v(10, 100, 400, gamma=3) == pytest.approx(3.48e-7, rel=5e-3)
+    for p, d, r, g in [(10, 100, 400, 3.0), (50, 400, 1600, 2.5)]:
+        v = ling_sufficient_v(p, d, r, gamma=g)
+        assert ling_error_bound(v, p, d, r, gamma=g) == pytest.approx(
+            6 / ((1 - 1 / 1024) * 14336), rel=1e-12)
+
+
+def test_error_below_ling_bound_at_tiny_noise():
+    p, d, r = 4, 3, 12
+    v = ling_sufficient_v(p, d, r)
+    A, O, _, W, _ = _problem(p, d, r, seed=8)
+    B = A @ O + v * W
+    R = solve_gopp(_center(B)).rotations
+    prod = O @ R
+    Qbar = polar(prod.sum(axis=0))
+    e_ub = max(np.linalg.norm(prod[i] - Qbar) for i in range(p))
+    assert e_ub <= ling_error_bound(v, p, d, r)
+
+
+def test_phase_transition_needs_two_participants():
+    with pytest.raises(ValueError, match="n_participants"):
+        v_phase_transition(1, 10, 40)
+
+
+def test_no_warning_below_phase_transition():
+    X = np.random.RandomState(0).randn(60, 6)
+    Y = IGDP(4, random_state=0).fit_transform(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        GOPPAligner(v=0.02, random_state=0).fit(Y)
