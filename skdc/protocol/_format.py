@@ -91,8 +91,6 @@ def _plain_array(name, value):
             f"{name} must be a plain numeric or string array; got dtype {arr.dtype}. Convert "
             "it (e.g. labels to int or str) before writing: skdc files never hold pickles."
         )
-    if arr.dtype.kind == "f":
-        arr = arr.astype("<f8", copy=False)
     return np.ascontiguousarray(arr)
 
 
@@ -556,7 +554,8 @@ def _check_finite(block, where, name):
             )
 
 
-def load_uploads(paths, *, max_bytes=_DEFAULT_MAX_BYTES, max_total_bytes=None):
+def load_uploads(paths, *, max_bytes=_DEFAULT_MAX_BYTES, max_total_bytes=None,
+                 allow_different_widths=False):
     """Read, verify and stack participants' upload files into one :class:`~skdc.Uploads`.
 
     Every file is checked before any of its numbers are used: format and version, the SHA-256
@@ -574,6 +573,9 @@ def load_uploads(paths, *, max_bytes=_DEFAULT_MAX_BYTES, max_total_bytes=None):
         Largest accepted file size in bytes.
     max_total_bytes : int, default=None
         Largest accepted total size of all files; ``None`` means no limit.
+    allow_different_widths : bool, default=False
+        Accept participants whose representations have different widths (nonlinear
+        reductions, for the integration aligners). GDP uploads share one width.
 
     Returns
     -------
@@ -646,7 +648,22 @@ def load_uploads(paths, *, max_bytes=_DEFAULT_MAX_BYTES, max_total_bytes=None):
                         f"{first.header[key]!r}. All participants must share one anchor (same "
                         "file from `skdc anchor make`) and all upload labels, or none."
                     )
+            m0, m1 = first.header.get("mechanism") or {}, c.header.get("mechanism") or {}
+            for key in ("kind", "n_features_in"):
+                if m0.get(key) is not None and m1.get(key) is not None and m0[key] != m1[key]:
+                    raise UploadError(
+                        f"{c.path}: field 'mechanism.{key}' is {m1[key]!r} but {first.path} "
+                        f"has {m0[key]!r}. All participants run the same mechanism on data "
+                        "of the same schema."
+                    )
         widths = [c.header["n_components"] for c in ordered]
+        if len(set(widths)) > 1 and not allow_different_widths:
+            i = next(k for k, w in enumerate(widths) if w != widths[0])
+            raise UploadError(
+                f"{ordered[i].path}: field 'n_components' is {widths[i]} but {first.path} has "
+                f"{widths[0]}: participants upload different widths. GDP uploads share one "
+                "width; pass allow_different_widths=True for nonlinear reductions."
+            )
         n_rows = [c.header["n_samples"] for c in ordered]
         width = max(widths)
         Y = (np.empty if len(set(widths)) == 1 else np.zeros)((sum(n_rows), width))
