@@ -33,7 +33,6 @@ _MODEL_CHOICES = {
     "logistic": linear_model.LogisticRegression,
     "linear": linear_model.LinearRegression,
     "ridge": linear_model.Ridge,
-    "ridge-classifier": linear_model.RidgeClassifier,
     "linear-svc": svm.LinearSVC,
 }
 

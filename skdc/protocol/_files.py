@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from sklearn import linear_model, svm
+from sklearn.base import is_classifier
 
 from ..anchors import orthonormal_anchor, uniform_anchor
 from ._format import UploadError, _Container, _write_container
@@ -236,7 +237,7 @@ _MODELS = {
     cls.__name__: cls
     for cls in (
         linear_model.LogisticRegression, linear_model.LinearRegression, linear_model.Ridge,
-        linear_model.RidgeClassifier, linear_model.Lasso, linear_model.ElasticNet,
+        linear_model.Lasso, linear_model.ElasticNet,
         linear_model.SGDClassifier, linear_model.SGDRegressor, svm.LinearSVC, svm.LinearSVR,
     )
 }
@@ -256,8 +257,7 @@ def _json_params(model):
 def save_model(path, model):
     """Write a fitted linear model as arrays (no pickle); return the path.
 
-    Supported: ``LogisticRegression``, ``LinearRegression``, ``Ridge``, ``RidgeClassifier``,
-    ``Lasso``, ``ElasticNet``, ``SGDClassifier``, ``SGDRegressor``, ``LinearSVC``,
+    Supported: ``LogisticRegression``, ``LinearRegression``, ``Ridge``, ``Lasso``, ``ElasticNet``, ``SGDClassifier``, ``SGDRegressor``, ``LinearSVC``,
     ``LinearSVR``. Their predictions depend on ``coef_``, ``intercept_`` and ``classes_`` only,
     so the loaded model predicts exactly as the fitted one.
     """
@@ -308,8 +308,18 @@ def load_model(path):
             raise UploadError(f"{c.path}: field {attr!r} must be finite floats.")
         setattr(model, attr, value[()] if attr in h.get("scalars", []) else value)
     n_in = h.get("n_features_in")
-    if not isinstance(n_in, int) or n_in != np.atleast_2d(arrays["coef_"]).shape[-1]:
+    coef = np.atleast_2d(arrays["coef_"])
+    if not isinstance(n_in, int) or isinstance(n_in, bool) or n_in != coef.shape[-1]:
         raise UploadError(f"{c.path}: field 'n_features_in' does not match 'coef_'.")
+    if np.size(arrays["intercept_"]) not in (1, coef.shape[0]):
+        raise UploadError(f"{c.path}: field 'intercept_' does not match 'coef_'.")
+    if is_classifier(model):
+        classes = arrays.get("classes_")
+        if classes is None or classes.ndim != 1 or len(classes) != max(2, coef.shape[0]):
+            raise UploadError(
+                f"{c.path}: field 'classes_' must list the {max(2, coef.shape[0])} classes of "
+                f"this {name}."
+            )
     model.n_features_in_ = n_in
     return model
 
