@@ -102,25 +102,29 @@ def load_anchor(path):
             f"{path}: an anchor is a 2-D numeric array (n_anchors, n_features); got "
             f"{getattr(A, 'shape', None)} of {getattr(A, 'dtype', type(A).__name__)}."
         )
-    A = A.astype(np.float64)
+    return _check_anchor(A.astype(np.float64), path)
+
+
+def _check_anchor(A, where):
+    """Refuse anchors that cannot align; warn on ill-conditioned ones (what to change)."""
     if not np.isfinite(A).all():
-        raise UploadError(f"{path}: the anchor contains NaN or infinity; make a new one.")
+        raise UploadError(f"{where}: the anchor contains NaN or infinity; make a new one.")
     r, d = A.shape
     if r < d + 1:
         raise UploadError(
-            f"{path}: the anchor has {r} rows for {d} features; alignment needs at least "
+            f"{where}: the anchor has {r} rows for {d} features; alignment needs at least "
             f"n_features + 1 = {d + 1} (the papers use {4 * d}). Make it with more rows."
         )
     s = np.linalg.svd(A - A.mean(axis=0), compute_uv=False)
     if s[-1] <= 1e-10 * max(s[0], np.finfo(float).tiny):
         raise UploadError(
-            f"{path}: the centered anchor is rank-deficient (singular values {s[0]:.3g} .. "
+            f"{where}: the centered anchor is rank-deficient (singular values {s[0]:.3g} .. "
             f"{s[-1]:.3g}): alignment cannot identify the rotations. Make it with "
             "`skdc anchor make` (orthonormal)."
         )
     if s[0] / s[-1] > _ANCHOR_COND_WARN:
         warnings.warn(
-            f"{path}: the centered anchor is ill-conditioned (condition number "
+            f"{where}: the centered anchor is ill-conditioned (condition number "
             f"{s[0] / s[-1]:.3g} > {_ANCHOR_COND_WARN:.0g}): anchor noise and rounding are "
             "amplified in the alignment. Use the orthonormal anchor (`skdc anchor make`), "
             "whose condition number is 1.",

@@ -42,7 +42,7 @@ from sklearn.utils import check_array
 from .._uploads import Uploads
 from ..alignment import GOPPAligner, ReferenceAligner
 from ..mechanisms import CGDP, IGDP, add_anchor_noise
-from ._files import AlignmentMap, _map_of, load_model, save_model
+from ._files import AlignmentMap, _check_anchor, _map_of, load_model, save_model
 from ._format import UploadError, UploadSet, _anchor_id, _Container, _write_container
 from ._format import load_uploads, save_upload
 
@@ -212,7 +212,8 @@ class Participant:
                 "participant generating its own anchor would make alignment impossible."
             )
         if anchor is not None:
-            anchor = check_array(anchor, dtype=np.float64, input_name="anchor")
+            anchor = _check_anchor(check_array(anchor, dtype=np.float64, input_name="anchor"),
+                                   "anchor")
             if anchor.shape[1] != X.shape[1]:
                 raise ValueError(
                     f"the anchor has {anchor.shape[1]} columns but X has {X.shape[1]}; use the "
@@ -415,20 +416,25 @@ class Analyst:
         self.aligner = aligner
         self.model = model
 
-    def fit(self, uploads):
+    def fit(self, uploads, y=None):
         """Load (if paths), align and train.
 
         Parameters
         ----------
-        uploads : UploadSet, str, path-like or sequence of paths
-            The participants' upload files, or what :func:`~skdc.protocol.load_uploads`
-            returned.
+        uploads : UploadSet, Uploads, str, path-like or sequence of paths
+            The participants' upload files, what :func:`~skdc.protocol.load_uploads`
+            returned, or an in-memory :class:`~skdc.Uploads` (then pass ``y``).
+        y : array-like of shape (n_samples,), default=None
+            Labels, only with an in-memory ``Uploads``.
 
         Returns
         -------
         self : object
         """
-        if not isinstance(uploads, UploadSet):
+        if isinstance(uploads, Uploads):
+            uploads = UploadSet(uploads, None if y is None else np.asarray(y),
+                                [{} for _ in range(uploads.n_participants)])
+        elif not isinstance(uploads, UploadSet):
             uploads = load_uploads(uploads)
         Y, y, headers = uploads
         if y is None:
@@ -456,7 +462,8 @@ class Analyst:
                 "aligner='none' (C-GDP) or have the participants upload with the shared anchor."
             )
         if isinstance(aligner, GOPPAligner):
-            clean = [h["participant_id"] for h in headers if not h.get("anchor_noise")]
+            clean = [k for k, h in enumerate(headers) if "anchor_noise" in h
+                     and not h["anchor_noise"]]
             if clean:
                 warnings.warn(
                     f"participant(s) {clean} declare no anchor noise: their anchor uploads are "
