@@ -72,7 +72,7 @@ def _check_seed(value, name):
 
 def _as_rows(X, name="X"):
     return check_array(X, dtype=np.float64, ensure_2d=True, ensure_all_finite=True,
-                       input_name=name)
+                       input_name=name, estimator="Participant")
 
 
 class Participant:
@@ -212,8 +212,7 @@ class Participant:
                 "participant generating its own anchor would make alignment impossible."
             )
         if anchor is not None:
-            anchor = _check_anchor(check_array(anchor, dtype=np.float64, input_name="anchor"),
-                                   "anchor")
+            anchor = _check_anchor(_as_rows(anchor, "anchor"), "anchor")
             if anchor.shape[1] != X.shape[1]:
                 raise ValueError(
                     f"the anchor has {anchor.shape[1]} columns but X has {X.shape[1]}; use the "
