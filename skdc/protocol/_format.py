@@ -38,7 +38,7 @@ FORMAT_VERSION = 1
 _HEADER = "header"
 _CHECKSUM = "checksum"
 _MAX_HEADER_BYTES = 1 << 20
-_CHUNK_BYTES = 1 << 22
+_CHUNK_BYTES = 1 << 20
 _DEFAULT_MAX_BYTES = 1 << 36  # 64 GiB per file
 _LABEL_KINDS = "iufbU"
 
