@@ -261,9 +261,10 @@ def _json_params(model):
 def save_model(path, model):
     """Write a fitted linear model as arrays (no pickle); return the path.
 
-    Supported: ``LogisticRegression``, ``LinearRegression``, ``Ridge``, ``Lasso``, ``ElasticNet``, ``SGDClassifier``, ``SGDRegressor``, ``LinearSVC``,
-    ``LinearSVR``. Their predictions depend on ``coef_``, ``intercept_`` and ``classes_`` only,
-    so the loaded model predicts exactly as the fitted one.
+    Supported: ``LogisticRegression``, ``LinearRegression``, ``Ridge``, ``Lasso``,
+    ``ElasticNet``, ``SGDClassifier``, ``SGDRegressor``, ``LinearSVC``, ``LinearSVR``. Their
+    predictions depend on ``coef_``, ``intercept_`` and ``classes_`` only, so the loaded model
+    predicts exactly as the fitted one.
     """
     name = type(model).__name__
     if _MODELS.get(name) is not type(model):

@@ -43,8 +43,15 @@ from .._uploads import Uploads
 from ..alignment import GOPPAligner, ReferenceAligner
 from ..mechanisms import CGDP, IGDP, add_anchor_noise
 from ._files import AlignmentMap, _check_anchor, _map_of, load_model, save_model
-from ._format import UploadError, UploadSet, _anchor_id, _Container, _write_container
-from ._format import load_uploads, save_upload
+from ._format import (
+    UploadError,
+    UploadSet,
+    _anchor_id,
+    _Container,
+    _write_container,
+    load_uploads,
+    save_upload,
+)
 
 __all__ = ["Analyst", "Participant"]
 

@@ -10,8 +10,14 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LinearRegression, LogisticRegression, SGDClassifier
 from sklearn.svm import LinearSVC
 
-from skdc.protocol import AlignmentMap, UploadError, load_anchor, load_model, make_anchor
-from skdc.protocol import save_model
+from skdc.protocol import (
+    AlignmentMap,
+    UploadError,
+    load_anchor,
+    load_model,
+    make_anchor,
+    save_model,
+)
 from skdc.protocol._format import _write_container
 from skdc.utils import haar_orthogonal
 

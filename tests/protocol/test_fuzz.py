@@ -32,7 +32,6 @@ from skdc.protocol import (
     load_anchor,
     load_model,
     load_uploads,
-    save_model,
     save_upload,
 )
 
