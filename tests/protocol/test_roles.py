@@ -230,3 +230,13 @@ def test_analyst_warns_on_shared_secrets(tmp_path):
     with pytest.warns(UserWarning, match=r"participants \[\(0, 1\)\] have nearly identical"):
         analyst = Analyst(model=Ridge()).fit(paths)
     assert analyst.near_duplicates_ == [(0, 1)]
+
+
+def test_private_data_noise_matches_simulation(deployment):
+    X, ids, A = deployment["X"], deployment["ids"], deployment["A"]
+    sim = IGDP(P, noise=0.1, anchor=A, random_state=11)
+    with sklearn.config_context(enable_metadata_routing=True):
+        Y = sim.fit_transform(X, participant=ids)
+    for i in range(P):
+        me = Participant(i, IGDP(P, noise=0.1, random_state=11), anchor_noise=0.05)
+        assert_array_equal(np.asarray(me.upload(X[ids == i], anchor=A)), np.asarray(Y)[ids == i])
