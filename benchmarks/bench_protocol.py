@@ -98,7 +98,8 @@ def main(n_files=100, n_rows=10_000, n_cols=100, repeats=3):
               f"{total / (data_bytes / sha_s):.2f} s of hashing for all files")
 
         loaded, peak, kept = _peak_extra(lambda: load_uploads(paths))
-        out_bytes = loaded.uploads.nbytes + loaded.y.nbytes
+        out_bytes = (loaded.uploads.nbytes + loaded.y.nbytes + loaded.uploads.participant.nbytes
+                     + sum(b.nbytes for b in loaded.uploads.anchors))
         extra = peak - out_bytes
         print(f"memory, all files: peak {peak / 2**20:.1f} MiB for a result of "
               f"{out_bytes / 2**20:.1f} MiB: {extra / 2**20:.1f} MiB beyond the result = "

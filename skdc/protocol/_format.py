@@ -667,11 +667,22 @@ def load_uploads(paths, *, max_bytes=_DEFAULT_MAX_BYTES, max_total_bytes=None,
         n_rows = [c.header["n_samples"] for c in ordered]
         width = max(widths)
         Y = (np.empty if len(set(widths)) == 1 else np.zeros)((sum(n_rows), width))
-        anchors, labels, anchor_y = [], [], None
+        y = None
+        if first.header["has_labels"]:
+            label_dtypes = [c.members["labels"][1] for c in ordered]
+            if len({dt.kind == "U" for dt in label_dtypes}) > 1:
+                raise UploadError(
+                    "field 'labels' mixes strings and numbers across files; use one label type."
+                )
+            y = np.empty(sum(n_rows), dtype=np.result_type(*label_dtypes))
+        anchors, anchor_y = [], None
         start = 0
         for c, n, w in zip(ordered, n_rows, widths):
             block = Y[start : start + n, :w]
-            arrays = c.read(into={"data": block})
+            into = {"data": block}
+            if y is not None:
+                into["labels"] = y[start : start + n]
+            arrays = c.read(into=into)
             _check_finite(block, c.path, "data")
             if "anchor_upload" in arrays:
                 _check_finite(arrays["anchor_upload"], c.path, "anchor_upload")
@@ -680,7 +691,6 @@ def load_uploads(paths, *, max_bytes=_DEFAULT_MAX_BYTES, max_total_bytes=None,
                 lab = arrays["labels"]
                 if lab.dtype.kind == "f" and not np.isfinite(lab).all():
                     raise UploadError(f"{c.path}: field 'labels' contains NaN or infinity.")
-                labels.append(lab)
             if "anchor_y" in arrays:
                 if anchor_y is not None and not np.array_equal(anchor_y, arrays["anchor_y"]):
                     raise UploadError(f"{c.path}: field 'anchor_y' differs between files.")
@@ -702,15 +712,6 @@ def load_uploads(paths, *, max_bytes=_DEFAULT_MAX_BYTES, max_total_bytes=None,
             uploads = Uploads(Y, participant, anchors=anchors or None, anchor_y=anchor_y)
         except (ValueError, TypeError) as exc:
             raise UploadError(f"the uploads are inconsistent: {exc}") from None
-        if labels:
-            kinds = {lab.dtype.kind == "U" for lab in labels}
-            if len(kinds) > 1:
-                raise UploadError(
-                    "field 'labels' mixes strings and numbers across files; use one label type."
-                )
-            y = np.concatenate(labels)
-        else:
-            y = None
         return UploadSet(uploads, y, [dict(c.header) for c in ordered])
     finally:
         for c in containers:

@@ -263,3 +263,12 @@ def test_save_upload_refuses_bad_input(tmp_path):
     with pytest.raises(TypeError, match="never hold pickles"):
         save_upload(tmp_path / "u.npz", Y, 0, labels=np.array([object()] * 30))
     assert not os.path.exists(tmp_path / "u.npz")
+
+
+def test_label_types_across_files(files):
+    paths = files[0]
+    _rewrite(paths[1], arrays_update={"labels": np.arange(10, dtype=np.int16)})
+    assert load_uploads(paths).y.dtype == np.int64
+    _rewrite(paths[1], arrays_update={"labels": np.array(["a"] * 10)})
+    with pytest.raises(UploadError, match="mixes strings and numbers"):
+        load_uploads(paths)
