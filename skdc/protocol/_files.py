@@ -154,6 +154,14 @@ class AlignmentMap:
         The participant's anchor-upload mean ``b_i``.
     offset_out : ndarray of shape (n_features,) or None
         The reference participant's mean ``b_s`` (``kind='reference'`` only).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdc.protocol import AlignmentMap
+    >>> m = AlignmentMap(0, "gopp", rotation=np.eye(2)[::-1], offset_in=np.ones(2))
+    >>> m.apply([[1.0, 3.0]])
+    array([[2., 0.]])
     """
 
     participant_id: int
@@ -265,6 +273,30 @@ def save_model(path, model):
     ``ElasticNet``, ``SGDClassifier``, ``SGDRegressor``, ``LinearSVC``, ``LinearSVR``. Their
     predictions depend on ``coef_``, ``intercept_`` and ``classes_`` only, so the loaded model
     predicts exactly as the fitted one.
+
+    Parameters
+    ----------
+    path : str or path-like
+        Output file.
+    model : estimator
+        A fitted model of an allow-listed class.
+
+    Returns
+    -------
+    path : str
+        The written file.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from skdc.protocol import load_model, save_model
+    >>> X, y = np.random.RandomState(0).rand(20, 3), np.arange(20) % 2
+    >>> clf = LogisticRegression().fit(X, y)
+    >>> path = save_model(os.path.join(tempfile.mkdtemp(), "model.npz"), clf)
+    >>> bool(np.array_equal(load_model(path).predict(X), clf.predict(X)))
+    True
     """
     name = type(model).__name__
     if _MODELS.get(name) is not type(model):
@@ -288,7 +320,18 @@ def save_model(path, model):
 
 
 def load_model(path):
-    """Read a model written by :func:`save_model` (allow-listed classes only, no pickle)."""
+    """Read a model written by :func:`save_model` (allow-listed classes only, no pickle).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The model file.
+
+    Returns
+    -------
+    model : estimator
+        The model, ready to ``predict``.
+    """
     c = _Container(path, _MODEL)
     try:
         h = c.header
