@@ -21,6 +21,7 @@ import hashlib
 import io
 import json
 import os
+import struct
 import tempfile
 import zipfile
 from numbers import Integral
@@ -41,6 +42,10 @@ _MAX_HEADER_BYTES = 1 << 20
 _CHUNK_BYTES = 1 << 20
 _DEFAULT_MAX_BYTES = 1 << 36  # 64 GiB per file
 _LABEL_KINDS = "iufbU"
+# what the zip and .npy readers may raise on a hostile file, turned into UploadError
+_READ_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,
+                NotImplementedError, struct.error, OverflowError, UnicodeDecodeError,
+                RecursionError, KeyError, IndexError, MemoryError)
 
 
 class UploadError(ValueError):
@@ -160,7 +165,7 @@ def _npy_header(fp, where):
             shape, fortran, dtype = np.lib.format.read_array_header_2_0(fp)
         else:
             raise ValueError(f"unsupported .npy version {version}")
-    except (ValueError, TypeError, SyntaxError, EOFError, OverflowError) as exc:
+    except (TypeError, SyntaxError, *_READ_ERRORS) as exc:
         raise UploadError(f"{where}: unreadable .npy header ({exc}).") from None
     if dtype.hasobject or dtype.names is not None or dtype.subdtype is not None:
         raise UploadError(
@@ -190,7 +195,7 @@ class _Container:
         try:
             self._zip = zipfile.ZipFile(self.path)
             infos = self._zip.infolist()
-        except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as exc:
+        except _READ_ERRORS as exc:
             raise UploadError(
                 f"{self.path}: not a readable skdc .npz archive ({exc}). The file is truncated, "
                 "corrupted or not an skdc file; ask its sender for a fresh copy."
@@ -221,8 +226,12 @@ class _Container:
                     f"{self.path}: missing member {required!r}; this is not an skdc file (or it "
                     "is truncated)."
                 )
-        self.header = self._read_header()
-        self.members = self._read_member_shapes()
+        try:
+            self.header = self._read_header()
+            self.members = self._read_member_shapes()
+        except BaseException:
+            self.close()
+            raise
 
     def close(self):
         if getattr(self, "_zip", None) is not None:
@@ -244,7 +253,7 @@ class _Container:
             header = json.loads(raw.decode("utf-8"))
         except UploadError:
             raise
-        except (ValueError, UnicodeDecodeError, zipfile.BadZipFile, OSError, EOFError) as exc:
+        except _READ_ERRORS as exc:
             raise UploadError(f"{self.path}: field 'header' is not valid JSON ({exc}).") from None
         if not isinstance(header, dict):
             raise UploadError(f"{self.path}: field 'header' is not a JSON object.")
@@ -273,7 +282,7 @@ class _Container:
             except UploadError:
                 self.close()
                 raise
-            except (zipfile.BadZipFile, OSError, EOFError) as exc:
+            except _READ_ERRORS as exc:
                 self.close()
                 raise UploadError(f"{self.path}: field {name!r} unreadable ({exc}).") from None
             n_bytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
@@ -323,7 +332,7 @@ class _Container:
                 stored = np.lib.format.read_array(fp, allow_pickle=False)
         except UploadError:
             raise
-        except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+        except _READ_ERRORS as exc:
             raise UploadError(
                 f"{self.path}: corrupted while reading ({exc}). Ask the sender for a fresh copy."
             ) from None
