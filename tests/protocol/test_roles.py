@@ -90,8 +90,9 @@ def test_participant_noise_is_the_aligner_stream(deployment):
     me = Participant(2, IGDP(P, random_state=11), anchor_noise=0.05, anchor_noise_seed=22)
     up = me.upload(deployment["X"][:4], anchor=deployment["A"])
     seed = int(np.random.RandomState(22).randint(np.iinfo(np.int32).max))
-    clean = IGDP(P, anchor=deployment["A"], random_state=11).fit(
-        deployment["X"], participant=deployment["ids"])._anchor_uploads()[2]
+    sim = IGDP(P, anchor=deployment["A"], random_state=11).fit(
+        deployment["X"], participant=deployment["ids"])
+    clean = sim.transform(deployment["X"][:1], participant=[2]).anchors[2]
     assert_array_equal(up.anchors[0], add_anchor_noise(clean, 0.05, seed=seed, participant=2))
     other = Participant(2, IGDP(P, random_state=11), anchor_noise=0.05, anchor_noise_seed=23)
     assert not np.array_equal(other.upload(deployment["X"][:4], anchor=deployment["A"])
