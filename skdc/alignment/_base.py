@@ -108,4 +108,17 @@ def _stack_equal_width(anchors, estimator):
             f"same width; got widths {sorted(widths)}. Use an integration aligner (LTI/KTI) "
             "for representations of different widths."
         )
-    return np.stack(anchors)
+    B = np.stack(anchors)
+    # the solvers form Gram products of products (fourth powers of the centered entries):
+    # refuse uploads whose scale would overflow or underflow float64 instead of aligning noise
+    spread = float(np.abs(B - B.mean(axis=1, keepdims=True)).max()) if B.size else 0.0
+    low = (16 * np.finfo(np.float64).tiny) ** 0.25
+    high = (np.finfo(np.float64).max / (16.0 * B.size**2 * B.shape[-1])) ** 0.25
+    if not low < spread < high:
+        raise ValueError(
+            f"{type(estimator).__name__}: the centered anchor uploads have entries up to "
+            f"{spread:.3g}, outside the range float64 alignment can handle ({low:.1g} .. "
+            f"{high:.1g}). Rescale the data and the anchor (e.g. StandardScaler) before the "
+            "mechanism; a zero spread means the anchor uploads are constant."
+        )
+    return B

@@ -226,6 +226,12 @@ class BaseMechanism(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
             Yi = self._apply(X[rows], i)
             if sigma > 0:
                 Yi = Yi + sigma * self._row_noise(digests[rows, 1], i, Yi.shape[1])
+            if not np.all(np.isfinite(Yi)):
+                raise ValueError(
+                    f"{type(self).__name__}: participant {i}'s uploads overflow float64 (input "
+                    f"entries up to {np.abs(X[rows]).max():.3g}). Rescale the data (e.g. "
+                    "StandardScaler) before the mechanism."
+                )
             Y[rows, : Yi.shape[1]] = Yi
         return Uploads(
             Y, participant=participant, anchors=self._anchor_uploads(), anchor_y=self.anchor_y_
