@@ -162,7 +162,7 @@ def linkage_accuracy(X_true, X_hat, y=None, *, auditor=None, n_candidates=10,
         auditor = _default_auditor(X_true, y)
     elif isinstance(auditor, str):
         auditor = _pca_auditor(X_true)
-    else:
+    elif hasattr(auditor, "fit"):
         check_is_fitted(auditor)
     gallery = _galleries(y, n_candidates, check_random_state(random_state))
     E_true = _embed(auditor, X_true)  # each record embedded once
