@@ -77,6 +77,6 @@ class BaseAttack(BaseEstimator):
 
 
 def _gdp_inverse(Y, rotation, translation, *, pseudo_inverse=False):
-    """``(Y - 1 Psihat^T) Ohat^T`` (eq. (70)), or with ``pinv(Ohat)`` for the MP attack (eq. (60))."""
+    """``(Y - 1 Psihat^T) Ohat^T`` (eq. (70)), or ``pinv(Ohat)`` for the MP attack (eq. (60))."""
     inv = np.linalg.pinv(rotation) if pseudo_inverse else rotation.T
     return (Y - translation) @ inv
