@@ -79,8 +79,6 @@ class CollusionView:
         The colluder's rows as its mechanism received them.
     colluder_X_input : ndarray of shape (n_colluder_rows, n_input_features)
         The colluder's rows in the decoded space (see :class:`GroundTruth`).
-    colluder_Y : ndarray of shape (n_colluder_rows, h_c)
-        The colluder's uploads.
     colluder_B : ndarray of shape (n_anchors, h_c) or None
         The colluder's anchor upload as the analyst received it.
     colluder_rotation, colluder_translation : ndarray or None
@@ -110,7 +108,6 @@ class CollusionView:
     anchor: np.ndarray | None
     colluder_X: np.ndarray
     colluder_X_input: np.ndarray
-    colluder_Y: np.ndarray
     colluder_B: np.ndarray | None
     colluder_rotation: np.ndarray | None
     colluder_translation: np.ndarray | None
@@ -193,6 +190,16 @@ def _check_party(value, name, n_participants):
             f"participants (ids 0 .. {n_participants - 1}). Choose one of them."
         )
     return int(value)
+
+
+def _check_target_rows(target_rows, part, target):
+    if target_rows.size == 0:
+        present = np.unique(part).tolist()
+        raise ValueError(
+            f"the target participant {target} has no rows among the {len(part)} evaluation "
+            f"rows (participants present: {present}). Evaluate on rows that include the "
+            "target's, or choose a target among those present."
+        )
 
 
 def collusion_view(estimator, X, *, colluder=0, target=1, participant=None):
@@ -279,16 +286,25 @@ def collusion_view(estimator, X, *, colluder=0, target=1, participant=None):
     decoders = pre[len(pre) - n_dec:]
     X_input = np.asarray(inputs[len(pre) - n_dec] if n_dec else Xt, dtype=np.float64)
 
-    uploads = mech.transform(Xt, participant=participant)
-    part = uploads.participant
-    target_rows = np.flatnonzero(part == target)
-    if target_rows.size == 0:
-        present = np.unique(part).tolist()
-        raise ValueError(
-            f"the target participant {target} has no rows among the {len(part)} evaluation "
-            f"rows (participants present: {present}). Evaluate on rows that include the "
-            "target's, or choose a target among those present."
-        )
+    if participant is not None:
+        # declared participants: only the target's rows need the mechanism (the colluder
+        # knows its own rows and secret)
+        part = np.asarray(participant)
+        if part.shape != (Xt.shape[0],):
+            raise ValueError(
+                f"participant must have one id per evaluation row, shape ({Xt.shape[0]},); "
+                f"got shape {part.shape}."
+            )
+        target_rows = np.flatnonzero(part == target)
+        _check_target_rows(target_rows, part, target)
+        uploads = mech.transform(Xt[target_rows], participant=part[target_rows])
+        target_upload_rows = np.arange(target_rows.size)
+    else:
+        uploads = mech.transform(Xt)
+        part = uploads.participant
+        target_rows = np.flatnonzero(part == target)
+        _check_target_rows(target_rows, part, target)
+        target_upload_rows = target_rows
     colluder_rows = np.flatnonzero(part == colluder)
 
     anchors_received = None
@@ -314,12 +330,11 @@ def collusion_view(estimator, X, *, colluder=0, target=1, participant=None):
     return CollusionView(
         colluder=colluder,
         target=target,
-        Y=data[target_rows, : widths[target]],
+        Y=data[target_upload_rows, : widths[target]],
         B=B,
         anchor=None if anchor is None else np.asarray(anchor, dtype=np.float64),
         colluder_X=Xt[colluder_rows],
         colluder_X_input=X_input[colluder_rows],
-        colluder_Y=data[colluder_rows, : widths[colluder]],
         colluder_B=colluder_B,
         colluder_rotation=None if rotations is None else rotations[colluder],
         colluder_translation=None if translations is None else translations[colluder],
