@@ -11,8 +11,8 @@ import sys
 import time
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 from sklearn.pipeline import Pipeline
+from threadpoolctl import threadpool_limits
 
 from skdc.alignment import GOPPAligner
 from skdc.mechanisms import IGDP
