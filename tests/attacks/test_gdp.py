@@ -59,12 +59,14 @@ def test_known_anchor_exact_noiseless(anchor, aligner):
     assert_allclose(rec.translation, view.truth.translation, atol=1e-10)
 
 
+@pytest.mark.parametrize("aligner", [GOPPAligner(v=0.0), ReferenceAligner(reference=2)],
+                         ids=["gopp", "reference"])
 @pytest.mark.parametrize("attack", [KnownAnchorAttack("mp"), KnownAnchorAttack("procrustes"),
                                     AlignmentMapAttack()], ids=["mp", "op", "am"])
-def test_noisy_anchor_attacks_exact_at_v0(attack):
+def test_noisy_anchor_attacks_exact_at_v0(attack, aligner):
     """AC-16: MP, OP and AM recover X_j to < 1e-8 when v = 0."""
     X = _X()
-    view = collusion_view(_pipe(IGDP(4, random_state=2), GOPPAligner(v=0.0)).fit(X), X,
+    view = collusion_view(_pipe(IGDP(4, random_state=2), aligner).fit(X), X,
                           colluder=1, target=3)
     assert relative_error(view.truth.X, attack.reconstruct(view).X) < 1e-8
 

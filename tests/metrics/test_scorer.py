@@ -1,5 +1,6 @@
 """Tests of make_attack_scorer inside scikit-learn's model selection tools."""
 
+import pickle
 import warnings
 
 import numpy as np
@@ -136,6 +137,13 @@ def test_scorer_errors_propagate_to_error_score(digits):
         warnings.simplefilter("ignore", (UserWarning, FitFailedWarning))
         cv = cross_validate(pipe, X, y, cv=2, scoring=scorer, error_score=np.nan)
     assert np.all(np.isnan(cv["test_score"]))
+
+
+def test_scorer_pickles(digits):
+    X, y = digits
+    scorer = pickle.loads(pickle.dumps(make_attack_scorer("alignment_map")))
+    cv = cross_validate(_pipe(0.05), X, y, cv=2, scoring={"am": scorer})
+    assert np.all(cv["test_am"] > 0)
 
 
 def test_make_attack_scorer_bad_input():
