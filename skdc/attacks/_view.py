@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
@@ -181,6 +182,19 @@ def _is_skipped(step):
     return step is None or (isinstance(step, str) and step == "passthrough")
 
 
+def _invertible(step):
+    """Whether a step's ``inverse_transform`` really inverts it.
+
+    A :class:`~sklearn.preprocessing.FunctionTransformer` with a ``func`` but no
+    ``inverse_func`` has an identity ``inverse_transform``: decoding through it would be wrong.
+    """
+    if not hasattr(step, "inverse_transform"):
+        return False
+    if isinstance(step, FunctionTransformer):
+        return step.func is None or step.inverse_func is not None
+    return True
+
+
 def _check_party(value, name, n_participants):
     if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
         raise TypeError(f"{name} must be an int participant id; got {type(value).__name__}.")
@@ -208,10 +222,12 @@ def collusion_view(estimator, X, *, colluder=0, target=1, participant=None):
     The pipeline holds a mechanism step (the participants: their secrets and the raw anchor),
     optionally an aligner right after it (the analyst: the anchor uploads as received and the
     alignment maps), and possibly earlier steps; those with ``inverse_transform`` form the
-    public decoder (spec section 5.0, eq. (78) of [1]_). The evaluation rows ``X`` are passed
-    through the earlier steps and the mechanism, exactly as the pipeline does at prediction
-    time; the target's rows are those the mechanism assigns to ``target`` (or the declared
-    ``participant`` ids).
+    public decoder (spec section 5.0, eq. (78) of [1]_): decoding stops at the last step
+    without a true inverse (a ``FunctionTransformer`` without ``inverse_func`` counts as
+    such), and reconstructions and truth then live in that step's output space. The
+    evaluation rows ``X`` are passed through the earlier steps and the mechanism, exactly as
+    the pipeline does at prediction time; the target's rows are those the mechanism assigns
+    to ``target`` (or the declared ``participant`` ids).
 
     Parameters
     ----------
@@ -280,7 +296,7 @@ def collusion_view(estimator, X, *, colluder=0, target=1, participant=None):
     Xt = np.asarray(Xt, dtype=np.float64)
     n_dec = 0
     for _, step in reversed(pre):
-        if not hasattr(step, "inverse_transform"):
+        if not _invertible(step):
             break
         n_dec += 1
     decoders = pre[len(pre) - n_dec:]
