@@ -171,3 +171,29 @@ def test_attack_parameters_and_view_type_are_checked():
         KnownAnchorAttack("svd").reconstruct(None)
     with pytest.raises(TypeError, match="expects a CollusionView"):
         KnownAnchorAttack().reconstruct(np.zeros((3, 3)))
+
+
+def test_noisy_anchor_estimators_follow_their_equations():
+    """At v > 0: OP is Pi(Abar^T Bbar_i) and beats any other rotation on the anchor fit
+    (eq. (61)-(65)); MP is Abar^+ Bbar_i inverted by its pseudo-inverse (eq. (57)-(60));
+    AM is O_c Rhat_c Rhat_i^T (eq. (66)-(70)); every Psihat is b_i - Ohat^T a."""
+    from skdc.utils import haar_orthogonal, polar
+
+    X = _X()
+    pipe = _pipe(IGDP(3, random_state=0), GOPPAligner(v=0.1, random_state=0)).fit(X)
+    view = collusion_view(pipe, X, colluder=0, target=2)
+    A, B = view.anchor, view.B
+    Abar, Bbar, a, b = A - A.mean(0), B - B.mean(0), A.mean(0), B.mean(0)
+    op = KnownAnchorAttack("procrustes").reconstruct(view)
+    assert_allclose(op.rotation, polar(Abar.T @ Bbar), atol=1e-12)
+    fit = np.linalg.norm(Bbar - Abar @ op.rotation)
+    rng = np.random.RandomState(0)
+    assert all(fit <= np.linalg.norm(Bbar - Abar @ haar_orthogonal(6, rng)) for _ in range(200))
+    mp = KnownAnchorAttack("mp").reconstruct(view)
+    assert_allclose(mp.rotation, np.linalg.pinv(Abar) @ Bbar, atol=1e-12)
+    assert_allclose(mp.X, (view.Y - mp.translation) @ np.linalg.pinv(mp.rotation), atol=1e-10)
+    am = AlignmentMapAttack().reconstruct(view)
+    R = pipe["align"].rotations_
+    assert_allclose(am.rotation, view.colluder_rotation @ R[0] @ R[2].T, atol=1e-12)
+    for rec in (op, mp, am):
+        assert_allclose(rec.translation, b - rec.rotation.T @ a, atol=1e-12)
