@@ -1,0 +1,365 @@
+"""What a colluding analyst knows: the collusion view of a fitted pipeline.
+
+The attacker of [1]_ (spec section 1.3) is the analyst together with one colluding participant
+``c``. The analyst holds every upload as received (the target's private-data upload ``Y_i`` and
+its anchor upload ``B_i``, noisy for noisy-anchor protocols) and its own fitted alignment maps;
+the colluder discloses its rows ``X_c``, its whole secret state and, in anchor protocols, the raw
+anchor ``A``. :func:`collusion_view` reads these from a fitted pipeline: the mechanism step (the
+participants' side), the optional aligner step right after it (the analyst's side), and the
+earlier public steps with ``inverse_transform`` (a public projection ``F``), used to decode a
+reconstruction back to the pipeline's input space (eq. (78) of [1]_).
+
+The target's true rows and secrets travel in a separate :class:`GroundTruth`, used only to
+score a reconstruction; no attack reads it, except :class:`~skdc.attacks.KnownInputAttack`
+through the explicit simulated leak :meth:`CollusionView.leak_target_pairs`.
+
+References
+----------
+.. [1] Nosaka, Suetake, Takano, Okada, Yoshise, "Geometric Data Perturbation with Noisy-Anchor
+   Alignment for Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
+"""
+
+# Licence: BSD 3 clause
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import FunctionTransformer
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from ..alignment import BaseAligner
+from ..mechanisms import CGDP, BaseMechanism
+
+__all__ = ["CollusionView", "GroundTruth", "Reconstruction", "collusion_view"]
+
+
+@dataclass
+class GroundTruth:
+    """The target's true rows and secrets: for scoring a reconstruction only.
+
+    Attributes
+    ----------
+    X : ndarray of shape (n_target_rows, n_input_features)
+        The target's rows in the space reconstructions are decoded to (the input of the first
+        decoded pipeline step, or the mechanism's input when nothing is decoded).
+    X_mechanism : ndarray of shape (n_target_rows, n_features)
+        The target's rows as the mechanism received them (after the earlier steps).
+    rotation : ndarray of shape (n_features, n_features) or None
+        The target's GDP rotation ``O_i`` (None for mechanisms without one).
+    translation : ndarray of shape (n_features,) or None
+        The target's GDP translation ``Psi_i``.
+    """
+
+    X: np.ndarray
+    X_mechanism: np.ndarray
+    rotation: np.ndarray | None = None
+    translation: np.ndarray | None = None
+
+
+@dataclass
+class CollusionView:
+    """Everything the analyst and one colluding participant know, plus the scoring truth.
+
+    Built by :func:`collusion_view`. Attacks read the attacker's fields only; ``truth`` is for
+    scoring.
+
+    Attributes
+    ----------
+    colluder, target : int
+        The colluding participant ``c`` and the attacked participant ``i``.
+    Y : ndarray of shape (n_target_rows, h)
+        The target's private-data uploads as the analyst received them.
+    B : ndarray of shape (n_anchors, h) or None
+        The target's anchor upload as the analyst received it (noisy under
+        :class:`~skdc.alignment.GOPPAligner`); None without an anchor.
+    anchor : ndarray of shape (n_anchors, n_features) or None
+        The raw anchor ``A``, disclosed by the colluder.
+    colluder_X : ndarray of shape (n_colluder_rows, n_features)
+        The colluder's rows as its mechanism received them.
+    colluder_X_input : ndarray of shape (n_colluder_rows, n_input_features)
+        The colluder's rows in the decoded space (see :class:`GroundTruth`).
+    colluder_B : ndarray of shape (n_anchors, h_c) or None
+        The colluder's anchor upload as the analyst received it.
+    colluder_rotation, colluder_translation : ndarray or None
+        The colluder's GDP secret ``(O_c, Psi_c)``; None for mechanisms without one.
+    common_secret : bool
+        Whether the protocol shares one secret among all participants (C-GDP): public
+        knowledge of the protocol.
+    aligner : estimator or None
+        The analyst's fitted aligner.
+    aligner_rotations : ndarray of shape (n_participants, h, h) or None
+        The analyst's alignment rotations ``Rhat_j`` (``aligner.rotations_``).
+    mechanism : estimator
+        The fitted mechanism step (the participants' side of the simulation; attacks read the
+        colluder's secret from the fields above, never the target's from here).
+    decoders : list of (str, estimator)
+        Earlier pipeline steps with ``inverse_transform``, in pipeline order; see :meth:`decode`.
+    target_rows, colluder_rows : ndarray of int
+        Positions of the target's and the colluder's rows among the evaluation rows.
+    truth : GroundTruth
+        The target's true rows and secrets (scoring only).
+    """
+
+    colluder: int
+    target: int
+    Y: np.ndarray
+    B: np.ndarray | None
+    anchor: np.ndarray | None
+    colluder_X: np.ndarray
+    colluder_X_input: np.ndarray
+    colluder_B: np.ndarray | None
+    colluder_rotation: np.ndarray | None
+    colluder_translation: np.ndarray | None
+    common_secret: bool
+    aligner: object
+    aligner_rotations: np.ndarray | None
+    mechanism: object
+    decoders: list = field(default_factory=list)
+    target_rows: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.intp))
+    colluder_rows: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.intp))
+    truth: GroundTruth | None = None
+
+    def decode(self, X_mechanism):
+        """Map rows from the mechanism's input space back through the public earlier steps.
+
+        Applies ``inverse_transform`` of :attr:`decoders` in reverse order: ``Xhat F^dagger``
+        for a public projection ``F`` (eq. (78) of [1]_).
+        """
+        X = np.asarray(X_mechanism, dtype=np.float64)
+        for _, step in reversed(self.decoders):
+            X = np.asarray(step.inverse_transform(X), dtype=np.float64)
+        return X
+
+    def leak_target_pairs(self, n_pairs, random_state=None):
+        """Simulate the leak of ``n_pairs`` of the target's (raw, upload) pairs.
+
+        The known-input threat model: the attacker learned some of the target's records and
+        the uploads they produced. Returns ``(X_known, Y_known, rows)`` with ``X_known`` in the
+        mechanism's input space and ``rows`` the positions among the target's rows.
+        """
+        n = self.Y.shape[0]
+        if n_pairs > n:
+            raise ValueError(
+                f"cannot leak n_pairs={n_pairs} pairs: the target participant {self.target} has "
+                f"only {n} evaluation rows. Lower n_known or evaluate on more rows."
+            )
+        rows = np.sort(check_random_state(random_state).choice(n, size=n_pairs, replace=False))
+        return self.truth.X_mechanism[rows], self.Y[rows], rows
+
+
+@dataclass
+class Reconstruction:
+    """An attack's output.
+
+    Attributes
+    ----------
+    X : ndarray of shape (n_target_rows, n_input_features)
+        The reconstruction of the target's rows, decoded to the pipeline's input space
+        (through :meth:`CollusionView.decode`).
+    X_mechanism : ndarray of shape (n_target_rows, n_features)
+        The reconstruction in the mechanism's input space (before decoding).
+    rotation : ndarray of shape (n_features, n_features) or None
+        The estimated secret rotation ``Ohat_i`` (None where an attack estimates none).
+    translation : ndarray of shape (n_features,) or None
+        The estimated secret translation ``Psihat_i``.
+    """
+
+    X: np.ndarray
+    X_mechanism: np.ndarray
+    rotation: np.ndarray | None = None
+    translation: np.ndarray | None = None
+
+
+def _pipeline_steps(estimator):
+    if isinstance(estimator, Pipeline):
+        return [(name, step) for name, step in estimator.steps]
+    return [(type(estimator).__name__.lower(), estimator)]
+
+
+def _is_skipped(step):
+    return step is None or (isinstance(step, str) and step == "passthrough")
+
+
+def _invertible(step):
+    """Whether a step's ``inverse_transform`` really inverts it.
+
+    A :class:`~sklearn.preprocessing.FunctionTransformer` with a ``func`` but no
+    ``inverse_func`` has an identity ``inverse_transform``: decoding through it would be wrong.
+    """
+    if not hasattr(step, "inverse_transform"):
+        return False
+    if isinstance(step, FunctionTransformer):
+        return step.func is None or step.inverse_func is not None
+    return True
+
+
+def _check_party(value, name, n_participants):
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+        raise TypeError(f"{name} must be an int participant id; got {type(value).__name__}.")
+    if not 0 <= value < n_participants:
+        raise ValueError(
+            f"{name}={value} is not a participant: the mechanism has {n_participants} "
+            f"participants (ids 0 .. {n_participants - 1}). Choose one of them."
+        )
+    return int(value)
+
+
+def _check_target_rows(target_rows, part, target):
+    if target_rows.size == 0:
+        present = np.unique(part).tolist()
+        raise ValueError(
+            f"the target participant {target} has no rows among the {len(part)} evaluation "
+            f"rows (participants present: {present}). Evaluate on rows that include the "
+            "target's, or choose a target among those present."
+        )
+
+
+def collusion_view(estimator, X, *, colluder=0, target=1, participant=None):
+    """Build what a colluding analyst knows about the target from a fitted pipeline.
+
+    The pipeline holds a mechanism step (the participants: their secrets and the raw anchor),
+    optionally an aligner right after it (the analyst: the anchor uploads as received and the
+    alignment maps), and possibly earlier steps; those with ``inverse_transform`` form the
+    public decoder (spec section 5.0, eq. (78) of [1]_): decoding stops at the last step
+    without a true inverse (a ``FunctionTransformer`` without ``inverse_func`` counts as
+    such), and reconstructions and truth then live in that step's output space. The
+    evaluation rows ``X`` are passed through the earlier steps and the mechanism, exactly as
+    the pipeline does at prediction time; the target's rows are those the mechanism assigns
+    to ``target`` (or the declared ``participant`` ids).
+
+    Parameters
+    ----------
+    estimator : Pipeline or mechanism
+        A fitted :class:`~sklearn.pipeline.Pipeline` containing a
+        :class:`~skdc.mechanisms.BaseMechanism` step, or a fitted mechanism.
+    X : array-like of shape (n_samples, n_features)
+        Evaluation rows in the pipeline's input space; they must include target rows.
+    colluder : int, default=0
+        The colluding participant ``c`` (the paper's experiments use participant 0).
+    target : int, default=1
+        The attacked participant ``i``; must differ from ``colluder``.
+    participant : array-like of int of shape (n_samples,), default=None
+        Declared participant of each row (as routed to the mechanism); ``None`` uses the
+        mechanism's own assignment.
+
+    Returns
+    -------
+    view : CollusionView
+        The attacker's knowledge, with the scoring truth in ``view.truth``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from skdc.mechanisms import IGDP
+    >>> from skdc.alignment import GOPPAligner
+    >>> from skdc.attacks import collusion_view
+    >>> X = np.random.RandomState(0).rand(60, 4)
+    >>> pipe = make_pipeline(IGDP(2, random_state=0), GOPPAligner(v=0.1, random_state=0)).fit(X)
+    >>> view = collusion_view(pipe, X, colluder=0, target=1)
+    >>> view.Y.shape[1], view.B.shape, view.anchor.shape
+    (4, (16, 4), (16, 4))
+    """
+    steps = _pipeline_steps(estimator)
+    k = next((j for j, (_, s) in enumerate(steps) if isinstance(s, BaseMechanism)), None)
+    if k is None:
+        names = [f"{n}={type(s).__name__}" for n, s in steps]
+        raise TypeError(
+            "collusion_view needs a pipeline with a participant-side mechanism step (a "
+            f"skdc.mechanisms.BaseMechanism such as IGDP or CGDP); got steps {names}. Put the "
+            "mechanism in the pipeline, e.g. Pipeline([('gdp', IGDP(...)), ...])."
+        )
+    mech = steps[k][1]
+    check_is_fitted(mech)
+    aligner = None
+    if k + 1 < len(steps) and isinstance(steps[k + 1][1], BaseAligner):
+        aligner = steps[k + 1][1]
+        check_is_fitted(aligner)
+    p = mech.n_participants
+    colluder = _check_party(colluder, "colluder", p)
+    target = _check_party(target, "target", p)
+    if colluder == target:
+        raise ValueError(
+            f"colluder and target must be different participants; got both = {target}. The "
+            "colluder cannot be its own target: choose another target."
+        )
+
+    # earlier steps: transform, and keep the trailing run that can be inverted (the decoder)
+    Xt = X
+    inputs = []
+    pre = [(n, s) for n, s in steps[:k] if not _is_skipped(s)]
+    for _, step in pre:
+        inputs.append(Xt)
+        Xt = step.transform(Xt)
+    Xt = np.asarray(Xt, dtype=np.float64)
+    n_dec = 0
+    for _, step in reversed(pre):
+        if not _invertible(step):
+            break
+        n_dec += 1
+    decoders = pre[len(pre) - n_dec:]
+    X_input = np.asarray(inputs[len(pre) - n_dec] if n_dec else Xt, dtype=np.float64)
+
+    if participant is not None:
+        # declared participants: only the target's rows need the mechanism (the colluder
+        # knows its own rows and secret)
+        part = np.asarray(participant)
+        if part.shape != (Xt.shape[0],):
+            raise ValueError(
+                f"participant must have one id per evaluation row, shape ({Xt.shape[0]},); "
+                f"got shape {part.shape}."
+            )
+        target_rows = np.flatnonzero(part == target)
+        _check_target_rows(target_rows, part, target)
+        uploads = mech.transform(Xt[target_rows], participant=part[target_rows])
+        target_upload_rows = np.arange(target_rows.size)
+    else:
+        uploads = mech.transform(Xt)
+        part = uploads.participant
+        target_rows = np.flatnonzero(part == target)
+        _check_target_rows(target_rows, part, target)
+        target_upload_rows = target_rows
+    colluder_rows = np.flatnonzero(part == colluder)
+
+    anchors_received = None
+    if uploads.anchors is not None:
+        anchors_received = uploads.anchors
+        if aligner is not None and getattr(aligner, "anchor_uploads_", None) is not None:
+            anchors_received = aligner.anchor_uploads_
+    data = np.asarray(uploads)
+    widths = uploads.widths
+    B = colluder_B = None
+    if anchors_received is not None:
+        B = np.asarray(anchors_received[target], dtype=np.float64)
+        colluder_B = np.asarray(anchors_received[colluder], dtype=np.float64)
+    rotations = getattr(mech, "rotations_", None)
+    translations = getattr(mech, "translations_", None)
+    anchor = getattr(mech, "anchor_", None)
+    truth = GroundTruth(
+        X=X_input[target_rows],
+        X_mechanism=Xt[target_rows],
+        rotation=None if rotations is None else rotations[target],
+        translation=None if translations is None else translations[target],
+    )
+    return CollusionView(
+        colluder=colluder,
+        target=target,
+        Y=data[target_upload_rows, : widths[target]],
+        B=B,
+        anchor=None if anchor is None else np.asarray(anchor, dtype=np.float64),
+        colluder_X=Xt[colluder_rows],
+        colluder_X_input=X_input[colluder_rows],
+        colluder_B=colluder_B,
+        colluder_rotation=None if rotations is None else rotations[colluder],
+        colluder_translation=None if translations is None else translations[colluder],
+        common_secret=isinstance(mech, CGDP),
+        aligner=aligner,
+        aligner_rotations=getattr(aligner, "rotations_", None),
+        mechanism=mech,
+        decoders=decoders,
+        target_rows=target_rows,
+        colluder_rows=colluder_rows,
+        truth=truth,
+    )

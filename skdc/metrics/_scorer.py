@@ -1,0 +1,242 @@
+"""Privacy scorers: attacks usable wherever scikit-learn takes a scorer.
+
+``make_attack_scorer`` turns an attack and a leakage metric into a scorer
+``scorer(fitted_pipeline, X, y)``: it simulates the collusion on the evaluation rows (see
+:func:`skdc.attacks.collusion_view`), reconstructs the target's rows, decodes them through the
+pipeline's public earlier steps and scores them. **Higher always means more private**, so the
+scorer sits next to utility scores in ``GridSearchCV``, ``cross_validate`` or
+``permutation_test_score``. Errors propagate: ``error_score`` of the caller decides.
+"""
+
+# Licence: BSD 3 clause
+
+from numbers import Integral
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.utils.metadata_routing import MetadataRequest
+
+from ..attacks import (
+    AlignmentMapAttack,
+    AnchorRegressionAttack,
+    BaseAttack,
+    ICAAttack,
+    KnownAnchorAttack,
+    KnownInputAttack,
+    KnownSampleAttack,
+    KnownSecretAttack,
+    collusion_view,
+)
+from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
+from ._linkage import linkage_accuracy, reconstruction_label_accuracy
+from ._reconstruction import psnr, record_mse, relative_error
+
+__all__ = ["make_attack_scorer"]
+
+_ATTACKS = {
+    "known_secret": (KnownSecretAttack, {}),
+    "known_anchor": (KnownAnchorAttack, {"estimator": "exact"}),
+    "mp": (KnownAnchorAttack, {"estimator": "mp"}),
+    "procrustes": (KnownAnchorAttack, {"estimator": "procrustes"}),
+    "alignment_map": (AlignmentMapAttack, {}),
+    "known_input": (KnownInputAttack, {}),
+    "known_sample": (KnownSampleAttack, {}),
+    "ica": (ICAAttack, {}),
+    "anchor_regression": (AnchorRegressionAttack, {}),
+}
+_METRICS = ("relative_error", "mse", "psnr", "linkage", "label_accuracy")
+
+
+class _AttackScorer:
+    """Callable ``scorer(estimator, X, y=None, participant=None)``; higher = more private."""
+
+    def __init__(self, attack, metric, colluder, target, metric_params):
+        self._attack = attack
+        self._metric = metric
+        self._colluder = colluder
+        self._target = target
+        self._metric_params = metric_params
+        self._participant_request = True
+
+    def __repr__(self):
+        return (
+            f"make_attack_scorer({self._attack!r}, metric={self._metric!r}, "
+            f"colluder={self._colluder}, target={self._target})"
+        )
+
+    # -- metadata routing: the scorer requests the routed participant ids by default ------
+    def set_score_request(self, *, participant=True):
+        """Request (True), refuse (False) or alias (str) routed ``participant`` metadata.
+
+        Parameters
+        ----------
+        participant : bool, str or None, default=True
+            As in scikit-learn's ``set_score_request``.
+
+        Returns
+        -------
+        self : object
+            The scorer.
+        """
+        self._participant_request = participant
+        return self
+
+    def get_metadata_routing(self):
+        """The scorer's metadata request: ``participant`` on ``score``."""
+        request = MetadataRequest(owner=self)
+        request.score.add_request(param="participant", alias=self._participant_request)
+        return request
+
+    def _accept_sample_weight(self):
+        return False
+
+    # -- scoring ------------------------------------------------------------------------
+    def __call__(self, estimator, X, y_true=None, **kwargs):
+        unknown = set(kwargs) - {"participant"}
+        if unknown:
+            raise TypeError(
+                f"attack scorer got unexpected metadata {sorted(unknown)}; it only takes "
+                "participant."
+            )
+        view = collusion_view(
+            estimator, X, colluder=self._colluder, target=self._target,
+            participant=kwargs.get("participant"),
+        )
+        rec = self._attack.reconstruct(view)
+        y = None if y_true is None else np.asarray(y_true)
+        return self._privacy(view, rec, y)
+
+    def _privacy(self, view, rec, y):
+        X_true, X_hat = view.truth.X, rec.X
+        params = dict(self._metric_params)
+        if self._metric == "relative_error":
+            return relative_error(X_true, X_hat)
+        if self._metric == "mse":
+            return record_mse(X_true, X_hat)
+        if self._metric == "psnr":
+            return -psnr(X_true, X_hat, **params)
+        y_target = None if y is None else y[view.target_rows]
+        if self._metric == "linkage":
+            return 1.0 - float(linkage_accuracy(X_true, X_hat, y_target, **params))
+        # label_accuracy
+        if y is None:
+            raise ValueError(
+                "metric='label_accuracy' needs the labels y of the evaluation rows: call the "
+                "scorer as scorer(estimator, X, y)."
+            )
+        classifier = params.get("classifier")
+        if classifier is None:
+            if view.colluder_rows.size == 0:
+                raise ValueError(
+                    "metric='label_accuracy' trains its default classifier on the colluder's "
+                    f"clean rows, but colluder {view.colluder} has no evaluation rows. Pass "
+                    "metric_params={'classifier': fitted_classifier}."
+                )
+            classifier = RandomForestClassifier(n_estimators=50, random_state=0).fit(
+                view.colluder_X_input, y[view.colluder_rows]
+            )
+        return 1.0 - reconstruction_label_accuracy(X_hat, y_target, classifier)
+
+
+@validate_params(
+    {
+        "attack": [StrOptions(set(_ATTACKS)), HasMethods(["reconstruct"])],
+        "metric": [StrOptions(set(_METRICS))],
+        "colluder": [Interval(Integral, 0, None, closed="left")],
+        "target": [Interval(Integral, 0, None, closed="left")],
+        "metric_params": [None, dict],
+    },
+    prefer_skip_nested_validation=True,
+)
+def make_attack_scorer(attack, metric="relative_error", colluder=0, target=1, *,
+                       metric_params=None, **attack_params):
+    """Make a privacy scorer from an attack and a leakage metric (higher = more private).
+
+    The scorer is called as ``scorer(fitted_pipeline, X, y)``: it builds the collusion view of
+    the evaluation rows (:func:`skdc.attacks.collusion_view`: the analyst's fitted aligner plus
+    the colluder's disclosed secret, rows and raw anchor, read from the fitted mechanism),
+    reconstructs the target's rows, decodes them through the earlier pipeline steps with
+    ``inverse_transform`` and scores them. Every metric is turned so that **higher means more
+    private**:
+
+    * ``'relative_error'``: ``||Xhat - X||_F / ||X||_F``;
+    * ``'mse'``: mean per-record squared error;
+    * ``'psnr'``: minus the mean per-record PSNR;
+    * ``'linkage'``: one minus the exact-source linkage accuracy (chance: 0.9 for ten-way
+      galleries);
+    * ``'label_accuracy'``: one minus the reconstruction accuracy of a classifier trained on
+      clean data (by default a random forest on the colluder's rows).
+
+    When metadata routing is enabled (``sklearn.set_config(enable_metadata_routing=True)``),
+    the scorer requests the routed ``participant`` ids by default, so the target's rows are
+    the ones the user declared; otherwise the mechanism's own row assignment decides.
+    Exceptions are never turned into NaN here: the caller's ``error_score`` decides.
+
+    Parameters
+    ----------
+    attack : str or attack instance
+        One of ``'known_secret'``, ``'known_anchor'``, ``'mp'``, ``'procrustes'``,
+        ``'alignment_map'``, ``'known_input'``, ``'known_sample'``, ``'ica'``,
+        ``'anchor_regression'``, or an object with ``reconstruct(view)`` (e.g.
+        :class:`~skdc.attacks.KnownAnchorAttack`).
+    metric : {'relative_error', 'mse', 'psnr', 'linkage', 'label_accuracy'}, \
+            default='relative_error'
+        The leakage metric.
+    colluder : int, default=0
+        The colluding participant.
+    target : int, default=1
+        The attacked participant.
+    metric_params : dict, default=None
+        Keyword arguments of the metric: ``auditor``, ``n_candidates``, ``random_state`` for
+        ``'linkage'`` (see :func:`linkage_accuracy`), ``data_range`` for ``'psnr'``, a fitted
+        ``classifier`` for ``'label_accuracy'``.
+    **attack_params : dict
+        Parameters of the attack (e.g. ``n_known=20`` for ``'known_input'``).
+
+    Returns
+    -------
+    scorer : callable
+        ``scorer(estimator, X, y=None, participant=None) -> float``, with
+        ``set_score_request``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from skdc.mechanisms import IGDP
+    >>> from skdc.alignment import GOPPAligner
+    >>> from skdc.metrics import make_attack_scorer
+    >>> X = np.random.RandomState(0).rand(200, 5)
+    >>> scorer = make_attack_scorer("procrustes")
+    >>> for v in (0.0, 0.3):
+    ...     pipe = make_pipeline(IGDP(2, random_state=0), GOPPAligner(v, random_state=0))
+    ...     print(v, round(scorer(pipe.fit(X), X), 3))
+    0.0 0.0
+    0.3 0.414
+    """
+    if isinstance(attack, str):
+        cls, defaults = _ATTACKS[attack]
+        attack = cls(**{**defaults, **attack_params})
+    else:
+        attack = clone(attack) if isinstance(attack, BaseAttack) else attack
+        if attack_params:
+            attack.set_params(**attack_params)
+    metric_params = dict(metric_params or {})
+    allowed = {
+        "relative_error": set(),
+        "mse": set(),
+        "psnr": {"data_range"},
+        "linkage": {"auditor", "n_candidates", "random_state"},
+        "label_accuracy": {"classifier"},
+    }[metric]
+    if set(metric_params) - allowed:
+        raise ValueError(
+            f"metric={metric!r} takes metric_params {sorted(allowed) or 'none'}; got "
+            f"{sorted(set(metric_params) - allowed)}."
+        )
+    if colluder == target:
+        raise ValueError(
+            f"colluder and target must be different participants; got both = {target}."
+        )
+    return _AttackScorer(attack, metric, colluder, target, metric_params)
