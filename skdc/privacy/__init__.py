@@ -4,6 +4,22 @@ DP-SGD training support and the Renyi DP of Gaussian sketches.
 Nothing here imports torch or Opacus at import time; the DP-SGD helpers load them lazily.
 """
 
+from ._bound import (
+    ReconstructionBound,
+    bound_slack_score,
+    make_bound_scorer,
+    mechanism_leakage_bits,
+    reconstruction_ratio_score,
+    shannon_lower_bound,
+)
+from ._entropy import (
+    BlockEntropyLowerBound,
+    mc_constant,
+    mc_margin,
+    plugin_entropy,
+    sampling_margin,
+    trace_ucb,
+)
 from ._gaussmix_rdp import (
     GaussMixAccountant,
     adaptive_threshold,
@@ -11,6 +27,7 @@ from ._gaussmix_rdp import (
     gaussmix_rdp,
     paper_budget,
 )
+from ._hadamard import apply_hadamard, hadamard, hadamard_factors, hadamard_order
 from ._leakage import (
     DPSGDLeakageAccountant,
     GaussianReleaseLeakage,
@@ -21,6 +38,22 @@ from ._leakage import (
 )
 
 __all__ = [
+    "BlockEntropyLowerBound",
+    "ReconstructionBound",
+    "apply_hadamard",
+    "bound_slack_score",
+    "hadamard",
+    "hadamard_factors",
+    "hadamard_order",
+    "make_bound_scorer",
+    "mc_constant",
+    "mc_margin",
+    "mechanism_leakage_bits",
+    "plugin_entropy",
+    "reconstruction_ratio_score",
+    "sampling_margin",
+    "shannon_lower_bound",
+    "trace_ucb",
     "DPSGDLeakageAccountant",
     "GaussMixAccountant",
     "GaussMixLeakage",
