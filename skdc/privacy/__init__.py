@@ -66,3 +66,15 @@ __all__ = [
     "subsampled_gaussian_kl",
     "subsampled_gaussian_rdp",
 ]
+
+_LAZY = {"DPSGDMixin", "PoissonBatchLoader", "make_dpsgd_net"}
+__all__ += sorted(_LAZY)
+
+
+def __getattr__(name):
+    # DP-SGD support needs torch, skorch and Opacus: load them only when asked for
+    if name in _LAZY:
+        from . import _dpsgd
+
+        return getattr(_dpsgd, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -158,7 +158,8 @@ def _log_sub(x, y):
 
 
 def _log_erfc(x):
-    return float(special.log_ndtr(-x * math.sqrt(2.0)))
+    # erfc(x) = 2 Phi(-x sqrt(2)), stable in the tails
+    return math.log(2.0) + float(special.log_ndtr(-x * math.sqrt(2.0)))
 
 
 def _log_a_int(q, sigma, alpha):
