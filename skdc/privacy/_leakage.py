@@ -36,6 +36,7 @@ __all__ = [
     "DPSGDLeakageAccountant",
     "GaussianReleaseLeakage",
     "GaussMixLeakage",
+    "binary_symmetric_leakage",
     "subsampled_gaussian_kl",
     "subsampled_gaussian_rdp",
     "rdp_to_dp",
@@ -143,8 +144,9 @@ def subsampled_gaussian_kl(q, sigma, n_quad=256):
     def llr(y):  # log(P/Q)(y) = log((1 - q) + q exp((2y - 1) / (2 sigma^2))), overflow-safe
         return np.logaddexp(l1q, lq + (2.0 * y - 1.0) / (2.0 * sigma**2))
 
-    e0 = w @ llr(math.sqrt(2.0) * sigma * x)
-    e1 = w @ llr(1.0 + math.sqrt(2.0) * sigma * x)
+    with np.errstate(over="ignore", invalid="ignore"):
+        e0 = w @ llr(math.sqrt(2.0) * sigma * x)
+        e1 = w @ llr(1.0 + math.sqrt(2.0) * sigma * x)
     kl = (1.0 - q) * e0 + q * e1
     return float(_finite(max(kl, 0.0), f"KL(q={q}, sigma={sigma})"))
 
@@ -501,6 +503,27 @@ class GaussianReleaseLeakage:
         if self.radius is not None:
             bounds.append(t * float(self.radius) ** 2 / (2.0 * sigma**2 * LN2))
         return float(_finite(min(bounds), "leakage"))
+
+
+def binary_symmetric_leakage(f0, p):
+    """Leakage (bits) of a two-cell codebook index sent through a binary symmetric channel.
+
+    ``gamma = H_b(f0 p + (1 - f0)(1 - p)) - H_b(p)`` (App. G.6 of [1]_): the cell of the record
+    (probabilities ``f0``, ``1 - f0``) is kept with probability ``p``.
+
+    Examples
+    --------
+    >>> from skdc.privacy import binary_symmetric_leakage
+    >>> round(binary_symmetric_leakage(0.5, 0.9), 6)
+    0.531004
+    """
+    if not 0 <= f0 <= 1 or not 0 <= p <= 1:
+        raise ValueError(f"f0 and p must lie in [0, 1]; got f0={f0}, p={p}.")
+
+    def hb(t):
+        return 0.0 if t in (0.0, 1.0) else -t * math.log2(t) - (1 - t) * math.log2(1 - t)
+
+    return hb(f0 * p + (1 - f0) * (1 - p)) - hb(p)
 
 
 def gaussmix_kl(k, zeta):
