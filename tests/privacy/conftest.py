@@ -1,7 +1,11 @@
-"""Shipped MNIST pixel entropy grid (spec Appendix A): (k, nu2, h_hat, h_lb), bits, unit trace.
+"""Fixtures of the privacy tests.
+
+Shipped MNIST pixel entropy grid (spec Appendix A): (k, nu2, h_hat, h_lb), bits, unit trace.
 
 n = 59000, |G| = 48, alpha = 0.05, t_MD = 0.13840286575 bits.
 """
+
+import pytest
 
 MNIST_PIXEL_GRID = [
     (28, 0.2, -27.000789, -27.826799),
@@ -53,3 +57,9 @@ MNIST_PIXEL_GRID = [
     (1, 3.2, 3.081832, 2.90301),
     (1, 6.4, 3.490811, 3.317538),
 ]
+
+
+@pytest.fixture(scope="session")
+def mnist_pixel_grid():
+    """The shipped MNIST pixel grid as records on the unit-trace scale."""
+    return [{"k": k, "nu2": v, "h_hat": hh, "h_lb": hl} for k, v, hh, hl in MNIST_PIXEL_GRID]
