@@ -32,7 +32,13 @@ from ..privacy import adaptive_threshold, gaussmix_epsilon, gaussmix_rdp
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context, validate_data
 from ._base import _row_digests
 
-__all__ = ["GaussMix", "gaussmix_release", "check_row_bound", "calibrate_gaussmix"]
+__all__ = [
+    "GaussMix",
+    "adaptive_noise_scale",
+    "calibrate_gaussmix",
+    "check_row_bound",
+    "gaussmix_release",
+]
 
 _SEED_MAX = np.iinfo(np.int32).max
 
@@ -96,6 +102,22 @@ def calibrate_gaussmix(k, epsilon, delta, adaptive, eta=None, conversion="improv
     return gamma, eta_used
 
 
+def adaptive_noise_scale(lam_bar, z, *, gamma, eta, tau):
+    """Noise variance, in units of ``C^2``, of the corrected adaptive release (spec 4.4).
+
+    ``lam_tilde = max(lam_bar + eta (z - tau), 0)`` and ``eta_tilde^2 = max(gamma - lam_tilde,
+    0)``, with ``lam_bar = lambda_min(X^T X) / C^2`` (sensitivity 1). On ``{z <= tau}``,
+    ``eta_tilde^2 + lam_bar >= gamma``: the effective scale reaches the target.
+
+    Returns
+    -------
+    eta_tilde2 : float or ndarray
+    lam_tilde : float or ndarray
+    """
+    lam_tilde = np.maximum(lam_bar + eta * (np.asarray(z, dtype=float) - tau), 0.0)
+    return np.maximum(gamma - lam_tilde, 0.0), lam_tilde
+
+
 def gaussmix_release(Z, *, k, row_bound, gamma, adaptive=False, eta=None, delta=1e-6,
                      exact_tau=False, random_state=None):
     """One GaussMix release of ``Z``: corrected Algorithm 1 of [1]_ (spec section 4.4).
@@ -139,9 +161,10 @@ def gaussmix_release(Z, *, k, row_bound, gamma, adaptive=False, eta=None, delta=
         eta = gamma / math.sqrt(k) if eta is None else float(eta)
         tau = adaptive_threshold(delta, exact=exact_tau)
         lam_bar = max(float(np.linalg.eigvalsh(Z.T @ Z)[0]), 0.0) / c2 if n else 0.0
-        lam_tilde = max(lam_bar + eta * (rng.standard_normal() - tau), 0.0)
-        sigma = math.sqrt(max(gamma - lam_tilde, 0.0) * c2)
-        info.update(tau=tau, eta=eta, lam_tilde=lam_tilde)
+        eta_t2, lam_tilde = adaptive_noise_scale(lam_bar, rng.standard_normal(), gamma=gamma,
+                                                 eta=eta, tau=tau)
+        sigma = math.sqrt(float(eta_t2) * c2)
+        info.update(tau=tau, eta=eta, lam_tilde=float(lam_tilde))
     else:
         sigma = math.sqrt(gamma * c2)  # sqrt(gamma) C, not gamma C (review objection M3)
     S = rng.standard_normal((k, n))
