@@ -12,6 +12,12 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skdc.alignment import GOPPAligner, ReferenceAligner
+from skdc.linear_model import (
+    AdaSSPRegressor,
+    LinearMixingRegressor,
+    MixingLogisticRegression,
+    SheffetSketchRegressor,
+)
 from skdc.mechanisms import CGDP, GDP, IGDP
 
 # One row per public estimator: (estimator, reason-keyed expected failures).
@@ -31,6 +37,16 @@ ALIGNERS = [
 ]
 
 
+# Private estimators: the check data exceed any public bound, so they clip rows (clip=True).
+PRIVATE_MODELS = [
+    LinearMixingRegressor(clip=True, random_state=0),
+    LinearMixingRegressor(adaptive=False, fit_intercept=True, clip=True, random_state=0),
+    MixingLogisticRegression(clip=True, random_state=0),
+    AdaSSPRegressor(clip=True, random_state=0),
+    SheffetSketchRegressor(clip=True, random_state=0),
+]
+
+
 def _aligned(aligner):
     return Pipeline(
         [("mech", IGDP(n_participants=2, random_state=0)), ("align", aligner)]
@@ -41,6 +57,7 @@ def _tested_estimators():
     yield from MECHANISMS
     for aligner in ALIGNERS:
         yield _aligned(aligner)
+    yield from PRIVATE_MODELS
 
 
 _PIPELINE_STEPS_REASON = (
@@ -75,7 +92,7 @@ def test_aligner_refuses_plain_arrays(aligner):
 
 
 @pytest.mark.parametrize(
-    "estimator", MECHANISMS + ALIGNERS, ids=lambda e: type(e).__name__
+    "estimator", MECHANISMS + ALIGNERS + PRIVATE_MODELS, ids=lambda e: type(e).__name__
 )
 def test_parameter_constraints_match_init(estimator):
     """``_parameter_constraints`` has one key per ``__init__`` argument."""

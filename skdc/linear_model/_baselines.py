@@ -25,6 +25,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ..mechanisms._gaussmix import check_row_bound
+from ..privacy import RDPCurve
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context, validate_data
 
 __all__ = ["AdaSSPRegressor", "SheffetSketchRegressor", "adassp_constants", "sheffet_w2"]
@@ -189,7 +190,7 @@ class AdaSSPRegressor(_PrivateRegressor):
         self.privacy_spent_ = {
             "eps": float(self.epsilon),
             "delta": float(self.delta),
-            "rdp": lambda alpha, c=c: 3 * np.asarray(alpha) / (2 * c**2),
+            "rdp": RDPCurve(noise=c, n_gaussian=3),
         }
         return self
 

@@ -25,19 +25,14 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from ..mechanisms._gaussmix import calibrate_gaussmix, check_row_bound, gaussmix_release
-from ..privacy import gaussmix_rdp
+from ..privacy import RDPCurve
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context, validate_data
 
 __all__ = ["LinearMixingRegressor", "MixingLogisticRegression"]
 
 
 def _privacy_spent(epsilon, delta, k, gamma, eta):
-    if eta is None:
-        def rdp(alpha):
-            return gaussmix_rdp(alpha, k, gamma)
-    else:
-        def rdp(alpha):
-            return gaussmix_rdp(alpha, k, gamma) + np.asarray(alpha) / (2 * eta**2)
+    rdp = RDPCurve(k=k, zeta=gamma, noise=eta)
     return {"eps": float(epsilon), "delta": float(delta), "rdp": rdp}
 
 
@@ -193,7 +188,7 @@ class LinearMixingRegressor(RegressorMixin, _BaseMixing):
 
 
 def _chebyshev_quadratic(Q):
-    """Degree-2 Chebyshev interpolant of ``log sigmoid(u)`` on ``[-Q, Q]`` as ``a0 + a1 u + a2 u^2``."""
+    """Degree-2 Chebyshev interpolant of ``log sigmoid`` on ``[-Q, Q]``: ``a0 + a1 u + a2 u^2``."""
     from numpy.polynomial import Chebyshev
 
     f = Chebyshev.interpolate(lambda u: -np.logaddexp(0.0, -u), 2, domain=[-Q, Q])

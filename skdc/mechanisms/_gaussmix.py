@@ -28,7 +28,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._uploads import Uploads, _check_participant_ids
-from ..privacy import adaptive_threshold, gaussmix_epsilon, gaussmix_rdp
+from ..privacy import RDPCurve, adaptive_threshold, gaussmix_epsilon
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context, validate_data
 from ._base import _row_digests
 
@@ -323,13 +323,7 @@ class GaussMix(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
             self.noise_ = math.sqrt(max(self.scale_ * c2 - self.lambda_low, 0.0))
             eps = float(self.epsilon)
         self._eta = eta
-        k, g = self.k_, self.scale_
-        if eta is None:
-            def rdp(alpha):
-                return gaussmix_rdp(alpha, k, g)
-        else:
-            def rdp(alpha):
-                return gaussmix_rdp(alpha, k, g) + np.asarray(alpha) / (2 * eta**2)
+        rdp = RDPCurve(k=self.k_, zeta=self.scale_, noise=eta)
         self.privacy_spent_ = {"eps": eps, "delta": float(self.delta), "rdp": rdp}
         self._n_features_out = X.shape[1]
         return self

@@ -22,6 +22,7 @@ from ._entropy import (
 )
 from ._gaussmix_rdp import (
     GaussMixAccountant,
+    RDPCurve,
     adaptive_threshold,
     gaussmix_epsilon,
     gaussmix_rdp,
@@ -40,6 +41,7 @@ from ._leakage import (
 
 __all__ = [
     "BlockEntropyLowerBound",
+    "RDPCurve",
     "ReconstructionBound",
     "apply_hadamard",
     "binary_symmetric_leakage",

@@ -4,7 +4,8 @@ For any release leaking at most ``gamma`` bits about a record and every attack `
 Corollary 3.7 of [1]_ (the Shannon lower bound applied block by block, each block charged the
 full ``gamma``) gives::
 
-    E||Psi(x) - z_hat||^2 / tr Sigma  >=  max_{(k, nu^2) in G} [ (k / (2 pi e)) 2^{2 (h_LB(k, nu^2) - gamma) / k} - nu^2 ]_+
+    E||Psi(x) - z_hat||^2 / tr Sigma
+        >= max_{(k, nu^2) in G} [ (k / (2 pi e)) 2^{2 (h_LB(k, nu^2) - gamma) / k} - nu^2 ]_+
 
 (unit-trace scale, eq. 13-14 of [1]_). :class:`ReconstructionBound` evaluates it from a fitted
 :class:`BlockEntropyLowerBound` (or a table of grid records). The scorers put the bound next to
@@ -90,7 +91,7 @@ class ReconstructionBound:
     >>> records = [{"k": 1, "nu2": 0.2, "h_lb": 2.0}, {"k": 2, "nu2": 0.4, "h_lb": 3.0}]
     >>> rho, k, nu2 = ReconstructionBound(records).rho_star(0.5)
     >>> round(rho, 4), k, nu2
-    (0.5986, 1, 0.2)
+    (0.5181, 1, 0.2)
     """
 
     def __init__(self, entropy, normaliser="point", trace=None):

@@ -32,7 +32,7 @@ from scipy.special import logsumexp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_array
 
-from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, _fit_context
+from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
 from ._hadamard import _DEFAULT_FACTORS, apply_hadamard, hadamard_factors, hadamard_order
 
 __all__ = [

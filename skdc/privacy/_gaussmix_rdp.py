@@ -5,7 +5,8 @@ The rows of ``S X + sigma xi`` (``S`` a secret ``k x n`` Gaussian sketch) are i.
 the release is ``(alpha, phi(alpha; k, zeta))``-RDP for ``alpha in (1, zeta)``, with
 ``zeta = (sigma^2 + lambda_low) / C_X^2`` (Lemma 1 of [1]_)::
 
-    phi(alpha; k, zeta) = k alpha / (2 (alpha-1)) ln(1 - 1/zeta) - k / (2 (alpha-1)) ln(1 - alpha/zeta)
+    phi(alpha; k, zeta) = k alpha / (2 (alpha-1)) ln(1 - 1/zeta)
+                          - k / (2 (alpha-1)) ln(1 - alpha/zeta)
 
 This module holds that curve, its conversion to ``(epsilon, delta)`` (Proposition 1 of [1]_, the
 improved conversion of Canonne, Kamath and Steinke), truncated CDP (Corollary 1), inverse
@@ -30,6 +31,7 @@ from ._leakage import LN2, _check_delta, _finite, gaussmix_kl
 
 __all__ = [
     "GaussMixAccountant",
+    "RDPCurve",
     "gaussmix_rdp",
     "gaussmix_epsilon",
     "adaptive_threshold",
@@ -274,7 +276,9 @@ class GaussMixAccountant:
         if not isinstance(self.lambda_low, Real) or self.lambda_low < 0:
             raise ValueError(f"lambda_low must be >= 0; got {self.lambda_low!r}.")
         if self.conversion not in ("improved", "classic"):
-            raise ValueError(f"conversion must be 'improved' or 'classic'; got {self.conversion!r}.")
+            raise ValueError(
+                f"conversion must be 'improved' or 'classic'; got {self.conversion!r}."
+            )
         return k, float(self.row_bound) ** 2, float(self.lambda_low)
 
     def zeta(self, sigma):
@@ -344,3 +348,36 @@ class GaussMixAccountant:
             raise TypeError(f"rdp_curve must be a callable alpha -> nats; got {rdp_curve!r}.")
         self.__dict__.setdefault("curves_", []).append(rdp_curve)
         return self
+
+
+class RDPCurve:
+    """A picklable RDP curve ``alpha -> nats``: a GaussMix release plus Gaussian releases.
+
+    ``gaussmix_rdp(alpha, k, zeta)`` (if ``k``) plus ``n_gaussian * alpha / (2 noise^2)`` (a
+    Gaussian mechanism of sensitivity 1 and noise multiplier ``noise``, composed
+    ``n_gaussian`` times).
+
+    Examples
+    --------
+    >>> from skdc.privacy import RDPCurve
+    >>> RDPCurve(noise=2.0)(3.0)
+    0.375
+    """
+
+    def __init__(self, k=None, zeta=None, noise=None, n_gaussian=1):
+        self.k = k
+        self.zeta = zeta
+        self.noise = noise
+        self.n_gaussian = n_gaussian
+
+    def __call__(self, alpha):
+        out = 0.0
+        if self.k is not None:
+            out = out + gaussmix_rdp(alpha, self.k, self.zeta)
+        if self.noise is not None:
+            out = out + self.n_gaussian * np.asarray(alpha, dtype=float) / (2 * self.noise**2)
+        return float(out) if np.ndim(out) == 0 else out
+
+    def __repr__(self):
+        return (f"RDPCurve(k={self.k}, zeta={self.zeta}, noise={self.noise}, "
+                f"n_gaussian={self.n_gaussian})")

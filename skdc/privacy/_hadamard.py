@@ -93,7 +93,7 @@ def hadamard_order(m, factors=_DEFAULT_FACTORS):
     --------
     >>> from skdc.privacy import hadamard_order
     >>> hadamard_order(784), hadamard_order(3072), hadamard_order(31872)
-    (784, 3072, 32768)
+    (784, 3072, 32256)
     """
     if m < 1:
         raise ValueError(f"the dimension must be >= 1; got {m}.")

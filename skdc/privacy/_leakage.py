@@ -280,7 +280,7 @@ def rdp_to_dp(rdp, orders, delta, *, conversion="improved"):
     >>> from skdc.privacy import rdp_to_dp
     >>> eps, a = rdp_to_dp([0.5, 1.0], [2.0, 4.0], 1e-5, conversion="classic")
     >>> round(eps, 4), a
-    (4.8377, 4.0)
+    (4.8376, 4.0)
     """
     delta = _check_delta(delta)
     rdp = np.atleast_1d(np.asarray(rdp, dtype=float))

@@ -28,6 +28,7 @@ class TinyMLP(nn.Module):
 
 
 DPNet = make_dpsgd_net(NeuralNetClassifier)
+CE = nn.CrossEntropyLoss
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +43,8 @@ def data():
 def trained(data):
     X, y = data
     torch.manual_seed(0)
-    net = DPNet(TinyMLP, criterion=nn.CrossEntropyLoss, max_epochs=4, lr=0.5, batch_size=24, train_split=None, verbose=0,
+    net = DPNet(TinyMLP, criterion=CE,
+                max_epochs=4, lr=0.5, batch_size=24, train_split=None, verbose=0,
                 noise_multiplier=0.8, max_grad_norm=1.0, dp_delta=1e-5, dp_random_state=0)
     return net.fit(X, y)
 
@@ -84,7 +86,8 @@ def test_per_sample_clipping_bounds_the_update(data):
     X, y = data
     C = 1e-3
     torch.manual_seed(0)
-    net = DPNet(TinyMLP, criterion=nn.CrossEntropyLoss, max_epochs=1, lr=1.0, train_split=None, verbose=0, sample_rate=1.0,
+    net = DPNet(TinyMLP, criterion=CE,
+                max_epochs=1, lr=1.0, train_split=None, verbose=0, sample_rate=1.0,
                 noise_multiplier=1e-9, max_grad_norm=C, dp_random_state=0,
                 optimizer=torch.optim.SGD)
     net.initialize()
@@ -112,11 +115,13 @@ def test_bad_noise_multiplier_refused(data):
     X, y = data
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        net = DPNet(TinyMLP, criterion=nn.CrossEntropyLoss, max_epochs=1, train_split=None, verbose=0, noise_multiplier=0.0)
+        net = DPNet(TinyMLP, criterion=CE,
+                max_epochs=1, train_split=None, verbose=0, noise_multiplier=0.0)
         with pytest.raises(ValueError, match="noise_multiplier must be > 0"):
             net.fit(X, y)
     with pytest.raises(ValueError, match=r"sampling rate q must lie in \(0, 1\]"):
-        DPNet(TinyMLP, criterion=nn.CrossEntropyLoss, max_epochs=1, train_split=None, verbose=0, sample_rate=1.5).fit(X, y)
+        DPNet(TinyMLP, criterion=CE,
+                max_epochs=1, train_split=None, verbose=0, sample_rate=1.5).fit(X, y)
 
 
 def test_import_skdc_privacy_does_not_import_torch():
