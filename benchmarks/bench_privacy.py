@@ -40,8 +40,10 @@ def bench_leakage():
 
     def kl_quad():  # baseline: adaptive quadrature of one step's KL
         def f(y):
-            p = ((1 - q) * math.exp(-(y**2) / (2 * sigma**2))
-                 + q * math.exp(-((y - 1) ** 2) / (2 * sigma**2))) / (math.sqrt(2 * math.pi) * sigma)
+            p = (1 - q) * math.exp(-(y**2) / (2 * sigma**2)) + q * math.exp(
+                -((y - 1) ** 2) / (2 * sigma**2)
+            )
+            p /= math.sqrt(2 * math.pi) * sigma
             return p * np.logaddexp(math.log1p(-q), math.log(q) + (2 * y - 1) / (2 * sigma**2))
 
         return integrate.quad(f, -40 * sigma, 40 * sigma + 1, limit=500)[0]

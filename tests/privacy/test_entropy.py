@@ -160,3 +160,16 @@ def test_without_calibration_rows_needs_declared_trace():
     ent = BlockEntropyLowerBound(block_sizes=[2], nu2=(1.6,), rotation="signs",
                                  device="cpu").fit(X, trace=4.0)
     assert ent.trace_ == 4.0 and len(ent.pairs_) == 1
+
+
+def test_torch_kernel_agrees_with_numpy():
+    """The GPU code path (run here on the CPU) estimates the same entropies."""
+    torch = pytest.importorskip("torch")
+    from skdc.privacy._entropy import _block_entropies_numpy, _block_entropies_torch
+
+    rng = np.random.RandomState(0)
+    C = rng.standard_normal((3, 400, 2))
+    h_np = _block_entropies_numpy(C, 0.5, 8, [0, 0, 0])
+    h_t = _block_entropies_torch(C, 0.5, 8, [0, 0, 0], "cpu", budget=2**14)
+    np.testing.assert_allclose(h_t, h_np, atol=0.05)
+    assert torch.get_default_dtype() == torch.float32  # the kernel forces float64 itself
