@@ -171,6 +171,31 @@ class ReconstructionBound:
         """
         return self._best(gamma_bits, "h_lb")
 
+    def max_leakage(self, rho_target, *, tol=1e-9):
+        """Largest leakage (bits) whose floor is still ``>= rho_target`` (spec 2.5, step 1).
+
+        Feed it to :meth:`DPSGDLeakageAccountant.calibrate_sigma` to pick the noise of a run
+        that provably keeps every attack's ``rho`` at or above ``rho_target``.
+        """
+        if not 0 < rho_target < 1:
+            raise ValueError(f"rho_target must lie in (0, 1); got {rho_target!r}.")
+        if self.rho_star(0.0)[0] < rho_target:
+            raise ValueError(
+                f"rho_target={rho_target} is above the floor at zero leakage "
+                f"({self.rho_star(0.0)[0]:.4f}): no noise level certifies it with this entropy "
+                "grid. Lower the target or estimate the entropy on more rows."
+            )
+        lo, hi = 0.0, 1.0
+        while self.rho_star(hi)[0] >= rho_target:
+            lo, hi = hi, 2 * hi
+        while hi - lo > tol * max(1.0, hi):  # rho* is non-increasing in gamma
+            mid = 0.5 * (lo + hi)
+            if self.rho_star(mid)[0] >= rho_target:
+                lo = mid
+            else:
+                hi = mid
+        return lo
+
     def rho_point(self, gamma_bits):
         """The point-estimate version (margins dropped): a diagnostic, not a bound."""
         return self._best(gamma_bits, "h_hat")

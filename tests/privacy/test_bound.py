@@ -176,3 +176,15 @@ def test_bound_scorer_in_grid_search(mnist_pixel_grid):
         warnings.simplefilter("error")
         rmse = make_bound_scorer(rb, radius=radius, units="rmse")(search.best_estimator_, X)
     assert rmse >= 0
+
+
+def test_inverse_use_targets_a_floor(mnist_bound):
+    """Spec 2.5: largest leakage keeping rho* >= target, then the DP-SGD noise reaching it."""
+    gamma_max = mnist_bound.max_leakage(0.754)
+    assert mnist_bound.rho_star(gamma_max)[0] >= 0.754 > mnist_bound.rho_star(gamma_max + 1e-3)[0]
+    acct = DPSGDLeakageAccountant()
+    sigma = acct.calibrate_sigma(gamma_max, q=1 / 49, steps=4900)
+    assert mnist_bound.rho_star(acct.leakage_bits(1 / 49, sigma, 4900))[0] >= 0.754 - 1e-9
+    assert sigma == pytest.approx(1.11, abs=0.01)  # Table 5, MNIST at epsilon = 8
+    with pytest.raises(ValueError, match="above the floor at zero leakage"):
+        mnist_bound.max_leakage(0.95)
