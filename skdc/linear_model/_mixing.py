@@ -79,7 +79,8 @@ class LinearMixingRegressor(RegressorMixin, _BaseMixing):
     delta : float, default=1e-6
         In (0, 1).
     k : int or "auto", default="auto"
-        Sketch rows; ``"auto"`` is ``ceil(2.5 (n_features + 1))``.
+        Sketch rows; ``"auto"`` is ``ceil(2.5 w)`` with ``w`` the width of the sketched
+        ``[X, (1,) y]``.
     row_bound_x : float, default=1.0
         Public bound on ``||x_i||``.
     bound_y : float, default=1.0

@@ -34,6 +34,7 @@ __all__ = [
     "reconstruction_ratio_score",
     "bound_slack_score",
     "make_bound_scorer",
+    "make_slack_scorer",
     "mechanism_leakage_bits",
 ]
 
@@ -320,4 +321,31 @@ def make_bound_scorer(bound, *, radius, units="rho"):
         return math.sqrt(bound.mse_floor(gamma) / np.asarray(X).shape[1])
 
     scorer.__name__ = "bound_floor"
+    return scorer
+
+
+def make_slack_scorer(attack_scorer, bound_scorer, *, attack_sign=1.0):
+    """Scorer ``(estimator, X, y) -> attack error - provable floor`` for model selection.
+
+    Parameters
+    ----------
+    attack_scorer : callable
+        A scorer ``(estimator, X, y) -> error`` of an attack (same units as the floor).
+    bound_scorer : callable
+        A scorer from :func:`make_bound_scorer`.
+    attack_sign : float, default=1.0
+        Multiplies the attack scorer's output: pass ``-1`` for a scikit-learn scorer built with
+        ``greater_is_better=False``, which returns the negated error.
+
+    Returns
+    -------
+    scorer : callable
+        A negative mean over folds signals a bug or an invalid attack.
+    """
+
+    def scorer(estimator, X, y=None):
+        return bound_slack_score(attack_sign * attack_scorer(estimator, X, y),
+                                 bound_scorer(estimator, X, y))
+
+    scorer.__name__ = "bound_slack"
     return scorer

@@ -18,6 +18,7 @@ from skdc.privacy import (
     ReconstructionBound,
     bound_slack_score,
     make_bound_scorer,
+    make_slack_scorer,
     reconstruction_ratio_score,
     shannon_lower_bound,
 )
@@ -176,6 +177,16 @@ def test_bound_scorer_in_grid_search(mnist_pixel_grid):
         warnings.simplefilter("error")
         rmse = make_bound_scorer(rb, radius=radius, units="rmse")(search.best_estimator_, X)
     assert rmse >= 0
+
+    def known_secret_rho(estimator, X, y=None):  # an attack scorer, as the attacks room has
+        mech = estimator.named_steps["gdp"]
+        X_hat = mech.inverse_transform(mech.transform(X))
+        return reconstruction_ratio_score(X, X_hat, np.trace(np.cov(X, rowvar=False)))
+
+    slack = make_slack_scorer(known_secret_rho, make_bound_scorer(rb, radius=radius))
+    search2 = GridSearchCV(pipe, {"gdp__noise": [0.5, 8.0]},
+                           scoring={"acc": "accuracy", "slack": slack}, refit="acc", cv=2)
+    assert np.all(search2.fit(X, y).cv_results_["mean_test_slack"] > 0)
 
 
 def test_inverse_use_targets_a_floor(mnist_bound):
