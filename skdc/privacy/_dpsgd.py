@@ -196,6 +196,45 @@ class DPSGDMixin:
             self.history.record("dp_epsilon", spent["eps"])
             self.history.record("dp_leakage_bits", spent["leakage_bits"])
 
+    # -- pickling: store the plain module and optimizer, re-wrap on load ----------------------
+    def __getstate__(self):
+        from opacus import GradSampleModule
+
+        saved = {}
+        if isinstance(self.__dict__.get("module_"), GradSampleModule):
+            saved["module_"] = self.module_
+            self.module_.remove_hooks()  # the plain module pickles; hooks are re-added below
+            self.module_ = self.module_._module
+        if hasattr(self.__dict__.get("optimizer_"), "original_optimizer"):
+            saved["optimizer_"] = self.optimizer_
+            self.optimizer_ = self.optimizer_.original_optimizer
+        try:
+            state = super().__getstate__()
+        finally:
+            self.__dict__.update(saved)
+            if "module_" in saved:
+                self.module_.add_hooks(loss_reduction="mean")
+        state["_dp_wrapped"] = bool(saved)
+        return state
+
+    def __setstate__(self, state):
+        from opacus import GradSampleModule
+        from opacus.optimizers import DPOptimizer
+
+        wrapped = state.pop("_dp_wrapped", False)
+        super().__setstate__(state)
+        if wrapped:
+            self.module_ = GradSampleModule(self.module_, loss_reduction="mean")
+            # fresh noise after a reload: replaying the saved stream would correlate noise
+            gen = torch.Generator(device=self.device if self.device != "cpu" else "cpu")
+            gen.manual_seed(int(np.random.SeedSequence().generate_state(1)[0]))
+            self.optimizer_ = DPOptimizer(
+                self.optimizer_, noise_multiplier=float(self.noise_multiplier),
+                max_grad_norm=float(self.max_grad_norm), expected_batch_size=1,
+                loss_reduction="mean", generator=gen,
+            )
+            self._dp_np_gen = np.random.default_rng()
+
     # -- accounting --------------------------------------------------------------------------
     def dp_accountant(self):
         """A :class:`DPSGDLeakageAccountant` holding every recorded run of this net."""
@@ -222,5 +261,13 @@ class DPSGDMixin:
 
 
 def make_dpsgd_net(net_class):
-    """A DP-SGD subclass of a skorch net class: ``make_dpsgd_net(NeuralNetClassifier)``."""
-    return type(f"DPSGD{net_class.__name__}", (DPSGDMixin, net_class), {})
+    """A DP-SGD subclass of a skorch net class: ``make_dpsgd_net(NeuralNetClassifier)``.
+
+    The class is registered in this module under ``DPSGD<name>`` so that fitted nets pickle.
+    """
+    name = f"DPSGD{net_class.__name__}"
+    cls = globals().get(name)
+    if cls is None or cls.__mro__[2] is not net_class:
+        cls = type(name, (DPSGDMixin, net_class), {"__module__": __name__})
+        globals()[name] = cls
+    return cls

@@ -133,3 +133,15 @@ def test_import_skdc_privacy_does_not_import_torch():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=str(__import__("pathlib").Path(__file__).parents[2]))
     assert out.stdout.strip() == "False", out.stderr
+
+
+def test_pickled_net_keeps_its_ledger_and_trains_on(trained, data):
+    import pickle
+
+    X, y = data
+    net = pickle.loads(pickle.dumps(trained))
+    assert net.dp_runs_ == trained.dp_runs_
+    np.testing.assert_array_equal(net.predict(X), trained.predict(X))
+    net.partial_fit(X, y)  # DP training continues after a reload and is charged
+    assert len(net.dp_runs_) == 2 and net.dp_runs_[1]["steps"] == 5
+    assert net.privacy_spent()["eps"] > trained.privacy_spent()["eps"]
