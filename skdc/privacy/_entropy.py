@@ -460,6 +460,14 @@ class BlockEntropyLowerBound(BaseEstimator):
         return _block_entropies_torch(C, s, n_mc, seed, self.device_)
 
 
+def _lse_inplace(logits):
+    """Log-sum-exp over the last axis, overwriting ``logits`` (no temporaries)."""
+    top = logits.max(axis=-1, keepdims=True)
+    logits -= top
+    np.exp(logits, out=logits)
+    return np.log(logits.sum(axis=-1)) + top[..., 0]
+
+
 def _block_entropies_numpy(C, s, n_mc, seed, budget=2**23):
     """Plug-in block entropies (bits) with NumPy, batched over blocks and points, float64."""
     rng = np.random.default_rng(seed)
@@ -476,8 +484,10 @@ def _block_entropies_numpy(C, s, n_mc, seed, budget=2**23):
         for p0 in range(0, n_points, pc):
             idx = np.arange(p0, min(p0 + pc, n_points)) // n_mc
             P = Cb[:, idx, :] + noise[:, p0 : p0 + idx.size, :]
-            logits = np.matmul(P, Cb.transpose(0, 2, 1)) / s**2 - cs[:, None, :]
-            lf = const - np.einsum("bij,bij->bi", P, P) / (2 * s**2) + logsumexp(logits, axis=2)
+            logits = np.matmul(P, Cb.transpose(0, 2, 1))
+            logits *= 1 / s**2
+            logits -= cs[:, None, :]
+            lf = const - np.einsum("bij,bij->bi", P, P) / (2 * s**2) + _lse_inplace(logits)
             total[b0 : b0 + bb] += lf.sum(axis=1)
     return -(total / n_points) / LN2
 
