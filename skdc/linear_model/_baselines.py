@@ -1,0 +1,297 @@
+"""Baselines for private linear regression: AdaSSP (Wang, 2018) and Sheffet's sketch (2017).
+
+* AdaSSP (Algorithm 2 of [1]_): noisy sufficient statistics ``X^T X`` and ``X^T y`` plus an
+  adaptive ridge chosen from a privately released ``lambda_min``, the budget split in thirds.
+* Sheffet's sketch (Algorithm 1 of [2]_, as excerpted in App. H.2 of [3]_): release
+  ``S [X, y]`` without noise when a noisy test finds ``lambda_min`` large, else with noise
+  ``w``; ordinary least squares on the release.
+
+References
+----------
+.. [1] Wang, "Revisiting differentially private linear regression: optimal and adaptive
+   prediction & estimation in unbounded domain", UAI 2018.
+.. [2] Sheffet, "Differentially private ordinary least squares", ICML 2017.
+.. [3] Lev et al., "The Gaussian Mixing Mechanism", arXiv:2505.24603, 2025.
+"""
+
+# Licence: BSD 3 clause
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from ..mechanisms._gaussmix import check_row_bound
+from ..privacy import RDPCurve
+from ..utils._sklearn_compat import Interval, StrOptions, _fit_context, validate_data
+
+__all__ = ["AdaSSPRegressor", "SheffetSketchRegressor", "adassp_constants", "sheffet_w2"]
+
+
+def adassp_constants(n_features, epsilon, delta, rho=0.05, row_bound_x=1.0):
+    """AdaSSP's noise multiplier ``c``, eigenvalue shift and ridge threshold (Wang 2018, Alg. 2).
+
+    ``L = ln(6/delta)``, ``c = sqrt(L) / (eps/3)``, shift ``L C^2 / (eps/3)``, threshold
+    ``sqrt(d L ln(2 d^2 / rho)) C^2 / (eps/3)``.
+
+    Examples
+    --------
+    >>> from skdc.linear_model import adassp_constants
+    >>> [round(v, 6) for v in adassp_constants(10, 1.0, 1e-6)]
+    [11.851811, 46.82181, 107.936428]
+    """
+    L = math.log(6 / delta)
+    e3 = epsilon / 3
+    c2 = row_bound_x**2
+    return (
+        math.sqrt(L) / e3,
+        L / e3 * c2,
+        math.sqrt(n_features * L * math.log(2 * n_features**2 / rho)) * c2 / e3,
+    )
+
+
+def sheffet_w2(k, epsilon, delta, bound_sq, form="review"):
+    """Sheffet's noise level ``w^2`` (spec 7.2, step 2).
+
+    ``(4 C^2 / eps) (sqrt(2 k ln(8/delta)) + 2 ln(8/delta))`` in the review's form; the
+    authors' code uses ``+ ln(8/delta)`` (``form="code"``).
+
+    Examples
+    --------
+    >>> from skdc.linear_model import sheffet_w2
+    >>> round(sheffet_w2(25, 1.0, 1e-6, 1.0), 5), round(sheffet_w2(25, 1.0, 1e-6, 1.0, "code"), 5)
+    (239.92469, 176.34488)
+    """
+    L = math.log(8 / delta)
+    factor = 2.0 if form == "review" else 1.0
+    return (4 * bound_sq / epsilon) * (math.sqrt(2 * k * L) + factor * L)
+
+
+class _PrivateRegressor(RegressorMixin, BaseEstimator):
+    def predict(self, X):
+        """Linear predictions ``X coef_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return X @ self.coef_ + self.intercept_
+
+    def _checked(self, X, y):
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        X = check_row_bound(X, self.row_bound_x, clip=self.clip)
+        y = check_row_bound(y, self.bound_y, clip=self.clip, what="target")
+        return X, y
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.regressor_tags.poor_score = True  # private: noise costs accuracy
+        return tags
+
+
+class AdaSSPRegressor(_PrivateRegressor):
+    """AdaSSP: private ridge regression from noisy sufficient statistics (Wang 2018, Alg. 2).
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+    delta : float, default=1e-6
+    row_bound_x : float, default=1.0
+        Public bound on ``||x_i||``.
+    bound_y : float, default=1.0
+        Public bound on ``|y_i|``.
+    rho : float, default=0.05
+        Failure probability of the ridge choice.
+    clip : bool, default=False
+        Clip rows and targets to the bounds instead of refusing them.
+    random_state : int, RandomState instance or None, default=None
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+    intercept_ : float
+        Always 0.
+    ridge_ : float
+        The ridge ``lambda`` chosen.
+    privacy_spent_ : dict
+        ``{"eps", "delta", "rdp"}``: three Gaussian mechanisms of noise multiplier ``c``.
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdc.linear_model import AdaSSPRegressor
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.uniform(-0.5, 0.5, size=(5000, 2))
+    >>> reg = AdaSSPRegressor(random_state=0).fit(X, X @ np.array([0.8, -0.6]))
+    >>> reg.coef_.shape
+    (2,)
+    """
+
+    _parameter_constraints = {
+        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "delta": [Interval(Real, 0, 1, closed="neither")],
+        "row_bound_x": [Interval(Real, 0, None, closed="neither")],
+        "bound_y": [Interval(Real, 0, None, closed="neither")],
+        "rho": [Interval(Real, 0, 1, closed="neither")],
+        "clip": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, epsilon=1.0, delta=1e-6, *, row_bound_x=1.0, bound_y=1.0, rho=0.05,
+                 clip=False, random_state=None):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.row_bound_x = row_bound_x
+        self.bound_y = bound_y
+        self.rho = rho
+        self.clip = clip
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Release the noisy statistics and solve the adaptive ridge problem.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self : object
+        """
+        X, y = self._checked(X, y)
+        rng = check_random_state(self.random_state)
+        d = X.shape[1]
+        cx2 = self.row_bound_x**2
+        c, shift, threshold = adassp_constants(d, self.epsilon, self.delta, self.rho,
+                                               self.row_bound_x)
+        XX = X.T @ X
+        lam_min = max(0.0, float(np.linalg.eigvalsh(XX)[0]))
+        lam_tilde = max(0.0, lam_min + c * cx2 * rng.standard_normal() - shift)  # step 2
+        lam = max(0.0, threshold - lam_tilde)  # step 3
+        E = rng.standard_normal((d, d))
+        E = np.triu(E) + np.triu(E, 1).T  # symmetric, upper triangle incl. diagonal i.i.d.
+        XX_t = XX + c * cx2 * E  # step 4
+        Xy_t = X.T @ y + c * self.row_bound_x * self.bound_y * rng.standard_normal(d)  # step 5
+        self.coef_ = np.linalg.lstsq(XX_t + lam * np.eye(d), Xy_t, rcond=None)[0]  # step 6
+        self.intercept_ = 0.0
+        self.ridge_ = lam
+        self.privacy_spent_ = {
+            "eps": float(self.epsilon),
+            "delta": float(self.delta),
+            "rdp": RDPCurve(noise=c, n_gaussian=3),
+        }
+        return self
+
+
+class SheffetSketchRegressor(_PrivateRegressor):
+    """Sheffet's private OLS by a Gaussian sketch of ``[X, y]`` (Sheffet 2017, Alg. 1).
+
+    A Laplace-noised test on ``lambda_min([X, y]^T [X, y])`` decides whether the sketch is
+    released without noise or with noise ``w`` (spec 7.2); OLS on the release.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+    delta : float, default=1e-6
+    k : int or "auto", default="auto"
+        Sketch rows; ``"auto"`` is ``ceil(2.5 (n_features + 1))``.
+    row_bound_x : float, default=1.0
+    bound_y : float, default=1.0
+    w2_form : {"review", "code"}, default="review"
+        The review's ``2 ln(8/delta)`` term or the authors' code's ``ln(8/delta)``.
+    clip : bool, default=False
+    random_state : int, RandomState instance or None, default=None
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+    intercept_ : float
+        Always 0.
+    w2_ : float
+        Noise variance of the noisy branch.
+    noisy_ : bool
+        Whether the noisy branch ran.
+    privacy_spent_ : dict
+        ``{"eps", "delta", "rdp"}``; Sheffet's analysis is ``(eps, delta)`` only, so ``rdp`` is
+        None.
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdc.linear_model import SheffetSketchRegressor
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.uniform(-0.5, 0.5, size=(5000, 2))
+    >>> reg = SheffetSketchRegressor(random_state=0).fit(X, X @ np.array([0.8, -0.6]))
+    >>> reg.coef_.shape
+    (2,)
+    """
+
+    _parameter_constraints = {
+        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "delta": [Interval(Real, 0, 1, closed="neither")],
+        "k": [StrOptions({"auto"}), Interval(Integral, 1, None, closed="left")],
+        "row_bound_x": [Interval(Real, 0, None, closed="neither")],
+        "bound_y": [Interval(Real, 0, None, closed="neither")],
+        "w2_form": [StrOptions({"review", "code"})],
+        "clip": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, epsilon=1.0, delta=1e-6, *, k="auto", row_bound_x=1.0, bound_y=1.0,
+                 w2_form="review", clip=False, random_state=None):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.k = k
+        self.row_bound_x = row_bound_x
+        self.bound_y = bound_y
+        self.w2_form = w2_form
+        self.clip = clip
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Release Sheffet's sketch of ``[X, y]`` and solve OLS on it.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self : object
+        """
+        X, y = self._checked(X, y)
+        rng = check_random_state(self.random_state)
+        Z = np.hstack([X, y[:, None]])
+        d1 = Z.shape[1]
+        k = math.ceil(2.5 * d1) if self.k == "auto" else int(self.k)
+        b2 = self.row_bound_x**2 + self.bound_y**2
+        w2 = sheffet_w2(k, self.epsilon, self.delta, b2, self.w2_form)
+        lam_min = float(np.linalg.eigvalsh(Z.T @ Z)[0])
+        z = rng.laplace(scale=4 * b2 / self.epsilon)
+        noisy = not lam_min > w2 + z + 4 * b2 * math.log(1 / self.delta) / self.epsilon
+        S = rng.standard_normal((k, Z.shape[0]))
+        M = S @ Z
+        if noisy:
+            M = M + math.sqrt(w2) * rng.standard_normal((k, d1))
+        self.coef_ = np.linalg.lstsq(M[:, :-1], M[:, -1], rcond=None)[0]
+        self.intercept_ = 0.0
+        self.w2_ = w2
+        self.noisy_ = bool(noisy)
+        self.privacy_spent_ = {"eps": float(self.epsilon), "delta": float(self.delta),
+                               "rdp": None}
+        return self

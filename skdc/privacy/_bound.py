@@ -1,0 +1,351 @@
+"""The reconstruction lower bound: no attack reconstructs a record better than this.
+
+For any release leaking at most ``gamma`` bits about a record and every attack ``z_hat``,
+Corollary 3.7 of [1]_ (the Shannon lower bound applied block by block, each block charged the
+full ``gamma``) gives::
+
+    E||Psi(x) - z_hat||^2 / tr Sigma
+        >= max_{(k, nu^2) in G} [ (k / (2 pi e)) 2^{2 (h_LB(k, nu^2) - gamma) / k} - nu^2 ]_+
+
+(unit-trace scale, eq. 13-14 of [1]_). :class:`ReconstructionBound` evaluates it from a fitted
+:class:`BlockEntropyLowerBound` (or a table of grid records). The scorers put the bound next to
+the attack scorers: :func:`make_bound_scorer` returns the provable error floor of a fitted
+pipeline's mechanism, :func:`bound_slack_score` an attack's error minus that floor.
+
+References
+----------
+.. [1] Bourne and Allison, "From Pixels to Privacy-Sensitive Features: An Information-Theoretic
+   Framework for Reconstruction Bounds", arXiv:2610.13768, 2026.
+"""
+
+# Licence: BSD 3 clause
+
+import math
+import warnings
+from numbers import Real
+
+import numpy as np
+
+from ._leakage import GaussianReleaseLeakage
+
+__all__ = [
+    "ReconstructionBound",
+    "shannon_lower_bound",
+    "reconstruction_ratio_score",
+    "bound_slack_score",
+    "make_bound_scorer",
+    "make_slack_scorer",
+    "mechanism_leakage_bits",
+]
+
+_TWO_PI_E = 2 * math.pi * math.e
+
+
+def shannon_lower_bound(h_bits, gamma_bits, dim, dither_var=0.0):
+    """Absolute MSE floor of Theorem 3.6 of [1]_: ``[(m/(2 pi e)) 2^{2(h - gamma)/m} - m s^2]_+``.
+
+    Parameters
+    ----------
+    h_bits : float
+        Differential entropy (bits) of the dithered representation.
+    gamma_bits : float
+        Leakage (bits).
+    dim : int
+        Dimension ``m``.
+    dither_var : float, default=0.0
+        Dither variance ``s^2``.
+
+    Returns
+    -------
+    mse : float
+        Lower bound on ``E||z - z_hat||^2``.
+
+    Examples
+    --------
+    >>> import math
+    >>> from skdc.privacy import shannon_lower_bound
+    >>> round(shannon_lower_bound(2 * math.log2(2 * math.pi * math.e), 2.0, 4), 6)
+    2.0
+    """
+    val = (dim / _TWO_PI_E) * 2.0 ** (2.0 * (h_bits - gamma_bits) / dim) - dim * dither_var
+    return max(float(val), 0.0)
+
+
+class ReconstructionBound:
+    """Provable floor on any attack's reconstruction error, given the leakage in bits.
+
+    Parameters
+    ----------
+    entropy : fitted BlockEntropyLowerBound or list of dict
+        The entropy grid: a fitted :class:`BlockEntropyLowerBound`, or records with keys ``k``,
+        ``nu2``, ``h_lb`` (and optionally ``h_hat``) on the unit-trace scale.
+    normaliser : {"point", "ucb"} or float, default="point"
+        ``tr Sigma`` used in the ratio: the calibration point estimate (as the paper), its upper
+        confidence bound (a confidence statement at ``1 - 2 alpha``), or a declared upper bound.
+    trace : float or None, default=None
+        ``tr Sigma_hat`` on the raw scale for records given as a list (needed by
+        :meth:`mse_floor`).
+
+    Examples
+    --------
+    >>> from skdc.privacy import ReconstructionBound
+    >>> records = [{"k": 1, "nu2": 0.2, "h_lb": 2.0}, {"k": 2, "nu2": 0.4, "h_lb": 3.0}]
+    >>> rho, k, nu2 = ReconstructionBound(records).rho_star(0.5)
+    >>> round(rho, 4), k, nu2
+    (0.5181, 1, 0.2)
+    """
+
+    def __init__(self, entropy, normaliser="point", trace=None):
+        self.entropy = entropy
+        self.normaliser = normaliser
+        self.trace = trace
+
+    def _records(self):
+        ent = self.entropy
+        if hasattr(ent, "pairs_"):
+            return ent.pairs_, ent.trace_, ent.trace_ucb_
+        if isinstance(ent, (list, tuple)) and ent and all(isinstance(r, dict) for r in ent):
+            return list(ent), self.trace, None
+        raise TypeError(
+            "entropy must be a fitted BlockEntropyLowerBound or a list of records with keys "
+            f"'k', 'nu2', 'h_lb'; got {type(ent).__name__}. Fit the entropy bound first."
+        )
+
+    def _scale(self, trace_point, trace_ucb):
+        """Ratio of the normaliser to the point-estimate trace (>= 1 for a valid UCB)."""
+        if self.normaliser == "point":
+            return 1.0
+        if self.normaliser == "ucb":
+            if trace_ucb is None:
+                raise ValueError(
+                    "normaliser='ucb' needs the trace upper bound: fit BlockEntropyLowerBound "
+                    "with diameter_sq set."
+                )
+            return trace_ucb / trace_point
+        if isinstance(self.normaliser, Real) and self.normaliser > 0:
+            if trace_point is None:
+                raise ValueError("a declared normaliser needs the point trace (trace=...).")
+            return float(self.normaliser) / trace_point
+        raise ValueError(
+            f"normaliser must be 'point', 'ucb' or a positive float; got {self.normaliser!r}."
+        )
+
+    def _best(self, gamma_bits, key):
+        if not isinstance(gamma_bits, Real) or gamma_bits < 0 or not np.isfinite(gamma_bits):
+            raise ValueError(f"gamma_bits must be a finite number >= 0; got {gamma_bits!r}.")
+        records, tp, tu = self._records()
+        scale = self._scale(tp, tu)
+        best = (0.0, None, None)
+        for r in records:
+            k, v = int(r["k"]), float(r["nu2"])
+            # eq. (13) of [1] on the unit-trace scale; a larger normaliser divides the SLB term
+            # and the dither term alike
+            val = ((k / _TWO_PI_E) * 2.0 ** (2.0 * (r[key] - gamma_bits) / k) - v) / scale
+            if val > best[0]:
+                best = (val, k, v)
+        rho2, k, v = best
+        if rho2 > 1.0:
+            warnings.warn(
+                f"the bound exceeds 1 (rho^2 = {rho2:.4f}) and is capped: only possible with "
+                "point estimates or a normaliser that is not an upper bound on tr Sigma.",
+                RuntimeWarning,
+            )
+            rho2 = 1.0
+        return math.sqrt(rho2), k, v
+
+    def rho_star(self, gamma_bits):
+        """Floor on ``rho = sqrt(E||z - z_hat||^2 / tr Sigma)``: ``(rho*, k*, nu2*)``.
+
+        Parameters
+        ----------
+        gamma_bits : float
+            Leakage in bits.
+
+        Returns
+        -------
+        rho : float
+            In [0, 1]; 0 means the bound is vacuous.
+        k : int or None
+            The binding block size.
+        nu2 : float or None
+            The binding dither level.
+        """
+        return self._best(gamma_bits, "h_lb")
+
+    def max_leakage(self, rho_target, *, tol=1e-9):
+        """Largest leakage (bits) whose floor is still ``>= rho_target`` (spec 2.5, step 1).
+
+        Feed it to :meth:`DPSGDLeakageAccountant.calibrate_sigma` to pick the noise of a run
+        that provably keeps every attack's ``rho`` at or above ``rho_target``.
+        """
+        if not 0 < rho_target < 1:
+            raise ValueError(f"rho_target must lie in (0, 1); got {rho_target!r}.")
+        if self.rho_star(0.0)[0] < rho_target:
+            raise ValueError(
+                f"rho_target={rho_target} is above the floor at zero leakage "
+                f"({self.rho_star(0.0)[0]:.4f}): no noise level certifies it with this entropy "
+                "grid. Lower the target or estimate the entropy on more rows."
+            )
+        lo, hi = 0.0, 1.0
+        while self.rho_star(hi)[0] >= rho_target:
+            lo, hi = hi, 2 * hi
+        while hi - lo > tol * max(1.0, hi):  # rho* is non-increasing in gamma
+            mid = 0.5 * (lo + hi)
+            if self.rho_star(mid)[0] >= rho_target:
+                lo = mid
+            else:
+                hi = mid
+        return lo
+
+    def rho_point(self, gamma_bits):
+        """The point-estimate version (margins dropped): a diagnostic, not a bound."""
+        return self._best(gamma_bits, "h_hat")
+
+    def mse_floor(self, gamma_bits):
+        """Floor on ``E||Psi(x) - z_hat||^2`` in the representation's raw units."""
+        records, tp, _ = self._records()
+        if tp is None:
+            raise ValueError("mse_floor needs the raw trace: pass trace=... with the records.")
+        rho = self._best(gamma_bits, "h_lb")[0]
+        return rho**2 * tp * self._scale(tp, self._records()[2])
+
+
+def reconstruction_ratio_score(Z_true, Z_hat, trace):
+    """Empirical ``rho`` of an attack: ``sqrt(mean ||z - z_hat||^2 / trace)`` (lower: stronger).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdc.privacy import reconstruction_ratio_score
+    >>> reconstruction_ratio_score(np.ones((2, 2)), np.zeros((2, 2)), 8.0)
+    0.5
+    """
+    Z_true = np.asarray(Z_true, dtype=np.float64)
+    Z_hat = np.asarray(Z_hat, dtype=np.float64)
+    if Z_true.shape != Z_hat.shape:
+        raise ValueError(f"shapes differ: {Z_true.shape} vs {Z_hat.shape}.")
+    mse = np.mean(np.sum((Z_true - Z_hat).reshape(Z_true.shape[0], -1) ** 2, axis=1))
+    return float(math.sqrt(mse / float(trace)))
+
+
+def bound_slack_score(attack_error, bound):
+    """An attack's error minus the provable floor; a negative *mean* signals a bug.
+
+    Parameters
+    ----------
+    attack_error : float, array-like, or callable
+        The attack's error (``rho`` or RMSE; the same units as ``bound``), several errors, or a
+        scorer-like callable ``() -> error``.
+    bound : float, array-like, or callable
+        The floor in the same units, or a callable ``() -> floor``.
+
+    Returns
+    -------
+    slack : float or ndarray
+
+    Examples
+    --------
+    >>> from skdc.privacy import bound_slack_score
+    >>> round(bound_slack_score([0.9, 0.8], 0.6), 2)
+    0.25
+    """
+    a = attack_error() if callable(attack_error) else attack_error
+    b = bound() if callable(bound) else bound
+    slack = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
+    if slack.ndim:
+        slack = float(slack.mean())
+    return float(slack)
+
+
+def mechanism_leakage_bits(mechanism, radius):
+    """Per-record leakage (bits) of a fitted mechanism's private-data noise (E1/E3 of [1]_).
+
+    For C-GDP / I-GDP / GDP with noise ``sigma`` the rotation earns no credit and rows within
+    ``radius`` of a known centre leak ``radius^2 / (2 sigma^2 ln 2)`` bits; a mechanism exposing
+    ``leakage_bits()`` (a GaussMix release) reports its own.
+    """
+    if hasattr(mechanism, "leakage_bits") and callable(mechanism.leakage_bits):
+        return float(mechanism.leakage_bits())
+    sigma = getattr(mechanism, "noise", None)
+    if sigma is None:
+        raise TypeError(
+            f"{type(mechanism).__name__} exposes neither leakage_bits() nor a Gaussian noise "
+            "level; no leakage bound is known for it."
+        )
+    if sigma <= 0:
+        return math.inf
+    return GaussianReleaseLeakage(sigma, radius=radius).leakage_bits()
+
+
+def _find_mechanism(estimator):
+    steps = getattr(estimator, "steps", None)
+    if steps is None:
+        return estimator
+    for _, step in steps:
+        if hasattr(step, "noise") or hasattr(step, "leakage_bits"):
+            return step
+    raise TypeError("the pipeline has no mechanism step with a noise level or leakage_bits().")
+
+
+def make_bound_scorer(bound, *, radius, units="rho"):
+    """Scorer giving the provable error floor of a fitted pipeline's mechanism.
+
+    The returned callable has the scorer signature ``(estimator, X, y=None) -> float``, so it
+    sits next to the attack scorers in ``GridSearchCV(scoring={...})``. It finds the mechanism
+    (the first step with a ``noise`` level or ``leakage_bits()``), bounds its per-record leakage
+    and returns ``bound.rho_star(gamma)`` (``units="rho"``) or the per-row RMSE floor
+    ``sqrt(mse_floor / n_features)`` (``units="rmse"``) for the evaluation rows' population.
+
+    Parameters
+    ----------
+    bound : ReconstructionBound
+        Fitted on the population of the evaluation rows (pixel or feature space).
+    radius : float
+        Public bound on the norm of a row around its known centre (e.g. the anchor centre).
+    units : {"rho", "rmse"}, default="rho"
+        Output units.
+
+    Returns
+    -------
+    scorer : callable
+    """
+    if units not in ("rho", "rmse"):
+        raise ValueError(f"units must be 'rho' or 'rmse'; got {units!r}.")
+
+    def scorer(estimator, X, y=None):
+        gamma = mechanism_leakage_bits(_find_mechanism(estimator), radius)
+        if not np.isfinite(gamma):
+            return 0.0
+        if units == "rho":
+            return bound.rho_star(gamma)[0]
+        return math.sqrt(bound.mse_floor(gamma) / np.asarray(X).shape[1])
+
+    scorer.__name__ = "bound_floor"
+    return scorer
+
+
+def make_slack_scorer(attack_scorer, bound_scorer, *, attack_sign=1.0):
+    """Scorer ``(estimator, X, y) -> attack error - provable floor`` for model selection.
+
+    Parameters
+    ----------
+    attack_scorer : callable
+        A scorer ``(estimator, X, y) -> error`` of an attack (same units as the floor).
+    bound_scorer : callable
+        A scorer from :func:`make_bound_scorer`.
+    attack_sign : float, default=1.0
+        Multiplies the attack scorer's output: pass ``-1`` for a scikit-learn scorer built with
+        ``greater_is_better=False``, which returns the negated error.
+
+    Returns
+    -------
+    scorer : callable
+        A negative mean over folds signals a bug or an invalid attack.
+    """
+
+    def scorer(estimator, X, y=None):
+        return bound_slack_score(attack_sign * attack_scorer(estimator, X, y),
+                                 bound_scorer(estimator, X, y))
+
+    scorer.__name__ = "bound_slack"
+    return scorer

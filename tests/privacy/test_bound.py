@@ -1,0 +1,201 @@
+"""The reconstruction bound (Cor. 3.7): grid combiner (A8-A11), Gaussian sanity (A15-A17),
+invariances (A24) and the scorers."""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import Pipeline
+
+from skdc.mechanisms import CGDP
+from skdc.privacy import (
+    BlockEntropyLowerBound,
+    DPSGDLeakageAccountant,
+    GaussianReleaseLeakage,
+    ReconstructionBound,
+    bound_slack_score,
+    make_bound_scorer,
+    make_slack_scorer,
+    reconstruction_ratio_score,
+    shannon_lower_bound,
+)
+
+TWO_PI_E = 2 * math.pi * math.e
+
+
+@pytest.fixture(scope="module")
+def mnist_bound(mnist_pixel_grid):
+    return ReconstructionBound(mnist_pixel_grid)
+
+
+@pytest.mark.parametrize(
+    "gamma, rho, k, nu2",
+    [(0.048, 0.9067, 14, 1.6), (0.169, 0.8924, 16, 1.6), (0.570, 0.8453, 16, 1.6),
+     (1.785, 0.7541, 28, 1.6), (5.042, 0.5558, 28, 0.8), (13.150, 0.1312, 28, 0.4),
+     (32.883, 0.0, None, None)],
+)
+def test_a8_table4_mnist_pixel(mnist_bound, gamma, rho, k, nu2):
+    r, k_star, nu2_star = mnist_bound.rho_star(gamma)
+    assert r == pytest.approx(rho, abs=5e-5)
+    assert (k_star, nu2_star) == (k, nu2)
+
+
+def test_a8_from_table5_sigma_within_rounding(mnist_bound):
+    # gamma recomputed from the printed (rounded) MNIST sigma moves rho* by <= 0.001
+    acct = DPSGDLeakageAccountant()
+    for sigma, rho in [(5.574, 0.907), (3.028, 0.892), (1.741, 0.845), (1.110, 0.754)]:
+        gamma = acct.leakage_bits(1 / 49, sigma, 4900)
+        assert mnist_bound.rho_star(gamma)[0] == pytest.approx(rho, abs=1.5e-3)
+
+
+@pytest.mark.parametrize("gamma, rho", [(0.72, 0.8308), (2.89, 0.6732), (8.01, 0.3967),
+                                        (72.13, 0.0)])
+def test_a9_table6_bound_row(mnist_bound, gamma, rho):
+    assert mnist_bound.rho_star(gamma)[0] == pytest.approx(rho, abs=5e-5)
+
+
+def test_a10_table8_rho_star(mnist_bound):
+    expected = [0.8091, 0.7387, 0.6649, 0.6063, 0.5578, 0.5074, 0.4543, 0.3972]
+    got = [mnist_bound.rho_star(float(r))[0] for r in range(1, 9)]
+    np.testing.assert_allclose(got, expected, atol=5e-5)
+
+
+def test_a11_saturation_and_point_estimate(mnist_bound):
+    assert mnist_bound.rho_star(0.0)[:2] == (pytest.approx(0.9131, abs=5e-5), 14)
+    assert mnist_bound.rho_star(0.0)[2] == 1.6
+    assert mnist_bound.rho_point(0.0481)[0] == pytest.approx(0.9740, abs=5e-5)
+
+
+def test_a15_isotropic_gaussian_no_dither():
+    m, gamma = 4, GaussianReleaseLeakage(1.0, cov=np.eye(4)).leakage_bits()
+    h = 2 * math.log2(TWO_PI_E)
+    mse = shannon_lower_bound(h, gamma, m)
+    assert mse == pytest.approx(2.0, rel=1e-12)  # = the MMSE m lam sig^2 / (lam + sig^2)
+    assert math.sqrt(mse / m) == pytest.approx(0.707107, rel=1e-6)
+
+
+def test_a16_isotropic_gaussian_with_dither():
+    m, s2 = 4, 0.1
+    h = 2 * math.log2(TWO_PI_E * 1.1)
+    mse = shannon_lower_bound(h, 2.0, m, dither_var=s2)
+    assert mse == pytest.approx(m * 1 * (1 - s2) / (1 + 1), rel=1e-12)
+    assert math.sqrt(mse / m) == pytest.approx(0.670820, rel=1e-6)
+
+
+def test_a17_anisotropic_gaussian():
+    gamma = GaussianReleaseLeakage(1.0, cov=np.diag([4.0, 1.0])).leakage_bits()
+    h = 0.5 * math.log2(TWO_PI_E**2 * 4.0)
+    slb = shannon_lower_bound(h, gamma, 2)
+    mmse = 4 * 1 / 5 + 1 * 1 / 2
+    assert slb == pytest.approx(1.264911, rel=1e-6) and slb < mmse
+    # Hadamard k = 1 blocks: each block has variance tr = 5
+    assert shannon_lower_bound(0.5 * math.log2(TWO_PI_E * 5), gamma, 1) == pytest.approx(0.5)
+
+
+def test_a24_monotone_in_leakage_and_never_above_one(mnist_bound):
+    gammas = np.linspace(0, 40, 81)
+    rhos = [mnist_bound.rho_star(g)[0] for g in gammas]
+    assert all(a >= b for a, b in zip(rhos, rhos[1:]))
+    assert max(rhos) <= 1.0
+    # a point-estimate grid above the cap is capped with a warning
+    with pytest.warns(RuntimeWarning, match="capped"):
+        rb = ReconstructionBound([{"k": 1, "nu2": 0.2, "h_lb": 10.0}])
+        assert rb.rho_star(0.0)[0] == 1.0
+
+
+def test_a24_invariance_under_rescale_and_shift():
+    rng = np.random.RandomState(3)
+    X = rng.standard_normal((300, 4)) @ np.diag([1.0, 2.0, 0.5, 1.5])
+    Xp = rng.standard_normal((60, 4)) @ np.diag([1.0, 2.0, 0.5, 1.5])
+    kw = dict(block_sizes=[1, 2], nu2=(0.8, 3.2), device="cpu", random_state=0)
+    rb1 = ReconstructionBound(BlockEntropyLowerBound(**kw).fit(X, X_perp=Xp))
+    rb2 = ReconstructionBound(BlockEntropyLowerBound(**kw).fit(5 * X - 2, X_perp=5 * Xp - 2))
+    for g in (0.0, 0.5, 2.0):
+        assert rb1.rho_star(g)[0] == pytest.approx(rb2.rho_star(g)[0], abs=1e-9)
+        assert rb2.mse_floor(g) == pytest.approx(25 * rb1.mse_floor(g), rel=1e-8)
+
+
+def test_ucb_normaliser_lowers_the_bound(mnist_pixel_grid):
+    rng = np.random.RandomState(0)
+    X, Xp = rng.uniform(0, 1, (300, 4)), rng.uniform(0, 1, (200, 4))
+    ent = BlockEntropyLowerBound(block_sizes=[1, 2, 4], nu2=(0.8, 3.2), device="cpu",
+                                 diameter_sq=4.0).fit(X, X_perp=Xp)
+    assert ent.trace_ < ent.trace_ucb_ < 4.0 / 2
+    for g in (0.0, 0.5):
+        assert ReconstructionBound(ent, normaliser="ucb").rho_star(g)[0] <= ReconstructionBound(
+            ent).rho_star(g)[0]
+    # MNIST: normalising by a 2.5 % larger trace lowers rho* by at most 0.026 (spec 6)
+    trace = 3432192.04
+    point = ReconstructionBound(mnist_pixel_grid, trace=trace)
+    ucb = ReconstructionBound(mnist_pixel_grid, normaliser=1.025 * trace, trace=trace)
+    for g in (0.048, 1.785, 5.042):
+        assert 0 < point.rho_star(g)[0] - ucb.rho_star(g)[0] <= 0.026
+        assert ucb.mse_floor(g) == pytest.approx(point.mse_floor(g), rel=1e-12)
+    with pytest.raises(ValueError, match="diameter_sq"):
+        ent2 = BlockEntropyLowerBound(block_sizes=[4], nu2=(0.8,), device="cpu")
+        ReconstructionBound(ent2.fit(X, X_perp=Xp), normaliser="ucb").rho_star(0.5)
+
+
+def test_bound_needs_fitted_entropy():
+    with pytest.raises(TypeError, match="fitted BlockEntropyLowerBound"):
+        ReconstructionBound(BlockEntropyLowerBound()).rho_star(1.0)
+    with pytest.raises(ValueError, match="gamma_bits must be"):
+        ReconstructionBound([{"k": 1, "nu2": 0.2, "h_lb": 1.0}]).rho_star(-1.0)
+
+
+def test_ratio_and_slack_scores():
+    Z = np.ones((4, 2))
+    assert reconstruction_ratio_score(Z, np.zeros((4, 2)), 8.0) == 0.5
+    assert bound_slack_score(0.8, 0.5) == pytest.approx(0.3)
+    assert bound_slack_score([0.9, 0.7], lambda: 0.6) == pytest.approx(0.2)
+    assert bound_slack_score(lambda: 0.4, 0.5) < 0  # a negative slack flags a bug
+
+
+def test_bound_scorer_in_grid_search(mnist_pixel_grid):
+    rng = np.random.RandomState(0)
+    X = rng.uniform(-1, 1, size=(240, 4))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    # the scorer only needs a bound on the population: the shipped grid stands in for one
+    rb = ReconstructionBound(mnist_pixel_grid, trace=4 / 3)
+    radius = 2.0  # rows of [-1, 1]^4 lie within 2 of the origin
+    pipe = Pipeline([("gdp", CGDP(n_participants=2, random_state=0)),
+                     ("clf", LogisticRegression())])
+    search = GridSearchCV(
+        pipe, {"gdp__noise": [0.5, 2.0, 8.0]},
+        scoring={"acc": "accuracy", "floor": make_bound_scorer(rb, radius=radius)},
+        refit="acc", cv=2,
+    ).fit(X, y)
+    floors = search.cv_results_["mean_test_floor"]
+    assert np.all(np.diff(floors) >= 0) and floors[-1] > floors[0]
+    assert np.all((floors >= 0) & (floors <= 1))
+    gamma = GaussianReleaseLeakage(8.0, radius=radius).leakage_bits()
+    assert floors[-1] == pytest.approx(rb.rho_star(gamma)[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rmse = make_bound_scorer(rb, radius=radius, units="rmse")(search.best_estimator_, X)
+    assert rmse >= 0
+
+    def known_secret_rho(estimator, X, y=None):  # an attack scorer, as the attacks room has
+        mech = estimator.named_steps["gdp"]
+        X_hat = mech.inverse_transform(mech.transform(X))
+        return reconstruction_ratio_score(X, X_hat, np.trace(np.cov(X, rowvar=False)))
+
+    slack = make_slack_scorer(known_secret_rho, make_bound_scorer(rb, radius=radius))
+    search2 = GridSearchCV(pipe, {"gdp__noise": [0.5, 8.0]},
+                           scoring={"acc": "accuracy", "slack": slack}, refit="acc", cv=2)
+    assert np.all(search2.fit(X, y).cv_results_["mean_test_slack"] > 0)
+
+
+def test_inverse_use_targets_a_floor(mnist_bound):
+    """Spec 2.5: largest leakage keeping rho* >= target, then the DP-SGD noise reaching it."""
+    gamma_max = mnist_bound.max_leakage(0.754)
+    assert mnist_bound.rho_star(gamma_max)[0] >= 0.754 > mnist_bound.rho_star(gamma_max + 1e-3)[0]
+    acct = DPSGDLeakageAccountant()
+    sigma = acct.calibrate_sigma(gamma_max, q=1 / 49, steps=4900)
+    assert mnist_bound.rho_star(acct.leakage_bits(1 / 49, sigma, 4900))[0] >= 0.754 - 1e-9
+    assert sigma == pytest.approx(1.11, abs=0.01)  # Table 5, MNIST at epsilon = 8
+    with pytest.raises(ValueError, match="above the floor at zero leakage"):
+        mnist_bound.max_leakage(0.95)

@@ -1,0 +1,147 @@
+"""DP-SGD for skorch nets: Poisson batches, per-sample clipping, accounting agrees with Opacus."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("opacus")
+pytest.importorskip("skorch")
+
+from skorch import NeuralNetClassifier  # noqa: E402
+from torch import nn  # noqa: E402
+
+from skdc.privacy import DPSGDLeakageAccountant, PoissonBatchLoader, make_dpsgd_net  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore:Full backward hook:UserWarning")
+
+
+class TinyMLP(nn.Module):
+    def __init__(self, n_in=4, n_hidden=8):
+        super().__init__()
+        self.l1 = nn.Linear(n_in, n_hidden)
+        self.l2 = nn.Linear(n_hidden, 2)
+
+    def forward(self, X):
+        return self.l2(torch.relu(self.l1(X)))
+
+
+DPNet = make_dpsgd_net(NeuralNetClassifier)
+CE = nn.CrossEntropyLoss
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.RandomState(0)
+    X = rng.standard_normal((120, 4)).astype(np.float32)
+    y = (X[:, 0] + X[:, 1] > 0).astype(np.int64)
+    return X, y
+
+
+@pytest.fixture(scope="module")
+def trained(data):
+    X, y = data
+    torch.manual_seed(0)
+    net = DPNet(TinyMLP, criterion=CE,
+                max_epochs=4, lr=0.5, batch_size=24, train_split=None, verbose=0,
+                noise_multiplier=0.8, max_grad_norm=1.0, dp_delta=1e-5, dp_random_state=0)
+    return net.fit(X, y)
+
+
+def test_run_is_recorded_with_actual_q_sigma_steps(trained, data):
+    X, _ = data
+    q = 24 / X.shape[0]
+    assert trained.dp_runs_ == [{"q": q, "sigma": 0.8, "steps": 4 * round(1 / q)}]
+    acct = trained.dp_accountant()
+    ref = DPSGDLeakageAccountant().add_run(q, 0.8, 20)
+    assert acct.leakage_bits_ == pytest.approx(ref.leakage_bits_, rel=1e-12)
+    spent = trained.privacy_spent()
+    assert spent["leakage_bits"] == pytest.approx(ref.leakage_bits_, rel=1e-12)
+    hist = trained.history[:, "dp_epsilon"]
+    assert len(hist) == 4 and all(a < b for a, b in zip(hist, hist[1:]))
+    assert hist[-1] == pytest.approx(spent["eps"])
+
+
+def test_epsilon_matches_opacus_rdp_accountant(trained):
+    from opacus.accountants import RDPAccountant
+
+    opacus_acct = RDPAccountant()
+    for r in trained.dp_runs_:
+        opacus_acct.history.append((r["sigma"], r["q"], r["steps"]))
+    eps_ref, alpha_ref = opacus_acct.get_privacy_spent(delta=1e-5)
+    spent = trained.privacy_spent(1e-5)
+    assert spent["eps"] == pytest.approx(eps_ref, rel=1e-8)
+    assert spent["alpha"] == alpha_ref
+
+
+def test_trained_net_predicts(trained, data):
+    X, y = data
+    assert np.isfinite(trained.history[-1, "train_loss"])
+    assert trained.predict(X).shape == (X.shape[0],)
+
+
+def test_per_sample_clipping_bounds_the_update(data):
+    """Full batch (q = 1), negligible noise: the mean clipped gradient has norm <= C."""
+    X, y = data
+    C = 1e-3
+    torch.manual_seed(0)
+    net = DPNet(TinyMLP, criterion=CE,
+                max_epochs=1, lr=1.0, train_split=None, verbose=0, sample_rate=1.0,
+                noise_multiplier=1e-9, max_grad_norm=C, dp_random_state=0,
+                optimizer=torch.optim.SGD)
+    net.initialize()
+    before = [p.detach().clone() for p in net.module_.parameters()]
+    net.partial_fit(X, y)
+    step = torch.sqrt(sum(((p.detach() - b) ** 2).sum()
+                          for p, b in zip(net.module_.parameters(), before)))
+    assert net.dp_runs_ == [{"q": 1.0, "sigma": 1e-9, "steps": 1}]
+    assert float(step) <= C * (1 + 1e-4)
+    assert float(step) > 0.05 * C  # clipped, not vanishing, gradients
+
+
+def test_poisson_loader_batches(data):
+    X, y = data
+    ds = torch.utils.data.TensorDataset(torch.as_tensor(X), torch.as_tensor(y))
+    loader = PoissonBatchLoader(ds, batch_size=30, generator=np.random.default_rng(0))
+    sizes = [len(b[0]) for b in loader]
+    assert len(sizes) == 4 and loader.sample_rate == 0.25
+    assert 10 < np.mean(sizes) < 50
+    empty = PoissonBatchLoader(ds, sample_rate=1e-9, steps=2, generator=np.random.default_rng(0))
+    assert [b[0].shape for b in empty] == [torch.Size([0, 4])] * 2
+
+
+def test_bad_noise_multiplier_refused(data):
+    X, y = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        net = DPNet(TinyMLP, criterion=CE,
+                max_epochs=1, train_split=None, verbose=0, noise_multiplier=0.0)
+        with pytest.raises(ValueError, match="noise_multiplier must be > 0"):
+            net.fit(X, y)
+    with pytest.raises(ValueError, match=r"sampling rate q must lie in \(0, 1\]"):
+        DPNet(TinyMLP, criterion=CE,
+                max_epochs=1, train_split=None, verbose=0, sample_rate=1.5).fit(X, y)
+
+
+def test_import_skdc_privacy_does_not_import_torch():
+    import subprocess
+    import sys
+
+    code = ("import sys, skdc, skdc.privacy, skdc.linear_model, skdc.mechanisms; "
+            "print('torch' in sys.modules or 'opacus' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=str(__import__("pathlib").Path(__file__).parents[2]))
+    assert out.stdout.strip() == "False", out.stderr
+
+
+def test_pickled_net_keeps_its_ledger_and_trains_on(trained, data):
+    import pickle
+
+    X, y = data
+    net = pickle.loads(pickle.dumps(trained))
+    assert net.dp_runs_ == trained.dp_runs_
+    np.testing.assert_array_equal(net.predict(X), trained.predict(X))
+    net.partial_fit(X, y)  # DP training continues after a reload and is charged
+    assert len(net.dp_runs_) == 2 and net.dp_runs_[1]["steps"] == 20  # max_epochs=4 passes
+    assert net.privacy_spent()["eps"] > trained.privacy_spent()["eps"]

@@ -1,0 +1,175 @@
+"""Block entropy lower bound: margins (A12-A14), plug-in (A19), sanity (A20), rotation (A21)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from skdc.privacy import (
+    BlockEntropyLowerBound,
+    mc_constant,
+    mc_margin,
+    plugin_entropy,
+    sampling_margin,
+    trace_ucb,
+)
+
+
+@pytest.mark.parametrize(
+    "n, n_pairs, expected",
+    [(59000, 48, 0.13840), (49000, 60, 0.15171), (44000, 60, 0.15864), (10000, 60, 0.29059),
+     (59000, 36, 0.13574)],
+)
+def test_a12_sampling_margin(n, n_pairs, expected):
+    assert sampling_margin(n, n_pairs, 0.025) == pytest.approx(expected, abs=6e-6)
+
+
+def test_a12_fixture_margin():
+    assert sampling_margin(59000, 48, 0.025) == pytest.approx(0.13840286575, rel=1e-9)
+
+
+def test_a13_mc_margin():
+    assert mc_margin(195.5515, 784, 59000, 2, 48, 0.025) == pytest.approx(0.091885, abs=6e-7)
+    assert mc_margin(1491.329, 28, 59000, 28, 48, 0.025) == pytest.approx(0.358851, abs=6e-7)
+
+
+def test_a14_mc_constant():
+    assert mc_constant(1, math.sqrt(0.2), 1.0) == pytest.approx(195.68, abs=5e-3)
+    assert mc_constant(1, math.sqrt(0.2), 0.9985) < 195.68
+
+
+def test_a19_plugin_entropy_one_dimensional():
+    truth = 0.5 * math.log2(2 * math.pi * math.e * 1.25)
+    assert truth == pytest.approx(2.2081, abs=1e-4)
+    estimates = []
+    for seed in range(4):
+        c = np.random.RandomState(seed).standard_normal((2000, 1))
+        estimates.append(plugin_entropy(c, 0.5, 4, random_state=seed))
+    # downward-biased plug-in, close to the truth at n = 2000
+    assert np.mean(estimates) == pytest.approx(truth, abs=0.03)
+    assert max(estimates) < truth + 0.05
+    # m_hat = E c^2 = 1 for the N(0, 1) source
+    t_mc = mc_margin(mc_constant(1, 0.5, 1.0), 1, 2000, 4, 1, 0.025)
+    assert t_mc == pytest.approx(1.31, abs=0.01)
+    assert sampling_margin(2000, 1, 0.025) == pytest.approx(0.377, abs=1e-3)
+
+
+@pytest.fixture(scope="module")
+def fitted_bound():
+    rng = np.random.RandomState(0)
+    A = rng.standard_normal((8, 8)) * np.linspace(0.3, 2.0, 8)
+    X = rng.standard_normal((400, 8)) @ A
+    X_perp = rng.standard_normal((100, 8)) @ A
+    ent = BlockEntropyLowerBound(block_sizes=[1, 2, 8], nu2=(0.4, 1.6, 6.4), device="cpu",
+                                 random_state=0)
+    return ent.fit(X, X_perp=X_perp), X, X_perp, A
+
+
+def test_a20_entropy_sanity_per_pair(fitted_bound):
+    ent, X, _, _ = fitted_bound
+    n = X.shape[0]
+    assert len(ent.pairs_) == 9
+    for p in ent.pairs_:
+        k, s, v = p["k"], p["s"], p["nu2"]
+        floor = 0.5 * k * math.log2(2 * math.pi * math.e * s**2)
+        cap = floor + math.log2(n)
+        gauss = 0.5 * k * math.log2(2 * math.pi * math.e * (1 + v) / k)
+        assert floor - 0.05 <= p["h_hat"] <= min(cap, gauss + 0.1)
+        assert p["h_lb"] == pytest.approx(p["h_hat"] - p["t_mc"] - p["t_md"])
+        assert p["t_md"] == pytest.approx(sampling_margin(n, 9, 0.025))
+
+
+def test_a21_eig_rotation_equalises_block_traces():
+    rng = np.random.RandomState(0)
+    m = 12
+    Q, _ = np.linalg.qr(rng.standard_normal((m, m)))
+    Sigma = Q @ np.diag(np.geomspace(0.1, 10, m)) @ Q.T
+    L = np.linalg.cholesky(Sigma)
+    # a huge calibration sample whose covariance is exactly Sigma: whitened then recoloured
+    Z = rng.standard_normal((5000, m))
+    Z -= Z.mean(axis=0)
+    W = np.linalg.cholesky(Z.T @ Z / (Z.shape[0] - 1))
+    Z = Z @ np.linalg.inv(W).T @ L.T
+    ent = BlockEntropyLowerBound(block_sizes=[1], nu2=(1.0,), device="cpu")
+    ent.fit(Z[:200], X_perp=Z)
+    assert ent.trace_ == pytest.approx(np.trace(Sigma), rel=1e-10)
+    # rotated covariance on the unit-trace scale: each of the m coordinates carries 1/m
+    Y = ent._rotate(Z)
+    C = np.cov(Y, rowvar=False)
+    for k in (1, 2, 3, 4, 6, 12):
+        nk = m // k
+        block_traces = [nk * np.trace(C[b * k:(b + 1) * k, b * k:(b + 1) * k]) for b in range(nk)]
+        np.testing.assert_allclose(block_traces, 1.0, atol=1e-10)
+
+
+def test_invariant_to_global_rescale_and_shift(fitted_bound):
+    ent, X, X_perp, _ = fitted_bound
+    ent2 = BlockEntropyLowerBound(block_sizes=[1, 2, 8], nu2=(0.4, 1.6, 6.4), device="cpu",
+                                  random_state=0).fit(3.0 * X + 7.0, X_perp=3.0 * X_perp + 7.0)
+    for a, b in zip(ent.pairs_, ent2.pairs_):
+        assert a["h_lb"] == pytest.approx(b["h_lb"], abs=1e-8)
+    assert ent2.trace_ == pytest.approx(9 * ent.trace_)
+
+
+def test_representation_is_applied():
+    from sklearn.decomposition import PCA
+
+    rng = np.random.RandomState(1)
+    X = rng.standard_normal((300, 10))
+    psi = PCA(n_components=4, random_state=0).fit(rng.standard_normal((100, 10)))
+    ent = BlockEntropyLowerBound(block_sizes=[1, 4], nu2=(1.6,), rotation="signs",
+                                 device="cpu").fit(X, X_perp=rng.standard_normal((50, 10)),
+                                                   representation=psi)
+    assert ent.n_components_ == 4 and ent.padded_dim_ == 4
+
+
+def test_trace_ucb_covers_the_trace():
+    rng = np.random.RandomState(0)
+    Z = rng.uniform(0, 1, size=(2000, 5))
+    ucb = trace_ucb(Z, diameter_sq=5.0, delta=0.05, random_state=0)
+    assert 5 / 12 < ucb < 5 / 12 * 1.5
+    with pytest.raises(ValueError, match="not an upper bound"):
+        trace_ucb(Z, diameter_sq=0.1)
+
+
+def test_blocks_must_divide_dimension():
+    rng = np.random.RandomState(0)
+    X = rng.standard_normal((200, 8))
+    with pytest.raises(ValueError, match="block sizes must divide the dimension 8"):
+        BlockEntropyLowerBound(block_sizes=[3], device="cpu").fit(X, X_perp=X[:50] + 1)
+
+
+def test_too_few_samples_says_how_many():
+    rng = np.random.RandomState(0)
+    X = rng.standard_normal((6, 4))
+    with pytest.raises(ValueError, match=r"too few estimation rows .* At least \d+ rows"):
+        BlockEntropyLowerBound(device="cpu").fit(X, X_perp=rng.standard_normal((20, 4)))
+
+
+def test_eig_rotation_needs_enough_calibration_rows():
+    rng = np.random.RandomState(0)
+    X = rng.standard_normal((200, 8))
+    with pytest.raises(ValueError, match="at least m=8 calibration rows"):
+        BlockEntropyLowerBound(device="cpu").fit(X, X_perp=rng.standard_normal((5, 8)))
+
+
+def test_without_calibration_rows_needs_declared_trace():
+    X = np.random.RandomState(0).standard_normal((200, 4))
+    with pytest.raises(ValueError, match="rotation='signs'"):
+        BlockEntropyLowerBound(device="cpu").fit(X)
+    ent = BlockEntropyLowerBound(block_sizes=[2], nu2=(1.6,), rotation="signs",
+                                 device="cpu").fit(X, trace=4.0)
+    assert ent.trace_ == 4.0 and len(ent.pairs_) == 1
+
+
+def test_torch_kernel_agrees_with_numpy():
+    """The GPU code path (run here on the CPU) estimates the same entropies."""
+    torch = pytest.importorskip("torch")
+    from skdc.privacy._entropy import _block_entropies_numpy, _block_entropies_torch
+
+    rng = np.random.RandomState(0)
+    C = rng.standard_normal((3, 300, 1))
+    h_np = _block_entropies_numpy(C, 0.5, 64, [0, 0, 0])
+    h_t = _block_entropies_torch(C, 0.5, 64, [0, 0, 0], "cpu", budget=2**20)
+    np.testing.assert_allclose(h_t, h_np, atol=0.05)
+    assert torch.get_default_dtype() == torch.float32  # the kernel forces float64 itself

@@ -1,0 +1,202 @@
+"""Leakage accountants: DP-SGD (Theorem 4.1), Gaussian release (E1/E3), GaussMix (E4)."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import integrate
+
+from skdc.privacy import (
+    DPSGDLeakageAccountant,
+    GaussianReleaseLeakage,
+    GaussMixLeakage,
+    binary_symmetric_leakage,
+    rdp_to_dp,
+    subsampled_gaussian_kl,
+    subsampled_gaussian_rdp,
+)
+
+
+def _gamma(q, sigma, steps):
+    return DPSGDLeakageAccountant().add_run(q=q, sigma=sigma, steps=steps).leakage_bits_
+
+
+@pytest.mark.parametrize(
+    "sigma, expected", [(1, 0.721348), (0.5, 2.885390), (0.3, 8.014972), (0.1, 72.134752)]
+)
+def test_a1_full_batch_single_step(sigma, expected):
+    assert _gamma(1.0, sigma, 1) == pytest.approx(expected, rel=1e-6)
+    # the closed form 1 / (2 ln 2 sigma^2)
+    assert _gamma(1.0, sigma, 1) == pytest.approx(1 / (2 * math.log(2) * sigma**2), rel=1e-12)
+
+
+def test_a2_cifar_weak_privacy_run():
+    assert _gamma(1 / 44, 0.503697, 4400) == pytest.approx(33.22208, rel=1e-6)
+
+
+@pytest.mark.parametrize(
+    "sigma, expected",
+    [(5.837518, 0.0488), (3.167411, 0.1714), (1.814579, 0.5767), (1.147369, 1.8056),
+     (0.815769, 5.1077), (0.628747, 13.3165)],
+)
+def test_a3_table5_cifar(sigma, expected):
+    assert round(_gamma(1 / 44, sigma, 4400), 4) == expected
+
+
+@pytest.mark.parametrize(
+    "sigma, expected",
+    [(10.968652, 0.0602), (5.940671, 0.2068), (3.313437, 0.6816), (1.948359, 2.1106),
+     (1.241676, 6.0100), (0.862983, 15.6816), (0.638604, 38.3450)],
+)
+def test_a4_table5_imagenette(sigma, expected):
+    assert round(_gamma(0.1, sigma, 1000), 4) == pytest.approx(expected, abs=1e-12)
+
+
+def test_a4_rounded_sigma_drifts():
+    assert round(_gamma(0.1, 0.639, 1000), 2) == 38.27
+
+
+@pytest.mark.parametrize(
+    "q, sigma, expected",
+    [(0.02, 0.1, 0.901961113), (0.5, 0.2, 5.574057423), (0.001, 0.5, 2.13251945e-5),
+     (1 / 49, 5.574, 6.80709885e-6)],
+)
+def test_a5_gauss_hermite_matches_adaptive_quadrature(q, sigma, expected):
+    kl = subsampled_gaussian_kl(q, sigma)
+    assert kl == pytest.approx(expected, rel=1e-8)
+
+    def integrand(y):
+        p = (1 - q) * math.exp(-(y**2) / (2 * sigma**2)) + q * math.exp(
+            -((y - 1) ** 2) / (2 * sigma**2)
+        )
+        p /= math.sqrt(2 * math.pi) * sigma
+        llr = np.logaddexp(math.log1p(-q), math.log(q) + (2 * y - 1) / (2 * sigma**2))
+        return p * llr
+
+    ref = integrate.quad(integrand, -40 * sigma - 1, 40 * sigma + 2, limit=500,
+                         epsabs=0, epsrel=1e-13, points=[0.0, 0.5, 1.0])[0]
+    assert kl == pytest.approx(ref, rel=1e-9)
+
+
+def test_a6_monotonicity():
+    sigmas = [0.3, 0.5, 1.0, 2.0, 5.0]
+    g = [_gamma(0.05, s, 100) for s in sigmas]
+    assert all(a > b for a, b in zip(g, g[1:]))
+    qs = [0.001, 0.01, 0.1, 0.5, 1.0]
+    g = [_gamma(q, 1.0, 100) for q in qs]
+    assert all(a < b for a, b in zip(g, g[1:]))
+    g = [_gamma(0.05, 1.0, t) for t in (1, 10, 100)]
+    assert all(a < b for a, b in zip(g, g[1:]))
+    assert _gamma(0.05, 1.0, 0) == 0.0
+    assert DPSGDLeakageAccountant().leakage_bits_ == 0.0
+
+
+@pytest.mark.parametrize(
+    "target, expected", [(0.72, 0.48488), (2.89, 0.35164), (8.01, 0.27180), (72.13, 0.12932)]
+)
+def test_a7_inverse_calibration(target, expected):
+    acct = DPSGDLeakageAccountant()
+    sigma = acct.calibrate_sigma(target, q=0.02, steps=100)
+    assert sigma == pytest.approx(expected, abs=5e-6)
+    assert acct.leakage_bits(0.02, sigma, 100) == pytest.approx(target, rel=1e-8)
+
+
+def test_composition_over_runs_and_small_q_sanity():
+    acct = DPSGDLeakageAccountant()
+    acct.add_run(0.01, 1.0, 500).add_run(0.01, 1.0, 500).add_run(0.1, 2.0, 10)
+    single = DPSGDLeakageAccountant().add_run(0.01, 1.0, 1000).leakage_bits_
+    assert acct.leakage_bits_ == pytest.approx(
+        single + DPSGDLeakageAccountant().add_run(0.1, 2.0, 10).leakage_bits_, rel=1e-12
+    )
+    # small-q approximation and the closed-form upper bound (spec 2.3)
+    q, s = 0.001, 1.0
+    kl = subsampled_gaussian_kl(q, s)
+    assert kl == pytest.approx(0.5 * q**2 * (math.exp(1 / s**2) - 1), rel=1e-2)
+    assert kl <= math.log1p(q**2 * (math.exp(1 / s**2) - 1))
+
+
+def test_epsilon_matches_opacus_rdp():
+    analysis = pytest.importorskip("opacus.accountants.analysis.rdp")
+    from skdc.privacy._leakage import DEFAULT_ORDERS
+
+    acct = DPSGDLeakageAccountant().add_run(1 / 49, 1.11, 4900).add_run(0.1, 2.5, 30)
+    rdp = sum(
+        analysis.compute_rdp(q=q, noise_multiplier=s, steps=t, orders=list(DEFAULT_ORDERS))
+        for q, s, t in [(1 / 49, 1.11, 4900), (0.1, 2.5, 30)]
+    )
+    eps_ref, alpha_ref = analysis.get_privacy_spent(orders=list(DEFAULT_ORDERS), rdp=rdp,
+                                                    delta=1e-5)
+    eps, alpha = acct.epsilon(1e-5)
+    assert eps == pytest.approx(eps_ref, rel=1e-8)
+    assert alpha == alpha_ref
+
+
+def test_rdp_closed_form_at_full_batch():
+    out = subsampled_gaussian_rdp(1.0, 2.0, 3, orders=[2.0, 5.5])
+    np.testing.assert_allclose(out, 3 * np.array([2.0, 5.5]) / 8.0, rtol=1e-14)
+    eps, _ = rdp_to_dp([0.5, 1.0], [2.0, 4.0], 1e-5, conversion="classic")
+    assert eps == pytest.approx(1.0 + math.log(1e5) / 3)
+
+
+def test_a15_gaussian_release_isotropic():
+    # x ~ N(0, I_4), noise sigma^2 = 1: (m/2) log2 2 = 2 bits
+    assert GaussianReleaseLeakage(1.0, cov=np.eye(4)).leakage_bits() == pytest.approx(2.0)
+    # the radius bound and the minimum of both
+    g = GaussianReleaseLeakage(2.0, cov=np.eye(4), radius=0.5).leakage_bits()
+    assert g == pytest.approx(0.25 / (8 * math.log(2)))
+    # E2: T releases equal one release of variance sigma^2 / T
+    g_t = GaussianReleaseLeakage(1.0, cov=np.eye(4), n_releases=4).leakage_bits()
+    assert g_t == pytest.approx(GaussianReleaseLeakage(0.5, cov=np.eye(4)).leakage_bits())
+
+
+def test_a17_anisotropic_leakage():
+    g = GaussianReleaseLeakage(1.0, cov=np.diag([4.0, 1.0])).leakage_bits()
+    assert g == pytest.approx(0.5 * math.log2(10), rel=1e-12)
+
+
+def test_a18_g18_gaussmix_leakage():
+    g = GaussMixLeakage(k=100, sigma=math.sqrt(10.0), row_bound=1.0).leakage_bits()
+    assert g == pytest.approx(0.414818, rel=1e-6)
+    g2 = GaussMixLeakage(k=100, sigma=3.0, row_bound=1.0, lambda_low=1.0).leakage_bits()
+    assert g2 == pytest.approx(g, rel=1e-12)
+
+
+def test_a23_bsc_sub_bit_leakage():
+    assert binary_symmetric_leakage(0.5, 0.9) == pytest.approx(0.531004, rel=1e-6)
+    assert binary_symmetric_leakage(0.5, 0.5) == pytest.approx(0.0, abs=1e-15)
+
+
+@pytest.mark.parametrize("sigma", [0.0, -1.0])
+def test_non_positive_sigma_refused(sigma):
+    with pytest.raises(ValueError, match="sigma must be > 0"):
+        DPSGDLeakageAccountant().add_run(0.1, sigma, 10)
+    with pytest.raises(ValueError, match="sigma must be > 0"):
+        GaussianReleaseLeakage(sigma, radius=1.0).leakage_bits()
+
+
+@pytest.mark.parametrize("q", [0.0, -0.1, 1.5])
+def test_sampling_rate_outside_unit_interval_refused(q):
+    with pytest.raises(ValueError, match=r"sampling rate q must lie in \(0, 1\]"):
+        DPSGDLeakageAccountant().add_run(q, 1.0, 10)
+
+
+@pytest.mark.parametrize("delta", [0.0, 1.0, -1e-5])
+def test_delta_outside_unit_interval_refused(delta):
+    acct = DPSGDLeakageAccountant().add_run(0.1, 1.0, 10)
+    with pytest.raises(ValueError, match=r"delta must lie in \(0, 1\)"):
+        acct.epsilon(delta)
+
+
+def test_non_finite_quadrature_is_an_error():
+    with pytest.raises(FloatingPointError, match="not finite"):
+        subsampled_gaussian_kl(0.5, 1e-160)
+
+
+def test_gaussian_release_needs_a_bound():
+    with pytest.raises(ValueError, match="radius"):
+        GaussianReleaseLeakage(1.0).leakage_bits()
+
+
+def test_gaussmix_leakage_needs_zeta_above_one():
+    with pytest.raises(ValueError, match="must exceed 1"):
+        GaussMixLeakage(k=10, sigma=0.5, row_bound=1.0).leakage_bits()
