@@ -2,6 +2,24 @@
 
 from ._anchor_noise import add_anchor_noise
 from ._base import BaseMechanism
+from ._embedding import (
+    KernelPCAMechanism,
+    ParticipantWise,
+    PCAMechanism,
+    UMAPMechanism,
+    median_heuristic_gamma,
+)
 from ._gdp import CGDP, GDP, IGDP
 
-__all__ = ["BaseMechanism", "CGDP", "GDP", "IGDP", "add_anchor_noise"]
+__all__ = [
+    "BaseMechanism",
+    "CGDP",
+    "GDP",
+    "IGDP",
+    "KernelPCAMechanism",
+    "PCAMechanism",
+    "ParticipantWise",
+    "UMAPMechanism",
+    "add_anchor_noise",
+    "median_heuristic_gamma",
+]
