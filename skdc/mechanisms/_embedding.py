@@ -504,6 +504,11 @@ class UMAPMechanism(_PerParticipantMechanism):
         silent).
     n_epochs : int, default=None
         UMAP's optimisation epochs (``None``: umap-learn's default).
+    init : {"spectral", "pca", "random"}, default="spectral"
+        UMAP's initial layout. ``"spectral"`` is the paper's (umap-learn's default); with the
+        small ``n_neighbors`` of the heterogeneous setting the kNN graph is often
+        disconnected, and umap-learn 0.5's layout of disconnected components is then not
+        reproducible run to run even with a fixed seed. ``"pca"`` is reproducible.
     anchor : {"orthonormal", "uniform"}, array-like, callable or object, default=None
         The shared anchor (see :mod:`skdc.anchors`), e.g. a :class:`~skdc.anchors.SMOTEAnchor`.
     n_anchors : int, default=None
@@ -564,6 +569,7 @@ class UMAPMechanism(_PerParticipantMechanism):
         "metric": [str],
         "standardize": ["boolean"],
         "n_epochs": [None, Interval(Integral, 1, None, closed="left")],
+        "init": [StrOptions({"spectral", "pca", "random"})],
     }
 
     def __init__(
@@ -577,6 +583,7 @@ class UMAPMechanism(_PerParticipantMechanism):
         metric="euclidean",
         standardize=True,
         n_epochs=None,
+        init="spectral",
         anchor=None,
         n_anchors=None,
         n_jobs=None,
@@ -590,6 +597,7 @@ class UMAPMechanism(_PerParticipantMechanism):
         self.metric = metric
         self.standardize = standardize
         self.n_epochs = n_epochs
+        self.init = init
         self.anchor = anchor
         self.n_anchors = n_anchors
         self.n_jobs = n_jobs
@@ -626,7 +634,13 @@ class UMAPMechanism(_PerParticipantMechanism):
         self.participant_params_ = self._draw_params(rng)
         estimators = []
         for d in self.participant_params_:
-            um = UMAP(n_components=self.n_components, n_epochs=self.n_epochs, n_jobs=1, **d)
+            um = UMAP(
+                n_components=self.n_components,
+                n_epochs=self.n_epochs,
+                init=self.init,
+                n_jobs=1,
+                **d,
+            )
             estimators.append(make_pipeline(StandardScaler(), um) if self.standardize else um)
         return estimators
 
@@ -647,5 +661,5 @@ class UMAPMechanism(_PerParticipantMechanism):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.non_deterministic = False
+        tags.non_deterministic = self.init == "spectral"
         return tags
