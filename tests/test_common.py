@@ -8,10 +8,9 @@ its Pipeline.
 import inspect
 
 import pytest
+from sklearn.decomposition import PCA
 from sklearn.pipeline import Pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
-
-from sklearn.decomposition import PCA
 
 from skdc.alignment import (
     GEPAligner,

@@ -5,11 +5,20 @@ import pytest
 import scipy.linalg
 from numpy.testing import assert_allclose
 from sklearn.metrics.pairwise import rbf_kernel
+from threadpoolctl import threadpool_limits
 
 from skdc import Uploads
 from skdc.alignment import KTIAligner, LTIAligner, anchor_graph
 from skdc.alignment._kti import _helmert_dot, _helmert_t_dot
 from skdc.utils import haar_orthogonal
+
+
+@pytest.fixture(autouse=True)
+def _single_thread_blas():
+    """Small dense problems: one BLAS thread (threads only spin on a shared 2-core box)."""
+    with threadpool_limits(limits=1):
+        yield
+
 
 
 def _uploads(anchors, data=None, anchor_y=None):
@@ -311,3 +320,81 @@ def test_generalized_eigen_solution_matches_scipy_reference():
     A = _M(anchors, 1.0) + 2.0 * kti.intrinsic_laplacian_.toarray()
     w, V = scipy.linalg.eigh(A)
     assert_allclose(kti.eigenvalues_, w[:5], atol=1e-9)
+
+
+def test_kti_beats_lti_on_smooth_nonlinear_obfuscations():
+    """Spec 8.3: K = 5 participants with different tanh maps; KTI >= LTI averaged over seeds."""
+    from sklearn.ensemble import RandomForestClassifier
+
+    acc = []
+    for seed in range(10):
+        rng = np.random.RandomState(seed)
+        means = 2.0 * rng.standard_normal((3, 20))
+
+        def sample(n, rng=rng, means=means):
+            y = rng.randint(0, 3, n)
+            return means[y] + rng.standard_normal((n, 20)), y
+
+        A, y_a = sample(150)
+        maps = [rng.standard_normal((20, 6)) / np.sqrt(20) for _ in range(5)]
+        (Xtr, ytr), (Xte, yte) = sample(150), sample(300)
+        ptr, pte = np.arange(150) % 5, np.arange(300) % 5
+
+        def up(X, part, maps=maps, A=A, y_a=y_a):
+            Y = np.zeros((X.shape[0], 6))
+            for k, W in enumerate(maps):
+                Y[part == k] = np.tanh(X[part == k] @ W * 1.5)
+            return Uploads(Y, participant=part, anchors=[np.tanh(A @ W * 1.5) for W in maps],
+                           anchor_y=y_a)
+
+        row = []
+        for aligner in (LTIAligner(), KTIAligner()):
+            Z = aligner.fit_transform(up(Xtr, ptr))
+            clf = RandomForestClassifier(n_estimators=30, random_state=seed).fit(Z, ytr)
+            row.append(clf.score(aligner.transform(up(Xte, pte)), yte))
+        acc.append(row)
+    lti, kti = np.mean(acc, axis=0)
+    assert kti >= lti
+
+
+@pytest.fixture(scope="session")
+def umap_ready():
+    """Import umap-learn and compile its numba kernels once for the whole session."""
+    umap = pytest.importorskip("umap")
+    X = np.random.RandomState(0).rand(30, 4)
+    umap.UMAP(n_components=2, n_neighbors=5, n_epochs=10, init="pca", random_state=0,
+              n_jobs=1).fit(X).transform(X[:3])
+    return umap
+
+
+def test_kti_beats_lti_on_digits_under_umap(umap_ready):
+    """Paper's RQ1 ordering on small data: DC-KTI >= DC-LTI under per-participant UMAP."""
+    from sklearn.datasets import load_digits
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.model_selection import train_test_split
+
+    from skdc.anchors import SMOTEAnchor
+    from skdc.mechanisms import UMAPMechanism
+
+    X, y = load_digits(return_X_y=True)
+    X = X / 16.0
+    acc = []
+    for seed in range(2):
+        Xp, Xr, yp, yr = train_test_split(X, y, train_size=300, stratify=y, random_state=seed)
+        Xtr, Xte, ytr, yte = train_test_split(
+            Xr, yr, train_size=200, test_size=200, stratify=yr, random_state=seed
+        )
+        part = np.arange(200) % 5
+        mech = UMAPMechanism(
+            5, n_components=4, n_epochs=50, init="pca",
+            anchor=SMOTEAnchor(200, Xp, yp, n_source=100), random_state=seed,
+        ).fit(Xtr, participant=part)
+        Ytr, Yte = mech.transform(Xtr, participant=part), mech.transform(Xte, participant=part)
+        row = []
+        for aligner in (LTIAligner(), KTIAligner()):
+            Z = aligner.fit_transform(Ytr)
+            clf = RandomForestClassifier(n_estimators=30, random_state=seed).fit(Z, ytr)
+            row.append(clf.score(aligner.transform(Yte), yte))
+        acc.append(row)
+    lti, kti = np.mean(acc, axis=0)
+    assert kti >= lti

@@ -3,9 +3,18 @@
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
+from threadpoolctl import threadpool_limits
 
 from skdc import Uploads
 from skdc.alignment import GEPAligner, LTIAligner, MPPAligner
+
+
+@pytest.fixture(autouse=True)
+def _single_thread_blas():
+    """Small dense problems: one BLAS thread (threads only spin on a shared 2-core box)."""
+    with threadpool_limits(limits=1):
+        yield
+
 
 
 def _uploads(anchors, data=None, anchor_y=None):

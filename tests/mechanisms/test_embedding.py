@@ -6,6 +6,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from scipy.spatial.distance import pdist
 from sklearn.decomposition import PCA, KernelPCA
 from sklearn.preprocessing import StandardScaler
+from threadpoolctl import threadpool_limits
 
 from skdc.mechanisms import (
     KernelPCAMechanism,
@@ -14,6 +15,14 @@ from skdc.mechanisms import (
     UMAPMechanism,
     median_heuristic_gamma,
 )
+
+
+@pytest.fixture(autouse=True)
+def _single_thread_blas():
+    """Small dense problems: one BLAS thread (threads only spin on a shared 2-core box)."""
+    with threadpool_limits(limits=1):
+        yield
+
 
 
 @pytest.fixture(scope="session")
