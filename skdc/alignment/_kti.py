@@ -13,9 +13,9 @@ anchor uploads (``"gl"`` geometric, ``"tsl"`` same-label), a target-dissimilarit
 (``"tdl"``), giving ``(M_lambda + mu B) u = nu C u`` (Eqs. 40/43), and the centering constraint
 ``1^T Z = 0`` solved in the Helmert basis (Eqs. 49-53).
 
-Computation: one symmetric eigendecomposition ``K^(k) = V diag(l) V^T`` per participant gives
-``(K^(k) + lambda I)^{-1} = V diag(1 / (l + lambda)) V^T`` for any ``lambda`` (no explicit
-inverse), then one partial eigendecomposition for ``Z``: ``O(K n_a^3)``. With
+Computation: per participant one Cholesky factorization of ``K^(k) + lambda I`` (or, with
+``solver="eigh"``, one symmetric eigendecomposition ``K^(k) = V diag(l) V^T``, which serves
+every ``lambda``), then one partial eigendecomposition for ``Z``: ``O(K n_a^3)``. With
 ``n_kernel_components=m`` each kernel is replaced by its Nystroem approximation on ``m``
 landmark anchors, ``M_lambda`` becomes ``K I`` minus a sum of rank-``m`` terms (Woodbury) and
 ``Z`` is found by Lanczos iterations: ``O(K n_a m^2)``.
@@ -200,6 +200,11 @@ class KTIAligner(BaseAligner):
     n_kernel_components : int, default=None
         Nystroem rank ``m``: approximate each kernel from ``m`` landmark anchors (for
         ``n_anchors >= 5000``). ``None`` or ``m >= n_anchors``: exact. Not with ``"tdl"``.
+    solver : {"cholesky", "eigh"}, default="cholesky"
+        How the exact fit factors ``K^(k) + lambda I``: a Cholesky factorization (fastest for
+        one ``alpha``), or a symmetric eigendecomposition ``K^(k) = V diag(l) V^T`` (valid
+        for every ``alpha``; about 4x slower at ``n_anchors = 1000``). Neither forms a
+        general matrix inverse.
     random_state : int, RandomState instance or None, default=None
         Picks the Nystroem landmarks and the Lanczos start vector.
 
@@ -271,6 +276,7 @@ class KTIAligner(BaseAligner):
         "n_components": [None, Interval(Integral, 1, None, closed="left")],
         "graph_scale": [StrOptions({"trace", "none"})],
         "n_kernel_components": [None, Interval(Integral, 1, None, closed="left")],
+        "solver": [StrOptions({"cholesky", "eigh"})],
         "random_state": ["random_state"],
     }
 
@@ -287,6 +293,7 @@ class KTIAligner(BaseAligner):
         n_components=None,
         graph_scale="trace",
         n_kernel_components=None,
+        solver="cholesky",
         random_state=None,
     ):
         self.kernel = kernel
@@ -299,6 +306,7 @@ class KTIAligner(BaseAligner):
         self.n_components = n_components
         self.graph_scale = graph_scale
         self.n_kernel_components = n_kernel_components
+        self.solver = solver
         self.random_state = random_state
 
     # -- kernels ----------------------------------------------------------------------
@@ -319,14 +327,7 @@ class KTIAligner(BaseAligner):
     def _psd_eigh(self, Kmat, k):
         """Eigendecomposition of a symmetrized Gram matrix; refuse an indefinite one."""
         lam, V = scipy.linalg.eigh((Kmat + Kmat.T) / 2, driver="evd")
-        top = max(float(np.abs(lam).max()), np.finfo(float).tiny)
-        if lam[0] < -1e-8 * top * Kmat.shape[0]:
-            raise ValueError(
-                f"KTIAligner: the kernel matrix of participant {k} is not positive "
-                f"semi-definite (smallest eigenvalue {lam[0]:.3g}, largest {top:.3g}). Kernel "
-                "ridge integration needs a positive semi-definite kernel: change the kernel "
-                "parameter (e.g. kernel='rbf')."
-            )
+        self._check_psd(lam, k)
         return np.clip(lam, 0.0, None), V
 
     # -- graphs -----------------------------------------------------------------------
@@ -401,16 +402,60 @@ class KTIAligner(BaseAligner):
             self._fit_nystroem(anchors, uploads.anchor_y, d, m, rng)
         return d
 
+    def _ridge_factors(self, anchors):
+        """Per participant: ``(K^(k) + lambda I)^{-1}`` and a solver for ``alpha^(k)``.
+
+        ``solver="cholesky"``: one Cholesky factor ``L L^T = K^(k) + lambda I`` (LAPACK
+        ``potrf``), the inverse from it (``potri``) and triangular solves for ``alpha^(k)``.
+        ``solver="eigh"``: ``K^(k) = V diag(l) V^T`` gives ``V diag(1 / (l + lambda)) V^T``.
+        Neither calls a general matrix inverse.
+        """
+        lam = float(self.alpha)
+        out = []
+        for k, (b, g) in enumerate(zip(anchors, self.gammas_)):
+            Kmat = self._kernel(b, b, g)
+            if self.solver == "eigh":
+                ev, V = self._psd_eigh(Kmat, k)
+                inv = (V / (ev + lam)) @ V.T
+
+                def solve(Z, V=V, ev=ev):
+                    return (V / (ev + lam)) @ (V.T @ Z)
+
+            else:
+                if callable(self.kernel):
+                    self._check_psd(scipy.linalg.eigvalsh((Kmat + Kmat.T) / 2), k)
+                Kl = (Kmat + Kmat.T) / 2 + lam * np.eye(Kmat.shape[0])
+                c, info = scipy.linalg.lapack.dpotrf(Kl, lower=True, clean=True)
+                if info != 0:
+                    self._check_psd(scipy.linalg.eigvalsh(Kmat), k)
+                    raise np.linalg.LinAlgError(
+                        f"KTIAligner: Cholesky of K + alpha I failed for participant {k}; "
+                        "increase alpha or use solver='eigh'."
+                    )
+                inv, _ = scipy.linalg.lapack.dpotri(c, lower=True)
+                inv = np.tril(inv) + np.tril(inv, -1).T
+
+                def solve(Z, c=c):
+                    return scipy.linalg.cho_solve((c, True), Z)
+
+            out.append((inv, solve))
+        return out
+
+    def _check_psd(self, eigenvalues, k):
+        top = max(float(np.abs(eigenvalues).max()), np.finfo(float).tiny)
+        if eigenvalues.min() < -1e-8 * top * eigenvalues.size:
+            raise ValueError(
+                f"KTIAligner: the kernel matrix of participant {k} is not positive "
+                f"semi-definite (smallest eigenvalue {eigenvalues.min():.3g}, largest "
+                f"{top:.3g}). Kernel ridge integration needs a positive semi-definite kernel: "
+                "change the kernel parameter (e.g. kernel='rbf')."
+            )
+
     def _fit_exact(self, anchors, anchor_y, d):
         lam_ridge = float(self.alpha)
-        n_a = anchors[0].shape[0]
-        eigs = []
-        M = np.zeros((n_a, n_a))
-        for k, (b, g) in enumerate(zip(anchors, self.gammas_)):
-            lam, V = self._psd_eigh(self._kernel(b, b, g), k)
-            eigs.append((lam, V))
-            # M_lambda = lambda sum_k (K^(k) + lambda I)^{-1}, Eq. (37) of [1]
-            M += (V * (lam_ridge / (lam + lam_ridge))) @ V.T
+        factors = self._ridge_factors(anchors)
+        # M_lambda = lambda sum_k (K^(k) + lambda I)^{-1}, Eq. (37) of [1]
+        M = lam_ridge * sum(inv for inv, _ in factors)
         M = (M + M.T) / 2
         LB, LC = self._graphs(anchors, anchor_y, float(np.trace(M)))
         self.intrinsic_laplacian_, self.penalty_laplacian_ = LB, LC
@@ -429,7 +474,7 @@ class KTIAligner(BaseAligner):
         self.target_ = Z
         self.eigenvalues_ = nu
         # alpha^(k) = (K^(k) + lambda I)^{-1} Z, Eq. (36)
-        self.coef_ = [(V / (lam + lam_ridge)) @ (V.T @ Z) for lam, V in eigs]
+        self.coef_ = [solve(Z) for _, solve in factors]
         self.kernel_anchors_ = list(anchors)
 
     def _fit_nystroem(self, anchors, anchor_y, d, m, rng):
@@ -443,11 +488,16 @@ class KTIAligner(BaseAligner):
             w, Vw = self._psd_eigh(Cm[idx], k)
             keep = w > w.max() * m * np.finfo(float).eps
             P = Vw[:, keep] / np.sqrt(w[keep])  # W^{-1/2} on its range
-            U, s, Rt = np.linalg.svd(Cm @ P, full_matrices=False)  # Phi = C W^{-1/2}
-            D = s**2 / (s**2 + lam_ridge)
-            factors.append((U, D, P, Rt, s))
+            Phi = Cm @ P  # Nystroem features: K^(k) ~ Phi Phi^T
+            # Phi = U diag(s) R^T from the small Gram matrix Phi^T Phi = R diag(s^2) R^T
+            s2, R = scipy.linalg.eigh(Phi.T @ Phi)
+            big = s2 > s2.max() * Phi.shape[1] * np.finfo(float).eps
+            s2, R = s2[big], R[:, big]
+            U = (Phi @ R) / np.sqrt(s2)
+            D = s2 / (s2 + lam_ridge)
+            factors.append((U, D, P, Phi))
         # Woodbury: lambda (Phi Phi^T + lambda I)^{-1} = I - U diag(s^2/(s^2+lambda)) U^T
-        trace_M = K * n_a - sum(float(D.sum()) for _, D, _, _, _ in factors)
+        trace_M = K * n_a - sum(float(D.sum()) for _, D, _, _ in factors)
         LB, _ = self._graphs(anchors, anchor_y, trace_M)
         self.intrinsic_laplacian_, self.penalty_laplacian_ = LB, None
         mu = self.mu if LB is not None else 0.0
@@ -456,7 +506,7 @@ class KTIAligner(BaseAligner):
 
         def smoother(x):
             out = np.zeros_like(x)
-            for U, D, _, _, _ in factors:
+            for U, D, _, _ in factors:
                 out += U @ (D[:, None] * (U.T @ x))
             return out
 
@@ -480,10 +530,10 @@ class KTIAligner(BaseAligner):
         self.target_ = Z
         self.eigenvalues_ = shift - theta
         coefs, kanchors = [], []
-        for b, (U, D, P, Rt, s) in zip(anchors, factors):
+        for b, (U, D, P, Phi) in zip(anchors, factors):
             alpha_k = (Z - U @ (D[:, None] * (U.T @ Z))) / lam_ridge  # (Phi Phi^T+lambda I)^-1 Z
             # g(x) = phi(x) Phi^T alpha with phi(x) = kappa(x, landmarks) W^{-1/2}
-            coefs.append(P @ (Rt.T @ (s[:, None] * (U.T @ alpha_k))))
+            coefs.append(P @ (Phi.T @ alpha_k))
             kanchors.append(b[idx])
         self.coef_ = coefs
         self.kernel_anchors_ = kanchors

@@ -47,10 +47,11 @@ def _helmert(n):
     return T
 
 
-def test_target_is_bottom_eigenspace_of_M():
+@pytest.mark.parametrize("solver", ["cholesky", "eigh"])
+def test_target_is_bottom_eigenspace_of_M(solver):
     rng = np.random.RandomState(0)
     anchors = _problem(rng)
-    kti = KTIAligner(alpha=0.5).fit(_uploads(anchors))
+    kti = KTIAligner(alpha=0.5, solver=solver).fit(_uploads(anchors))
     M = _M(anchors, 0.5)
     Z, nu = kti.target_, kti.eigenvalues_
     assert_allclose(Z.T @ Z, np.eye(5), atol=1e-10)
@@ -59,11 +60,12 @@ def test_target_is_bottom_eigenspace_of_M():
     assert np.all(nu > 0) and np.all(nu <= len(anchors))
 
 
-def test_krr_coefficients_and_anchor_outputs():
+@pytest.mark.parametrize("solver", ["cholesky", "eigh"])
+def test_krr_coefficients_and_anchor_outputs(solver):
     rng = np.random.RandomState(1)
     anchors = _problem(rng)
     lam = 0.3
-    kti = KTIAligner(alpha=lam).fit(_uploads(anchors))
+    kti = KTIAligner(alpha=lam, solver=solver).fit(_uploads(anchors))
     Z = kti.target_
     total = 0.0
     for b, a in zip(anchors, kti.coef_):
@@ -292,8 +294,9 @@ def test_bad_inputs():
         KTIAligner(graph="tsl").fit(Y)
     with pytest.raises(ValueError, match="graph='tdl' needs anchor labels"):
         KTIAligner(graph="tdl").fit(Y)
-    with pytest.raises(ValueError, match="not positive semi-definite.*change the kernel"):
-        KTIAligner(kernel=lambda X, Z: -rbf_kernel(X, Z)).fit(Y)
+    for solver in ("cholesky", "eigh"):
+        with pytest.raises(ValueError, match="not positive semi-definite.*change the kernel"):
+            KTIAligner(kernel=lambda X, Z: -rbf_kernel(X, Z), solver=solver).fit(Y)
     bad = _uploads(anchors)
     bad.anchors = [anchors[0], anchors[1][:4]]
     with pytest.raises(ValueError, match="same number of anchor rows n_anchors"):
