@@ -106,9 +106,20 @@ class _PerParticipantMechanism(BaseMechanism):
         self.estimators_ = Parallel(n_jobs=self.n_jobs, prefer="threads")(
             delayed(_fit_one)(est, X[r]) for est, r in zip(estimators, rows)
         )
-        probe = X[rows[0]][:1] if self.anchor_ is None else self.anchor_[:1]
-        self.widths_ = [int(np.asarray(est.transform(probe)).shape[1]) for est in self.estimators_]
+        if self.anchor_ is None:
+            self._anchor_uploads_cache = None
+            probe = X[rows[0]][:1]
+            self.widths_ = [int(self._apply(probe, i).shape[1]) for i in range(len(rows))]
+        else:
+            # f_i(A) is computed once: every later upload carries the same anchor uploads
+            self._anchor_uploads_cache = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+                delayed(self._apply)(self.anchor_, i) for i in range(len(rows))
+            )
+            self.widths_ = [int(b.shape[1]) for b in self._anchor_uploads_cache]
         return max(self.widths_)
+
+    def _anchor_uploads(self):
+        return self._anchor_uploads_cache
 
     def _apply(self, X, i):
         return np.asarray(self.estimators_[i].transform(X), dtype=np.float64)
