@@ -46,8 +46,8 @@ X_pub, X_priv, y_pub, y_priv = train_test_split(X, y, train_size=300, stratify=y
 X_tr, X_te, y_tr, y_te = train_test_split(X_priv, y_priv, train_size=500, test_size=500,
                                           stratify=y_priv, random_state=0)
 pipe = Pipeline([
-    ("dr", UMAPMechanism(n_participants=5, n_components=10, init="pca",
-                         anchor=SMOTEAnchor(n_anchors=500, X_public=X_pub, y_public=y_pub),
+    ("dr", UMAPMechanism(n_participants=5, n_components=10, n_epochs=100, init="pca",
+                         anchor=SMOTEAnchor(n_anchors=300, X_public=X_pub, y_public=y_pub),
                          random_state=0)),
     ("align", KTIAligner(kernel="rbf", gamma=1.0, alpha=1.0, graph="tsl", mu=1.0,
                          center=True)),
@@ -86,8 +86,8 @@ def one_trial(n_participants, seed):
     scores["Central"] = Central(rf).fit(X_tr, y_tr).score(X_te, y_te)
     scores["Local"] = Local(rf).fit(X_tr, y_tr, participant=part).score(
         X_te, y_te, participant=part)
-    mech = UMAPMechanism(n_participants, n_components=10, init="pca", random_state=seed,
-                         anchor=SMOTEAnchor(500, X_pub, y_pub, n_source=100))
+    mech = UMAPMechanism(n_participants, n_components=10, n_epochs=100, init="pca",
+                         random_state=seed, anchor=SMOTEAnchor(300, X_pub, y_pub, n_source=100))
     Y_tr = mech.fit_transform(X_tr, participant=part)
     Y_te = mech.transform(X_te, participant=part)
     for name, aligner in METHODS.items():
@@ -121,7 +121,7 @@ ax.set_xscale("log", base=2)
 ax.set_xticks(N_PARTICIPANTS, [str(k) for k in N_PARTICIPANTS])
 ax.set_xlabel("number of participants K (40 rows each)")
 ax.set_ylabel("test accuracy (random forest)")
-ax.set_title("Digits, per-participant UMAP (d = 10), SMOTE anchor n_a = 500")
+ax.set_title("Digits, per-participant UMAP (d = 10), SMOTE anchor n_a = 300")
 ax.legend(fontsize=8, ncol=2)
 fig.tight_layout()
 plt.show()
@@ -150,9 +150,9 @@ part = np.arange(n) % 5
 table = {}
 for red_name, Mechanism in REDUCTIONS.items():
     for width in WIDTHS:
-        kwargs = {"init": "pca"} if Mechanism is UMAPMechanism else {}
+        kwargs = {"init": "pca", "n_epochs": 100} if Mechanism is UMAPMechanism else {}
         mech = Mechanism(5, n_components=width, random_state=0,
-                         anchor=SMOTEAnchor(500, X_pub, y_pub, n_source=100), **kwargs)
+                         anchor=SMOTEAnchor(300, X_pub, y_pub, n_source=100), **kwargs)
         Y_tr = mech.fit_transform(X_tr, participant=part)
         Y_te = mech.transform(X_te, participant=part)
         kti = KTIAligner(graph="tsl")
