@@ -23,11 +23,12 @@ References
 from numbers import Integral, Real
 
 import numpy as np
+from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
 from .utils._sklearn_compat import Interval, validate_params
 
-__all__ = ["orthonormal_anchor", "uniform_anchor"]
+__all__ = ["SMOTEAnchor", "orthonormal_anchor", "uniform_anchor"]
 
 
 @validate_params(
@@ -180,3 +181,174 @@ def _check_full_rank_anchor(A, *, rtol=1e-10):
             f"largest {s[0]:.3g}): alignment cannot identify the rotations. Use "
             "anchor='orthonormal' or an anchor whose centered columns are independent."
         )
+
+
+class SMOTEAnchor(BaseEstimator):
+    """Class-balanced SMOTE anchor built from public source rows (spec section 6.2 of [2]_).
+
+    Per class ``c``, ``n_source / n_classes`` public rows ``S_c`` are drawn without replacement
+    and kept in the anchor; the remaining ``n_anchors / n_classes - |S_c|`` rows are synthesised
+    by imbalanced-learn's :class:`~imblearn.over_sampling.SMOTE`: ``a = s_i + u (s_j - s_i)``
+    with ``s_j`` one of the ``k_neighbors`` nearest same-class sources of ``s_i`` and
+    ``u ~ U[0, 1)``. Every anchor row inherits its class, so the mechanism's uploads carry
+    ``anchor_y`` (needed by the label-aware graphs of :class:`~skdc.alignment.KTIAligner`).
+
+    Pass an instance as the ``anchor`` parameter of any mechanism; the mechanism calls
+    :meth:`make_anchor`.
+
+    .. warning::
+       ``X_public`` must be **public** data that the participants agree to share among
+       themselves (for example a public data set of the same domain), never participants'
+       private rows: every anchor row is released to all participants and, obfuscated, to the
+       analyst, and a synthetic row lies on a segment between two source rows.
+
+    Parameters
+    ----------
+    n_anchors : int
+        Total number of anchor rows ``n_a``; each class gets ``n_anchors // n_classes`` rows
+        (the first ``n_anchors % n_classes`` classes one more).
+    X_public : array-like of shape (n_public, n_features)
+        Public source rows, as wide as the participants' data.
+    y_public : array-like of shape (n_public,)
+        Their class labels.
+    n_source : int, default=None
+        Number of real source rows ``n_a^smote`` (split evenly over the classes). ``None`` uses
+        every public row, capped at each class's anchor quota.
+    k_neighbors : int, default=10
+        SMOTE neighbourhood ``k_nn``, capped at ``|S_c| - 1``.
+    random_state : int, RandomState instance or None, default=None
+        Source of randomness; ``None`` uses the generator handed over by the mechanism.
+
+    See Also
+    --------
+    orthonormal_anchor : Centered orthonormal anchor for GDP alignment.
+    uniform_anchor : I.i.d. uniform anchor.
+
+    Notes
+    -----
+    A class with a single source row cannot be interpolated; its synthetic rows are copies of
+    that row plus ``N(0, 0.01^2)`` noise (spec section 7, item 14).
+
+    References
+    ----------
+    .. [2] Suetake, Kawakami, Ikeda, Takano, "Nonlinear Data Integration via Kernel Methods for
+       Data Collaboration Analysis", arXiv:2605.27219, 2026.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdc.anchors import SMOTEAnchor
+    >>> rng = np.random.RandomState(0)
+    >>> X_pub, y_pub = rng.rand(40, 3), np.repeat([0, 1], 20)
+    >>> A, a_y = SMOTEAnchor(60, X_pub, y_pub, n_source=10, k_neighbors=3,
+    ...                      random_state=0).make_anchor(3)
+    >>> A.shape, np.bincount(a_y).tolist()
+    ((60, 3), [30, 30])
+    """
+
+    _parameter_constraints: dict = {
+        "n_anchors": [Interval(Integral, 2, None, closed="left")],
+        "X_public": ["array-like"],
+        "y_public": ["array-like"],
+        "n_source": [None, Interval(Integral, 1, None, closed="left")],
+        "k_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self, n_anchors, X_public, y_public, *, n_source=None, k_neighbors=10, random_state=None
+    ):
+        self.n_anchors = n_anchors
+        self.X_public = X_public
+        self.y_public = y_public
+        self.n_source = n_source
+        self.k_neighbors = k_neighbors
+        self.random_state = random_state
+
+    def make_anchor(self, n_features, random_state=None):
+        """Draw the anchor and its labels.
+
+        Parameters
+        ----------
+        n_features : int
+            Width the mechanism expects; must equal ``X_public.shape[1]``.
+        random_state : int, RandomState instance or None, default=None
+            Used when the anchor's own ``random_state`` is ``None``.
+
+        Returns
+        -------
+        A : ndarray of shape (n_anchors, n_features)
+            Source rows followed by synthetic rows, class by class.
+        anchor_y : ndarray of shape (n_anchors,)
+            The class of each anchor row.
+        """
+        from imblearn.over_sampling import SMOTE
+
+        self._validate_params()
+        X = np.asarray(self.X_public, dtype=np.float64)
+        y = np.asarray(self.y_public)
+        if X.ndim != 2 or X.shape[1] != n_features:
+            raise ValueError(
+                f"SMOTEAnchor's X_public must have shape (n_public, {n_features}) to match the "
+                f"participants' data; got shape {X.shape}. Give public rows with the same "
+                "features."
+            )
+        if y.shape != (X.shape[0],):
+            raise ValueError(
+                f"SMOTEAnchor's y_public must have one label per public row, shape "
+                f"({X.shape[0]},); got {y.shape}."
+            )
+        rng = check_random_state(
+            random_state if self.random_state is None else self.random_state
+        )
+        classes = np.unique(y)
+        n_classes = classes.size
+        if self.n_anchors < n_classes:
+            raise ValueError(
+                f"SMOTEAnchor needs n_anchors >= the number of classes ({n_classes}); got "
+                f"n_anchors={self.n_anchors}. Increase n_anchors."
+            )
+        quota = np.full(n_classes, self.n_anchors // n_classes)
+        quota[: self.n_anchors % n_classes] += 1
+        if self.n_source is None:
+            n_src = np.minimum(np.bincount(np.searchsorted(classes, y)), quota)
+        else:
+            if self.n_source < n_classes:
+                raise ValueError(
+                    f"SMOTEAnchor needs n_source >= the number of classes ({n_classes}), one "
+                    f"source row per class at least; got n_source={self.n_source}."
+                )
+            n_src = np.full(n_classes, self.n_source // n_classes)
+            n_src[: self.n_source % n_classes] += 1
+            n_src = np.minimum(n_src, quota)
+        rows, labels = [], []
+        for c, cls in enumerate(classes):
+            pool = np.flatnonzero(y == cls)
+            if pool.size < n_src[c]:
+                raise ValueError(
+                    f"SMOTEAnchor: class {cls!r} has {pool.size} public rows, fewer than the "
+                    f"{n_src[c]} sources it needs. Lower n_source or give more public rows."
+                )
+            S = X[rng.choice(pool, size=n_src[c], replace=False)]
+            m = quota[c] - n_src[c]
+            if m == 0:
+                new = S[:0]
+            elif S.shape[0] == 1:
+                # one source: synthetic rows are noisy duplicates (spec section 7, item 14)
+                new = S + 0.01 * rng.standard_normal((m, n_features))
+            else:
+                # SMOTE within class c only: a two-class problem against one dummy row
+                dummy = S[:1] + 1.0
+                k = min(self.k_neighbors, S.shape[0] - 1)
+                smote = SMOTE(
+                    sampling_strategy={1: S.shape[0] + m},
+                    k_neighbors=k,
+                    random_state=rng.randint(np.iinfo(np.int32).max),
+                )
+                Xr, _ = smote.fit_resample(
+                    np.vstack([S, dummy]), np.r_[np.ones(S.shape[0], int), 0]
+                )
+                new = Xr[S.shape[0] + 1 :]  # imblearn appends the synthetic rows
+            rows.append(np.vstack([S, new]))
+            labels.append(np.full(quota[c], cls))
+        return np.vstack(rows), np.concatenate(labels)

@@ -2,7 +2,26 @@
 
 from ._anchor_noise import add_anchor_noise
 from ._base import BaseMechanism
+from ._embedding import (
+    KernelPCAMechanism,
+    ParticipantWise,
+    PCAMechanism,
+    UMAPMechanism,
+    median_heuristic_gamma,
+)
 from ._gaussmix import GaussMix
 from ._gdp import CGDP, GDP, IGDP
 
-__all__ = ["BaseMechanism", "CGDP", "GDP", "GaussMix", "IGDP", "add_anchor_noise"]
+__all__ = [
+    "BaseMechanism",
+    "CGDP",
+    "GDP",
+    "GaussMix",
+    "IGDP",
+    "KernelPCAMechanism",
+    "PCAMechanism",
+    "ParticipantWise",
+    "UMAPMechanism",
+    "add_anchor_noise",
+    "median_heuristic_gamma",
+]

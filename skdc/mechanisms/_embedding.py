@@ -1,0 +1,676 @@
+"""Per-participant dimensionality reductions: the nonlinear obfuscations of data collaboration.
+
+In data collaboration analysis [1]_ each participant ``k`` fits its own private reduction
+``f_k`` (PCA, kernel PCA, UMAP, ...) on its own rows only, then uploads ``f_k(X^(k))`` and the
+reduced shared anchor ``f_k(A)``. The analyst never sees ``f_k``; integration aligners
+(:class:`~skdc.alignment.LTIAligner`, :class:`~skdc.alignment.KTIAligner`, ...) bring the
+uploads into one space through the anchor. :class:`ParticipantWise` turns any scikit-learn
+transformer into such a mechanism; :class:`UMAPMechanism`, :class:`KernelPCAMechanism` and
+:class:`PCAMechanism` fix the settings of [1]_ (spec section 2), including its per-participant
+heterogeneity, which can be switched off.
+
+References
+----------
+.. [1] Suetake, Kawakami, Ikeda, Takano, "Nonlinear Data Integration via Kernel Methods for
+   Data Collaboration Analysis", arXiv:2605.27219, 2026.
+"""
+
+# Licence: BSD 3 clause
+
+from abc import abstractmethod
+from numbers import Integral, Real
+
+import numpy as np
+from joblib import Parallel, delayed
+from scipy.spatial.distance import pdist
+from sklearn.base import clone
+from sklearn.decomposition import PCA, KernelPCA
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from ..utils._sklearn_compat import HasMethods, Interval, StrOptions
+from ._base import _SEED_MAX, BaseMechanism
+
+__all__ = [
+    "KernelPCAMechanism",
+    "PCAMechanism",
+    "ParticipantWise",
+    "UMAPMechanism",
+    "median_heuristic_gamma",
+]
+
+# UMAP's metric by 1-based participant index k mod 3 (spec section 2 / Table 2 of [1]).
+_UMAP_METRICS = ("correlation", "cosine", "euclidean")
+
+
+def median_heuristic_gamma(X):
+    """RBF bandwidth ``1 / (2 m^2)`` with ``m`` the median nonzero pairwise distance of ``X``.
+
+    The convention of spec section 2 (item 13 of section 7); kernel PCA applies it to each
+    participant's standardized rows.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Rows; at least two distinct rows.
+
+    Returns
+    -------
+    gamma : float
+        The bandwidth; ``1.0`` when every row is identical.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdc.mechanisms import median_heuristic_gamma
+    >>> median_heuristic_gamma(np.array([[0.0], [1.0], [3.0]]))  # median distance 2
+    0.125
+    """
+    d = pdist(np.asarray(X, dtype=np.float64))
+    d = d[d > 0]
+    if d.size == 0:
+        return 1.0
+    return float(1.0 / (2.0 * np.median(d) ** 2))
+
+
+def _fit_one(estimator, X):
+    return estimator.fit(X)
+
+
+class _PerParticipantMechanism(BaseMechanism):
+    """Template: one fitted transformer per participant, on that participant's rows only.
+
+    A subclass supplies ``_make_estimators(X, participant, rng)``, the list of unfitted
+    transformers (hyperparameters drawn here), and may check each participant's rows in
+    ``_check_participant_rows``. Fitting runs in parallel over participants with joblib
+    threads: numba-compiled code (UMAP) is compiled once per process, not per participant.
+    """
+
+    _parameter_constraints: dict = {
+        **BaseMechanism._parameter_constraints,
+        "n_jobs": [None, Integral],
+    }
+
+    @abstractmethod
+    def _make_estimators(self, X, participant, rng):
+        """Unfitted per-participant transformers, in participant order."""
+
+    def _check_participant_rows(self, estimator, i, n_rows):
+        """Raise if participant ``i``'s ``n_rows`` rows cannot fit ``estimator``."""
+
+    def _fit_participants(self, X, participant, rng):
+        estimators = self._make_estimators(X, participant, rng)
+        rows = [participant == i for i in range(self.n_participants)]
+        for i, est in enumerate(estimators):
+            self._check_participant_rows(est, i, int(rows[i].sum()))
+        self.estimators_ = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+            delayed(_fit_one)(est, X[r]) for est, r in zip(estimators, rows)
+        )
+        if self.anchor_ is None:
+            self._anchor_uploads_cache = None
+            probe = X[rows[0]][:1]
+            self.widths_ = [int(self._apply(probe, i).shape[1]) for i in range(len(rows))]
+        else:
+            # f_i(A) is computed once: every later upload carries the same anchor uploads
+            self._anchor_uploads_cache = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+                delayed(self._apply)(self.anchor_, i) for i in range(len(rows))
+            )
+            self.widths_ = [int(b.shape[1]) for b in self._anchor_uploads_cache]
+        return max(self.widths_)
+
+    def _anchor_uploads(self):
+        return self._anchor_uploads_cache
+
+    def _apply(self, X, i):
+        return np.asarray(self.estimators_[i].transform(X), dtype=np.float64)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags
+
+
+class ParticipantWise(_PerParticipantMechanism):
+    """Fit one clone of any transformer per participant, on that participant's rows only.
+
+    Participant ``i``'s clone ``f_i`` is fitted on its own rows, applied to its rows and to the
+    shared anchor (``anchors[i] = f_i(A)``), and never seen by the analyst: the generic private
+    obfuscation of data collaboration (spec section 1.2 of [1]_). Widths may differ between
+    participants (``vary={"n_components": [...]}``); participant ``i``'s rows then fill the
+    first ``h_i`` columns of the uploads and the rest is zero.
+
+    Parameters
+    ----------
+    estimator : estimator object
+        A transformer with ``fit`` and ``transform``; it is cloned per participant.
+    n_participants : int, default=2
+        Number of participants.
+    vary : dict, default=None
+        Per-participant hyperparameters: ``{name: values}`` where ``values`` is a sequence
+        (participant ``i`` gets ``values[i % len(values)]``) or a callable ``f(i, rng)``
+        (``rng`` a ``RandomState``) returning the value. ``None``: every clone has the same
+        parameters. If the estimator has a ``random_state`` parameter, each clone gets its own
+        seed drawn from ``random_state`` unless ``vary`` sets it.
+    anchor : {"orthonormal", "uniform"}, array-like, callable or object, default=None
+        The shared anchor (see :mod:`skdc.anchors`), e.g. a :class:`~skdc.anchors.SMOTEAnchor`.
+    n_anchors : int, default=None
+        Number of anchor rows for generated anchors (``None``: ``4 * n_features``).
+    n_jobs : int, default=None
+        Participants fitted in parallel (joblib threads).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the anchor, the participants' seeds and hyperparameters, and the row hash.
+
+    Attributes
+    ----------
+    estimators_ : list of estimator
+        The fitted per-participant transformers (participants' secrets).
+    participant_params_ : list of dict
+        The hyperparameters set on each clone.
+    widths_ : list of int
+        Output width ``h_i`` of each participant.
+    anchor_ : ndarray of shape (n_anchors, n_features) or None
+        The shared raw anchor.
+    anchor_y_ : ndarray of shape (n_anchors,) or None
+        Anchor labels (SMOTE anchors).
+    participants_ : ndarray of shape (n_participants,)
+        Participant ids.
+    n_samples_per_participant_ : ndarray of shape (n_participants,)
+        Training rows per participant.
+    noise_seed_ : int
+        Seed of the (unused) private-data noise stream.
+    n_features_in_ : int
+        Number of features seen during fit.
+
+    See Also
+    --------
+    UMAPMechanism : Per-participant UMAP with the paper's heterogeneity.
+    KernelPCAMechanism : Per-participant RBF kernel PCA, median-heuristic bandwidth.
+    PCAMechanism : Per-participant PCA.
+
+    References
+    ----------
+    .. [1] Suetake et al., "Nonlinear Data Integration via Kernel Methods for Data
+       Collaboration Analysis", arXiv:2605.27219, 2026.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.decomposition import PCA
+    >>> from skdc.mechanisms import ParticipantWise
+    >>> X = np.random.RandomState(0).rand(60, 5)
+    >>> mech = ParticipantWise(PCA(), n_participants=2, vary={"n_components": [2, 3]},
+    ...                        anchor="uniform", n_anchors=20, random_state=0)
+    >>> Y = mech.fit_transform(X)
+    >>> Y.shape, Y.widths
+    ((60, 3), [2, 3])
+    """
+
+    _parameter_constraints: dict = {
+        **_PerParticipantMechanism._parameter_constraints,
+        "estimator": [HasMethods(["fit", "transform"])],
+        "vary": [None, dict],
+    }
+
+    def __init__(
+        self,
+        estimator,
+        n_participants=2,
+        *,
+        vary=None,
+        anchor=None,
+        n_anchors=None,
+        n_jobs=None,
+        random_state=None,
+    ):
+        self.estimator = estimator
+        self.n_participants = n_participants
+        self.vary = vary
+        self.anchor = anchor
+        self.n_anchors = n_anchors
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def _make_estimators(self, X, participant, rng):
+        vary = {} if self.vary is None else dict(self.vary)
+        valid = self.estimator.get_params(deep=True)
+        unknown = sorted(set(vary) - set(valid))
+        if unknown:
+            raise ValueError(
+                f"ParticipantWise: vary names parameter(s) {unknown} that "
+                f"{type(self.estimator).__name__} does not have. Valid names: "
+                f"{sorted(valid)}."
+            )
+        seeds = rng.randint(_SEED_MAX, size=self.n_participants)
+        estimators, params = [], []
+        for i in range(self.n_participants):
+            p = {}
+            if "random_state" in valid:
+                p["random_state"] = int(seeds[i])
+            for name, values in vary.items():
+                if callable(values):
+                    p[name] = values(i, np.random.RandomState(seeds[i]))
+                else:
+                    values = list(values)
+                    if not values:
+                        raise ValueError(
+                            f"ParticipantWise: vary[{name!r}] is empty; give at least one value."
+                        )
+                    p[name] = values[i % len(values)]
+            estimators.append(clone(self.estimator).set_params(**p))
+            params.append(p)
+        self.participant_params_ = params
+        return estimators
+
+
+class PCAMechanism(_PerParticipantMechanism):
+    """Per-participant PCA: ``f_k(x) = (x - mean_k) V_k`` fitted on participant ``k``'s rows.
+
+    The linear reduction of RQ4 in [1]_ (spec section 2): no standardization, no whitening.
+    A linear ``f_k`` is easy to invert from a few leaked anchor pairs; it is the high-risk end
+    of the paper's utility-privacy table.
+
+    Parameters
+    ----------
+    n_participants : int, default=2
+        Number of participants.
+    n_components : int, default=2
+        Width ``d~`` of every participant's representation.
+    anchor : {"orthonormal", "uniform"}, array-like, callable or object, default=None
+        The shared anchor (see :mod:`skdc.anchors`).
+    n_anchors : int, default=None
+        Number of anchor rows for generated anchors.
+    n_jobs : int, default=None
+        Participants fitted in parallel (joblib threads).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the anchor and the row hash.
+
+    Attributes
+    ----------
+    estimators_ : list of PCA
+        Each participant's fitted PCA (its secret).
+    widths_ : list of int
+        Output width of each participant.
+    anchor_ : ndarray of shape (n_anchors, n_features) or None
+        The shared raw anchor.
+    anchor_y_ : ndarray of shape (n_anchors,) or None
+        Anchor labels.
+    participants_ : ndarray of shape (n_participants,)
+        Participant ids.
+    n_samples_per_participant_ : ndarray of shape (n_participants,)
+        Training rows per participant.
+    noise_seed_ : int
+        Seed of the (unused) private-data noise stream.
+    n_features_in_ : int
+        Number of features seen during fit.
+
+    See Also
+    --------
+    KernelPCAMechanism : The nonlinear counterpart.
+
+    References
+    ----------
+    .. [1] Suetake et al., "Nonlinear Data Integration via Kernel Methods for Data
+       Collaboration Analysis", arXiv:2605.27219, 2026.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdc.mechanisms import PCAMechanism
+    >>> X = np.random.RandomState(0).rand(40, 6)
+    >>> Y = PCAMechanism(n_participants=2, n_components=3, anchor="uniform",
+    ...                  n_anchors=10, random_state=0).fit_transform(X)
+    >>> Y.shape, len(Y.anchors), Y.anchors[0].shape
+    ((40, 3), 2, (10, 3))
+    """
+
+    _parameter_constraints: dict = {
+        **_PerParticipantMechanism._parameter_constraints,
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+    }
+
+    def __init__(
+        self,
+        n_participants=2,
+        *,
+        n_components=2,
+        anchor=None,
+        n_anchors=None,
+        n_jobs=None,
+        random_state=None,
+    ):
+        self.n_participants = n_participants
+        self.n_components = n_components
+        self.anchor = anchor
+        self.n_anchors = n_anchors
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def _check_participant_rows(self, estimator, i, n_rows):
+        limit = min(n_rows, self.n_features_in_)
+        if self.n_components > limit:
+            raise ValueError(
+                f"PCAMechanism: participant {i} has {n_rows} rows and {self.n_features_in_} "
+                f"features, so at most n_components={limit}; got n_components="
+                f"{self.n_components}. Lower n_components or give participant {i} more rows."
+            )
+
+    def _make_estimators(self, X, participant, rng):
+        return [
+            PCA(n_components=self.n_components, svd_solver="full")
+            for _ in range(self.n_participants)
+        ]
+
+
+class KernelPCAMechanism(_PerParticipantMechanism):
+    """Per-participant kernel PCA on standardized rows, median-heuristic RBF bandwidth.
+
+    Participant ``k`` standardizes its rows (``StandardScaler`` fitted on them), sets
+    ``gamma_k = 1 / (2 m_k^2)`` with ``m_k`` the median nonzero pairwise distance of its
+    standardized rows, and fits ``KernelPCA(n_components, kernel="rbf", gamma=gamma_k)``
+    (spec section 2; RQ4 of [1]_). The per-participant bandwidth is the heterogeneity; a
+    numeric ``gamma`` switches it off.
+
+    Parameters
+    ----------
+    n_participants : int, default=2
+        Number of participants.
+    n_components : int, default=2
+        Width ``d~`` of every participant's representation.
+    gamma : float or "median", default="median"
+        RBF bandwidth; ``"median"`` is the per-participant median heuristic.
+    standardize : bool, default=True
+        Standardize each participant's rows before the kernel PCA.
+    anchor : {"orthonormal", "uniform"}, array-like, callable or object, default=None
+        The shared anchor (see :mod:`skdc.anchors`).
+    n_anchors : int, default=None
+        Number of anchor rows for generated anchors.
+    n_jobs : int, default=None
+        Participants fitted in parallel (joblib threads).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the anchor and the row hash.
+
+    Attributes
+    ----------
+    estimators_ : list of estimator
+        Each participant's fitted scaler + kernel PCA (its secret).
+    gammas_ : ndarray of shape (n_participants,)
+        The bandwidth each participant used.
+    widths_ : list of int
+        Output width of each participant.
+    anchor_ : ndarray of shape (n_anchors, n_features) or None
+        The shared raw anchor.
+    anchor_y_ : ndarray of shape (n_anchors,) or None
+        Anchor labels.
+    participants_ : ndarray of shape (n_participants,)
+        Participant ids.
+    n_samples_per_participant_ : ndarray of shape (n_participants,)
+        Training rows per participant.
+    noise_seed_ : int
+        Seed of the (unused) private-data noise stream.
+    n_features_in_ : int
+        Number of features seen during fit.
+
+    See Also
+    --------
+    median_heuristic_gamma : The bandwidth rule.
+
+    References
+    ----------
+    .. [1] Suetake et al., "Nonlinear Data Integration via Kernel Methods for Data
+       Collaboration Analysis", arXiv:2605.27219, 2026.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdc.mechanisms import KernelPCAMechanism
+    >>> X = np.random.RandomState(0).rand(40, 6)
+    >>> mech = KernelPCAMechanism(n_participants=2, n_components=3, anchor="uniform",
+    ...                           n_anchors=10, random_state=0).fit(X)
+    >>> mech.gammas_.shape, mech.transform(X).shape
+    ((2,), (40, 3))
+    """
+
+    _parameter_constraints: dict = {
+        **_PerParticipantMechanism._parameter_constraints,
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "gamma": [Interval(Real, 0, None, closed="neither"), StrOptions({"median"})],
+        "standardize": ["boolean"],
+    }
+
+    def __init__(
+        self,
+        n_participants=2,
+        *,
+        n_components=2,
+        gamma="median",
+        standardize=True,
+        anchor=None,
+        n_anchors=None,
+        n_jobs=None,
+        random_state=None,
+    ):
+        self.n_participants = n_participants
+        self.n_components = n_components
+        self.gamma = gamma
+        self.standardize = standardize
+        self.anchor = anchor
+        self.n_anchors = n_anchors
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def _make_estimators(self, X, participant, rng):
+        estimators, gammas = [], []
+        for i in range(self.n_participants):
+            Xi = X[participant == i]
+            if self.standardize:
+                Xi = StandardScaler().fit_transform(Xi)
+            g = median_heuristic_gamma(Xi) if self.gamma == "median" else float(self.gamma)
+            kpca = KernelPCA(
+                n_components=self.n_components, kernel="rbf", gamma=g, eigen_solver="dense"
+            )
+            estimators.append(make_pipeline(StandardScaler(), kpca) if self.standardize else kpca)
+            gammas.append(g)
+        self.gammas_ = np.asarray(gammas)
+        return estimators
+
+    def _check_participant_rows(self, estimator, i, n_rows):
+        if self.n_components > n_rows:
+            raise ValueError(
+                f"KernelPCAMechanism: participant {i} has {n_rows} rows, fewer than "
+                f"n_components={self.n_components}. Lower n_components or give participant "
+                f"{i} more rows."
+            )
+
+
+class UMAPMechanism(_PerParticipantMechanism):
+    """Per-participant UMAP with the heterogeneous settings of [1]_ (spec section 2).
+
+    Participant ``k`` (1-based) standardizes its rows and fits ``UMAP(n_components)`` on them
+    only, with metric ``correlation`` / ``cosine`` / ``euclidean`` for ``k mod 3 = 0 / 1 / 2``,
+    ``n_neighbors ~ U{2..7}``, ``min_dist ~ U[0, 0.8)`` and its own seed, all drawn from
+    ``random_state``. ``heterogeneous=False`` gives every participant ``n_neighbors``,
+    ``min_dist`` and ``metric`` (seeds still differ). The anchor and new rows go through
+    ``UMAP.transform``.
+
+    umap-learn is imported only when the mechanism is fitted. Its numba functions compile on
+    the first fit in a process (tens of seconds) and are reused afterwards: participants are
+    fitted in threads of the same process, so the compile is paid once, not per participant.
+
+    Parameters
+    ----------
+    n_participants : int, default=2
+        Number of participants.
+    n_components : int, default=2
+        Width ``d~`` of every participant's representation.
+    heterogeneous : bool, default=True
+        Draw per-participant metric, ``n_neighbors`` and ``min_dist`` as in [1]_.
+    n_neighbors : int, default=15
+        UMAP's neighbourhood when ``heterogeneous=False``.
+    min_dist : float, default=0.1
+        UMAP's ``min_dist`` when ``heterogeneous=False``.
+    metric : str, default="euclidean"
+        UMAP's metric when ``heterogeneous=False``.
+    standardize : bool, default=True
+        Standardize each participant's rows before UMAP (the authors' code does; the paper is
+        silent).
+    n_epochs : int, default=None
+        UMAP's optimisation epochs (``None``: umap-learn's default).
+    init : {"spectral", "pca", "random"}, default="spectral"
+        UMAP's initial layout. ``"spectral"`` is the paper's (umap-learn's default); with the
+        small ``n_neighbors`` of the heterogeneous setting the kNN graph is often
+        disconnected, and umap-learn 0.5's layout of disconnected components is then not
+        reproducible run to run even with a fixed seed. ``"pca"`` is reproducible.
+    anchor : {"orthonormal", "uniform"}, array-like, callable or object, default=None
+        The shared anchor (see :mod:`skdc.anchors`), e.g. a :class:`~skdc.anchors.SMOTEAnchor`.
+    n_anchors : int, default=None
+        Number of anchor rows for generated anchors.
+    n_jobs : int, default=None
+        Participants fitted in parallel (joblib threads).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the anchor, the participants' hyperparameters and UMAP seeds, and the row hash.
+
+    Attributes
+    ----------
+    estimators_ : list of estimator
+        Each participant's fitted scaler + UMAP (its secret).
+    participant_params_ : list of dict
+        Each participant's ``metric``, ``n_neighbors``, ``min_dist`` and ``random_state``.
+    widths_ : list of int
+        Output width of each participant.
+    anchor_ : ndarray of shape (n_anchors, n_features) or None
+        The shared raw anchor.
+    anchor_y_ : ndarray of shape (n_anchors,) or None
+        Anchor labels.
+    participants_ : ndarray of shape (n_participants,)
+        Participant ids.
+    n_samples_per_participant_ : ndarray of shape (n_participants,)
+        Training rows per participant.
+    noise_seed_ : int
+        Seed of the (unused) private-data noise stream.
+    n_features_in_ : int
+        Number of features seen during fit.
+
+    See Also
+    --------
+    KernelPCAMechanism : Per-participant kernel PCA.
+    skdc.alignment.KTIAligner : Kernel integration of such uploads.
+
+    References
+    ----------
+    .. [1] Suetake et al., "Nonlinear Data Integration via Kernel Methods for Data
+       Collaboration Analysis", arXiv:2605.27219, 2026.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdc.mechanisms import UMAPMechanism
+    >>> X = np.random.RandomState(0).rand(80, 6)
+    >>> mech = UMAPMechanism(n_participants=4, n_components=2, n_epochs=50, random_state=0)
+    >>> Y = mech.fit_transform(X)  # doctest: +SKIP
+    >>> [p["metric"] for p in mech.participant_params_]  # doctest: +SKIP
+    ['cosine', 'euclidean', 'correlation', 'cosine']
+    """
+
+    _parameter_constraints: dict = {
+        **_PerParticipantMechanism._parameter_constraints,
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "heterogeneous": ["boolean"],
+        "n_neighbors": [Interval(Integral, 2, None, closed="left")],
+        "min_dist": [Interval(Real, 0, None, closed="left")],
+        "metric": [str],
+        "standardize": ["boolean"],
+        "n_epochs": [None, Interval(Integral, 1, None, closed="left")],
+        "init": [StrOptions({"spectral", "pca", "random"})],
+    }
+
+    def __init__(
+        self,
+        n_participants=2,
+        *,
+        n_components=2,
+        heterogeneous=True,
+        n_neighbors=15,
+        min_dist=0.1,
+        metric="euclidean",
+        standardize=True,
+        n_epochs=None,
+        init="spectral",
+        anchor=None,
+        n_anchors=None,
+        n_jobs=None,
+        random_state=None,
+    ):
+        self.n_participants = n_participants
+        self.n_components = n_components
+        self.heterogeneous = heterogeneous
+        self.n_neighbors = n_neighbors
+        self.min_dist = min_dist
+        self.metric = metric
+        self.standardize = standardize
+        self.n_epochs = n_epochs
+        self.init = init
+        self.anchor = anchor
+        self.n_anchors = n_anchors
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def _draw_params(self, rng):
+        """Per-participant UMAP settings (spec section 2), drawn in a fixed order."""
+        p = self.n_participants
+        seeds = rng.randint(_SEED_MAX, size=p)
+        n_neighbors = rng.randint(2, 8, size=p)  # U{2..7}
+        min_dist = rng.uniform(0.0, 0.8, size=p)  # U[0, 0.8)
+        params = []
+        for i in range(p):
+            if self.heterogeneous:
+                # paper: metric by k mod 3 with 1-based k (spec section 7, item 12)
+                d = {
+                    "metric": _UMAP_METRICS[(i + 1) % 3],
+                    "n_neighbors": int(n_neighbors[i]),
+                    "min_dist": float(min_dist[i]),
+                }
+            else:
+                d = {
+                    "metric": self.metric,
+                    "n_neighbors": int(self.n_neighbors),
+                    "min_dist": float(self.min_dist),
+                }
+            d["random_state"] = int(seeds[i])
+            params.append(d)
+        return params
+
+    def _make_estimators(self, X, participant, rng):
+        from umap import UMAP
+
+        self.participant_params_ = self._draw_params(rng)
+        estimators = []
+        for d in self.participant_params_:
+            um = UMAP(
+                n_components=self.n_components,
+                n_epochs=self.n_epochs,
+                init=self.init,
+                n_jobs=1,
+                **d,
+            )
+            estimators.append(make_pipeline(StandardScaler(), um) if self.standardize else um)
+        return estimators
+
+    def _check_participant_rows(self, estimator, i, n_rows):
+        k = self.participant_params_[i]["n_neighbors"]
+        if n_rows <= k:
+            raise ValueError(
+                f"UMAPMechanism: participant {i} has {n_rows} rows, but its UMAP uses "
+                f"n_neighbors={k}, which needs more than {k} rows. Give participant {i} more "
+                "rows, or set heterogeneous=False with a smaller n_neighbors."
+            )
+        if n_rows <= self.n_components + 1:
+            raise ValueError(
+                f"UMAPMechanism: participant {i} has {n_rows} rows, too few for "
+                f"n_components={self.n_components} (UMAP needs n_rows > n_components + 1). "
+                "Lower n_components or give the participant more rows."
+            )
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = self.init == "spectral"
+        return tags

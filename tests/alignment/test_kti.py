@@ -1,0 +1,403 @@
+"""Tests for skdc.alignment.KTIAligner and anchor_graph (spec sections 3.6-3.9, 8.1-8.3)."""
+
+import numpy as np
+import pytest
+import scipy.linalg
+from numpy.testing import assert_allclose
+from sklearn.metrics.pairwise import rbf_kernel
+from threadpoolctl import threadpool_limits
+
+from skdc import Uploads
+from skdc.alignment import KTIAligner, LTIAligner, anchor_graph
+from skdc.alignment._kti import _helmert_dot, _helmert_t_dot
+from skdc.utils import haar_orthogonal
+
+
+@pytest.fixture(autouse=True)
+def _single_thread_blas():
+    """Small dense problems: one BLAS thread (threads only spin on a shared 2-core box)."""
+    with threadpool_limits(limits=1):
+        yield
+
+
+
+def _uploads(anchors, data=None, anchor_y=None):
+    data = anchors if data is None else data
+    width = max(b.shape[1] for b in anchors)
+    rows = [np.pad(x, ((0, 0), (0, width - x.shape[1]))) for x in data]
+    part = np.concatenate([np.full(x.shape[0], k) for k, x in enumerate(data)])
+    return Uploads(np.vstack(rows), participant=part, anchors=anchors, anchor_y=anchor_y)
+
+
+def _problem(rng, n_a=60, K=4, h=5):
+    return [rng.uniform(-1, 1, (n_a, h)) for _ in range(K)]
+
+
+def _M(anchors, lam, gamma=1.0):
+    return lam * sum(
+        np.linalg.inv(rbf_kernel(b, gamma=gamma) + lam * np.eye(b.shape[0])) for b in anchors
+    )
+
+
+def _helmert(n):
+    T = np.zeros((n, n - 1))
+    for j in range(1, n):
+        T[:j, j - 1] = 1 / np.sqrt(j * (j + 1))
+        T[j, j - 1] = -j / np.sqrt(j * (j + 1))
+    return T
+
+
+@pytest.mark.parametrize("solver", ["cholesky", "eigh"])
+def test_target_is_bottom_eigenspace_of_M(solver):
+    rng = np.random.RandomState(0)
+    anchors = _problem(rng)
+    kti = KTIAligner(alpha=0.5, solver=solver).fit(_uploads(anchors))
+    M = _M(anchors, 0.5)
+    Z, nu = kti.target_, kti.eigenvalues_
+    assert_allclose(Z.T @ Z, np.eye(5), atol=1e-10)
+    assert np.linalg.norm(M @ Z - Z * nu) < 1e-7 * np.linalg.norm(M)
+    assert_allclose(nu, np.linalg.eigvalsh(M)[:5], atol=1e-10)
+    assert np.all(nu > 0) and np.all(nu <= len(anchors))
+
+
+@pytest.mark.parametrize("solver", ["cholesky", "eigh"])
+def test_krr_coefficients_and_anchor_outputs(solver):
+    rng = np.random.RandomState(1)
+    anchors = _problem(rng)
+    lam = 0.3
+    kti = KTIAligner(alpha=lam, solver=solver).fit(_uploads(anchors))
+    Z = kti.target_
+    total = 0.0
+    for b, a in zip(anchors, kti.coef_):
+        K = rbf_kernel(b, gamma=1.0)
+        assert_allclose((K + lam * np.eye(60)) @ a, Z, atol=1e-10)
+        # spec 8.1 item 1: minimal KRR value lambda tr(Z^T (K + lambda I)^{-1} Z)
+        value = np.linalg.norm(K @ a - Z) ** 2 + lam * np.trace(a.T @ K @ a)
+        assert_allclose(value, lam * np.trace(Z.T @ np.linalg.solve(K + lam * np.eye(60), Z)))
+        worse = a + 1e-3 * rng.standard_normal(a.shape)
+        assert np.linalg.norm(K @ worse - Z) ** 2 + lam * np.trace(worse.T @ K @ worse) > value
+        total += value
+    out = kti.transform(_uploads(anchors)).reshape(4, 60, 5)
+    for k, b in enumerate(anchors):
+        K = rbf_kernel(b, gamma=1.0)
+        assert_allclose(out[k], K @ np.linalg.solve(K + lam * np.eye(60), Z), atol=1e-10)
+    M = _M(anchors, lam)
+    assert_allclose(total, np.trace(Z.T @ M @ Z), rtol=1e-9)
+    for _ in range(50):
+        Q = np.linalg.qr(rng.standard_normal((60, 5)))[0]
+        assert total <= np.trace(Q.T @ M @ Q) + 1e-9
+
+
+def test_small_ridge_reproduces_target_on_anchors():
+    rng = np.random.RandomState(2)
+    anchors = _problem(rng, n_a=30, h=3)
+    kti = KTIAligner(alpha=1e-8, gamma=5.0).fit(_uploads(anchors))
+    out = kti.transform(_uploads(anchors)).reshape(4, 30, 3)
+    for k in range(4):
+        assert_allclose(out[k], kti.target_, atol=1e-5)
+
+
+def test_linear_kernel_tends_to_lti():
+    rng = np.random.RandomState(3)
+    anchors = [rng.standard_normal((60, 5)) for _ in range(4)]
+    Y = _uploads(anchors)
+    Zl = LTIAligner().fit(Y).target_
+    dists = []
+    for lam in (1e-2, 1e-4, 1e-6):
+        Zk = KTIAligner(kernel="linear", alpha=lam).fit(Y).target_
+        dists.append(np.linalg.norm(Zk @ Zk.T - Zl @ Zl.T))
+    assert dists[2] < 1e-4
+    assert dists[0] > dists[1] > dists[2]
+
+
+@pytest.mark.parametrize("graph", [None, "gl", "tsl"])
+def test_rigid_motion_invariance(graph):
+    rng = np.random.RandomState(4)
+    anchors = _problem(rng)
+    y_a = rng.randint(0, 3, 60)
+    data = [rng.uniform(-1, 1, (6, 5)) for _ in anchors]
+    moves = [(haar_orthogonal(5, random_state=rng), rng.standard_normal(5)) for _ in anchors]
+    moved = [b @ R + t for b, (R, t) in zip(anchors, moves)]
+    moved_data = [x @ R + t for x, (R, t) in zip(data, moves)]
+    a = KTIAligner(graph=graph).fit(_uploads(anchors, anchor_y=y_a))
+    b = KTIAligner(graph=graph).fit(_uploads(moved, anchor_y=y_a))
+    assert_allclose(b.target_, a.target_, atol=1e-8)
+    assert_allclose(b.transform(_uploads(moved, moved_data)),
+                    a.transform(_uploads(anchors, data)), atol=1e-8)
+
+
+def test_identical_kernel_participants_align_exactly():
+    rng = np.random.RandomState(5)
+    A1 = rng.uniform(-1, 1, (40, 4))
+    X1 = rng.uniform(-1, 1, (7, 4))
+    moves = [(np.eye(4), np.zeros(4))] + [
+        (haar_orthogonal(4, random_state=rng), rng.standard_normal(4)) for _ in range(2)
+    ]
+    anchors = [A1 @ R + t for R, t in moves]
+    data = [X1 @ R + t for R, t in moves]
+    out = KTIAligner().fit(_uploads(anchors)).transform(_uploads(anchors, data))
+    out = out.reshape(3, 7, 4)
+    assert_allclose(out[1], out[0], atol=1e-8)
+    assert_allclose(out[2], out[0], atol=1e-8)
+
+
+def test_participant_order_and_anchor_row_permutation():
+    rng = np.random.RandomState(6)
+    anchors = _problem(rng)
+    data = [rng.uniform(-1, 1, (5, 5)) for _ in anchors]
+    base = KTIAligner(center=True).fit(_uploads(anchors))
+    out = base.transform(_uploads(anchors, data))
+    perm = [1, 3, 0, 2]
+    sw = KTIAligner(center=True).fit(_uploads([anchors[k] for k in perm]))
+    assert_allclose(sw.target_, base.target_, atol=1e-9)
+    for j, k in enumerate(perm):
+        assert_allclose(sw.coef_[j], base.coef_[k], atol=1e-9)
+    pi = rng.permutation(60)
+    rows = KTIAligner(center=True).fit(_uploads([b[pi] for b in anchors]))
+    assert_allclose(rows.target_, base.target_[pi], atol=1e-9)
+    assert_allclose(rows.transform(_uploads([b[pi] for b in anchors], data)), out, atol=1e-9)
+
+
+def test_anchor_graph_properties():
+    rng = np.random.RandomState(7)
+    B = rng.standard_normal((50, 3))
+    y = rng.randint(0, 3, 50)
+    gl = anchor_graph(B, kind="gl", n_neighbors=6).toarray()
+    tsl = anchor_graph(B, kind="tsl", anchor_y=y, n_neighbors=6).toarray()
+    tdl = anchor_graph(B, kind="tdl", anchor_y=y, n_neighbors=6).toarray()
+    for W in (gl, tsl, tdl):
+        assert set(np.unique(W)) <= {0.0, 0.5, 1.0}
+        assert_allclose(W, W.T)
+        assert_allclose(np.diag(W), 0)
+        L = np.diag(W.sum(1)) - W
+        assert_allclose(L @ np.ones(50), 0, atol=1e-12)
+        assert np.linalg.eigvalsh(L).min() > -1e-10
+    assert np.all(tsl <= gl)
+    assert np.all(tsl[y[:, None] != y[None, :]] == 0)
+    assert np.all(tsl * tdl == 0)
+    assert_allclose(tsl + tdl, gl)
+    assert np.all((gl > 0).sum(1) >= 6)
+
+
+def test_graph_trace_scaling_and_mu_zero():
+    rng = np.random.RandomState(8)
+    anchors = _problem(rng)
+    y = rng.randint(0, 3, 60)
+    Y = _uploads(anchors, anchor_y=y)
+    kti = KTIAligner(graph="tsl", alpha=0.7).fit(Y)
+    assert_allclose(kti.intrinsic_laplacian_.diagonal().sum(), np.trace(_M(anchors, 0.7)))
+    L = kti.intrinsic_laplacian_.toarray()
+    assert np.all(L - np.diag(np.diag(L)) <= 0)
+    plain = KTIAligner(alpha=0.7).fit(Y)
+    zero = KTIAligner(graph="gl", mu=0.0, alpha=0.7).fit(Y)
+    assert_allclose(zero.target_, plain.target_, atol=1e-10)
+    assert kti.penalty_laplacian_ is None
+
+
+def test_tdl_penalty_constraint():
+    rng = np.random.RandomState(9)
+    anchors = _problem(rng)
+    y = rng.randint(0, 3, 60)
+    kti = KTIAligner(graph="tdl").fit(_uploads(anchors, anchor_y=y))
+    C = kti.penalty_laplacian_.toarray()
+    assert_allclose(np.trace(C), 60)
+    Z = kti.target_
+    assert_allclose(Z.T @ (C + 1e-9 * np.eye(60)) @ Z, np.eye(5), atol=1e-8)
+
+
+def test_helmert_helpers_match_explicit_basis():
+    rng = np.random.RandomState(10)
+    T = _helmert(9)
+    X, Yv = rng.standard_normal((9, 4)), rng.standard_normal((8, 3))
+    assert_allclose(_helmert_t_dot(X), T.T @ X, atol=1e-12)
+    assert_allclose(_helmert_dot(Yv), T @ Yv, atol=1e-12)
+    assert_allclose(T.T @ T, np.eye(8), atol=1e-12)
+
+
+def test_centering():
+    rng = np.random.RandomState(11)
+    anchors = _problem(rng)
+    Y = _uploads(anchors)
+    kti = KTIAligner(center=True).fit(Y)
+    Z = kti.target_
+    assert np.all(np.abs(Z.sum(0)) < 1e-10)
+    assert_allclose(Z.T @ Z, np.eye(5), atol=1e-10)
+    M = _M(anchors, 1.0)
+    T = _helmert(60)
+    w, V = np.linalg.eigh(T.T @ M @ T)
+    Zt = T @ V[:, :5]
+    assert_allclose(Z @ Z.T, Zt @ Zt.T, atol=1e-8)
+    plain = KTIAligner().fit(Y)
+    assert np.trace(Z.T @ M @ Z) >= np.trace(plain.target_.T @ M @ plain.target_) - 1e-12
+
+
+def test_large_mu_collapses_onto_graph_components():
+    rng = np.random.RandomState(12)
+    # 4 well-separated label clusters: the TSL graph has >= d + 1 = 4 components
+    centers = rng.uniform(-20, 20, (4, 2))
+    y = np.repeat(np.arange(4), 15)
+    anchors = [centers[y] + 0.3 * rng.standard_normal((60, 2)) for _ in range(3)]
+    kti = KTIAligner(graph="tsl", mu=1e6, center=True, n_components=3, n_neighbors=5)
+    kti.fit(_uploads(anchors, anchor_y=y))
+    Z, L = kti.target_, kti.intrinsic_laplacian_.toarray()
+    assert np.trace(Z.T @ L @ Z) / np.trace(L) < 1e-6
+
+
+def test_nystroem_matches_dense_nystroem_problem():
+    rng = np.random.RandomState(13)
+    anchors = _problem(rng, n_a=80, K=3, h=3)
+    kti = KTIAligner(n_kernel_components=30, random_state=0, center=True).fit(_uploads(anchors))
+    idx = np.sort(np.random.RandomState(0).choice(80, 30, replace=False))
+    M = np.zeros((80, 80))
+    smooth = []
+    for b in anchors:
+        C = rbf_kernel(b, b[idx], gamma=1.0)
+        Kn = C @ np.linalg.pinv(C[idx]) @ C.T
+        R = np.linalg.inv(Kn + np.eye(80))
+        M += R
+        smooth.append(Kn @ R)
+    T = _helmert(80)
+    w, V = np.linalg.eigh(T.T @ M @ T)
+    Zd = T @ V[:, :3]
+    Z = kti.target_
+    assert_allclose(Z @ Z.T, Zd @ Zd.T, atol=1e-6)
+    assert_allclose(kti.eigenvalues_, w[:3], atol=1e-8)
+    out = kti.transform(_uploads(anchors)).reshape(3, 80, 3)
+    for k in range(3):
+        assert_allclose(out[k], smooth[k] @ Z, atol=1e-6)
+
+
+def test_nystroem_close_to_exact_with_many_landmarks():
+    rng = np.random.RandomState(14)
+    anchors = _problem(rng, n_a=60, K=3, h=2)
+    Y = _uploads(anchors)
+    exact = KTIAligner(gamma=0.5).fit(Y)
+    approx = KTIAligner(gamma=0.5, n_kernel_components=59, random_state=0).fit(Y)
+    assert_allclose(approx.eigenvalues_, exact.eigenvalues_, atol=1e-5)
+
+
+def test_different_widths_and_median_gamma():
+    rng = np.random.RandomState(15)
+    anchors = [rng.uniform(-1, 1, (30, h)) for h in (2, 4, 3)]
+    kti = KTIAligner(gamma="median", n_components=3).fit(_uploads(anchors))
+    assert kti.gammas_.shape == (3,) and np.all(kti.gammas_ > 0)
+    assert kti.transform(_uploads(anchors)).shape == (90, 3)
+
+
+def test_bad_inputs():
+    rng = np.random.RandomState(16)
+    anchors = _problem(rng, n_a=6, K=2, h=3)
+    Y = _uploads(anchors)
+    with pytest.raises(ValueError, match=r"n_components=6 exceeds n_anchors - 1 \(center=True\)"):
+        KTIAligner(n_components=6, center=True).fit(Y)
+    with pytest.raises(ValueError, match="graph='tsl' needs anchor labels"):
+        KTIAligner(graph="tsl").fit(Y)
+    with pytest.raises(ValueError, match="graph='tdl' needs anchor labels"):
+        KTIAligner(graph="tdl").fit(Y)
+    for solver in ("cholesky", "eigh"):
+        with pytest.raises(ValueError, match="not positive semi-definite.*change the kernel"):
+            KTIAligner(kernel=lambda X, Z: -rbf_kernel(X, Z), solver=solver).fit(Y)
+    bad = _uploads(anchors)
+    bad.anchors = [anchors[0], anchors[1][:4]]
+    with pytest.raises(ValueError, match="same number of anchor rows n_anchors"):
+        KTIAligner().fit(bad)
+    with pytest.raises(ValueError, match="n_kernel_components=None"):
+        KTIAligner(graph="tdl", n_kernel_components=3).fit(
+            _uploads(anchors, anchor_y=np.arange(6) % 2)
+        )
+
+
+def test_custom_psd_kernel_accepted():
+    rng = np.random.RandomState(17)
+    anchors = _problem(rng, n_a=20, K=2, h=2)
+    kti = KTIAligner(kernel=lambda X, Z: (1 + X @ Z.T) ** 2, alpha=1.0).fit(_uploads(anchors))
+    assert_allclose(kti.target_.T @ kti.target_, np.eye(2), atol=1e-10)
+
+
+def test_generalized_eigen_solution_matches_scipy_reference():
+    """KTI+TSL without centering: (M + mu B) u = nu u, checked against a direct solve."""
+    rng = np.random.RandomState(18)
+    anchors = _problem(rng)
+    y = rng.randint(0, 2, 60)
+    kti = KTIAligner(graph="tsl", mu=2.0).fit(_uploads(anchors, anchor_y=y))
+    A = _M(anchors, 1.0) + 2.0 * kti.intrinsic_laplacian_.toarray()
+    w, V = scipy.linalg.eigh(A)
+    assert_allclose(kti.eigenvalues_, w[:5], atol=1e-9)
+
+
+def test_kti_beats_lti_on_smooth_nonlinear_obfuscations():
+    """Spec 8.3: K = 5 participants with different tanh maps; KTI >= LTI averaged over seeds."""
+    from sklearn.ensemble import RandomForestClassifier
+
+    acc = []
+    for seed in range(10):
+        rng = np.random.RandomState(seed)
+        means = 2.0 * rng.standard_normal((3, 20))
+
+        def sample(n, rng=rng, means=means):
+            y = rng.randint(0, 3, n)
+            return means[y] + rng.standard_normal((n, 20)), y
+
+        A, y_a = sample(150)
+        maps = [rng.standard_normal((20, 6)) / np.sqrt(20) for _ in range(5)]
+        (Xtr, ytr), (Xte, yte) = sample(150), sample(300)
+        ptr, pte = np.arange(150) % 5, np.arange(300) % 5
+
+        def up(X, part, maps=maps, A=A, y_a=y_a):
+            Y = np.zeros((X.shape[0], 6))
+            for k, W in enumerate(maps):
+                Y[part == k] = np.tanh(X[part == k] @ W * 1.5)
+            return Uploads(Y, participant=part, anchors=[np.tanh(A @ W * 1.5) for W in maps],
+                           anchor_y=y_a)
+
+        row = []
+        for aligner in (LTIAligner(), KTIAligner()):
+            Z = aligner.fit_transform(up(Xtr, ptr))
+            clf = RandomForestClassifier(n_estimators=30, random_state=seed).fit(Z, ytr)
+            row.append(clf.score(aligner.transform(up(Xte, pte)), yte))
+        acc.append(row)
+    lti, kti = np.mean(acc, axis=0)
+    assert kti >= lti
+
+
+@pytest.fixture(scope="session")
+def umap_ready():
+    """Import umap-learn and compile its numba kernels once for the whole session."""
+    umap = pytest.importorskip("umap")
+    X = np.random.RandomState(0).rand(30, 4)
+    umap.UMAP(n_components=2, n_neighbors=5, n_epochs=10, init="pca", random_state=0,
+              n_jobs=1).fit(X).transform(X[:3])
+    return umap
+
+
+def test_kti_beats_lti_on_digits_under_umap(umap_ready):
+    """Paper's RQ1 ordering on small data: DC-KTI >= DC-LTI under per-participant UMAP."""
+    from sklearn.datasets import load_digits
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.model_selection import train_test_split
+
+    from skdc.anchors import SMOTEAnchor
+    from skdc.mechanisms import UMAPMechanism
+
+    X, y = load_digits(return_X_y=True)
+    X = X / 16.0
+    acc = []
+    for seed in range(2):
+        Xp, Xr, yp, yr = train_test_split(X, y, train_size=300, stratify=y, random_state=seed)
+        Xtr, Xte, ytr, yte = train_test_split(
+            Xr, yr, train_size=200, test_size=200, stratify=yr, random_state=seed
+        )
+        part = np.arange(200) % 5
+        mech = UMAPMechanism(
+            5, n_components=4, n_epochs=50, init="pca",
+            anchor=SMOTEAnchor(200, Xp, yp, n_source=100), random_state=seed,
+        ).fit(Xtr, participant=part)
+        Ytr, Yte = mech.transform(Xtr, participant=part), mech.transform(Xte, participant=part)
+        row = []
+        for aligner in (LTIAligner(), KTIAligner()):
+            Z = aligner.fit_transform(Ytr)
+            clf = RandomForestClassifier(n_estimators=30, random_state=seed).fit(Z, ytr)
+            row.append(clf.score(aligner.transform(Yte), yte))
+        acc.append(row)
+    lti, kti = np.mean(acc, axis=0)
+    assert kti >= lti
