@@ -7,13 +7,28 @@ attacks and bounds measure what a colluding analyst could reconstruct.
 Subpackages
 -----------
 mechanisms
-    Participant side: GDP, C-GDP, I-GDP (and nonlinear reductions).
+    Participant side: GDP, C-GDP, I-GDP, per-participant UMAP / kernel PCA / PCA, Gaussian
+    mixing sketches.
 anchors
-    Anchor makers.
+    Anchor makers: orthonormal, uniform, SMOTE.
 alignment
-    Analyst side: reference Procrustes, noisy-anchor GOPP (and integration aligners).
+    Analyst side: reference Procrustes, noisy-anchor GOPP, MPP / GEP / ODC, LTI and KTI.
+attacks
+    Reconstruction attacks under analyst-participant collusion.
+metrics
+    Reconstruction errors, linkage, and attack / bound scorers (higher = more private).
+privacy
+    Leakage accountants, the reconstruction lower bound, DP-SGD, RDP of Gaussian sketches.
+linear_model
+    Private regression on Gaussian sketches (Linear Mixing, AdaSSP, Sheffet).
+nn
+    skorch CNNs: the utility model and the linkage auditor (extra ``nn``).
 datasets
-    Offline data and the papers' partitions.
+    Offline data, loaders for local MNIST / CelebA files, the papers' partitions.
+experiments
+    Privacy-utility sweeps, spline bands, plots, Central / Local baselines.
+protocol
+    Deployment: upload files, participant and analyst roles, command line.
 utils
     Linear-algebra primitives.
 """
