@@ -83,6 +83,11 @@ def resolve_device(device="auto"):
     return device
 
 
+def _device_name(device):
+    """``'cpu'`` for ``torch.device('cpu')`` (skorch's fallback returns a torch.device)."""
+    return str(device) if isinstance(device, torch.device) else device
+
+
 def _draw_seeds(random_state):
     """Initialisation and minibatch-order seeds drawn from ``random_state``."""
     rng = check_random_state(random_state)
@@ -278,12 +283,12 @@ class _BaseCNN(NeuralNetClassifier):
             state["device"] = state.get("device_", "cpu")
             # skorch maps the CUDA tensors to the CPU with a DeviceWarning when CUDA is absent
             super().__setstate__(state)
-            self.device_ = self.device
+            self.device_ = _device_name(self.device)
             self.device = "auto"
         else:
             super().__setstate__(state)
             if "device_" in state:
-                self.device_ = self.device
+                self.device_ = _device_name(self.device)
 
     # ---------------------------------------------------------------- data checks
     def _n_outputs(self, n_classes):
