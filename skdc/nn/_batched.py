@@ -27,6 +27,7 @@ import numpy as np
 import torch
 from sklearn.base import clone
 from sklearn.metrics import balanced_accuracy_score
+from sklearn.utils import check_random_state
 from skorch.dataset import Dataset
 from torch.func import functional_call, vmap
 from torch.utils.data import DataLoader
@@ -139,7 +140,7 @@ def fit_batched(estimator, X, y, *, X_valid=None, y_valid=None, chunk_size=None)
     # One template net, fitted in the sense of having seeds, device, classes and a module.
     proto = clone(estimator)
     if proto.random_state is None:
-        proto.random_state = int(np.random.randint(2**31 - 1))
+        proto.random_state = int(check_random_state(None).randint(2**31 - 1))
     proto._check_fit_data(X[0], y)
     proto.initialize()
     y_enc = proto._encode(y)

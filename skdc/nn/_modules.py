@@ -20,7 +20,6 @@ References
 
 import math
 
-import torch
 from torch import nn
 from torch.nn import functional as F
 

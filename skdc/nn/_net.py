@@ -34,6 +34,8 @@ from ._modules import AuditorModule, RepresentationModule
 __all__ = ["LinkageAuditor", "RepresentationCNN", "resolve_device"]
 
 _SEED_MAX = 2**31 - 1
+# default validation split: the first of 5 stratified folds (stateless, so one shared instance)
+_VALID_SPLIT = ValidSplit(5, stratified=True)
 
 
 def resolve_device(device="auto"):
@@ -523,7 +525,7 @@ class RepresentationCNN(_BaseCNN):
 
     def __init__(self, module=RepresentationModule, *, head="softmax", criterion=None,
                  optimizer=torch.optim.Adam, lr=1e-3, max_epochs=15, batch_size=256,
-                 train_split=ValidSplit(5, stratified=True), classes=None, device="auto",
+                 train_split=_VALID_SPLIT, classes=None, device="auto",
                  random_state=None, verbose=0, **kwargs):
         super().__init__(module, criterion=criterion, optimizer=optimizer, lr=lr,
                          max_epochs=max_epochs, batch_size=batch_size,
@@ -633,7 +635,7 @@ class LinkageAuditor(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _BaseCNN
 
     def __init__(self, module=AuditorModule, *, criterion=torch.nn.CrossEntropyLoss,
                  optimizer=torch.optim.Adam, lr=1e-3, max_epochs=10, batch_size=256,
-                 train_split=ValidSplit(5, stratified=True), classes=None, normalize=True,
+                 train_split=_VALID_SPLIT, classes=None, normalize=True,
                  device="auto", random_state=None, verbose=0, **kwargs):
         super().__init__(module, criterion=criterion, optimizer=optimizer, lr=lr,
                          max_epochs=max_epochs, batch_size=batch_size,
