@@ -712,6 +712,12 @@ class LinkageAuditor(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _BaseCNN
         """
         return self.fit(X, y, **fit_params).transform(X)
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # the embeddings are float32 whatever the input dtype (the CNN runs in float32)
+        tags.transformer_tags.preserves_dtype = ["float32"]
+        return tags
+
     @property
     def _n_features_out(self):
         return int(self.module_.embedding.out_features)

@@ -282,3 +282,11 @@ def test_linkage_auditor_needs_square_or_shape(digits):
     X, y = digits
     with pytest.raises(ValueError, match="pass module__image_shape"):
         LinkageAuditor(max_epochs=1, device="cpu").fit(X[:, :50], y)
+
+
+def test_tags():
+    from sklearn.utils import get_tags
+
+    assert get_tags(RepresentationCNN()).estimator_type == "classifier"
+    tags = get_tags(LinkageAuditor())
+    assert tags.transformer_tags.preserves_dtype == ["float32"]
