@@ -92,7 +92,7 @@ def test_logit_head_batched(digits):
 def test_auditor_batched(digits):
     X, y = digits
     template = LinkageAuditor(max_epochs=1, batch_size=64, device="cpu", random_state=0,
-                              train_split=None)
+                              train_split=None, module__channels=(8, 8, 8))
     nets = fit_batched(template, [X, X[:, ::-1]], y)
     assert nets[0].transform(X).shape == (len(X), 128)
 

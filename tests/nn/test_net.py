@@ -255,7 +255,8 @@ def test_pipeline_after_mechanism_and_aligner(digits):
 
 def test_linkage_auditor_embeddings(digits):
     X, y = digits
-    auditor = LinkageAuditor(max_epochs=1, batch_size=64, device="cpu", random_state=0)
+    auditor = LinkageAuditor(max_epochs=1, batch_size=64, device="cpu", random_state=0,
+                             module__channels=(8, 8, 8))
     E = auditor.fit_transform(X, y)
     assert E.shape == (len(X), 128)
     np.testing.assert_allclose(np.linalg.norm(E, axis=1), 1, rtol=1e-5)
@@ -273,7 +274,7 @@ def test_linkage_auditor_rgb_images():
 
     faces = make_identity_images(12, 3, image_shape=(3, 8, 8), random_state=0)
     auditor = LinkageAuditor(max_epochs=1, device="cpu", random_state=0, train_split=None,
-                             module__image_shape=(3, 8, 8))
+                             module__image_shape=(3, 8, 8), module__channels=(8, 8, 8))
     E = auditor.fit(faces.data, faces.identity).transform(faces.data)
     assert E.shape == (36, 128)
 
