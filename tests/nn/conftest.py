@@ -2,12 +2,18 @@
 
 import pytest
 
-torch = pytest.importorskip("torch")
+try:  # the test modules skip themselves without torch (pytest.importorskip)
+    import torch
+except ImportError:  # pragma: no cover
+    torch = None
 
 
 @pytest.fixture(autouse=True)
 def seeds_fixed():
     """Seed torch's global generator for every test (skorch/tests/conftest.py)."""
+    if torch is None:  # pragma: no cover
+        yield
+        return
     torch.set_num_threads(2)
     state = torch.random.get_rng_state()
     torch.manual_seed(0)
