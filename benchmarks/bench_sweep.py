@@ -80,13 +80,21 @@ def main(argv=None):
     parser.add_argument("--sequential-draws", type=int, default=None,
                         help="time the sequential baseline on this many draws, extrapolate")
     parser.add_argument("--chunk-size", type=int, default=None)
+    parser.add_argument("--cache", default=None,
+                        help="npz file to reuse the aligned draws from (written if absent)")
     args = parser.parse_args(argv)
     # draws above the phase transition do not converge; that is part of the sweep
     warnings.filterwarnings("ignore", message="GOPPAligner did not converge")
     torch.set_num_threads(args.threads)
     device = resolve_device(args.device)
     tic = time.perf_counter()
-    vs, Z_tr, y_tr, Z_te, y_te = make_draws(args.n_draws, args.data, args.n_rows)
+    if args.cache and os.path.exists(args.cache):
+        with np.load(args.cache) as f:
+            vs, Z_tr, y_tr, Z_te, y_te = (f[k] for k in ("vs", "Z_tr", "y_tr", "Z_te", "y_te"))
+    else:
+        vs, Z_tr, y_tr, Z_te, y_te = make_draws(args.n_draws, args.data, args.n_rows)
+        if args.cache:
+            np.savez(args.cache, vs=vs, Z_tr=Z_tr, y_tr=y_tr, Z_te=Z_te, y_te=y_te)
     print(f"data and alignment of {args.n_draws} draws: {time.perf_counter() - tic:.1f} s")
     template = RepresentationCNN(max_epochs=args.epochs, device=device, random_state=0)
     print(f"device={device} ({torch.cuda.get_device_name(0) if device == 'cuda' else 'CPU'}), "
