@@ -113,3 +113,15 @@ def test_bad_inputs(digits):
         fit_batched(_template(), [X], y, X_valid=[X])
     with pytest.raises(ValueError, match="NaN or infinity"):
         fit_batched(_template(), [np.full_like(X, np.nan)], y)
+
+
+@pytest.mark.parametrize("width", [50, 100, 400])
+def test_batched_matches_sequential_for_other_widths(width):
+    """Rows laid out with fill zeros (50), padded (100) or unpadded (400: CelebA's 20x20)."""
+    rng = np.random.RandomState(width)
+    y = np.arange(90) % 3
+    X = rng.rand(90, width) + 0.5 * y[:, None] * (np.arange(width) % 3 == 0)
+    template = _template(max_epochs=1, batch_size=32, train_split=None)
+    nets = fit_batched(template, [X, X[::-1].copy()], y)
+    ref = clone(template).fit(X, y)
+    np.testing.assert_allclose(nets[0].predict_proba(X), ref.predict_proba(X), atol=1e-4)
