@@ -1,0 +1,373 @@
+"""Train one small CNN per noise draw of a sweep, all draws at once.
+
+A privacy-utility sweep trains a separate classifier from scratch for every noise draw, with
+the same initialisation and minibatch-order seeds ([1]_, spec section 7.1). Those fits differ
+only in their input rows, so they can run as one computation: the parameters of the ``M``
+models are stacked along a leading axis and one forward pass evaluates all of them with
+:func:`torch.func.vmap` over :func:`torch.func.functional_call`. The loss is the sum of the
+models' mean losses, so each model's gradient is its own (the Table 2 CNN takes a faster
+path: its convolutions become batched products with dense matrices gathered from the
+filters); element-wise optimizers (Adam, SGD, RMSprop...) applied to the stacked tensors
+update every model exactly as its own optimizer would. The validation split, the shuffling
+generator, the seeded initialisation and the best-validation-balanced-accuracy checkpoint
+are those of a single
+:class:`~skdc.nn.RepresentationCNN` fit, so each returned net matches a sequential fit up to
+floating-point summation order.
+
+References
+----------
+.. [1] Nosaka, Suetake, Takano, Okada, Yoshise, "Geometric Data Perturbation with Noisy-Anchor
+   Alignment for Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
+"""
+
+# Licence: BSD 3 clause
+
+import copy
+import time
+
+import numpy as np
+import torch
+from sklearn.base import clone
+from sklearn.metrics import balanced_accuracy_score
+from sklearn.utils import check_random_state
+from skorch.dataset import Dataset
+from torch.func import functional_call, vmap
+from torch.nn import functional as F
+from torch.utils.data import DataLoader
+
+from ._modules import RepresentationModule
+from ._net import _BaseCNN
+
+__all__ = ["fit_batched"]
+
+
+def _pooled_conv_index(positions, in_channels, size, kernel, out_channels):
+    """Gather index of the dense matrix of a valid convolution followed by 2 x 2 max-pooling.
+
+    A valid ``kernel x kernel`` convolution of an input laid out on ``in_channels x size x
+    size`` is a linear map. Column ``(di, dj, o, pi, pj)`` of its matrix is output channel
+    ``o`` at pixel ``(2 pi + di, 2 pj + dj)``, so the 2 x 2 max-pool is a maximum over the four
+    contiguous ``(di, dj)`` blocks (rows and columns the pool drops are left out). Entry
+    ``[p, col]`` (input feature ``p`` at ``positions[p] = (channel, row, col)``) indexes the
+    flattened filter bank ``(out_channels, in_channels, kernel, kernel)``, or the extra zero
+    entry at its end when ``p`` is outside the receptive field.
+    """
+    ch, row, col = (np.asarray(a)[:, None] for a in positions)
+    pooled = (size - kernel + 1) // 2
+    di, dj, o, pi, pj = (a.reshape(1, -1) for a in np.meshgrid(
+        [0, 1], [0, 1], np.arange(out_channels), np.arange(pooled), np.arange(pooled),
+        indexing="ij"))
+    u, v = row - (2 * pi + di), col - (2 * pj + dj)
+    valid = (u >= 0) & (u < kernel) & (v >= 0) & (v < kernel)
+    per_out = in_channels * kernel * kernel
+    index = np.where(valid, o * per_out + ch * kernel * kernel + u * kernel + v,
+                     out_channels * per_out)
+    return torch.as_tensor(index, dtype=torch.long), pooled
+
+
+class _StackedRepresentationForward:
+    """All draws' :class:`RepresentationModule` forward passes as batched matrix products.
+
+    Each valid convolution of Table 2 (with the row layout and zero padding folded into the
+    first one) is a linear map whose matrix is gathered from the filter weights; its columns
+    are ordered so that the 2 x 2 max-pool is a maximum over four contiguous blocks, and the
+    bias and ReLU, which commute with that maximum, are applied after it. A minibatch of ``M``
+    models is then a few ``torch.bmm`` calls: the same function as the module (up to float
+    summation order), with far less memory traffic than ``M`` small convolutions. Gradients
+    reach the filters through the gather.
+    """
+
+    def __init__(self, module, device):
+        self.n_outputs = module.n_outputs
+        k = module.conv1.kernel_size[0]
+        side, (left, right, top, _) = module.side, module.pad
+        size = side + left + right
+        n = module.n_features
+        p = np.arange(n)
+        c1, c2 = module.conv1.out_channels, module.conv2.out_channels
+        index1, p1 = _pooled_conv_index((np.zeros(n, int), p // side + top, p % side + left),
+                                        1, size, k, c1)
+        q = np.arange(c1 * p1 * p1)
+        c, rest = np.divmod(q, p1 * p1)
+        index2, p2 = _pooled_conv_index((c, rest // p1, rest % p1), c1, p1, k, c2)
+        self.index1, self.index2 = index1.to(device), index2.to(device)
+        self.rep1, self.rep2 = p1 * p1, p2 * p2
+
+    @staticmethod
+    def _conv_pool(h, weight, bias, index, rep):
+        m = weight.shape[0]
+        flat = torch.cat([weight.reshape(m, -1), weight.new_zeros(m, 1)], dim=1)
+        out = torch.bmm(h, flat[:, index])  # (M, B, 4 * O * P * P)
+        out = out.reshape(out.shape[0], out.shape[1], 4, -1).max(dim=2).values
+        return F.relu(out + bias.repeat_interleave(rep, dim=1)[:, None, :])
+
+    def __call__(self, params, buffers, X):
+        h = self._conv_pool(X, params["conv1.weight"], params["conv1.bias"], self.index1,
+                            self.rep1)
+        h = self._conv_pool(h, params["conv2.weight"], params["conv2.bias"], self.index2,
+                            self.rep2)
+        h = F.relu(torch.baddbmm(params["fc.bias"][:, None, :], h,
+                                 params["fc.weight"].transpose(1, 2)))
+        out = torch.baddbmm(params["out.bias"][:, None, :], h,
+                            params["out.weight"].transpose(1, 2))
+        return out.squeeze(-1) if self.n_outputs == 1 else out
+
+
+def _stacked_forward(module, device):
+    """Forward pass of ``M`` stacked copies of ``module``: ``f(params, buffers, X[M, B, n])``."""
+    if type(module) is RepresentationModule and module.conv1.stride == (1, 1):
+        return _StackedRepresentationForward(module, device)
+    skeleton = copy.deepcopy(module).to("meta")
+
+    def _one(p, b, x):
+        return functional_call(skeleton, (p, b), (x,))
+
+    return vmap(_one, in_dims=(0, 0, 0))
+
+
+def _check_stack(X, name):
+    if isinstance(X, np.ndarray) and X.ndim == 3:
+        arrays = list(X)
+    else:
+        arrays = [np.asarray(x) for x in X]
+    if not arrays:
+        raise ValueError(f"{name} holds no draws; pass a list of (n_samples, n_features) arrays.")
+    shapes = {a.shape for a in arrays}
+    if len(shapes) != 1 or len(arrays[0].shape) != 2:
+        raise ValueError(
+            f"Every draw of {name} must be a 2-D array of the same shape; got shapes "
+            f"{sorted(shapes)[:4]}."
+        )
+    stack = np.stack(arrays).astype(np.float32)
+    if not np.isfinite(stack).all():
+        raise ValueError(f"{name} contains NaN or infinity.")
+    return stack
+
+
+def _split_indices(net, y):
+    """Train and validation positions chosen by the net's ``train_split``, as skorch does."""
+    n = y.shape[0]
+    if net.train_split is None:
+        return np.arange(n), None
+    ds_train, ds_valid = net.train_split(Dataset(np.arange(n)[:, None], y), y)
+    return np.asarray(ds_train.indices), np.asarray(ds_valid.indices)
+
+
+def fit_batched(estimator, X, y, *, X_valid=None, y_valid=None, chunk_size=None):
+    """Fit one clone of ``estimator`` per draw of ``X``, all draws trained together.
+
+    Each draw ``X[m]`` (the rows a sweep produced for noise draw ``m``, the same rows in the
+    same order for every draw) gets its own model, trained from the estimator's seeded
+    initialisation with its minibatch order, optimizer, epochs and best-validation-balanced-
+    accuracy checkpoint, exactly as ``clone(estimator).fit(X[m], y)`` would; the models just
+    share every pass over the data (:func:`torch.func.vmap` over stacked parameters).
+
+    Parameters
+    ----------
+    estimator : RepresentationCNN or LinkageAuditor
+        Unfitted template; its ``random_state`` must not be a ``RandomState`` instance
+        (every draw uses the same seeds, as in the paper).
+    X : ndarray of shape (n_draws, n_samples, n_features) or list of 2-D arrays
+        One input matrix per draw.
+    y : array-like of shape (n_samples,)
+        Labels, shared by every draw.
+    X_valid : ndarray of shape (n_draws, n_valid, n_features) or list, default=None
+        Validation rows per draw; ``None`` holds out rows with the estimator's
+        ``train_split`` (no validation, and the last epoch kept, when that is ``None``).
+    y_valid : array-like of shape (n_valid,), default=None
+        Validation labels (with ``X_valid``).
+    chunk_size : int or None, default=None
+        Train this many draws at a time to bound memory (``None``: all at once).
+
+    Returns
+    -------
+    nets : list of fitted estimators
+        ``nets[m]`` is a fitted clone of ``estimator`` for draw ``m``, with ``module_``,
+        ``classes_``, ``best_epoch_``, ``best_valid_balanced_accuracy_`` and a ``history_``
+        holding ``train_loss`` and ``valid_bacc`` per epoch.
+
+    Notes
+    -----
+    Optimizers must act element-wise on parameters (Adam, AdamW, SGD, RMSprop...), which is
+    what makes the stacked update equal to independent updates. For
+    :class:`RepresentationModule` the stacked forward pass writes each convolution as a dense
+    matrix gathered from the filters (pooling becomes a maximum over contiguous blocks), so a
+    minibatch of all draws is a few batched matrix products; other modules run through
+    :func:`torch.func.vmap`. On CUDA the whole sweep of small CNNs runs as a few large
+    kernels instead of many tiny ones.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_digits
+    >>> from skdc.nn import RepresentationCNN, fit_batched
+    >>> X, y = load_digits(return_X_y=True)
+    >>> rng = np.random.RandomState(0)
+    >>> draws = [X[:300] / 16 + s * rng.randn(300, 64) for s in (0.0, 0.5, 1.0)]
+    >>> template = RepresentationCNN(max_epochs=2, device="cpu", random_state=0)
+    >>> nets = fit_batched(template, draws, y[:300])
+    >>> len(nets), nets[0].predict(X[:3] / 16).shape
+    (3, (3,))
+    """
+    if not isinstance(estimator, _BaseCNN):
+        raise TypeError(
+            "fit_batched trains skdc.nn nets (RepresentationCNN, LinkageAuditor); got "
+            f"{type(estimator).__name__}."
+        )
+    if isinstance(estimator.random_state, np.random.RandomState):
+        raise ValueError(
+            "fit_batched gives every draw the same seeds, which a RandomState instance cannot "
+            "do; pass random_state=<int> (or None)."
+        )
+    X = _check_stack(X, "X")
+    y = np.asarray(y)
+    if y.ndim != 1 or y.shape[0] != X.shape[1]:
+        raise ValueError(
+            f"y must be 1-D with one label per row of each draw ({X.shape[1]} rows); got "
+            f"shape {y.shape}."
+        )
+    if (X_valid is None) != (y_valid is None):
+        raise ValueError("Pass X_valid and y_valid together, or neither.")
+
+    # One template net, fitted in the sense of having seeds, device, classes and a module.
+    proto = clone(estimator)
+    if proto.random_state is None:
+        proto.random_state = int(check_random_state(None).randint(2**31 - 1))
+    proto._check_fit_data(X[0], y)
+    proto.initialize()
+    y_enc = proto._encode(y)
+    if X_valid is None:
+        train_idx, valid_idx = _split_indices(proto, y_enc)
+        Xv = None if valid_idx is None else X[:, valid_idx]
+        yv = None if valid_idx is None else y_enc[valid_idx]
+        Xt, yt = X[:, train_idx], y_enc[train_idx]
+    else:
+        Xv = _check_stack(X_valid, "X_valid")
+        if Xv.shape[0] != X.shape[0] or Xv.shape[2] != X.shape[2]:
+            raise ValueError(
+                f"X_valid must hold {X.shape[0]} draws of {X.shape[2]} features; got shape "
+                f"{Xv.shape}."
+            )
+        yv = proto._encode(y_valid)
+        Xt, yt = X, y_enc
+
+    n_draws = X.shape[0]
+    step = n_draws if chunk_size is None else max(int(chunk_size), 1)
+    nets = []
+    for start in range(0, n_draws, step):
+        stop = min(start + step, n_draws)
+        sub_valid = None if Xv is None else Xv[start:stop]
+        nets.extend(_train_chunk(proto, estimator, Xt[start:stop], yt, sub_valid, yv))
+    return nets
+
+
+def _train_chunk(proto, estimator, Xt, yt, Xv, yv):
+    device = proto.device_ if proto.device_ is not None else "cpu"
+    n_models = Xt.shape[0]
+    base = proto.module_
+    # Stacked copies of the one seeded initialisation (paper: same init for every draw).
+    params = {
+        k: v.detach().to(device).unsqueeze(0).repeat(n_models, *([1] * v.ndim))
+        .requires_grad_(True)
+        for k, v in base.named_parameters()
+    }
+    buffers = {
+        k: v.detach().to(device).unsqueeze(0).repeat(n_models, *([1] * v.ndim))
+        for k, v in base.named_buffers()
+    }
+    forward = _stacked_forward(base, device)
+    criterion = copy.deepcopy(proto.criterion_).to(device)
+    # one loss per model (each the criterion's mean over the batch), in one vectorised call
+    losses_of = vmap(criterion, in_dims=(0, None))
+    args, kwargs = proto.get_params_for_optimizer("optimizer", list(params.items()))
+    optimizer = proto.optimizer(*args, **kwargs)
+
+    Xt_dev = torch.as_tensor(Xt, device=device)
+    yt_dev = torch.as_tensor(yt, device=device)
+    Xv_dev = None if Xv is None else torch.as_tensor(Xv, device=device)
+    binary = yt.dtype == np.float32
+
+    # The same shuffling as the net's training DataLoader: a DataLoader over positions.
+    generator = torch.Generator().manual_seed(proto.order_seed_)
+    it_kwargs = proto.get_params_for("iterator_train")
+    batch_size = it_kwargs.pop("batch_size", proto.batch_size)
+    if batch_size == -1:
+        batch_size = len(yt)
+    shuffle = it_kwargs.pop("shuffle", True)
+    loader = DataLoader(torch.arange(len(yt)), batch_size=batch_size, shuffle=shuffle,
+                        generator=generator if shuffle else None,
+                        drop_last=it_kwargs.get("drop_last", False))
+    valid_batch = proto.get_params_for("iterator_valid").get("batch_size", proto.batch_size)
+    if valid_batch == -1 and Xv is not None:
+        valid_batch = Xv.shape[1]
+
+    best = {k: v.detach().clone() for k, v in params.items()}
+    best_score = np.full(n_models, -np.inf)
+    best_epoch = np.full(n_models, proto.max_epochs, dtype=int)
+    improved_at = np.zeros((proto.max_epochs, n_models), dtype=bool)
+    train_losses = np.zeros((proto.max_epochs, n_models))
+    valid_scores = np.full((proto.max_epochs, n_models), np.nan)
+    durations = np.zeros(proto.max_epochs)
+
+    for epoch in range(proto.max_epochs):
+        tic = time.perf_counter()
+        seen = 0
+        for idx in loader:
+            idx_dev = idx.to(device)
+            xb = Xt_dev.index_select(1, idx_dev)
+            yb = yt_dev.index_select(0, idx_dev)
+            optimizer.zero_grad(set_to_none=True)
+            out = forward(params, buffers, xb)
+            losses = losses_of(out, yb)
+            losses.sum().backward()
+            optimizer.step()
+            train_losses[epoch] += losses.detach().cpu().numpy() * len(idx)
+            seen += len(idx)
+        train_losses[epoch] /= max(seen, 1)
+        if Xv_dev is not None:
+            with torch.no_grad():
+                preds = []
+                for s in range(0, Xv_dev.shape[1], valid_batch):
+                    logits = forward(params, buffers, Xv_dev[:, s:s + valid_batch])
+                    preds.append((logits > 0).long() if binary else logits.argmax(-1))
+                pred = torch.cat(preds, dim=1).cpu().numpy()
+            scores = np.array([balanced_accuracy_score(yv.astype(np.int64), p) for p in pred])
+            valid_scores[epoch] = scores
+            improved = scores > best_score  # strict, as skorch's EpochScoring
+            improved_at[epoch] = improved
+            if improved.any():
+                mask = torch.as_tensor(improved, device=device)
+                for k, v in params.items():
+                    shape = (n_models,) + (1,) * (v.ndim - 1)
+                    best[k] = torch.where(mask.reshape(shape), v.detach(), best[k])
+                best_score[improved] = scores[improved]
+                best_epoch[improved] = epoch + 1
+        durations[epoch] = time.perf_counter() - tic
+
+    if Xv_dev is None:
+        best = {k: v.detach() for k, v in params.items()}
+    nets = []
+    for m in range(n_models):
+        net = clone(estimator)
+        net.set_params(random_state=proto.random_state)
+        if proto.classes is None:
+            net.classes_inferred_ = proto.classes_inferred_
+        net.n_features_in_ = proto.n_features_in_
+        net.initialize()
+        state = {k: best[k][m] for k in best}
+        state.update({k: buffers[k][m] for k in buffers})
+        net.module_.load_state_dict(state)
+        net.best_epoch_ = int(best_epoch[m])
+        net.best_valid_balanced_accuracy_ = (
+            float(best_score[m]) if Xv_dev is not None else np.nan
+        )
+        for e in range(proto.max_epochs):
+            net.history.new_epoch()
+            net.history.record("epoch", e + 1)
+            net.history.record("train_loss", float(train_losses[e, m]))
+            if Xv_dev is not None:
+                net.history.record("valid_bacc", float(valid_scores[e, m]))
+                net.history.record("valid_bacc_best", bool(improved_at[e, m]))
+            net.history.record("dur", float(durations[e]))
+        nets.append(net)
+    return nets
