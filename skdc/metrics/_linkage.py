@@ -12,6 +12,7 @@ Both are leakage scores: higher means less private.
 
 # Licence: BSD 3 clause
 
+import hashlib
 from numbers import Integral
 
 import numpy as np
@@ -57,15 +58,29 @@ def _rebuild_linkage_score(accuracy, chance, ranks):
     return LinkageScore(accuracy, chance=chance, ranks=ranks)
 
 
+_AUDITOR_CACHE = {}
+_AUDITOR_CACHE_SIZE = 4
+
+
 def _default_auditor(X_true, y):
-    """The paper's frozen CNN auditor when skdc.nn is available, else a PCA embedding."""
+    """The paper's frozen CNN auditor when skdc.nn is available, else a PCA embedding.
+
+    The CNN is trained once per set of clean records and then reused (frozen), so a grid
+    search scoring many candidates on the same evaluation rows trains it once.
+    """
     try:
         from ..nn import LinkageAuditor
     except ImportError:  # torch/skorch or skdc.nn missing: cheap fallback
         LinkageAuditor = None
-    if LinkageAuditor is not None and y is not None:
-        return LinkageAuditor().fit(X_true, y)
-    return _pca_auditor(X_true)
+    if LinkageAuditor is None or y is None:
+        return _pca_auditor(X_true)
+    X_true = np.ascontiguousarray(X_true, dtype=np.float64)
+    key = hashlib.blake2b(X_true.tobytes() + np.asarray(y).tobytes(), digest_size=16).digest()
+    if key not in _AUDITOR_CACHE:
+        if len(_AUDITOR_CACHE) >= _AUDITOR_CACHE_SIZE:
+            _AUDITOR_CACHE.pop(next(iter(_AUDITOR_CACHE)))
+        _AUDITOR_CACHE[key] = LinkageAuditor(random_state=0).fit(X_true, np.asarray(y))
+    return _AUDITOR_CACHE[key]
 
 
 def _pca_auditor(X_true):
