@@ -98,6 +98,11 @@ def plot_noise_curves(results, y, *, x="value", hue="method", x_range=None, y_ra
     ax : matplotlib Axes
         The axes drawn on.
 
+    References
+    ----------
+    .. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for
+       Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
+
     Examples
     --------
     >>> import matplotlib
@@ -187,6 +192,11 @@ def plot_frontier(results, privacy, utility, *, hue="method", fit="direct", x="v
     -------
     ax : matplotlib Axes
         The axes drawn on.
+
+    References
+    ----------
+    .. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for
+       Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
 
     Examples
     --------
