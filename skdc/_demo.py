@@ -107,7 +107,12 @@ def run_demo_sweeps(n_participants=10, n_draws=24, seed=0, out="frontier.png", n
 
     Returns the concatenated sweep table (:func:`skdc.experiments.privacy_utility_sweep`).
     """
-    import pandas as pd
+    try:
+        import matplotlib  # noqa: F401
+        import pandas as pd
+    except ImportError as exc:
+        raise ImportError(f"the demo's sweeps need the experiments extra ({exc}): "
+                          "pip install 'skdc[experiments]'") from exc
 
     from .experiments import privacy_utility_sweep
 
