@@ -101,7 +101,7 @@ def _available_attacks(file):
     return _SWEEP_ATTACKS
 
 
-def run_demo_sweeps(n_participants=10, n_draws=24, seed=0, out="frontier.png", n_jobs=None,
+def run_demo_sweeps(n_participants=10, n_draws=20, seed=0, out="frontier.png", n_jobs=None,
                     file=None):
     """Run the demo's two privacy-utility sweeps, print their summary and draw ``out``.
 
@@ -226,8 +226,8 @@ def register(subparsers):
     )
     p.add_argument("--participants", type=int, default=10, help="number of participants")
     p.add_argument("--seed", type=int, default=0, help="random seed")
-    p.add_argument("--draws", type=int, default=24,
-                   help="noise draws per sweep (default: 24)")
+    p.add_argument("--draws", type=int, default=20,
+                   help="noise draws per sweep (default: 20)")
     p.add_argument("--out", default="frontier.png", help="where to write the figure")
     p.add_argument("--n-jobs", type=int, default=-1,
                    help="parallel draws (joblib n_jobs; default -1 = all cores)")
