@@ -16,7 +16,6 @@ import time
 import warnings
 
 import numpy as np
-from scipy import stats
 from sklearn.datasets import load_digits
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
@@ -33,6 +32,11 @@ __all__ = ["register", "run_demo", "run_demo_sweeps"]
 # attacks of each sweep (names of skdc.metrics.make_attack_scorer): the paper's choice, §7.2
 _SWEEP_ATTACKS = {"C-GDP + private noise": ["known_secret"],
                   "I-GDP + GOPP (anchor noise)": ["mp", "procrustes", "alignment_map"]}
+
+
+def _grid(high, n_draws):
+    """``n_draws`` evenly spaced noise levels in ``(0, high]`` (the noiseless control apart)."""
+    return np.linspace(0.0, high, n_draws + 1)[1:]
 
 
 def _clf():
@@ -121,16 +125,18 @@ def run_demo_sweeps(n_participants=10, n_draws=20, seed=0, out="frontier.png", n
     v_pt = v_phase_transition(n_participants, d, 4 * d)
     rms = float(np.sqrt(np.mean(X_tr**2)))
     attacks = _available_attacks(file)
-    common = dict(test_data=(X_te, y_te), n_draws=n_draws, random_state=seed, n_jobs=n_jobs)
-    # private-data noise: sigma = lambda RMS(X), lambda ~ U[0, 4] (spec section 7.2)
+    common = dict(test_data=(X_te, y_te), random_state=seed, n_jobs=n_jobs)
+    # private-data noise up to sigma = 4 RMS(X), anchor noise up to 2.5 v_PT (the paper draws
+    # lambda ~ U[0, 4] and v ~ U[0, 0.5], spec section 7.2; with few draws an even grid covers
+    # the range better)
     cgdp = privacy_utility_sweep(
         Pipeline([("gdp", CGDP(n_participants, random_state=seed)), ("clf", _clf())]),
-        X_tr, y_tr, param="gdp__noise", values=stats.uniform(0, 4 * rms),
+        X_tr, y_tr, param="gdp__noise", values=_grid(4 * rms, n_draws),
         attacks=attacks["C-GDP + private noise"], label="C-GDP + private noise", **common)
     gopp = privacy_utility_sweep(
         Pipeline([("gdp", IGDP(n_participants, random_state=seed)),
                   ("align", GOPPAligner()), ("clf", _clf())]),
-        X_tr, y_tr, param="align__v", values=stats.uniform(0, 2.5 * v_pt),
+        X_tr, y_tr, param="align__v", values=_grid(2.5 * v_pt, n_draws),
         attacks=attacks["I-GDP + GOPP (anchor noise)"], label="I-GDP + GOPP (anchor noise)",
         **common)
     results = pd.concat([cgdp, gopp], ignore_index=True)
@@ -169,10 +175,14 @@ def _print_summary(results, attack_cols, v_pt, file, n_bins=4):
             ok = part["converged"].dropna() if "converged" in part else part.iloc[:0]
             conv = f"{ok.astype(float).mean():.0%}" if len(ok) else ""
             print(f"{method:<28} {name + ' ' + f'{edges[b]:.2f}-{edges[b + 1]:.2f}':>13} "
-                  f"{len(part):>3} " + " ".join(f"{part[c].mean():>9.3f}" for c in cols)
+                  f"{len(part):>3} " + " ".join(_cell(part[c].mean()) for c in cols)
                   + f" {conv:>5}", file=file)
     print(f"(I-GDP unaligned: bal.acc {results.attrs['I-GDP (unaligned)']:.3f}; v_PT = "
           f"{v_pt:.4f}; conv = share of GOPP runs that met the stopping rule)", file=file)
+
+
+def _cell(value):
+    return f"{'':>9}" if np.isnan(value) else f"{value:>9.3f}"
 
 
 def _plot(results, with_attacks, v_pt, out):

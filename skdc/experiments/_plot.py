@@ -148,8 +148,8 @@ def plot_noise_curves(results, y, *, x="value", hue="method", x_range=None, y_ra
 
 
 def plot_frontier(results, privacy, utility, *, hue="method", fit="direct", x="value",
-                  x_range=None, references=None, exclude_controls=True, n_knots=5,
-                  n_boot=2000, level=0.95, random_state=0, ax=None):
+                  x_range=None, y_range=(0.0, 1.0), references=None, exclude_controls=True,
+                  n_knots=5, n_boot=2000, level=0.95, random_state=0, ax=None):
     """Plot the privacy-utility frontier: utility against leakage, one point per draw.
 
     ``fit="direct"`` fits utility as a spline of the observed privacy score, min-max
@@ -173,6 +173,8 @@ def plot_frontier(results, privacy, utility, *, hue="method", fit="direct", x="v
         The noise column (for ``fit="parametric"`` and ``exclude_controls``).
     x_range : tuple of (float, float), default=None
         Normalisation of the noise for ``fit="parametric"``.
+    y_range : tuple of (float, float) or None, default=(0.0, 1.0)
+        Valid range of the utility; its fit and band are clipped to it.
     references : dict of {str: float}, default=None
         Horizontal utility levels ``{label: level}`` (the unaligned baseline, chance).
     exclude_controls : bool, default=True
@@ -226,8 +228,8 @@ def plot_frontier(results, privacy, utility, *, hue="method", fit="direct", x="v
         color = pts.get_facecolor()[0]
         enough = fit_rows.sum() >= _fit_min_rows(n_knots)
         if fit == "direct" and enough and np.ptp(p[fit_rows]) > 0:
-            band = fit_spline_band(p[fit_rows], u[fit_rows], n_knots=n_knots, n_boot=n_boot,
-                                   level=level, random_state=random_state)
+            band = fit_spline_band(p[fit_rows], u[fit_rows], y_range=y_range, n_knots=n_knots,
+                                   n_boot=n_boot, level=level, random_state=random_state)
             ax.plot(band.grid, band.fit[:, 0], color=color, linewidth=1.8, label=name)
             if n_boot:
                 ax.fill_between(band.grid, band.lower[:, 0], band.upper[:, 0], color=color,
@@ -236,6 +238,9 @@ def plot_frontier(results, privacy, utility, *, hue="method", fit="direct", x="v
             band = fit_spline_band(xs[fit_rows], np.column_stack([p, u])[fit_rows],
                                    x_range=x_range, n_knots=n_knots, n_boot=n_boot,
                                    level=level, random_state=random_state)
+            if y_range is not None:
+                for arr in (band.fit, band.lower, band.upper):
+                    arr[:, 1] = np.clip(arr[:, 1], *y_range)
             ax.plot(band.fit[:, 0], band.fit[:, 1], color=color, linewidth=1.8, label=name)
             if n_boot:
                 # envelope of the paired bands: most private & least useful corner to the
