@@ -24,6 +24,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import get_scorer
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import type_of_target
 
 __all__ = ["privacy_utility_sweep"]
 
@@ -291,6 +292,11 @@ def privacy_utility_sweep(estimator, X, y=None, *, param="align__v", values=None
     if clash:
         raise ValueError(f"Utility metrics and attacks share the names {sorted(clash)}.")
 
+    if fit_params and test_data is None:
+        raise ValueError(
+            "fit_params are indexed like the training rows; with fit_params pass the split "
+            "yourself: X, y = training rows and test_data=(X_test, y_test)."
+        )
     rng = check_random_state(random_state)
     if test_data is None:
         stratify = y if y is not None and _is_classification(y) else None
@@ -300,11 +306,6 @@ def privacy_utility_sweep(estimator, X, y=None, *, param="align__v", values=None
             X_train, X_test, y_train, y_test = split[0], split[1], None, None
         else:
             X_train, X_test, y_train, y_test = split
-        if fit_params:
-            raise ValueError(
-                "fit_params are indexed like the training rows; with fit_params pass the split "
-                "yourself: X, y = training rows and test_data=(X_test, y_test)."
-            )
     else:
         X_train, y_train = X, y
         X_test, y_test = test_data
@@ -332,7 +333,4 @@ def privacy_utility_sweep(estimator, X, y=None, *, param="align__v", values=None
 
 
 def _is_classification(y):
-    y = np.asarray(y)
-    if y.dtype.kind in "OUSb":
-        return True
-    return y.dtype.kind in "iu" or (np.all(np.mod(y, 1) == 0) and np.unique(y).size < 50)
+    return type_of_target(y) in ("binary", "multiclass")

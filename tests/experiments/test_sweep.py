@@ -192,3 +192,22 @@ def test_attack_names_without_skdc_metrics(data, monkeypatch):
     monkeypatch.setitem(sys.modules, "skdc.metrics", None)
     with pytest.raises(ImportError, match="Pass scorer callables"):
         privacy_utility_sweep(_pipe(), X, y, values=[0.0], attacks="procrustes")
+
+
+def test_fit_params_need_an_explicit_split(data):
+    X, y = data
+    with pytest.raises(ValueError, match="pass the split yourself"):
+        privacy_utility_sweep(_pipe(), X, y, values=[0.0], fit_params={"participant": y % 3})
+
+
+def test_regression_target_is_not_stratified():
+    # a continuous target: the split must not try to stratify on it
+    from sklearn.linear_model import Ridge
+
+    rng = np.random.RandomState(0)
+    X = rng.randn(90, 4)
+    y = X @ rng.randn(4) + 0.1 * rng.randn(90)
+    pipe = Pipeline([("gdp", IGDP(n_participants=3, random_state=0)),
+                     ("align", GOPPAligner()), ("reg", Ridge())])
+    df = privacy_utility_sweep(pipe, X, y, values=[0.0], scoring="r2", random_state=0)
+    assert df["r2"].iloc[0] > 0.9
