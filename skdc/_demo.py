@@ -23,6 +23,7 @@ from sklearn.metrics import balanced_accuracy_score
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
+from threadpoolctl import threadpool_limits
 
 from .alignment import GOPPAligner, ReferenceAligner, v_phase_transition
 from .mechanisms import CGDP, IGDP
@@ -220,7 +221,9 @@ def _plot(results, with_attacks, v_pt, out):
 def _run(args):
     if args.draws < 1:
         raise ValueError(f"--draws must be at least 1; got {args.draws}.")
-    run_demo(n_participants=args.participants, seed=args.seed)
+    # small matrices: one BLAS thread is as fast, and avoids oversubscribing shared cores
+    with threadpool_limits(limits=1):
+        run_demo(n_participants=args.participants, seed=args.seed)
     if args.draws and not args.table_only:
         run_demo_sweeps(n_participants=args.participants, n_draws=args.draws, seed=args.seed,
                         out=args.out, n_jobs=args.n_jobs)

@@ -15,6 +15,7 @@ import difflib
 import sys
 import time
 import warnings
+from contextlib import nullcontext
 from numbers import Integral
 
 import numpy as np
@@ -25,6 +26,7 @@ from sklearn.metrics import get_scorer
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import type_of_target
+from threadpoolctl import threadpool_limits
 
 __all__ = ["privacy_utility_sweep"]
 
@@ -134,11 +136,12 @@ def _draw_values(values, n_draws, rng):
     return np.repeat(values, 1 if n_draws is None else n_draws)
 
 
-def _one_draw(make, value, seed, data, scorers, attacks):
+def _one_draw(make, value, seed, data, scorers, attacks, inner_threads):
     X_train, X_test, y_train, y_test, fit_params = data
     est = make(value, seed)
     start = time.perf_counter()
-    with warnings.catch_warnings():
+    limits = nullcontext() if inner_threads is None else threadpool_limits(inner_threads)
+    with limits, warnings.catch_warnings():
         # Non-convergence above the phase transition is part of the result: the `converged`
         # column records it, the warning would only flood the output of a sweep.
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -177,7 +180,7 @@ class _Maker:
 def privacy_utility_sweep(estimator, X, y=None, *, param="align__v", values=None, n_draws=None,
                           attacks=None, scoring="balanced_accuracy", test_size=0.3,
                           test_data=None, seed_param="auto", fit_params=None, label=None,
-                          random_state=None, n_jobs=None, progress="auto"):
+                          random_state=None, n_jobs=None, inner_threads=1, progress="auto"):
     """Fit one estimator per noise draw and score its utility and each attack's leakage.
 
     For each draw, the estimator is cloned, ``param`` is set to the draw's noise value and
@@ -191,7 +194,8 @@ def privacy_utility_sweep(estimator, X, y=None, *, param="align__v", values=None
     ``joblib.parallel_config(backend=...)`` (``"loky"``, ``"threading"``, ``"dask"`` with a
     ``distributed.Client``, ``"ray"`` after ``ray.util.joblib.register_ray()``). Values, seeds
     and the split are drawn from ``random_state`` before dispatch, so the table is the same
-    whatever the backend and ``n_jobs``; only ``seconds`` differs.
+    whatever the backend and ``n_jobs`` (with ``inner_threads`` fixed); only ``seconds``
+    differs.
 
     Parameters
     ----------
@@ -235,6 +239,11 @@ def privacy_utility_sweep(estimator, X, y=None, *, param="align__v", values=None
         Seeds the split, the draws of ``values`` and each draw's seed.
     n_jobs : int, default=None
         Parallel jobs, as in joblib (``None``: one, unless a backend context says otherwise).
+    inner_threads : int or None, default=1
+        Threads of the BLAS and OpenMP libraries inside each draw (through threadpoolctl).
+        Draws are the parallel unit, so one thread each avoids oversubscription, and the same
+        count under every backend keeps the table identical to the last bit (thread counts
+        change the rounding of BLAS reductions). ``None`` leaves the libraries' setting.
     progress : bool or "auto", default="auto"
         A tqdm progress bar; ``"auto"`` shows it when stderr is a terminal.
 
@@ -272,6 +281,9 @@ def privacy_utility_sweep(estimator, X, y=None, *, param="align__v", values=None
         raise ValueError(
             "Pass values=, the noise values to sweep (an array) or a distribution with n_draws."
         )
+    if inner_threads is not None and (not isinstance(inner_threads, Integral)
+                                      or inner_threads < 1):
+        raise ValueError(f"inner_threads must be a positive int or None; got {inner_threads!r}.")
     if n_draws is not None and (not isinstance(n_draws, Integral) or n_draws < 1):
         raise ValueError(f"n_draws must be a positive int or None; got {n_draws!r}.")
     if hasattr(estimator, "fit"):
@@ -314,7 +326,7 @@ def privacy_utility_sweep(estimator, X, y=None, *, param="align__v", values=None
 
     make = _Maker(estimator, param, seed_param)
     data = (X_train, X_test, y_train, y_test, dict(fit_params or {}))
-    jobs = (delayed(_one_draw)(make, v, int(s), data, scorers, attack_scorers)
+    jobs = (delayed(_one_draw)(make, v, int(s), data, scorers, attack_scorers, inner_threads)
             for v, s in zip(vals, seeds))
     rows = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
     if progress == "auto":

@@ -94,6 +94,12 @@ def test_same_table_under_threads(data, table):
         _same(_sweep(data), table)
 
 
+def test_same_table_under_processes(data, table):
+    # loky worker processes: the scorer and the pipeline travel by pickling
+    with parallel_config(backend="loky", n_jobs=2):
+        _same(_sweep(data), table)
+
+
 def test_same_table_under_dask(data, table):
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
@@ -159,6 +165,7 @@ def test_unknown_parameter_before_any_work():
         ({"values": stats.uniform(0, 1)}, ValueError, "pass n_draws"),
         ({"values": []}, ValueError, "values is empty"),
         ({"values": [0.1], "n_draws": 0}, ValueError, "n_draws must be a positive int"),
+        ({"values": [0.1], "inner_threads": 0}, ValueError, "inner_threads must be"),
         ({"values": [0.1], "attacks": [3]}, TypeError, "name or a scorer callable"),
         ({"values": [0.1], "attacks": {"balanced_accuracy": relative_rotation_error}},
          ValueError, "share the names"),
