@@ -1,8 +1,13 @@
 """``python -m skdc demo``: the README's main job.
 
-On scikit-learn's digits, ten participants obfuscate their rows; the table compares the test
+On scikit-learn's digits, ten participants obfuscate their rows. First a table compares the test
 balanced accuracy of C-GDP, unaligned I-GDP, reference-aligned I-GDP and noisy-anchor GOPP
-alignment at a few anchor-noise levels, with the GOPP solver's diagnostics.
+alignment at a few anchor-noise levels, with the GOPP solver's diagnostics. Then two
+privacy-utility sweeps, one per kind of noise, as in the noisy-anchor paper's study: C-GDP with
+private-data noise ``sigma`` (attacked by the known-secret inversion) and I-GDP with GOPP
+alignment under anchor noise ``v`` (attacked by the MP, Procrustes and alignment-map
+estimators). Each draw trains its own classifier and runs each attack once; the summary table is
+printed and ``frontier.png`` shows utility against the strongest attack's error.
 """
 
 # Licence: BSD 3 clause
@@ -18,38 +23,53 @@ from sklearn.metrics import balanced_accuracy_score
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
+from threadpoolctl import threadpool_limits
 
 from .alignment import GOPPAligner, ReferenceAligner, v_phase_transition
 from .mechanisms import CGDP, IGDP
 
-__all__ = ["register", "run_demo"]
+__all__ = ["register", "run_demo", "run_demo_sweeps"]
+
+# attacks of each sweep (names of skdc.metrics.make_attack_scorer): the paper's choice, §7.2
+_SWEEP_ATTACKS = {"C-GDP + private noise": ["known_secret"],
+                  "I-GDP + GOPP (anchor noise)": ["mp", "procrustes", "alignment_map"]}
+
+
+def _grid(high, n_draws):
+    """``n_draws`` evenly spaced noise levels in ``(0, high]`` (the noiseless control apart)."""
+    return np.linspace(0.0, high, n_draws + 1)[1:]
+
+
+def _clf():
+    return LogisticRegression(max_iter=3000)
 
 
 def _pipelines(n_participants, noise_levels, seed):
-    def clf():
-        return LogisticRegression(max_iter=3000)
-
     yield "C-GDP", None, Pipeline([("gdp", CGDP(n_participants, random_state=seed)),
-                                   ("clf", clf())])
+                                   ("clf", _clf())])
     yield "I-GDP (unaligned)", None, Pipeline([("gdp", IGDP(n_participants, random_state=seed)),
-                                              ("clf", clf())])
+                                              ("clf", _clf())])
     yield "I-GDP + reference", None, Pipeline([("gdp", IGDP(n_participants, random_state=seed)),
-                                               ("align", ReferenceAligner()), ("clf", clf())])
+                                               ("align", ReferenceAligner()), ("clf", _clf())])
     for v in noise_levels:
         yield "I-GDP + GOPP", v, Pipeline([
             ("gdp", IGDP(n_participants, random_state=seed)),
             ("align", GOPPAligner(v=v, random_state=seed)),
-            ("clf", clf()),
+            ("clf", _clf()),
         ])
+
+
+def _digits(seed):
+    X, y = load_digits(return_X_y=True)
+    X = StandardScaler().fit_transform(X) / np.sqrt(X.shape[1])
+    return train_test_split(X, y, test_size=0.3, stratify=y, random_state=seed)
 
 
 def run_demo(n_participants=10, noise_levels=(0.0, 0.02, 0.05, 0.1, 0.2, 0.4), seed=0,
              file=None):
     """Print the accuracy table of the demo and return its rows as dicts."""
-    X, y = load_digits(return_X_y=True)
-    X = StandardScaler().fit_transform(X) / np.sqrt(X.shape[1])
-    X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.3, stratify=y, random_state=seed)
-    d = X.shape[1]
+    X_tr, X_te, y_tr, y_te = _digits(seed)
+    d = X_tr.shape[1]
     v_pt = v_phase_transition(n_participants, d, 4 * d)
     print(f"digits: {X_tr.shape[0]} train / {X_te.shape[0]} test rows, d={d}, "
           f"{n_participants} participants, anchor 4d={4 * d} rows, v_PT={v_pt:.4f}", file=file)
@@ -59,7 +79,8 @@ def run_demo(n_participants=10, noise_levels=(0.0, 0.02, 0.05, 0.1, 0.2, 0.4), s
     rows = []
     for name, v, pipe in _pipelines(n_participants, noise_levels, seed):
         start = time.perf_counter()
-        with warnings.catch_warnings():
+        # small matrices: one BLAS thread is as fast and does not oversubscribe shared cores
+        with threadpool_limits(limits=1), warnings.catch_warnings():
             # non-convergence above the phase transition is expected; the table shows it
             warnings.simplefilter("ignore", ConvergenceWarning)
             pipe.fit(X_tr, y_tr)
@@ -76,17 +97,152 @@ def run_demo(n_participants=10, noise_levels=(0.0, 0.02, 0.05, 0.1, 0.2, 0.4), s
     return rows
 
 
+def _available_attacks(file):
+    try:
+        from .metrics import make_attack_scorer  # noqa: F401
+    except ImportError:
+        print("note: skdc.metrics (the attacks) is not available here, so the sweeps report "
+              "utility only and the plot shows utility against the noise.", file=file)
+        return {name: [] for name in _SWEEP_ATTACKS}
+    return _SWEEP_ATTACKS
+
+
+def run_demo_sweeps(n_participants=10, n_draws=20, seed=0, out="frontier.png", n_jobs=None,
+                    file=None):
+    """Run the demo's two privacy-utility sweeps, print their summary and draw ``out``.
+
+    Returns the concatenated sweep table (:func:`skdc.experiments.privacy_utility_sweep`).
+    """
+    try:
+        import matplotlib  # noqa: F401
+        import pandas as pd
+    except ImportError as exc:
+        raise ImportError(f"the demo's sweeps need the experiments extra ({exc}): "
+                          "pip install 'skdc[experiments]'") from exc
+
+    from .experiments import privacy_utility_sweep
+
+    X_tr, X_te, y_tr, y_te = _digits(seed)
+    d = X_tr.shape[1]
+    v_pt = v_phase_transition(n_participants, d, 4 * d)
+    rms = float(np.sqrt(np.mean(X_tr**2)))
+    attacks = _available_attacks(file)
+    common = dict(test_data=(X_te, y_te), random_state=seed, n_jobs=n_jobs)
+    # private-data noise up to sigma = 4 RMS(X), anchor noise up to 2.5 v_PT (the paper draws
+    # lambda ~ U[0, 4] and v ~ U[0, 0.5], spec section 7.2; with few draws an even grid covers
+    # the range better)
+    cgdp = privacy_utility_sweep(
+        Pipeline([("gdp", CGDP(n_participants, random_state=seed)), ("clf", _clf())]),
+        X_tr, y_tr, param="gdp__noise", values=_grid(4 * rms, n_draws),
+        attacks=attacks["C-GDP + private noise"], label="C-GDP + private noise", **common)
+    gopp = privacy_utility_sweep(
+        Pipeline([("gdp", IGDP(n_participants, random_state=seed)),
+                  ("align", GOPPAligner()), ("clf", _clf())]),
+        X_tr, y_tr, param="align__v", values=_grid(2.5 * v_pt, n_draws),
+        attacks=attacks["I-GDP + GOPP (anchor noise)"], label="I-GDP + GOPP (anchor noise)",
+        **common)
+    results = pd.concat([cgdp, gopp], ignore_index=True)
+    unaligned = Pipeline([("gdp", IGDP(n_participants, random_state=seed)), ("clf", _clf())])
+    results.attrs["I-GDP (unaligned)"] = balanced_accuracy_score(
+        y_te, unaligned.fit(X_tr, y_tr).predict(X_te))
+    # the strongest attack of each draw: attack scores are errors, higher = more private
+    attack_cols = [c for cols in attacks.values() for c in cols]
+    if attack_cols:
+        results["strongest_attack"] = results[attack_cols].min(axis=1)
+    _print_summary(results, attack_cols, v_pt, file)
+    if out:
+        _plot(results, bool(attack_cols), v_pt, out)
+        print(f"wrote {out}", file=file)
+    return results
+
+
+def _print_summary(results, attack_cols, v_pt, file, n_bins=4):
+    print(f"\nprivacy-utility sweeps: {results.shape[0]} draws, one classifier each; attack "
+          "columns are reconstruction errors (higher = more private)", file=file)
+    cols = ["balanced_accuracy", *attack_cols]
+    short = {"balanced_accuracy": "bal.acc", "known_secret": "known-sec",
+             "alignment_map": "align-map", "procrustes": "procrust"}
+    header = f"{'method':<28} {'noise':>13} {'n':>3} " + " ".join(
+        f"{short.get(c, c):>9}" for c in cols) + f" {'conv':>5}"
+    print(header, file=file)
+    print("-" * len(header), file=file)
+    for method, frame in results.groupby("method", sort=False):
+        name = frame["param"].iloc[0].split("__")[-1]
+        edges = np.linspace(0, frame["value"].max(), n_bins + 1)
+        bins = np.clip(np.digitize(frame["value"], edges[1:-1]), 0, n_bins - 1)
+        for b in range(n_bins):
+            part = frame[bins == b]
+            if part.empty:
+                continue
+            ok = part["converged"].dropna() if "converged" in part else part.iloc[:0]
+            conv = f"{ok.astype(float).mean():.0%}" if len(ok) else ""
+            print(f"{method:<28} {name + ' ' + f'{edges[b]:.2f}-{edges[b + 1]:.2f}':>13} "
+                  f"{len(part):>3} " + " ".join(_cell(part[c].mean()) for c in cols)
+                  + f" {conv:>5}", file=file)
+    print(f"(I-GDP unaligned: bal.acc {results.attrs['I-GDP (unaligned)']:.3f}; v_PT = "
+          f"{v_pt:.4f}; conv = share of GOPP runs that met the stopping rule)", file=file)
+
+
+def _cell(value):
+    return f"{'':>9}" if np.isnan(value) else f"{value:>9.3f}"
+
+
+def _plot(results, with_attacks, v_pt, out):
+    refs = {"I-GDP (unaligned)": results.attrs["I-GDP (unaligned)"], "chance": 0.1}
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .experiments import plot_frontier, plot_noise_curves
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), layout="constrained")
+    if with_attacks:
+        plot_frontier(results, "strongest_attack", "balanced_accuracy", n_boot=500,
+                      ax=axes[0], references=refs)
+        axes[0].set_xlabel("strongest attack's relative error (higher = more private)")
+        axes[0].set_title("privacy-utility frontier")
+    else:
+        plot_noise_curves(results[results["param"] == "gdp__noise"], "balanced_accuracy",
+                          n_boot=500, ax=axes[0], references=refs)
+        axes[0].set_xlabel("private-data noise sigma")
+        axes[0].set_title("C-GDP with private-data noise")
+    gopp = results[results["param"] == "align__v"]
+    plot_noise_curves(gopp, "balanced_accuracy", n_boot=500, ax=axes[1], references=refs)
+    axes[1].axvline(v_pt, color="0.5", linewidth=1)
+    axes[1].annotate("v_PT", (v_pt, 0.12), fontsize="small")
+    axes[1].set_xlabel("anchor noise v")
+    axes[1].set_title("noisy-anchor GOPP alignment")
+    for ax in axes:
+        ax.set_ylabel("test balanced accuracy")
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+
+
 def _run(args):
+    if args.draws < 1:
+        raise ValueError(f"--draws must be at least 1; got {args.draws}.")
     run_demo(n_participants=args.participants, seed=args.seed)
+    if args.draws and not args.table_only:
+        run_demo_sweeps(n_participants=args.participants, n_draws=args.draws, seed=args.seed,
+                        out=args.out, n_jobs=args.n_jobs)
 
 
 def register(subparsers):
     """Add the ``demo`` sub-command."""
     p = subparsers.add_parser(
-        "demo", help="accuracy of C-GDP, I-GDP and aligned I-GDP on digits",
+        "demo", help="digits: accuracy table, privacy-utility sweeps and frontier.png",
         description="On digits: C-GDP, unaligned I-GDP, reference and GOPP alignment at a few "
-                    "anchor-noise levels.",
+                    "anchor-noise levels; then sweeps over private-data noise (C-GDP) and "
+                    "anchor noise (GOPP) with the attacks, a summary table and frontier.png.",
     )
     p.add_argument("--participants", type=int, default=10, help="number of participants")
     p.add_argument("--seed", type=int, default=0, help="random seed")
+    p.add_argument("--draws", type=int, default=20,
+                   help="noise draws per sweep (default: 20)")
+    p.add_argument("--out", default="frontier.png", help="where to write the figure")
+    p.add_argument("--n-jobs", type=int, default=-1,
+                   help="parallel draws (joblib n_jobs; default -1 = all cores)")
+    p.add_argument("--table-only", action="store_true",
+                   help="print only the accuracy table, no sweeps")
     p.set_defaults(func=_run)

@@ -1,0 +1,568 @@
+"""Command line of the experiments: ``skdc reproduce NAME`` and ``skdc sweep CONFIG``.
+
+``reproduce`` runs the papers' experiments on whatever data is available locally (nothing is
+downloaded): ``mnist-equivalence`` (the noisy-anchor paper's exact equivalence of C-GDP and
+anchor-aligned I-GDP, with the noiseless utility controls, spec section 7.2),
+``mnist-sweep`` (its privacy-utility sweeps over private-data and anchor noise) and ``kti``
+(the KTI paper's comparison of kernel and linear integrations, its section 6.4). When the data
+files are missing, the command names them in one line before any work starts.
+
+``sweep`` runs :func:`~skdc.experiments.privacy_utility_sweep` from a small TOML (or YAML)
+file; ``skdc sweep --example`` prints a commented one.
+"""
+
+# Licence: BSD 3 clause
+
+import gzip
+import importlib
+import os
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["register"]
+
+_MNIST_FILES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte",
+                "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
+
+_EXAMPLE_CONFIG = """\
+# skdc sweep config: python -m skdc sweep THIS_FILE
+[data]
+dataset = "digits"          # "digits", or "npz" with path = "data.npz" holding arrays X and y
+test_size = 0.3
+
+[[pipeline.steps]]          # steps in order; class: a name in skdc (mechanisms, alignment)
+name = "gdp"                # or a dotted path under sklearn., skdc. or imblearn.
+class = "IGDP"
+params = { n_participants = 10, random_state = 0 }
+
+[[pipeline.steps]]
+name = "align"
+class = "GOPPAligner"
+
+[[pipeline.steps]]
+name = "clf"
+class = "sklearn.linear_model.LogisticRegression"
+params = { max_iter = 2000 }
+
+[sweep]
+param = "align__v"
+distribution = { name = "uniform", low = 0.0, high = 0.3 }   # or values = [0.0, 0.05, 0.1]
+n_draws = 20
+attacks = []                # names of skdc.metrics.make_attack_scorer, e.g. ["procrustes"]
+scoring = "balanced_accuracy"
+seed = 0
+n_jobs = 1
+
+[output]
+csv = "sweep.csv"
+plot = "sweep.png"
+"""
+
+
+# ----------------------------------------------------------------------------- local data
+
+
+def _find_mnist(data_dir, name):
+    """Paths of the four MNIST IDX files in ``data_dir``; one clear error naming what lacks."""
+    data_dir = Path(data_dir)
+    found, missing = {}, []
+    for stem in _MNIST_FILES:
+        for cand in (data_dir / stem, data_dir / (stem + ".gz"),
+                     data_dir / stem.replace("-idx", ".idx")):
+            if cand.is_file():
+                found[stem] = cand
+                break
+        else:
+            missing.append(stem)
+    if missing:
+        raise FileNotFoundError(
+            f"reproduce {name} needs the MNIST IDX files {', '.join(_MNIST_FILES)} (optionally "
+            f".gz) in {data_dir}; missing: {', '.join(missing)}. Put them there or pass "
+            "--data-dir (nothing is downloaded)."
+        )
+    return found
+
+
+def _read_idx(path):
+    """Read an IDX file (the MNIST format: magic, dims as big-endian int32, then uint8 data)."""
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "rb") as f:
+        raw = f.read()
+    if len(raw) < 4 or raw[0] != 0 or raw[1] != 0 or raw[2] != 0x08:
+        raise ValueError(f"{path} is not an unsigned-byte IDX file (bad magic number).")
+    ndim = raw[3]
+    shape = tuple(int(v) for v in np.frombuffer(raw, ">i4", count=ndim, offset=4))
+    data = np.frombuffer(raw, np.uint8, offset=4 + 4 * ndim)
+    if data.size != int(np.prod(shape)):
+        raise ValueError(f"{path} holds {data.size} values; its header says {shape}.")
+    return data.reshape(shape)
+
+
+def _load_mnist(data_dir, name, max_train=None, seed=0):
+    """Train/test MNIST rows scaled to [0, 1] and flattened (spec section 7.2)."""
+    paths = _find_mnist(data_dir, name)
+    X_tr = _read_idx(paths["train-images-idx3-ubyte"]).reshape(-1, 784) / 255.0
+    y_tr = _read_idx(paths["train-labels-idx1-ubyte"]).astype(np.int64)
+    X_te = _read_idx(paths["t10k-images-idx3-ubyte"]).reshape(-1, 784) / 255.0
+    y_te = _read_idx(paths["t10k-labels-idx1-ubyte"]).astype(np.int64)
+    if max_train is not None and max_train < X_tr.shape[0]:
+        from sklearn.model_selection import train_test_split
+
+        X_tr, _, y_tr, _ = train_test_split(X_tr, y_tr, train_size=max_train, stratify=y_tr,
+                                            random_state=seed)
+        X_te, _, y_te, _ = train_test_split(X_te, y_te, train_size=min(max_train,
+                                                                       X_te.shape[0] - 10),
+                                            stratify=y_te, random_state=seed)
+    return X_tr, y_tr, X_te, y_te
+
+
+# ----------------------------------------------------------------------------- reproduce
+
+
+def _classifier(model, seed):
+    if model == "logistic":
+        from sklearn.linear_model import LogisticRegression
+
+        return LogisticRegression(max_iter=1000)
+    try:
+        from ..nn import RepresentationCNN
+    except ImportError as exc:
+        raise ImportError(
+            f"--model cnn needs skdc.nn.RepresentationCNN and torch ({exc}); install the nn "
+            "extra (pip install 'skdc[nn]') or use --model logistic."
+        ) from exc
+    return RepresentationCNN(random_state=seed)
+
+
+def _mnist_pipelines(args):
+    from sklearn.pipeline import Pipeline
+    from sklearn.random_projection import GaussianRandomProjection
+
+    from ..alignment import GOPPAligner, ReferenceAligner
+    from ..mechanisms import CGDP, IGDP
+
+    s, p = args.seed, 10
+
+    def proj():
+        # the public rank-reducing projection F (784 -> 100), shared by everyone (spec 7.2)
+        return GaussianRandomProjection(n_components=100, random_state=s,
+                                        compute_inverse_components=True)
+
+    gdp = {"n_anchors": 400, "random_state": s}
+    return {
+        "C-GDP": Pipeline([("proj", proj()), ("gdp", CGDP(p, **gdp)),
+                           ("clf", _classifier(args.model, s))]),
+        "I-GDP": Pipeline([("proj", proj()), ("gdp", IGDP(p, **gdp)),
+                           ("clf", _classifier(args.model, s))]),
+        "AA-I-GDP": Pipeline([("proj", proj()), ("gdp", IGDP(p, **gdp)),
+                              ("align", ReferenceAligner()), ("clf", _classifier(args.model, s))]),
+        "AA-I-GDP (anchor noise)": Pipeline([("proj", proj()), ("gdp", IGDP(p, **gdp)),
+                                             ("align", GOPPAligner()),
+                                             ("clf", _classifier(args.model, s))]),
+    }
+
+
+def _reproduce_mnist_equivalence(args, out):
+    from sklearn.metrics import balanced_accuracy_score
+
+    X_tr, y_tr, X_te, y_te = _load_mnist(args.data_dir, args.name, args.max_train, args.seed)
+    pipes = _mnist_pipelines(args)
+    print(f"MNIST: {X_tr.shape[0]} train / {X_te.shape[0]} test rows, F: 784 -> 100, "
+          "p = 10, r = 400", file=out)
+    # Prop 2.12: C-GDP's uploads and AA-I-GDP's aligned matrix are the same matrix (the
+    # C-GDP secret is I-GDP's participant-0 secret, the reference participant).
+    c, a = pipes["C-GDP"], pipes["AA-I-GDP"]
+    Z_c = c[:-1].fit_transform(X_tr, y_tr)
+    Z_a = a[:-1].fit_transform(X_tr, y_tr)
+    disc = np.linalg.norm(np.asarray(Z_c) - Z_a) / np.linalg.norm(Z_c)
+    print(f"max relative Frobenius discrepancy C-GDP vs AA-I-GDP analyst matrices: {disc:.1e} "
+          "(paper: 6.0e-14)", file=out)
+    print(f"{'method':<10} {'test bal.acc':>12}  (paper, CNN: C-GDP = AA-I-GDP 90.96%, "
+          "I-GDP 56.37%)", file=out)
+    for name in ("C-GDP", "AA-I-GDP", "I-GDP"):
+        pipe = pipes[name].fit(X_tr, y_tr)
+        acc = balanced_accuracy_score(y_te, pipe.predict(X_te))
+        print(f"{name:<10} {acc:>12.4f}", file=out)
+    return 0 if disc < 1e-10 else 1
+
+
+def _sweep_and_plot(args, out, X_tr, y_tr, X_te, y_te, pipes, v_upper, sigma_upper):
+    import pandas as pd
+    from scipy import stats
+
+    from ._plot import plot_frontier, plot_noise_curves
+    from ._sweep import privacy_utility_sweep
+
+    attacks = {"C-GDP": ["known_secret"], "AA-I-GDP (anchor noise)": ["mp", "procrustes",
+                                                                       "alignment_map"]}
+    if args.no_attacks:
+        attacks = {k: [] for k in attacks}
+    common = dict(test_data=(X_te, y_te), n_draws=args.draws, random_state=args.seed,
+                  n_jobs=args.n_jobs, progress="auto")
+    rms = float(np.sqrt(np.mean(pipes["C-GDP"][:1].fit_transform(X_tr) ** 2)))
+    cg = privacy_utility_sweep(pipes["C-GDP"], X_tr, y_tr, param="gdp__noise",
+                               values=stats.uniform(0, min(4 * rms, sigma_upper)),
+                               attacks=attacks["C-GDP"], label="C-GDP (private noise)", **common)
+    aa = privacy_utility_sweep(pipes["AA-I-GDP (anchor noise)"], X_tr, y_tr, param="align__v",
+                               values=stats.uniform(0, v_upper),
+                               attacks=attacks["AA-I-GDP (anchor noise)"],
+                               label="AA-I-GDP (anchor noise)", **common)
+    results = pd.concat([cg, aa], ignore_index=True)
+    out_dir = Path(args.out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    results.to_csv(out_dir / f"{args.name}.csv", index=False)
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    cols = [c for v in attacks.values() for c in v]
+    fig, axes = plt.subplots(1, 3 if cols else 2, figsize=(14 if cols else 10, 3.8),
+                             layout="constrained")
+    plot_noise_curves(cg, "balanced_accuracy", x_range=(0, cg["value"].max()), ax=axes[0])
+    axes[0].set_xlabel("private-data noise sigma")
+    plot_noise_curves(aa, ["balanced_accuracy", *attacks["AA-I-GDP (anchor noise)"]],
+                      x_range=(0, v_upper), y_range=None, ax=axes[1])
+    axes[1].set_xlabel("anchor noise v")
+    if cols:
+        results["strongest_attack"] = results[cols].min(axis=1)
+        plot_frontier(results, "strongest_attack", "balanced_accuracy", ax=axes[2])
+    fig.savefig(out_dir / f"{args.name}.png", dpi=120)
+    plt.close(fig)
+    summary = results.groupby("method")[["balanced_accuracy", *cols]].mean()
+    print(summary.to_string(float_format=lambda v: f"{v:.4f}"), file=out)
+    print(f"wrote {out_dir / (args.name + '.csv')} and {out_dir / (args.name + '.png')}",
+          file=out)
+    return 0
+
+
+def _reproduce_mnist_sweep(args, out):
+    X_tr, y_tr, X_te, y_te = _load_mnist(args.data_dir, args.name, args.max_train, args.seed)
+    pipes = _mnist_pipelines(args)
+    print(f"MNIST sweep: {X_tr.shape[0]} train / {X_te.shape[0]} test rows, {args.draws} draws "
+          "per noisy protocol (paper: 200), sigma <= 4 RMS, v ~ U[0, 0.5]", file=out)
+    return _sweep_and_plot(args, out, X_tr, y_tr, X_te, y_te, pipes, v_upper=0.5,
+                           sigma_upper=50.0)
+
+
+def _reproduce_kti(args, out):
+    if args.dataset == "digits":
+        from sklearn.datasets import load_digits
+
+        X, y = load_digits(return_X_y=True)
+        X = X / 16.0
+        X_tr, y_tr, X_te, y_te = X[:1200], y[:1200], X[1200:], y[1200:]
+    else:
+        X_tr, y_tr, X_te, y_te = _load_mnist(args.data_dir, args.name, None, args.seed)
+    try:
+        from sklearn.ensemble import RandomForestClassifier
+        from sklearn.pipeline import Pipeline
+
+        from ..alignment import (
+            GEPAligner,
+            KTIAligner,
+            LTIAligner,
+            MPPAligner,
+            ODCAligner,
+        )
+        from ..anchors import SMOTEAnchor
+        from ..mechanisms import UMAPMechanism
+    except ImportError as exc:
+        raise ImportError(
+            f"reproduce kti needs the data-collaboration aligners and UMAP mechanism of skdc "
+            f"(KTIAligner, LTIAligner, MPPAligner, GEPAligner, ODCAligner, UMAPMechanism, "
+            f"SMOTEAnchor) and umap-learn: {exc}"
+        ) from exc
+    import sklearn
+
+    K, n_k, d_tilde = args.participants, 100, 10  # KTI spec section 6.3
+    aligners = {"MPP": MPPAligner(), "GEP": GEPAligner(), "ODC": ODCAligner(),
+                "LTI": LTIAligner(), "KTI": KTIAligner(kernel="rbf", gamma=1.0, alpha=1.0),
+                "KTI+TSL+Center": KTIAligner(kernel="rbf", gamma=1.0, alpha=1.0, graph="tsl",
+                                             mu=1.0, center=True)}
+    scores = {name: [] for name in ["Central", "Local", *aligners]}
+    for trial in range(args.trials):
+        rng = np.random.RandomState(args.seed + trial)
+        order = rng.permutation(X_tr.shape[0])
+        train, pool = order[: K * n_k], order[K * n_k:]
+        test = rng.permutation(X_te.shape[0])[: K * n_k]
+        part = np.arange(K * n_k) % K
+        Xa, ya, Xb, yb = X_tr[train], y_tr[train], X_te[test], y_te[test]
+        rf = RandomForestClassifier(random_state=trial)
+        scores["Central"].append(rf.fit(Xa, ya).score(Xb, yb))
+        scores["Local"].append(rf.fit(Xa[part == 0], ya[part == 0]).score(Xb, yb))
+        anchor = SMOTEAnchor(n_anchors=1000, X_public=X_tr[pool], y_public=y_tr[pool],
+                             n_source=100, random_state=trial)
+        for name, aligner in aligners.items():
+            pipe = Pipeline([("dr", UMAPMechanism(n_participants=K, n_components=d_tilde,
+                                                  anchor=anchor, random_state=trial)),
+                             ("align", aligner), ("clf", RandomForestClassifier(random_state=0))])
+            with sklearn.config_context(enable_metadata_routing=True), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                pipe.fit(Xa, ya, participant=part)
+                acc = pipe.score(Xb, yb, participant=np.arange(len(yb)) % K)
+            scores[name].append(acc)
+        print(f"trial {trial + 1}/{args.trials} done", file=out)
+    print(f"{'method':<16} {'mean acc':>9} {'std':>7}   (K={K}, n(k)={n_k}, UMAP d={d_tilde}, "
+          "SMOTE anchor 1000/100, random forest)", file=out)
+    for name, vals in scores.items():
+        print(f"{name:<16} {np.mean(vals):>9.4f} {np.std(vals):>7.4f}", file=out)
+    return 0
+
+
+_REPRODUCTIONS = {
+    "mnist-equivalence": (_reproduce_mnist_equivalence,
+                          "C-GDP = anchor-aligned I-GDP (Prop 2.12) and the noiseless controls"),
+    "mnist-sweep": (_reproduce_mnist_sweep,
+                    "privacy-utility sweeps over private-data and anchor noise (Figs 2, 4, 5)"),
+    "kti": (_reproduce_kti, "KTI vs linear integrations under UMAP (KTI paper, RQ1)"),
+}
+
+
+def _run_reproduce(args):
+    if args.draws < 1 or args.trials < 1:
+        raise ValueError(f"--draws and --trials must be at least 1; got {args.draws}, "
+                         f"{args.trials}.")
+    if args.name.startswith("mnist") or (args.name == "kti" and args.dataset != "digits"):
+        _find_mnist(args.data_dir, args.name)  # the missing-files message before any work
+    func = _REPRODUCTIONS[args.name][0]
+    start = time.perf_counter()
+    status = func(args, sys.stdout)
+    print(f"done in {time.perf_counter() - start:.1f} s")
+    return status
+
+
+# ----------------------------------------------------------------------------- sweep config
+
+
+def _load_config(path):
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no config file {path}; `skdc sweep --example` prints one.")
+    if path.suffix in (".yaml", ".yml"):
+        try:
+            import yaml
+        except ImportError as exc:
+            raise ImportError("YAML configs need PyYAML (pip install pyyaml); or use TOML.") \
+                from exc
+        try:
+            config = yaml.safe_load(path.read_text())
+        except yaml.YAMLError as exc:
+            raise ValueError(f"{path} is not valid YAML: {exc}".replace("\n", " ")) from exc
+    else:
+        try:
+            import tomllib
+        except ImportError:  # Python 3.10
+            try:
+                import tomli as tomllib
+            except ImportError as exc:
+                raise ImportError("TOML configs on Python 3.10 need tomli (pip install tomli); "
+                                  "or use YAML.") from exc
+        try:
+            config = tomllib.loads(path.read_text())
+        except tomllib.TOMLDecodeError as exc:
+            raise ValueError(f"{path} is not valid TOML: {exc}") from exc
+    if not isinstance(config, dict):
+        raise ValueError(f"{path} must hold a table with [data], [pipeline] and [sweep].")
+    return config
+
+
+def _section(config, name, allowed, required=()):
+    sec = config.get(name, {})
+    if not isinstance(sec, dict):
+        raise ValueError(f"[{name}] must be a table; got {type(sec).__name__}.")
+    unknown = sorted(set(sec) - set(allowed))
+    if unknown:
+        raise ValueError(f"[{name}] has unknown keys {unknown}; allowed: {sorted(allowed)}.")
+    lacking = [k for k in required if k not in sec]
+    if lacking:
+        raise ValueError(f"[{name}] lacks {lacking}; `skdc sweep --example` shows a config.")
+    return sec
+
+
+def _resolve_class(name):
+    if "." not in name:
+        for module in ("skdc", "skdc.mechanisms", "skdc.alignment", "skdc.anchors"):
+            mod = importlib.import_module(module)
+            if hasattr(mod, name):
+                return getattr(mod, name)
+        raise ValueError(
+            f"No class {name!r} in skdc, skdc.mechanisms or skdc.alignment; give a dotted path "
+            "such as 'sklearn.linear_model.LogisticRegression'."
+        )
+    module, _, attr = name.rpartition(".")
+    if module.split(".")[0] not in ("sklearn", "skdc", "imblearn"):
+        raise ValueError(f"Classes come from sklearn, skdc or imblearn; got {name!r}.")
+    try:
+        return getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(f"Cannot import {name!r}: {exc}.") from exc
+
+
+def _build_pipeline(config):
+    from sklearn.pipeline import Pipeline
+
+    sec = _section(config, "pipeline", {"steps"}, ("steps",))
+    steps = []
+    for k, step in enumerate(sec["steps"]):
+        if not isinstance(step, dict) or "class" not in step:
+            raise ValueError(f"pipeline step {k} must be a table with 'class' (and 'name', "
+                             "'params').")
+        extra = sorted(set(step) - {"name", "class", "params"})
+        if extra:
+            raise ValueError(f"pipeline step {k} has unknown keys {extra}; allowed: name, class, "
+                             "params.")
+        cls = _resolve_class(step["class"])
+        try:
+            est = cls(**step.get("params", {}))
+        except TypeError as exc:
+            raise ValueError(f"pipeline step {k} ({step['class']}): {exc}.") from exc
+        steps.append((step.get("name", f"step{k}"), est))
+    return Pipeline(steps)
+
+
+def _distribution(spec):
+    from scipy import stats
+
+    spec = dict(spec)
+    name = spec.pop("name", "uniform")
+    if name == "uniform" and ("low" in spec or "high" in spec):
+        low, high = float(spec.pop("low", 0.0)), float(spec.pop("high", 1.0))
+        spec.update(loc=low, scale=high - low)
+    dist = getattr(stats, name, None)
+    if dist is None or not hasattr(dist, "rvs"):
+        raise ValueError(f"No scipy.stats distribution {name!r}.")
+    try:
+        return dist(**spec)
+    except TypeError as exc:
+        raise ValueError(f"distribution {name!r}: {exc}.") from exc
+
+
+def _load_data(config, base):
+    sec = _section(config, "data", {"dataset", "path", "test_size"})
+    dataset = sec.get("dataset", "digits")
+    if dataset == "digits":
+        from sklearn.datasets import load_digits
+        from sklearn.preprocessing import StandardScaler
+
+        X, y = load_digits(return_X_y=True)
+        X = StandardScaler().fit_transform(X) / np.sqrt(X.shape[1])
+    elif dataset == "npz":
+        if "path" not in sec:
+            raise ValueError("[data] dataset = 'npz' needs path = 'file.npz' (arrays X, y).")
+        path = (base / sec["path"]) if not os.path.isabs(sec["path"]) else Path(sec["path"])
+        if not path.is_file():
+            raise FileNotFoundError(f"[data] path {path} does not exist.")
+        with np.load(path, allow_pickle=False) as f:
+            if "X" not in f:
+                raise ValueError(f"{path} must hold an array named X (and y).")
+            X, y = f["X"], (f["y"] if "y" in f else None)
+    else:
+        raise ValueError(f"[data] dataset must be 'digits' or 'npz'; got {dataset!r}.")
+    return X, y, float(sec.get("test_size", 0.3))
+
+
+def _run_sweep(args):
+    if args.example:
+        print(_EXAMPLE_CONFIG, end="")
+        return 0
+    if args.config is None:
+        raise ValueError("give a config file (skdc sweep CONFIG); `skdc sweep --example` "
+                         "prints one.")
+    import pandas as pd  # noqa: F401  (fail early when the experiments extra is missing)
+
+    from ._sweep import privacy_utility_sweep
+
+    config = _load_config(args.config)
+    extra = sorted(set(config) - {"data", "pipeline", "sweep", "output"})
+    if extra:
+        raise ValueError(f"unknown sections {extra}; allowed: data, pipeline, sweep, output.")
+    sweep = _section(config, "sweep", {"param", "values", "distribution", "n_draws", "attacks",
+                                       "scoring", "seed", "n_jobs", "label"}, ("param",))
+    output = _section(config, "output", {"csv", "plot"})
+    if ("values" in sweep) == ("distribution" in sweep):
+        raise ValueError("[sweep] needs exactly one of values = [...] or distribution = {...}.")
+    values = sweep["values"] if "values" in sweep else _distribution(sweep["distribution"])
+    pipe = _build_pipeline(config)
+    X, y, test_size = _load_data(config, Path(args.config).resolve().parent)
+    results = privacy_utility_sweep(
+        pipe, X, y, param=sweep["param"], values=values, n_draws=sweep.get("n_draws"),
+        attacks=sweep.get("attacks") or None, scoring=sweep.get("scoring", "balanced_accuracy"),
+        test_size=test_size, label=sweep.get("label"), random_state=sweep.get("seed", 0),
+        n_jobs=args.n_jobs if args.n_jobs is not None else sweep.get("n_jobs"),
+    )
+    print(results.drop(columns=["param"]).to_string(index=False,
+                                                    float_format=lambda v: f"{v:.4g}"))
+    csv = args.csv or output.get("csv")
+    if csv:
+        results.to_csv(csv, index=False)
+        print(f"wrote {csv}")
+    plot = args.plot or output.get("plot")
+    if plot:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        from ._plot import plot_noise_curves
+
+        scores = [c for c in results.columns if c not in (
+            "draw", "method", "param", "value", "seed", "n_iter", "converged",
+            "fixed_point_residual", "seconds")]
+        ax = plot_noise_curves(results, scores, y_range=None,
+                               n_boot=1000 if len(results) >= 9 else 0)
+        ax.set_xlabel(sweep["param"])
+        ax.figure.savefig(plot, dpi=120)
+        plt.close(ax.figure)
+        print(f"wrote {plot}")
+    return 0
+
+
+def register(subparsers):
+    """Add the ``reproduce`` and ``sweep`` sub-commands."""
+    names = "\n".join(f"  {k:<18} {v[1]}" for k, v in _REPRODUCTIONS.items())
+    import argparse
+
+    p = subparsers.add_parser(
+        "reproduce", help="the papers' experiments on locally available data",
+        description="Reproduce a paper experiment on local data (nothing is downloaded).\n"
+                    f"NAME is one of:\n{names}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("name", metavar="NAME", choices=sorted(_REPRODUCTIONS),
+                   help="experiment: " + ", ".join(sorted(_REPRODUCTIONS)))
+    p.add_argument("--data-dir", default=os.environ.get("SKDC_DATA", "data"),
+                   help="folder with the MNIST IDX files (default: $SKDC_DATA or ./data)")
+    p.add_argument("--dataset", choices=["mnist", "digits"], default="mnist",
+                   help="data of the kti comparison (default: mnist)")
+    p.add_argument("--out-dir", default="skdc-results", help="where tables and figures go")
+    p.add_argument("--draws", type=int, default=200,
+                   help="noise draws per noisy protocol (paper: 200)")
+    p.add_argument("--trials", type=int, default=5, help="trials of the kti comparison")
+    p.add_argument("--participants", type=int, default=10,
+                   help="participants of the kti comparison (default: 10)")
+    p.add_argument("--max-train", type=int, default=None,
+                   help="subsample this many training rows (quick runs)")
+    p.add_argument("--model", choices=["logistic", "cnn"], default="logistic",
+                   help="utility model (cnn: the paper's Table 2 CNN, needs skdc[nn])")
+    p.add_argument("--no-attacks", action="store_true", help="utility only")
+    p.add_argument("--seed", type=int, default=0, help="random seed")
+    p.add_argument("--n-jobs", type=int, default=None, help="parallel draws (joblib)")
+    p.set_defaults(func=_run_reproduce)
+
+    s = subparsers.add_parser(
+        "sweep", help="a privacy-utility sweep from a TOML or YAML config",
+        description="Run skdc.experiments.privacy_utility_sweep from a config file; "
+                    "`skdc sweep --example` prints a commented TOML config.",
+    )
+    s.add_argument("config", nargs="?", metavar="CONFIG", help="a .toml (or .yaml) file")
+    s.add_argument("--example", action="store_true", help="print an example config and exit")
+    s.add_argument("--csv", default=None, help="write the table here (overrides [output])")
+    s.add_argument("--plot", default=None, help="write the figure here (overrides [output])")
+    s.add_argument("--n-jobs", type=int, default=None, help="parallel draws (joblib)")
+    s.set_defaults(func=_run_sweep)

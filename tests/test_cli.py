@@ -1,0 +1,193 @@
+"""Tests of the command line: ``demo``, ``reproduce`` and ``sweep`` (skdc.experiments._cli)."""
+
+import gzip
+import re
+import struct
+
+import numpy as np
+import pandas as pd
+import pytest
+from threadpoolctl import threadpool_limits
+
+from skdc.__main__ import main
+
+try:
+    import tomllib
+except ImportError:  # Python 3.10
+    tomllib = pytest.importorskip("tomli")
+
+
+@pytest.fixture(autouse=True)
+def _one_blas_thread():
+    # the tests share two cores with other jobs; nested BLAS threads only add contention
+    with threadpool_limits(limits=1):
+        yield
+
+
+def _run(argv, capsys):
+    status = main(argv)
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+@pytest.mark.parametrize("command, words", [
+    ("demo", "--draws"), ("reproduce", "mnist-equivalence"), ("sweep", "--example")])
+def test_help(command, words, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main([command, "--help"])
+    assert exc.value.code == 0
+    assert words in capsys.readouterr().out
+
+
+def _write_idx(path, arr):
+    header = bytes([0, 0, 8, arr.ndim]) + b"".join(struct.pack(">i", s) for s in arr.shape)
+    with gzip.open(path, "wb") as f:
+        f.write(header + arr.astype(np.uint8).tobytes())
+
+
+@pytest.fixture(scope="module")
+def mnist_dir(tmp_path_factory):
+    """Tiny MNIST-format IDX files: class k lights a bar at rows 2k..2k+5."""
+    rng = np.random.RandomState(0)
+    path = tmp_path_factory.mktemp("mnist")
+    for split, n in (("train", 150), ("t10k", 60)):
+        y = np.arange(n) % 10
+        X = (rng.rand(n, 28, 28) * 60).astype(np.uint8)
+        for k in range(10):
+            X[y == k, 2 * k:2 * k + 6, 5:20] = 200
+        _write_idx(path / f"{split}-images-idx3-ubyte.gz", X)
+        _write_idx(path / f"{split}-labels-idx1-ubyte.gz", y)
+    return path
+
+
+def test_reproduce_mnist_equivalence(mnist_dir, capsys):
+    status, out, _ = _run(["reproduce", "mnist-equivalence", "--data-dir", str(mnist_dir)],
+                          capsys)
+    assert status == 0
+    disc = float(out.split("analyst matrices: ")[1].split()[0])
+    assert disc < 1e-10  # Prop 2.12: the same analyst matrix
+    assert "C-GDP" in out and "I-GDP" in out
+
+
+@pytest.mark.parametrize("name", ["mnist-equivalence", "mnist-sweep"])
+def test_reproduce_names_missing_files(name, tmp_path, capsys):
+    (tmp_path / "train-images-idx3-ubyte").write_bytes(b"")
+    status, out, err = _run(["reproduce", name, "--data-dir", str(tmp_path)], capsys)
+    assert status == 2
+    assert err.count("\n") == 1
+    assert "missing: train-labels-idx1-ubyte, t10k-images-idx3-ubyte" in err
+    assert str(tmp_path) in err and "--data-dir" in err
+
+
+def test_reproduce_kti_on_mnist_needs_the_files(tmp_path, capsys):
+    status, _, err = _run(["reproduce", "kti", "--data-dir", str(tmp_path)], capsys)
+    assert status == 2 and "needs the MNIST IDX files" in err
+
+
+def test_reproduce_rejects_a_corrupt_file(mnist_dir, tmp_path, capsys):
+    for f in mnist_dir.iterdir():
+        (tmp_path / f.name).write_bytes(f.read_bytes())
+    with gzip.open(tmp_path / "train-labels-idx1-ubyte.gz", "wb") as f:
+        f.write(b"\x01\x02\x03\x04")
+    status, _, err = _run(["reproduce", "mnist-equivalence", "--data-dir", str(tmp_path)],
+                          capsys)
+    assert status == 2 and "bad magic number" in err
+
+
+_CONFIG = """
+[data]
+dataset = "digits"
+test_size = 0.3
+
+[[pipeline.steps]]
+name = "gdp"
+class = "IGDP"
+params = { n_participants = 3, random_state = 0 }
+
+[[pipeline.steps]]
+name = "align"
+class = "GOPPAligner"
+params = { max_iter = 100 }
+
+[[pipeline.steps]]
+name = "clf"
+class = "sklearn.linear_model.LogisticRegression"
+params = { max_iter = 300 }
+
+[sweep]
+param = "align__v"
+values = [0.0, 0.1]
+seed = 0
+"""
+
+
+def test_sweep_example_is_valid_toml(capsys):
+    status, out, _ = _run(["sweep", "--example"], capsys)
+    assert status == 0
+    config = tomllib.loads(out)
+    assert config["sweep"]["param"] == "align__v"
+    assert [s["class"] for s in config["pipeline"]["steps"]][:2] == ["IGDP", "GOPPAligner"]
+
+
+def test_sweep_from_toml(tmp_path, capsys):
+    cfg = tmp_path / "sweep.toml"
+    cfg.write_text(_CONFIG)
+    csv, png = tmp_path / "out.csv", tmp_path / "out.png"
+    status, out, _ = _run(["sweep", str(cfg), "--csv", str(csv), "--plot", str(png)], capsys)
+    assert status == 0
+    table = pd.read_csv(csv)
+    assert table["value"].tolist() == [0.0, 0.1]
+    assert table["balanced_accuracy"].between(0.5, 1).all()
+    assert png.stat().st_size > 0
+    assert "wrote" in out
+
+
+def test_sweep_from_yaml_equals_toml(tmp_path, capsys):
+    yaml = pytest.importorskip("yaml")
+    config = tomllib.loads(_CONFIG)
+    (tmp_path / "a.yaml").write_text(yaml.safe_dump(config))
+    (tmp_path / "b.toml").write_text(_CONFIG)
+    for name in ("a.yaml", "b.toml"):
+        assert main(["sweep", str(tmp_path / name), "--csv", str(tmp_path / f"{name}.csv")]) == 0
+    a = pd.read_csv(tmp_path / "a.yaml.csv").drop(columns="seconds")
+    b = pd.read_csv(tmp_path / "b.toml.csv").drop(columns="seconds")
+    pd.testing.assert_frame_equal(a, b)
+
+
+@pytest.mark.parametrize("edit, match", [
+    (("align__v", "align__vv"), "no parameter 'align__vv'"),
+    (("seed = 0", "seed = 0\nrepeats = 3"), r"\[sweep\] has unknown keys \['repeats'\]"),
+    (('class = "GOPPAligner"', 'class = "NoSuchAligner"'), "No class 'NoSuchAligner'"),
+    (('class = "GOPPAligner"', 'class = "os.system"'), "sklearn, skdc or imblearn"),
+    (("values = [0.0, 0.1]", ""), "exactly one of values"),
+    (('dataset = "digits"', 'dataset = "mnist"'), "must be 'digits' or 'npz'"),
+    (("[sweep]", "[sweeps]"), r"unknown sections \['sweeps'\]"),
+    (("test_size = 0.3", "test_size = [0.3"), "not valid TOML"),
+])
+def test_sweep_bad_config_one_line(edit, match, tmp_path, capsys):
+    cfg = tmp_path / "bad.toml"
+    cfg.write_text(_CONFIG.replace(*edit))
+    status, _, err = _run(["sweep", str(cfg)], capsys)
+    assert status == 2
+    assert err.count("\n") == 1
+    assert re.search(match, err), err
+
+
+def test_sweep_missing_config(tmp_path, capsys):
+    status, _, err = _run(["sweep", str(tmp_path / "none.toml")], capsys)
+    assert status == 2 and "--example" in err
+
+
+def test_demo_writes_the_frontier(tmp_path, capsys):
+    png = tmp_path / "frontier.png"
+    status, out, _ = _run(["demo", "--participants", "3", "--draws", "2", "--n-jobs", "1",
+                           "--out", str(png)], capsys)
+    assert status in (0, None)
+    assert "I-GDP + reference" in out  # the accuracy table
+    assert "privacy-utility sweeps" in out and "C-GDP + private noise" in out
+    assert png.stat().st_size > 0
+
+
+def test_demo_bad_draws(capsys):
+    status, _, err = _run(["demo", "--draws", "0"], capsys)
+    assert status == 2 and "--draws must be at least 1" in err
