@@ -4,6 +4,7 @@ Build: ``python -m sphinx -W -b html docs docs/_build/html`` from the repository
 gallery runs every ``examples/plot_*.py``; add ``-D plot_gallery=0`` to skip running them).
 """
 
+import inspect
 import os
 import sys
 import warnings
@@ -35,7 +36,10 @@ default_role = "literal"
 
 # -- autodoc / autosummary / numpydoc -----------------------------------------------------
 autosummary_generate = True
-autodoc_default_options = {"members": False, "inherited-members": False}
+# The class template asks for members, inherited ones included, so that a class's page lists the
+# methods it inherits from skdc's own bases; _skip_foreign_member drops those inherited from
+# scikit-learn, torch or skorch (documented by those projects, and written for their own sites).
+autodoc_default_options = {}
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 numpydoc_attributes_as_param_list = True
@@ -93,5 +97,21 @@ def _fix_docstring(app, what, name, obj, options, lines):
     lines[:] = text.split("\n")
 
 
+def _skip_foreign_member(app, what, name, obj, skip, options):
+    if what != "class":
+        return None
+    if str(getattr(obj, "__doc__", None)).startswith("Alias for field number"):
+        return True  # named-tuple fields: the class's Attributes section documents them
+    target = obj.fget if isinstance(obj, property) else getattr(obj, "__func__", obj)
+    owner = getattr(target, "__objclass__", None)  # C-level descriptors (numpy.ndarray's)
+    module = getattr(owner if owner is not None else target, "__module__", None)
+    if isinstance(module, str) and not module.split(".")[0] == "skdc":
+        return True
+    if module is None and inspect.isbuiltin(target):  # e.g. float.fromhex on a float subclass
+        return True
+    return None
+
+
 def setup(app):
     app.connect("autodoc-process-docstring", _fix_docstring, priority=400)
+    app.connect("autodoc-skip-member", _skip_foreign_member)

@@ -14,7 +14,7 @@ We plot both against ``sigma`` on the digits.
 
 # %%
 # Data: a calibration split fixes rotation, centre and scale; the rest estimates entropy
-# -------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 import matplotlib.pyplot as plt
 import numpy as np
 from sklearn.datasets import load_digits
@@ -28,7 +28,7 @@ X_perp, X_est = X[perm[:297]], X[perm[297:]]
 
 # %%
 # The floor: entropy lower bound (95 % confidence) and leakage of the noisy release
-# --------------------------------------------------------------------------------
+# ---------------------------------------------------------------------------------
 # A small grid keeps the example fast; the bound holds for every pair of a grid fixed in
 # advance. Leakage: each pixel lies in [0, 16], so its variance is at most 64, and by
 # Hadamard's inequality ``gamma <= sum_i 0.5 log2(1 + 64 / sigma^2)``; rows also lie within

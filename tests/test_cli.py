@@ -91,7 +91,8 @@ def test_reproduce_rejects_a_corrupt_file(mnist_dir, tmp_path, capsys):
         f.write(b"\x01\x02\x03\x04")
     status, _, err = _run(["reproduce", "mnist-equivalence", "--data-dir", str(tmp_path)],
                           capsys)
-    assert status == 2 and "bad magic number" in err
+    assert status == 2 and "is not an IDX file" in err
+    assert err.count("\n") == 1
 
 
 _CONFIG = """
@@ -191,3 +192,84 @@ def test_demo_writes_the_frontier(tmp_path, capsys):
 def test_demo_bad_draws(capsys):
     status, _, err = _run(["demo", "--draws", "0"], capsys)
     assert status == 2 and "--draws must be at least 1" in err
+
+
+def test_reproduce_mnist_equivalence_cnn(mnist_dir, capsys):
+    pytest.importorskip("skorch")
+    torch = pytest.importorskip("torch")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # the OpenMP pool left by earlier tests otherwise oversubscribes
+    try:
+        status, out, _ = _run(["reproduce", "mnist-equivalence", "--data-dir", str(mnist_dir),
+                               "--model", "cnn"], capsys)
+    finally:
+        torch.set_num_threads(threads)
+    assert status == 0
+    assert float(out.split("analyst matrices: ")[1].split()[0]) < 1e-10
+    accs = {ln.split()[0]: float(ln.split()[1]) for ln in out.splitlines()
+            if ln.split() and ln.split()[0] in ("C-GDP", "AA-I-GDP", "I-GDP")}
+    assert set(accs) == {"C-GDP", "AA-I-GDP", "I-GDP"}
+    assert all(0 <= a <= 1 for a in accs.values())
+
+
+def test_reproduce_mnist_sweep(mnist_dir, tmp_path, capsys):
+    # seed 9 draws one small anchor noise (v ~ 0.005, far below v_PT(10, 100, 400) ~ 0.1), so
+    # GOPP converges in a few iterations and the run takes about a second
+    status, out, _ = _run(["reproduce", "mnist-sweep", "--data-dir", str(mnist_dir), "--draws",
+                           "1", "--seed", "9", "--n-jobs", "1", "--out-dir", str(tmp_path)],
+                          capsys)
+    assert status == 0
+    assert "MNIST sweep: 150 train / 60 test rows, 1 draws" in out
+    assert "wrote" in out and "C-GDP (private noise)" in out
+    table = pd.read_csv(tmp_path / "mnist-sweep.csv").set_index("method")
+    cg, aa = table.loc["C-GDP (private noise)"], table.loc["AA-I-GDP (anchor noise)"]
+    assert cg["param"] == "gdp__noise" and aa["param"] == "align__v"
+    assert 0 <= aa["value"] <= 0.5 and cg["value"] >= 0
+    assert table["balanced_accuracy"].between(0, 1).all()
+    assert np.isfinite(cg["known_secret"]) and np.isnan(cg["mp"])
+    attacks = aa[["mp", "procrustes", "alignment_map"]].astype(float)
+    assert np.isnan(aa["known_secret"]) and np.isfinite(attacks).all()
+    # almost noiseless anchors: all three attacks recover the projected rows, so they leave
+    # the same error (that of the public 784 -> 100 projection)
+    assert np.ptp(attacks) < 0.01 * attacks.mean()
+    assert (tmp_path / "mnist-sweep.png").stat().st_size > 0
+
+
+def test_reproduce_kti_on_digits(capsys):
+    status, out, _ = _run(["reproduce", "kti", "--dataset", "digits", "--trials", "1",
+                           "--participants", "2"], capsys)
+    assert status == 0
+    assert "trial 1/1 done" in out and "K=2, n(k)=100" in out
+    rows = {ln.split()[0]: [float(v) for v in ln.split()[1:3]] for ln in out.splitlines()
+            if ln.split() and ln.split()[0] in ("Central", "Local", "MPP", "GEP", "ODC", "LTI",
+                                                "KTI", "KTI+TSL+Center")}
+    assert len(rows) == 8
+    for name, (mean, std) in rows.items():
+        assert 0.3 < mean <= 1, (name, mean)  # well above chance (0.1) on ten classes
+        assert std == 0  # one trial
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["reproduce", "kti", "--dataset", "digits", "--trials", "0"],
+     r"--draws, --trials and --participants must be at least 1; got 200, 0, 10"),
+    (["reproduce", "kti", "--dataset", "digits", "--participants", "0"],
+     r"must be at least 1; got 200, 5, 0"),
+    (["reproduce", "kti", "--dataset", "digits", "--participants", "12"],
+     r"--participants 12 needs 12 x 100 training rows .* has 1200\. Lower --participants"),
+    (["reproduce", "mnist-sweep", "--draws", "0"], r"must be at least 1; got 0, 5, 10"),
+])
+def test_reproduce_bad_options_one_line(argv, match, capsys):
+    status, _, err = _run(argv, capsys)
+    assert status == 2
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert re.search(match, err), err
+
+
+def test_reproduce_mnist_sweep_corrupt_file_one_line(mnist_dir, tmp_path, capsys):
+    for f in mnist_dir.iterdir():
+        (tmp_path / f.name).write_bytes(f.read_bytes()[:-5])  # truncated gzip streams
+    status, _, err = _run(["reproduce", "mnist-sweep", "--data-dir", str(tmp_path),
+                           "--draws", "1"], capsys)
+    assert status == 2
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert "cannot read the MNIST files" in err and "end-of-stream" in err

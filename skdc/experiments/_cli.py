@@ -19,14 +19,18 @@ import os
 import sys
 import time
 import warnings
+import zlib
 from pathlib import Path
 
 import numpy as np
 
+from ..datasets._loaders import _MNIST_FILES as _MNIST_SUBSET_FILES
+from ..datasets._loaders import _find
+
 __all__ = ["register"]
 
-_MNIST_FILES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte",
-                "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
+# train images, train labels, test images, test labels: the public loader's file names
+_MNIST_FILES = (*_MNIST_SUBSET_FILES["train"], *_MNIST_SUBSET_FILES["test"])
 
 _EXAMPLE_CONFIG = """\
 # skdc sweep config: python -m skdc sweep THIS_FILE
@@ -67,48 +71,28 @@ plot = "sweep.png"
 
 
 def _find_mnist(data_dir, name):
-    """Paths of the four MNIST IDX files in ``data_dir``; one clear error naming what lacks."""
+    """Check the four MNIST IDX files are in ``data_dir``; one clear error naming what lacks."""
     data_dir = Path(data_dir)
-    found, missing = {}, []
-    for stem in _MNIST_FILES:
-        for cand in (data_dir / stem, data_dir / (stem + ".gz"),
-                     data_dir / stem.replace("-idx", ".idx")):
-            if cand.is_file():
-                found[stem] = cand
-                break
-        else:
-            missing.append(stem)
+    missing = [stem for stem in _MNIST_FILES if _find(data_dir, stem) is None]
     if missing:
         raise FileNotFoundError(
             f"reproduce {name} needs the MNIST IDX files {', '.join(_MNIST_FILES)} (optionally "
             f".gz) in {data_dir}; missing: {', '.join(missing)}. Put them there or pass "
             "--data-dir (nothing is downloaded)."
         )
-    return found
-
-
-def _read_idx(path):
-    """Read an IDX file (the MNIST format: magic, dims as big-endian int32, then uint8 data)."""
-    opener = gzip.open if str(path).endswith(".gz") else open
-    with opener(path, "rb") as f:
-        raw = f.read()
-    if len(raw) < 4 or raw[0] != 0 or raw[1] != 0 or raw[2] != 0x08:
-        raise ValueError(f"{path} is not an unsigned-byte IDX file (bad magic number).")
-    ndim = raw[3]
-    shape = tuple(int(v) for v in np.frombuffer(raw, ">i4", count=ndim, offset=4))
-    data = np.frombuffer(raw, np.uint8, offset=4 + 4 * ndim)
-    if data.size != int(np.prod(shape)):
-        raise ValueError(f"{path} holds {data.size} values; its header says {shape}.")
-    return data.reshape(shape)
 
 
 def _load_mnist(data_dir, name, max_train=None, seed=0):
     """Train/test MNIST rows scaled to [0, 1] and flattened (spec section 7.2)."""
-    paths = _find_mnist(data_dir, name)
-    X_tr = _read_idx(paths["train-images-idx3-ubyte"]).reshape(-1, 784) / 255.0
-    y_tr = _read_idx(paths["train-labels-idx1-ubyte"]).astype(np.int64)
-    X_te = _read_idx(paths["t10k-images-idx3-ubyte"]).reshape(-1, 784) / 255.0
-    y_te = _read_idx(paths["t10k-labels-idx1-ubyte"]).astype(np.int64)
+    from ..datasets import load_mnist
+
+    _find_mnist(data_dir, name)
+    try:
+        X_tr, y_tr = load_mnist(data_dir, subset="train", return_X_y=True)
+        X_te, y_te = load_mnist(data_dir, subset="test", return_X_y=True)
+    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:  # a truncated or corrupt .gz
+        raise ValueError(f"cannot read the MNIST files in {data_dir}: {exc}. Replace the "
+                         "damaged file.") from exc
     if max_train is not None and max_train < X_tr.shape[0]:
         from sklearn.model_selection import train_test_split
 
@@ -259,6 +243,13 @@ def _reproduce_kti(args, out):
         X_tr, y_tr, X_te, y_te = X[:1200], y[:1200], X[1200:], y[1200:]
     else:
         X_tr, y_tr, X_te, y_te = _load_mnist(args.data_dir, args.name, None, args.seed)
+    K, n_k, d_tilde, n_source = args.participants, 100, 10, 100  # KTI spec section 6.3
+    if K * n_k + n_source > X_tr.shape[0]:
+        raise ValueError(
+            f"--participants {K} needs {K} x {n_k} training rows plus {n_source} public rows for "
+            f"the SMOTE anchor; the {args.dataset} training set has {X_tr.shape[0]}. Lower "
+            "--participants."
+        )
     try:
         from sklearn.ensemble import RandomForestClassifier
         from sklearn.pipeline import Pipeline
@@ -280,7 +271,6 @@ def _reproduce_kti(args, out):
         ) from exc
     import sklearn
 
-    K, n_k, d_tilde = args.participants, 100, 10  # KTI spec section 6.3
     aligners = {"MPP": MPPAligner(), "GEP": GEPAligner(), "ODC": ODCAligner(),
                 "LTI": LTIAligner(), "KTI": KTIAligner(kernel="rbf", gamma=1.0, alpha=1.0),
                 "KTI+TSL+Center": KTIAligner(kernel="rbf", gamma=1.0, alpha=1.0, graph="tsl",
@@ -297,7 +287,7 @@ def _reproduce_kti(args, out):
         scores["Central"].append(rf.fit(Xa, ya).score(Xb, yb))
         scores["Local"].append(rf.fit(Xa[part == 0], ya[part == 0]).score(Xb, yb))
         anchor = SMOTEAnchor(n_anchors=1000, X_public=X_tr[pool], y_public=y_tr[pool],
-                             n_source=100, random_state=trial)
+                             n_source=n_source, random_state=trial)
         for name, aligner in aligners.items():
             pipe = Pipeline([("dr", UMAPMechanism(n_participants=K, n_components=d_tilde,
                                                   anchor=anchor, random_state=trial)),
@@ -325,9 +315,9 @@ _REPRODUCTIONS = {
 
 
 def _run_reproduce(args):
-    if args.draws < 1 or args.trials < 1:
-        raise ValueError(f"--draws and --trials must be at least 1; got {args.draws}, "
-                         f"{args.trials}.")
+    if min(args.draws, args.trials, args.participants) < 1:
+        raise ValueError(f"--draws, --trials and --participants must be at least 1; got "
+                         f"{args.draws}, {args.trials}, {args.participants}.")
     if args.name.startswith("mnist") or (args.name == "kti" and args.dataset != "digits"):
         _find_mnist(args.data_dir, args.name)  # the missing-files message before any work
     func = _REPRODUCTIONS[args.name][0]
