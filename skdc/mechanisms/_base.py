@@ -58,6 +58,31 @@ def _row_noise(noise_seed, participant, row_seeds, width):
     return out
 
 
+# The fitted attributes every mechanism has, written once for all their docstrings.
+_MECHANISM_ATTRIBUTES_DOC = """\
+    anchor_ : ndarray of shape (n_anchors, n_features) or None
+        The raw shared anchor ``A`` (participant-side; never sent to the analyst).
+    anchor_y_ : ndarray of shape (n_anchors,) or None
+        Anchor labels (SMOTE anchors), else None.
+    participants_ : ndarray of shape (n_participants,)
+        Participant ids seen at fit.
+    n_samples_per_participant_ : ndarray of shape (n_participants,)
+        Training rows per participant.
+    noise_seed_ : int
+        Seed of the private-data noise stream (used by mechanisms that add noise).
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during fit, when ``X`` has string column names.
+"""
+
+
+def _fill_mechanism_doc(cls):
+    """Class decorator: put the common fitted attributes where ``{mechanism_attributes}`` is."""
+    cls.__doc__ = cls.__doc__.replace("{mechanism_attributes}\n", _MECHANISM_ATTRIBUTES_DOC)
+    return cls
+
+
 class BaseMechanism(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Base class of participant-side mechanisms.
 

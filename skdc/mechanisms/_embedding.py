@@ -29,7 +29,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions
-from ._base import _SEED_MAX, BaseMechanism
+from ._base import _SEED_MAX, BaseMechanism, _fill_mechanism_doc
 
 __all__ = [
     "KernelPCAMechanism",
@@ -130,6 +130,7 @@ class _PerParticipantMechanism(BaseMechanism):
         return tags
 
 
+@_fill_mechanism_doc
 class ParticipantWise(_PerParticipantMechanism):
     """Fit one clone of any transformer per participant, on that participant's rows only.
 
@@ -168,19 +169,7 @@ class ParticipantWise(_PerParticipantMechanism):
         The hyperparameters set on each clone.
     widths_ : list of int
         Output width ``h_i`` of each participant.
-    anchor_ : ndarray of shape (n_anchors, n_features) or None
-        The shared raw anchor.
-    anchor_y_ : ndarray of shape (n_anchors,) or None
-        Anchor labels (SMOTE anchors).
-    participants_ : ndarray of shape (n_participants,)
-        Participant ids.
-    n_samples_per_participant_ : ndarray of shape (n_participants,)
-        Training rows per participant.
-    noise_seed_ : int
-        Seed of the (unused) private-data noise stream.
-    n_features_in_ : int
-        Number of features seen during fit.
-
+{mechanism_attributes}
     See Also
     --------
     UMAPMechanism : Per-participant UMAP with the paper's heterogeneity.
@@ -262,6 +251,7 @@ class ParticipantWise(_PerParticipantMechanism):
         return estimators
 
 
+@_fill_mechanism_doc
 class PCAMechanism(_PerParticipantMechanism):
     """Per-participant PCA: ``f_k(x) = (x - mean_k) V_k`` fitted on participant ``k``'s rows.
 
@@ -290,19 +280,7 @@ class PCAMechanism(_PerParticipantMechanism):
         Each participant's fitted PCA (its secret).
     widths_ : list of int
         Output width of each participant.
-    anchor_ : ndarray of shape (n_anchors, n_features) or None
-        The shared raw anchor.
-    anchor_y_ : ndarray of shape (n_anchors,) or None
-        Anchor labels.
-    participants_ : ndarray of shape (n_participants,)
-        Participant ids.
-    n_samples_per_participant_ : ndarray of shape (n_participants,)
-        Training rows per participant.
-    noise_seed_ : int
-        Seed of the (unused) private-data noise stream.
-    n_features_in_ : int
-        Number of features seen during fit.
-
+{mechanism_attributes}
     See Also
     --------
     KernelPCAMechanism : The nonlinear counterpart.
@@ -361,6 +339,7 @@ class PCAMechanism(_PerParticipantMechanism):
         ]
 
 
+@_fill_mechanism_doc
 class KernelPCAMechanism(_PerParticipantMechanism):
     """Per-participant kernel PCA on standardized rows, median-heuristic RBF bandwidth.
 
@@ -397,19 +376,7 @@ class KernelPCAMechanism(_PerParticipantMechanism):
         The bandwidth each participant used.
     widths_ : list of int
         Output width of each participant.
-    anchor_ : ndarray of shape (n_anchors, n_features) or None
-        The shared raw anchor.
-    anchor_y_ : ndarray of shape (n_anchors,) or None
-        Anchor labels.
-    participants_ : ndarray of shape (n_participants,)
-        Participant ids.
-    n_samples_per_participant_ : ndarray of shape (n_participants,)
-        Training rows per participant.
-    noise_seed_ : int
-        Seed of the (unused) private-data noise stream.
-    n_features_in_ : int
-        Number of features seen during fit.
-
+{mechanism_attributes}
     See Also
     --------
     median_heuristic_gamma : The bandwidth rule.
@@ -482,6 +449,7 @@ class KernelPCAMechanism(_PerParticipantMechanism):
             )
 
 
+@_fill_mechanism_doc
 class UMAPMechanism(_PerParticipantMechanism):
     """Per-participant UMAP with the heterogeneous settings of [1]_ (spec section 2).
 
@@ -537,19 +505,7 @@ class UMAPMechanism(_PerParticipantMechanism):
         Each participant's ``metric``, ``n_neighbors``, ``min_dist`` and ``random_state``.
     widths_ : list of int
         Output width of each participant.
-    anchor_ : ndarray of shape (n_anchors, n_features) or None
-        The shared raw anchor.
-    anchor_y_ : ndarray of shape (n_anchors,) or None
-        Anchor labels.
-    participants_ : ndarray of shape (n_participants,)
-        Participant ids.
-    n_samples_per_participant_ : ndarray of shape (n_participants,)
-        Training rows per participant.
-    noise_seed_ : int
-        Seed of the (unused) private-data noise stream.
-    n_features_in_ : int
-        Number of features seen during fit.
-
+{mechanism_attributes}
     See Also
     --------
     KernelPCAMechanism : Per-participant kernel PCA.

@@ -28,7 +28,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..utils._linalg import haar_orthogonal
 from ..utils._sklearn_compat import Interval, _fit_context, validate_data
-from ._base import BaseMechanism, _row_digests, _row_noise
+from ._base import _MECHANISM_ATTRIBUTES_DOC, BaseMechanism, _row_digests, _row_noise
 
 __all__ = ["CGDP", "GDP", "IGDP"]
 
@@ -264,21 +264,7 @@ _GDP_PARAMS_DOC = """
         The secret orthogonal matrices ``O_i``.
     translations_ : ndarray of shape (n_participants, n_features)
         The secret translations ``Psi_i``.
-    anchor_ : ndarray of shape (n_anchors, n_features) or None
-        The raw shared anchor ``A``.
-    anchor_y_ : None
-        Anchor labels (GDP anchors carry none).
-    participants_ : ndarray of shape (n_participants,)
-        Participant ids seen at fit.
-    n_samples_per_participant_ : ndarray of shape (n_participants,)
-        Training rows per participant.
-    noise_seed_ : int
-        Seed of the private-data noise.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of features seen during fit, when ``X`` has string column names.
-"""
+{mechanism_attributes}"""
 
 
 class CGDP(_BaseGDPMechanism):
@@ -290,7 +276,7 @@ class CGDP(_BaseGDPMechanism):
     and with it everybody's rows (Prop 2.5 of [1]_). With the same ``random_state``, the common
     secret equals :class:`IGDP`'s participant-0 secret: the paper's matched comparison.
 """
-        + _GDP_PARAMS_DOC.format(anchor=None)
+        + _GDP_PARAMS_DOC.format(anchor=None, mechanism_attributes=_MECHANISM_ATTRIBUTES_DOC)
         + """
     See Also
     --------
@@ -344,7 +330,9 @@ class IGDP(_BaseGDPMechanism):
     :class:`~skdc.alignment.ReferenceAligner` or :class:`~skdc.alignment.GOPPAligner` they are
     brought into one frame.
 """
-        + _GDP_PARAMS_DOC.format(anchor="orthonormal")
+        + _GDP_PARAMS_DOC.format(
+            anchor="orthonormal", mechanism_attributes=_MECHANISM_ATTRIBUTES_DOC
+        )
         + """
     See Also
     --------
