@@ -401,3 +401,29 @@ def test_kti_beats_lti_on_digits_under_umap(umap_ready):
         acc.append(row)
     lti, kti = np.mean(acc, axis=0)
     assert kti >= lti
+
+
+def test_eigh_solver_reuses_kernel_eigendecompositions_across_alpha(monkeypatch):
+    """solver="eigh": one eigendecomposition per participant serves every alpha."""
+    from skdc.alignment import _kti
+
+    monkeypatch.setattr(_kti, "_EIGH_CACHE", _kti.OrderedDict())
+    calls = []
+    original = KTIAligner._psd_eigh
+
+    def counting(self, Kmat, k):
+        calls.append(k)
+        return original(self, Kmat, k)
+
+    monkeypatch.setattr(KTIAligner, "_psd_eigh", counting)
+    rng = np.random.RandomState(3)
+    anchors = _problem(rng, K=3)
+    Y = _uploads(anchors)
+    targets = {}
+    for alpha in (0.1, 1.0, 10.0):
+        targets[alpha] = KTIAligner(alpha=alpha, solver="eigh").fit(Y).target_
+    assert len(calls) == 3  # once per participant, not per alpha
+    for alpha, Z in targets.items():
+        fresh = KTIAligner(alpha=alpha, solver="cholesky").fit(Y).target_
+        # same subspace, same sign convention
+        assert_allclose(Z, fresh, atol=1e-8)
