@@ -20,13 +20,11 @@ import math
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
 
-from ..mechanisms._gaussmix import check_row_bound
 from ..privacy import RDPCurve
-from ..utils._sklearn_compat import Interval, StrOptions, _fit_context, validate_data
+from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
+from ._base import _PrivateRegressor
 
 __all__ = ["AdaSSPRegressor", "SheffetSketchRegressor", "adassp_constants", "sheffet_w2"]
 
@@ -68,34 +66,6 @@ def sheffet_w2(k, epsilon, delta, bound_sq, form="review"):
     L = math.log(8 / delta)
     factor = 2.0 if form == "review" else 1.0
     return (4 * bound_sq / epsilon) * (math.sqrt(2 * k * L) + factor * L)
-
-
-class _PrivateRegressor(RegressorMixin, BaseEstimator):
-    def predict(self, X):
-        """Linear predictions ``X coef_``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        return X @ self.coef_ + self.intercept_
-
-    def _checked(self, X, y):
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
-        X = check_row_bound(X, self.row_bound_x, clip=self.clip)
-        y = check_row_bound(y, self.bound_y, clip=self.clip, what="target")
-        return X, y
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.regressor_tags.poor_score = True  # private: noise costs accuracy
-        return tags
 
 
 class AdaSSPRegressor(_PrivateRegressor):

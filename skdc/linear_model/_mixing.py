@@ -19,14 +19,15 @@ import math
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from ..mechanisms._gaussmix import calibrate_gaussmix, check_row_bound, gaussmix_release
+from ..mechanisms import calibrate_gaussmix, check_row_bound, gaussmix_release
 from ..privacy import RDPCurve
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context, validate_data
+from ._base import _PrivateRegressor
 
 __all__ = ["LinearMixingRegressor", "MixingLogisticRegression"]
 
@@ -64,7 +65,7 @@ class _BaseMixing(BaseEstimator):
         return M
 
 
-class LinearMixingRegressor(RegressorMixin, _BaseMixing):
+class LinearMixingRegressor(_PrivateRegressor, _BaseMixing):
     """Differentially private least squares from one Gaussian sketch (Algorithm 2 of [1]_).
 
     Rows ``[x_i, y_i]`` (with a constant 1 when ``fit_intercept``) are bounded by the public
@@ -154,9 +155,7 @@ class LinearMixingRegressor(RegressorMixin, _BaseMixing):
         -------
         self : object
         """
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
-        X = check_row_bound(X, self.row_bound_x, clip=self.clip)
-        y = check_row_bound(y, self.bound_y, clip=self.clip, what="target")
+        X, y = self._checked(X, y)
         cols = [X, np.ones((X.shape[0], 1))] if self.fit_intercept else [X]
         Z = np.hstack([*cols, y[:, None]])
         bound = math.sqrt(self.row_bound_x**2 + self.bound_y**2 + float(self.fit_intercept))
@@ -166,26 +165,6 @@ class LinearMixingRegressor(RegressorMixin, _BaseMixing):
         self.coef_ = theta[:d]
         self.intercept_ = float(theta[d]) if self.fit_intercept else 0.0
         return self
-
-    def predict(self, X):
-        """Linear predictions ``X coef_ + intercept_``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        return X @ self.coef_ + self.intercept_
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.regressor_tags.poor_score = True  # private: noise and sketching cost accuracy
-        return tags
 
 
 def _chebyshev_quadratic(Q):

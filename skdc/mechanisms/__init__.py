@@ -9,7 +9,13 @@ from ._embedding import (
     UMAPMechanism,
     median_heuristic_gamma,
 )
-from ._gaussmix import GaussMix
+from ._gaussmix import (
+    GaussMix,
+    adaptive_noise_scale,
+    calibrate_gaussmix,
+    check_row_bound,
+    gaussmix_release,
+)
 from ._gdp import CGDP, GDP, IGDP
 
 __all__ = [
@@ -22,6 +28,10 @@ __all__ = [
     "PCAMechanism",
     "ParticipantWise",
     "UMAPMechanism",
+    "adaptive_noise_scale",
     "add_anchor_noise",
+    "calibrate_gaussmix",
+    "check_row_bound",
+    "gaussmix_release",
     "median_heuristic_gamma",
 ]
