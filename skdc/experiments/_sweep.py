@@ -12,7 +12,6 @@ backend or on the number of workers.
 # Licence: BSD 3 clause
 
 import difflib
-import sys
 import time
 import warnings
 from contextlib import nullcontext
@@ -27,6 +26,8 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import type_of_target
 from threadpoolctl import threadpool_limits
+
+from ..utils._progress import progress_bar
 
 __all__ = ["privacy_utility_sweep"]
 
@@ -329,13 +330,8 @@ def privacy_utility_sweep(estimator, X, y=None, *, param="align__v", values=None
     jobs = (delayed(_one_draw)(make, v, int(s), data, scorers, attack_scorers, inner_threads)
             for v, s in zip(vals, seeds))
     rows = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
-    if progress == "auto":
-        progress = sys.stderr.isatty()
-    if progress:
-        from tqdm.auto import tqdm
-
-        rows = tqdm(rows, total=vals.shape[0], desc=f"sweep {param}", unit="draw")
-    rows = list(rows)
+    rows = list(progress_bar(rows, progress, total=vals.shape[0], desc=f"sweep {param}",
+                             unit="draw"))
 
     head = {"draw": np.arange(vals.shape[0])}
     if label is not None:

@@ -24,14 +24,17 @@ References
 
 # Licence: BSD 3 clause
 
+import hashlib
+import json
 import math
+import os
 from numbers import Integral, Real
 
 import numpy as np
-from scipy.special import logsumexp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_array
 
+from ..utils._progress import progress_bar
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
 from ._hadamard import _DEFAULT_FACTORS, apply_hadamard, hadamard_factors, hadamard_order
 
@@ -96,21 +99,6 @@ def sampling_margin(n, n_pairs, alpha2):
     return _binary_entropy(1.0 / n) * math.sqrt(0.5 * n * math.log(n_pairs / alpha2))
 
 
-def _log_density_numpy(points, centres, s, chunk=4096):
-    """``ln f_hat(points)`` for the Gaussian mixture on ``centres`` (exact over all centres)."""
-    n, k = centres.shape
-    c_sq = np.einsum("ij,ij->i", centres, centres) / (2 * s**2)
-    const = -math.log(n) - 0.5 * k * math.log(2 * math.pi * s**2)
-    out = np.empty(points.shape[0])
-    for a in range(0, points.shape[0], chunk):
-        P = points[a : a + chunk]
-        logits = P @ centres.T / s**2 - c_sq[None, :]
-        out[a : a + chunk] = (
-            const - np.einsum("ij,ij->i", P, P) / (2 * s**2) + logsumexp(logits, axis=1)
-        )
-    return out
-
-
 def plugin_entropy(centres, s, n_mc, random_state=None):
     """Monte Carlo plug-in entropy (bits) of the empirical measure convolved with ``N(0, s^2 I)``.
 
@@ -142,9 +130,8 @@ def plugin_entropy(centres, s, n_mc, random_state=None):
     2.2
     """
     C = np.asarray(centres, dtype=np.float64)
-    rng = np.random.default_rng(random_state)
-    P = np.repeat(C, n_mc, axis=0) + s * rng.standard_normal((C.shape[0] * n_mc, C.shape[1]))
-    return float(-_log_density_numpy(P, C, s).mean() / LN2)
+    seed = [np.random.SeedSequence(random_state).entropy]
+    return float(_block_entropies_numpy(C[None], float(s), int(n_mc), seed, n_threads=1)[0])
 
 
 def trace_ucb(Z, diameter_sq, delta=0.05, random_state=None):
@@ -196,6 +183,44 @@ def _n_mc_paper(k):
     return 2 if k == 1 else max(k, 4)
 
 
+def _fingerprint(Y, K, nu2, n_mc_of, alpha, random_state):
+    """Digest of everything a pair's record depends on: the standardised rows and settings."""
+    h = hashlib.sha256(np.ascontiguousarray(Y).view(np.uint8))
+    h.update(json.dumps([K, nu2, sorted(n_mc_of.items()), alpha, random_state]).encode())
+    return h.hexdigest()
+
+
+def _read_checkpoint(path, fingerprint):
+    """Finished pair records of an earlier run on the same data, keyed by ``(k, nu2)``."""
+    if path is None or not os.path.exists(path):
+        return {}
+    try:
+        with open(path) as f:
+            saved = json.load(f)
+        records, stamp = saved["pairs"], saved["fingerprint"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ValueError(
+            f"checkpoint={str(path)!r} is not an entropy-grid checkpoint ({exc}); remove it or "
+            "pass another path."
+        ) from exc
+    if stamp != fingerprint:
+        raise ValueError(
+            f"checkpoint={str(path)!r} was written for other data or settings (rows, rotation, "
+            "grid, n_mc, alpha or random_state differ); remove it or pass another path."
+        )
+    return {(r["k"], r["nu2"]): r for r in records}
+
+
+def _write_checkpoint(path, fingerprint, pairs):
+    """Atomically replace the checkpoint with the records finished so far."""
+    if path is None:
+        return
+    tmp = f"{os.fspath(path)}.tmp"
+    with open(tmp, "w") as f:
+        json.dump({"fingerprint": fingerprint, "pairs": pairs}, f)
+    os.replace(tmp, path)
+
+
 def _resolve_device(device):
     if device == "cpu":
         return "cpu"
@@ -241,6 +266,14 @@ class BlockEntropyLowerBound(BaseEstimator):
         ``trace_ucb_`` (``255**2 * d`` for 8-bit pixels).
     random_state : int, default=0
         Seed of the dithers (per pair and block) and of the sign rotation.
+    checkpoint : str, path or None, default=None
+        A JSON file that receives each grid pair's record as soon as it is estimated. A later
+        ``fit`` on the same data (same standardised rows, grid, ``n_mc``, ``alpha`` and seed)
+        reads the finished pairs back and estimates only the rest, so a run of hours can be
+        stopped and resumed; a file from other data or settings is refused.
+    progress : bool or "auto", default="auto"
+        A tqdm progress bar over the grid pairs; ``"auto"`` shows it when standard error is
+        a terminal.
 
     Attributes
     ----------
@@ -289,6 +322,8 @@ class BlockEntropyLowerBound(BaseEstimator):
         "device": [StrOptions({"auto", "cpu", "cuda"})],
         "diameter_sq": [None, Interval(Real, 0, None, closed="neither")],
         "random_state": [Interval(Integral, 0, None, closed="left")],
+        "checkpoint": [None, str, os.PathLike],
+        "progress": ["boolean", StrOptions({"auto"})],
     }
 
     def __init__(
@@ -301,6 +336,8 @@ class BlockEntropyLowerBound(BaseEstimator):
         device="auto",
         diameter_sq=None,
         random_state=0,
+        checkpoint=None,
+        progress="auto",
     ):
         self.block_sizes = block_sizes
         self.nu2 = nu2
@@ -310,6 +347,8 @@ class BlockEntropyLowerBound(BaseEstimator):
         self.device = device
         self.diameter_sq = diameter_sq
         self.random_state = random_state
+        self.checkpoint = checkpoint
+        self.progress = progress
 
     # -- calibration on D_perp ------------------------------------------------------------
     def _represent(self, X, representation):
@@ -432,25 +471,30 @@ class BlockEntropyLowerBound(BaseEstimator):
         Y = self._rotate(Z)
         self.device_ = _resolve_device(self.device)
         self.n_samples_ = n
-        pairs = []
         m_pad = self.padded_dim_
-        for ki, k in enumerate(K):
-            n_blocks = m_pad // k
+        n_mc_of = {k: _n_mc_paper(k) if self.n_mc == "paper" else int(self.n_mc) for k in K}
+        fingerprint = _fingerprint(Y, K, nu2, n_mc_of, self.alpha, self.random_state)
+        done = _read_checkpoint(self.checkpoint, fingerprint)
+        pairs = []
+        grid = [(ki, k, vi, v) for ki, k in enumerate(K) for vi, v in enumerate(nu2)]
+        for ki, k, vi, v in progress_bar(grid, self.progress, desc="entropy grid", unit="pair"):
+            if (k, v) in done:
+                pairs.append(done[(k, v)])
+                continue
+            n_blocks, n_mc, s = m_pad // k, n_mc_of[k], math.sqrt(v / k)
             # block centres sqrt(N_k) P_b U z, shape (N_k, n, k)
-            C = math.sqrt(n_blocks) * Y.reshape(n, n_blocks, k).transpose(1, 0, 2)
+            C = np.ascontiguousarray(Y.reshape(n, n_blocks, k).transpose(1, 0, 2))
+            C *= math.sqrt(n_blocks)
             m_hat = np.einsum("bij,bij->b", C, C) / n
-            n_mc = _n_mc_paper(k) if self.n_mc == "paper" else int(self.n_mc)
-            for vi, v in enumerate(nu2):
-                s = math.sqrt(v / k)
-                seed = [self.random_state, ki, vi]
-                h_blocks = self._block_entropies(C, s, n_mc, seed)
-                h_hat = float(np.mean(h_blocks))
-                c_bar = float(np.mean([mc_constant(k, s, mb) for mb in m_hat]))
-                t_mc = mc_margin(c_bar, n_blocks, n, n_mc, n_pairs, a1)
-                pairs.append(
-                    {"k": k, "nu2": v, "s": s, "n_mc": n_mc, "h_hat": h_hat,
-                     "h_lb": h_hat - t_mc - t_md, "t_mc": t_mc, "t_md": t_md, "c_mc_bar": c_bar}
-                )
+            h_blocks = self._block_entropies(C, s, n_mc, [self.random_state, ki, vi])
+            h_hat = float(np.mean(h_blocks))
+            c_bar = float(np.mean([mc_constant(k, s, mb) for mb in m_hat]))
+            t_mc = mc_margin(c_bar, n_blocks, n, n_mc, n_pairs, a1)
+            pairs.append(
+                {"k": k, "nu2": v, "s": s, "n_mc": n_mc, "h_hat": h_hat,
+                 "h_lb": h_hat - t_mc - t_md, "t_mc": t_mc, "t_md": t_md, "c_mc_bar": c_bar}
+            )
+            _write_checkpoint(self.checkpoint, fingerprint, pairs)
         self.pairs_ = pairs
         return self
 
@@ -460,36 +504,84 @@ class BlockEntropyLowerBound(BaseEstimator):
         return _block_entropies_torch(C, s, n_mc, seed, self.device_)
 
 
-def _lse_inplace(logits):
-    """Log-sum-exp over the last axis, overwriting ``logits`` (no temporaries)."""
-    top = logits.max(axis=-1, keepdims=True)
-    logits -= top
-    np.exp(logits, out=logits)
-    return np.log(logits.sum(axis=-1)) + top[..., 0]
+# exp(E) with E <= ||w||^2 / (2 s^2) stays finite below this (float64 overflows past 709)
+_SHIFT_LIMIT = 600.0
 
 
-def _block_entropies_numpy(C, s, n_mc, seed, budget=2**23):
-    """Plug-in block entropies (bits) with NumPy, batched over blocks and points, float64."""
-    rng = np.random.default_rng(seed)
+def _n_threads():
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _block_log_density_sum(c, s, n_mc, rng, chunk_elems):
+    """``sum_{i, r} ln f_hat(c_i + W_ir)`` (nats) for one block's centres ``c`` of shape (n, k).
+
+    With ``y = c_i + w``, eq. 11 of [1]_ reads ``ln f_hat(y) = const - ||w||^2 / (2 s^2) +
+    ln sum_j exp(E_j)`` with ``E_j = (||w||^2 - ||y - c_j||^2) / (2 s^2)``: the log-sum-exp
+    shifted by the point's own centre (``E_i = 0``, so the sum is >= 1) instead of its maximum,
+    which saves a pass over the ``n`` logits. ``E`` comes from one matrix product of the
+    augmented rows ``[y / s^2, 1, a]`` and ``[c_j, -||c_j||^2 / (2 s^2), 1]``, where
+    ``a = ||c_i||^2 / (2 s^2) - <y, c_i> / s^2``. Every centre enters exactly (no truncation).
+    ``E_j <= ||w||^2 / (2 s^2)``; a chunk where that could overflow falls back to the row
+    maximum.
+    """
+    n, k = c.shape
+    inv = 1.0 / s**2
+    centres = np.empty((k + 2, n))
+    centres[:k] = c.T
+    centres[k] = -0.5 * inv * np.einsum("ij,ij->i", c, c)
+    centres[k + 1] = 1.0
+    own = np.repeat(np.arange(n), n_mc)
+    W = s * rng.standard_normal((own.size, k))
+    rows = max(1, chunk_elems // n)
+    buf = np.empty((min(rows, own.size), n))
+    total = -0.5 * inv * float(np.einsum("ij,ij->", W, W))
+    for a in range(0, own.size, rows):
+        ci, w = c[own[a : a + rows]], W[a : a + rows]
+        y = ci + w
+        aug = np.empty((y.shape[0], k + 2))
+        aug[:, :k] = y * inv
+        aug[:, k] = 1.0
+        aug[:, k + 1] = inv * (0.5 * np.einsum("ij,ij->i", ci, ci) - np.einsum("ij,ij->i", y, ci))
+        E = buf[: y.shape[0]]
+        np.matmul(aug, centres, out=E)
+        if 0.5 * inv * float(np.einsum("ij,ij->i", w, w).max()) > _SHIFT_LIMIT:
+            top = E.max(axis=1, keepdims=True)
+            E -= top
+            total += float(top.sum())
+        np.exp(E, out=E)
+        total += float(np.log(E.sum(axis=1)).sum())
+    return total
+
+
+def _block_entropies_numpy(C, s, n_mc, seed, n_threads=None, chunk_elems=2**20):
+    """Plug-in block entropies (bits), eq. 31 of [1]_, float64, blocks spread over threads.
+
+    Block ``b``'s dither comes from ``default_rng([*seed, b])``, so the result does not depend
+    on the number of threads or on the chunking. NumPy releases the GIL in the products and
+    exponentials; BLAS runs single-threaded inside the pool.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from threadpoolctl import threadpool_limits
+
     n_blocks, n, k = C.shape
-    c_sq = np.einsum("bij,bij->bi", C, C) / (2 * s**2)
     const = -math.log(n) - 0.5 * k * math.log(2 * math.pi * s**2)
-    total = np.zeros(n_blocks)
-    n_points = n * n_mc
-    bb = max(1, min(n_blocks, budget // max(1, n_points * n)))
-    pc = max(1, budget // (bb * n))
-    for b0 in range(0, n_blocks, bb):
-        Cb, cs = C[b0 : b0 + bb], c_sq[b0 : b0 + bb]
-        noise = s * rng.standard_normal((Cb.shape[0], n_points, k))
-        for p0 in range(0, n_points, pc):
-            idx = np.arange(p0, min(p0 + pc, n_points)) // n_mc
-            P = Cb[:, idx, :] + noise[:, p0 : p0 + idx.size, :]
-            logits = np.matmul(P, Cb.transpose(0, 2, 1))
-            logits *= 1 / s**2
-            logits -= cs[:, None, :]
-            lf = const - np.einsum("bij,bij->bi", P, P) / (2 * s**2) + _lse_inplace(logits)
-            total[b0 : b0 + bb] += lf.sum(axis=1)
-    return -(total / n_points) / LN2
+
+    def one(b):
+        rng = np.random.default_rng([*seed, b])
+        return _block_log_density_sum(C[b], s, n_mc, rng, chunk_elems)
+
+    workers = min(n_blocks, n_threads or _n_threads())
+    with threadpool_limits(limits=1, user_api="blas"):
+        if workers == 1:
+            sums = [one(b) for b in range(n_blocks)]
+        else:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                sums = list(pool.map(one, range(n_blocks)))
+    return -(const + np.asarray(sums) / (n * n_mc)) / LN2
 
 
 def _block_entropies_torch(C, s, n_mc, seed, device, budget=2**28):

@@ -3,8 +3,11 @@
 Sylvester doubling gives the powers of two; Paley's constructions give ``q + 1`` (Paley I, a
 prime ``q = 3 mod 4``) and ``2 (q + 1)`` (Paley II, a prime ``q = 1 mod 4``). The default factor
 set is the one of Bourne and Allison (2026, Sec 4.2 of the spec): powers of two, ``H12`` (Paley I,
-``q = 11``) and ``H28`` (Paley II, ``q = 13``), so that MNIST's 784 = 28 x 28, CIFAR's
-3072 = 12 x 256 and LPIPS' 31,872 padded to 2^15 come out as in the paper.
+``q = 11``) once and ``H28`` (Paley II, ``q = 13``) up to twice, each listed factor being used at
+most once. Then MNIST's 784 = 28 x 28, CIFAR's 3072 = 12 x 256, CelebA's 12,288 = 12 x 1024 and
+LPIPS' 31,872 padded to 2^15 come out as in the paper's table (allowing ``H12`` twice would pad
+LPIPS to 12 x 12 x 28 x 8 = 32,256 instead, with a grid of 16 block sizes rather than the
+paper's 6).
 """
 
 # Licence: BSD 3 clause
@@ -16,7 +19,7 @@ import numpy as np
 
 __all__ = ["hadamard", "hadamard_factors", "hadamard_order", "apply_hadamard"]
 
-_DEFAULT_FACTORS = (12, 28)
+_DEFAULT_FACTORS = (12, 28, 28)
 _MAX_POW2_FACTOR = 64
 
 
@@ -70,7 +73,10 @@ def _factor_matrix(order):
 
 
 def _split(order, factors):
-    """Factor orders whose product is ``order`` (largest Paley factors first), or None."""
+    """Factor orders whose product is ``order`` (largest Paley factors first), or None.
+
+    ``factors`` is a multiset: each entry is used at most once; powers of two are free.
+    """
     if order & (order - 1) == 0:
         out, rest = [], order
         while rest > 1:
@@ -78,9 +84,10 @@ def _split(order, factors):
             out.append(p)
             rest //= p
         return out
-    for f in sorted(factors, reverse=True):
+    factors = sorted(factors, reverse=True)
+    for i, f in enumerate(factors):
         if order % f == 0:
-            rest = _split(order // f, factors)
+            rest = _split(order // f, factors[:i] + factors[i + 1 :])
             if rest is not None:
                 return [f, *rest]
     return None
@@ -93,7 +100,7 @@ def hadamard_order(m, factors=_DEFAULT_FACTORS):
     --------
     >>> from skdc.privacy import hadamard_order
     >>> hadamard_order(784), hadamard_order(3072), hadamard_order(31872)
-    (784, 3072, 32256)
+    (784, 3072, 32768)
     """
     if m < 1:
         raise ValueError(f"the dimension must be >= 1; got {m}.")

@@ -3,7 +3,13 @@
 import numpy as np
 import pytest
 
-from skdc.privacy import apply_hadamard, hadamard, hadamard_factors, hadamard_order
+from skdc.privacy import (
+    BlockEntropyLowerBound,
+    apply_hadamard,
+    hadamard,
+    hadamard_factors,
+    hadamard_order,
+)
 
 
 @pytest.mark.parametrize(
@@ -21,7 +27,7 @@ def test_a21_paper_orders_factorise(m, factors):
 
 @pytest.mark.parametrize("order", [12, 28, 20, 784])
 def test_dense_hadamard_is_orthogonal(order):
-    H = hadamard(order, factors=(12, 20, 28))
+    H = hadamard(order, factors=(12, 20, 28, 28))
     np.testing.assert_array_equal(H @ H.T, order * np.eye(order))
 
 
@@ -35,12 +41,19 @@ def test_kronecker_application_matches_dense():
 def test_a22_lpips_feature_count_and_padding():
     m = 64 * 15 * 15 + 192 * 7 * 7 + 384 * 3 * 3 + 256 * 3 * 3 + 256 * 3 * 3
     assert m == 31872
-    # the paper pads to 2^15 = 32768; with its own factors (H12, H28, powers of two) the
-    # smaller order 28 * 12 * 12 * 8 = 32256 also exists, and we pad there (less padding)
+    # the paper pads to 2^15 = 32768 (H64 x H64 x H8), whose block sizes up to 32 are the
+    # paper's LPIPS grid {1, 2, 4, 8, 16, 32}
     order = hadamard_order(m)
-    assert m <= order <= 32768
-    assert int(np.prod([F.shape[0] for F in hadamard_factors(order)])) == order
-    assert hadamard_order(m, factors=()) == 32768
+    assert order == 32768
+    assert [F.shape[0] for F in hadamard_factors(order)] == [64, 64, 8]
+    ent = BlockEntropyLowerBound(rotation="signs")
+    ent.padded_dim_, ent.n_components_ = order, m
+    assert ent._grid()[0] == [1, 2, 4, 8, 16, 32]
+
+
+def test_each_listed_factor_is_used_at_most_once():
+    assert hadamard_order(144) == 192  # 12 x 12 needs H12 twice: padded to 12 x 16
+    assert hadamard_order(144, factors=(12, 12)) == 144
 
 
 def test_no_construction_is_an_error():
