@@ -585,27 +585,39 @@ def _block_entropies_numpy(C, s, n_mc, seed, n_threads=None, chunk_elems=2**20):
 
 
 def _block_entropies_torch(C, s, n_mc, seed, device, budget=2**28):
-    """Plug-in block entropies on a torch device, batched over blocks, float64."""
+    """Plug-in block entropies on a torch device, batched over blocks, float64.
+
+    The same own-centre-shifted sum as :func:`_block_log_density_sum` (one batched product of
+    the augmented rows, then ``exp_`` in place and a sum), with the dither drawn on the device.
+    """
     import torch
 
     n_blocks, n, k = C.shape
     gen = torch.Generator(device=device)
     gen.manual_seed(int(np.random.SeedSequence(seed).generate_state(1)[0]))
+    inv = 1.0 / s**2
     Ct = torch.as_tensor(C, dtype=torch.float64, device=device)
-    c_sq = (Ct * Ct).sum(-1) / (2 * s**2)  # (B, n)
+    c_half = 0.5 * inv * (Ct * Ct).sum(-1)  # (B, n)
+    Ca = torch.cat([Ct, -c_half[..., None], torch.ones_like(c_half)[..., None]], dim=-1)
     const = -math.log(n) - 0.5 * k * math.log(2 * math.pi * s**2)
     total = torch.zeros(n_blocks, dtype=torch.float64, device=device)
     n_points = n * n_mc
     bb = max(1, min(n_blocks, budget // max(1, n * n)))  # blocks per batch
     pc = max(1, budget // (bb * n))  # points per chunk
     for b0 in range(0, n_blocks, bb):
-        Cb = Ct[b0 : b0 + bb]
-        cs = c_sq[b0 : b0 + bb]
+        Cb, Cab, hb = Ct[b0 : b0 + bb], Ca[b0 : b0 + bb], c_half[b0 : b0 + bb]
         for p0 in range(0, n_points, pc):
             idx = torch.arange(p0, min(p0 + pc, n_points), device=device) // n_mc
-            P = Cb[:, idx, :]
-            P = P + s * torch.randn(P.shape, generator=gen, dtype=torch.float64, device=device)
-            logits = torch.baddbmm(-cs[:, None, :], P, Cb.transpose(1, 2), alpha=1 / s**2)
-            lf = const - (P * P).sum(-1) / (2 * s**2) + torch.logsumexp(logits, dim=-1)
-            total[b0 : b0 + bb] += lf.sum(-1)
+            ci = Cb[:, idx, :]
+            w = s * torch.randn(ci.shape, generator=gen, dtype=torch.float64, device=device)
+            y = ci + w
+            w_half = 0.5 * inv * (w * w).sum(-1)
+            shift = hb[:, idx] - inv * (y * ci).sum(-1)
+            Ya = torch.cat([y * inv, torch.ones_like(shift)[..., None], shift[..., None]], -1)
+            E = torch.bmm(Ya, Cab.transpose(1, 2))
+            if float(w_half.max()) > _SHIFT_LIMIT:
+                lse = torch.logsumexp(E, dim=-1)
+            else:
+                lse = E.exp_().sum(-1).log()
+            total[b0 : b0 + bb] += (const - w_half + lse).sum(-1)
     return (-(total / n_points) / LN2).cpu().numpy()

@@ -251,3 +251,25 @@ def test_checkpoint_resumes_where_a_run_stopped(tmp_path, monkeypatch):
     path.write_text("not json")
     with pytest.raises(ValueError, match="is not an entropy-grid checkpoint"):
         BlockEntropyLowerBound(**params, checkpoint=path).fit(X, X_perp=X_perp)
+
+
+@pytest.mark.parametrize("limit", [600.0, -1.0])
+def test_torch_kernel_is_the_printed_formula(monkeypatch, limit):
+    """The device kernel (run here on the CPU) equals eq. 11/31 on its own dither, with the
+    own-centre shift (limit 600) and with the row-maximum fallback (limit -1)."""
+    torch = pytest.importorskip("torch")
+    from scipy.special import logsumexp
+
+    from skdc.privacy import _entropy
+
+    monkeypatch.setattr(_entropy, "_SHIFT_LIMIT", limit)
+    rng = np.random.RandomState(1)
+    C, s, n_mc = rng.standard_normal((3, 120, 4)) / 2, 0.3, 4
+    h = _entropy._block_entropies_torch(C, s, n_mc, [5], "cpu", budget=3 * 120 * 120 * n_mc)
+    gen = torch.Generator().manual_seed(int(np.random.SeedSequence([5]).generate_state(1)[0]))
+    W = s * torch.randn((3, 120 * n_mc, 4), generator=gen, dtype=torch.float64).numpy()
+    for b, c in enumerate(C):  # one batch of blocks, one chunk of points: one draw of W
+        P = np.repeat(c, n_mc, axis=0) + W[b]
+        lf = (-math.log(120) - 2 * math.log(2 * math.pi * s**2) - np.sum(P * P, 1) / (2 * s**2)
+              + logsumexp(P @ c.T / s**2 - np.sum(c * c, 1) / (2 * s**2), axis=1))
+        assert h[b] == pytest.approx(-lf.mean() / math.log(2), abs=1e-12)
