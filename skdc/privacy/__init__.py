@@ -39,6 +39,7 @@ from ._leakage import (
     subsampled_gaussian_kl,
     subsampled_gaussian_rdp,
 )
+from ._likelihood_attack import PriorAwareLikelihoodAttack
 
 __all__ = [
     "BlockEntropyLowerBound",
@@ -64,6 +65,7 @@ __all__ = [
     "GaussMixAccountant",
     "GaussMixLeakage",
     "GaussianReleaseLeakage",
+    "PriorAwareLikelihoodAttack",
     "adaptive_threshold",
     "gaussmix_epsilon",
     "gaussmix_rdp",
