@@ -13,6 +13,7 @@ from ._bound import (
     reconstruction_ratio_score,
     shannon_lower_bound,
 )
+from ._codebook import CodebookRelease
 from ._entropy import (
     BlockEntropyLowerBound,
     mc_constant,
@@ -43,6 +44,7 @@ from ._likelihood_attack import PriorAwareLikelihoodAttack
 
 __all__ = [
     "BlockEntropyLowerBound",
+    "CodebookRelease",
     "RDPCurve",
     "ReconstructionBound",
     "apply_hadamard",
