@@ -313,7 +313,8 @@ class CodebookRelease(BaseEstimator):
         post = like * self.release_frequencies_[None, :]
         total = post.sum(axis=1, keepdims=True)
         # a cell no estimation row fell into: fall back to the channel's likelihood alone
-        return np.where(total > 0, post / np.where(total > 0, total, 1.0), like / like.sum(1)[:, None])
+        prior_free = like / like.sum(axis=1, keepdims=True)
+        return np.where(total > 0, post / np.where(total > 0, total, 1.0), prior_free)
 
     def attack(self, Q):
         """The conditional-mean reconstruction ``E[Psi(x) | release]``.
