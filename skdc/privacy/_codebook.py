@@ -217,7 +217,7 @@ class CodebookRelease(BaseEstimator):
         if n < M:
             raise ValueError(
                 f"a codebook of M = 2^{self.n_bits} = {M} cells needs at least {M} estimation "
-                f"rows; got {n}. Lower n_bits or give more rows."
+                f"rows; got n_samples = {n}. Lower n_bits or give more rows."
             )
         if X_shadow is None:
             S = X
