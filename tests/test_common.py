@@ -37,6 +37,7 @@ from skdc.mechanisms import (
     PCAMechanism,
     UMAPMechanism,
 )
+from skdc.privacy import CodebookRelease, PriorAwareLikelihoodAttack
 
 # skdc.nn's RepresentationCNN and LinkageAuditor are skorch nets: they set history_ and
 # initialized_ in __init__ (check_no_attributes_set_in_init fails), so they are excluded here and
@@ -101,6 +102,15 @@ MECHANISMS += DC_MECHANISMS
 ALIGNERS += DC_ALIGNERS
 
 
+# Privacy room (issue 5): the attacks at matched leakage, fitted on a shadow / estimation sample.
+PRIVACY_ESTIMATORS = [
+    PriorAwareLikelihoodAttack(random_state=0),
+    PriorAwareLikelihoodAttack(sample_rate=0.5, steps=3, random_state=0),
+    CodebookRelease(random_state=0),
+    CodebookRelease(keep_prob=0.9, random_state=0),
+]
+
+
 def _aligned(aligner):
     return Pipeline(
         [("mech", IGDP(n_participants=2, random_state=0)), ("align", aligner)]
@@ -113,6 +123,7 @@ def _tested_estimators():
         yield _aligned(aligner)
     yield from PRIVATE_MODELS
     yield from SKETCHES
+    yield from PRIVACY_ESTIMATORS
 
 
 _PIPELINE_STEPS_REASON = (

@@ -13,6 +13,7 @@ from ._bound import (
     reconstruction_ratio_score,
     shannon_lower_bound,
 )
+from ._codebook import CodebookRelease
 from ._entropy import (
     BlockEntropyLowerBound,
     mc_constant,
@@ -39,9 +40,11 @@ from ._leakage import (
     subsampled_gaussian_kl,
     subsampled_gaussian_rdp,
 )
+from ._likelihood_attack import PriorAwareLikelihoodAttack
 
 __all__ = [
     "BlockEntropyLowerBound",
+    "CodebookRelease",
     "RDPCurve",
     "ReconstructionBound",
     "apply_hadamard",
@@ -64,6 +67,7 @@ __all__ = [
     "GaussMixAccountant",
     "GaussMixLeakage",
     "GaussianReleaseLeakage",
+    "PriorAwareLikelihoodAttack",
     "adaptive_threshold",
     "gaussmix_epsilon",
     "gaussmix_rdp",

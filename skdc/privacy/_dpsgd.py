@@ -129,6 +129,16 @@ class DPSGDMixin:
             self._dp_torch_seed = int(b.generate_state(1)[0])
         return self._dp_np_gen
 
+    def _noise_device(self):
+        # the noise generator must live where the parameters are; skdc.nn nets take
+        # device="auto" and resolve it at fit time into device_, which torch understands
+        dev = self.__dict__.get("device_", self.device)
+        if dev is None:
+            return "cpu"
+        if isinstance(dev, str) and dev == "auto":
+            return "cuda" if torch.cuda.is_available() else "cpu"
+        return str(dev)
+
     def initialize_module(self):
         from opacus import GradSampleModule
 
@@ -144,7 +154,7 @@ class DPSGDMixin:
         _check_positive(self.max_grad_norm, "max_grad_norm")
         super().initialize_optimizer(*args, **kwargs)
         self._dp_generators()
-        gen = torch.Generator(device=self.device if self.device != "cpu" else "cpu")
+        gen = torch.Generator(device=self._noise_device())
         gen.manual_seed(self._dp_torch_seed)
         self.optimizer_ = DPOptimizer(
             self.optimizer_, noise_multiplier=float(self.noise_multiplier),
@@ -226,7 +236,7 @@ class DPSGDMixin:
         if wrapped:
             self.module_ = GradSampleModule(self.module_, loss_reduction="mean")
             # fresh noise after a reload: replaying the saved stream would correlate noise
-            gen = torch.Generator(device=self.device if self.device != "cpu" else "cpu")
+            gen = torch.Generator(device=self._noise_device())
             gen.manual_seed(int(np.random.SeedSequence().generate_state(1)[0]))
             self.optimizer_ = DPOptimizer(
                 self.optimizer_, noise_multiplier=float(self.noise_multiplier),

@@ -28,6 +28,15 @@ class TinyMLP(nn.Module):
 
 
 DPNet = make_dpsgd_net(NeuralNetClassifier)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_torch_thread():
+    """One torch thread: the OpenMP pool oversubscribes the shared cores otherwise."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
 CE = nn.CrossEntropyLoss
 
 
@@ -145,3 +154,66 @@ def test_pickled_net_keeps_its_ledger_and_trains_on(trained, data):
     net.partial_fit(X, y)  # DP training continues after a reload and is charged
     assert len(net.dp_runs_) == 2 and net.dp_runs_[1]["steps"] == 20  # max_epochs=4 passes
     assert net.privacy_spent()["eps"] > trained.privacy_spent()["eps"]
+
+
+# -- the package's own nets under DP-SGD --------------------------------------------------------
+@pytest.fixture(scope="module")
+def digits_small():
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    return (X[:400] / 16).astype(np.float32), y[:400]
+
+
+@pytest.fixture(scope="module")
+def dp_cnn(digits_small):
+    from skdc.nn import RepresentationCNN
+
+    X, y = digits_small
+    DPCNN = make_dpsgd_net(RepresentationCNN)
+    # device="auto" (the skdc.nn default) is resolved at fit time; the DP noise follows it
+    net = DPCNN(max_epochs=4, batch_size=40, lr=3e-2, device="auto", random_state=0,
+                noise_multiplier=0.5, max_grad_norm=1.0, dp_delta=1e-5, dp_random_state=0)
+    return net.fit(X, y)
+
+
+def test_representation_cnn_trains_under_dpsgd(dp_cnn, digits_small):
+    from opacus import GradSampleModule
+
+    X, y = digits_small
+    assert isinstance(dp_cnn.module_, GradSampleModule)
+    # Poisson sampling over the training rows (the validation fold of ValidSplit(5) is held out)
+    n_train = X.shape[0] - X.shape[0] // 5
+    q = 40 / n_train
+    assert dp_cnn.dp_runs_ == [{"q": q, "sigma": 0.5, "steps": 4 * round(1 / q)}]
+    assert dp_cnn.best_valid_balanced_accuracy_ > 0.25  # ten classes: chance is 0.1
+    assert dp_cnn.predict(X[:7]).shape == (7,)
+    hist = dp_cnn.history[:, "dp_epsilon"]
+    assert len(hist) == 4 and all(a < b for a, b in zip(hist, hist[1:]))
+
+
+def test_representation_cnn_epsilon_matches_opacus(dp_cnn):
+    from opacus.accountants import RDPAccountant
+
+    opacus_acct = RDPAccountant()
+    for r in dp_cnn.dp_runs_:
+        opacus_acct.history.append((r["sigma"], r["q"], r["steps"]))
+    eps_ref, alpha_ref = opacus_acct.get_privacy_spent(delta=1e-5)
+    spent = dp_cnn.privacy_spent(1e-5)
+    assert spent["eps"] == pytest.approx(eps_ref, rel=1e-8)
+    assert spent["alpha"] == alpha_ref
+    r = dp_cnn.dp_runs_[0]
+    ref = DPSGDLeakageAccountant().add_run(r["q"], r["sigma"], r["steps"])
+    assert spent["leakage_bits"] == pytest.approx(ref.leakage_bits_, rel=1e-12)
+
+
+def test_pickled_representation_cnn_trains_on(dp_cnn, digits_small):
+    import pickle
+
+    X, y = digits_small
+    net = pickle.loads(pickle.dumps(dp_cnn))
+    np.testing.assert_array_equal(net.predict(X), dp_cnn.predict(X))
+    net.set_params(max_epochs=1)
+    net.partial_fit(X, y)  # DP training continues after a reload and is charged
+    assert len(net.dp_runs_) == 2 and net.dp_runs_[1]["steps"] > 0
+    assert net.privacy_spent()["eps"] > dp_cnn.privacy_spent()["eps"]
