@@ -28,7 +28,6 @@ import time
 import numpy as np
 import torch
 from sklearn.base import clone
-from sklearn.metrics import balanced_accuracy_score
 from sklearn.utils import check_random_state
 from skorch.dataset import Dataset
 from torch.func import functional_call, vmap
@@ -65,6 +64,88 @@ def _pooled_conv_index(positions, in_channels, size, kernel, out_channels):
     return torch.as_tensor(index, dtype=torch.long), pooled
 
 
+def _inverse_index(index, n_filter):
+    """For each filter entry, the flat positions of the dense matrix that copy it.
+
+    Rows are padded with ``index.numel()`` (a zero slot appended to the gradient). The zero
+    entry ``n_filter`` itself (outside the receptive field) needs no gradient and is left out.
+    """
+    flat = index.reshape(-1).cpu().numpy()
+    keep = np.flatnonzero(flat < n_filter)
+    order = keep[np.argsort(flat[keep], kind="stable")]
+    counts = np.bincount(flat[keep], minlength=n_filter)
+    inverse = np.full((n_filter, max(int(counts.max()), 1)), flat.size)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    for f in np.flatnonzero(counts):
+        inverse[f, : counts[f]] = order[starts[f] : starts[f] + counts[f]]
+    return torch.as_tensor(inverse, dtype=torch.long)
+
+
+class _FilterGather(torch.autograd.Function):
+    """Dense convolution matrices ``W[:, index]`` gathered from the stacked filters.
+
+    The backward pass sums each filter entry's copies through the precomputed inverse table
+    (a gather and a sum), instead of the scatter-add autograd would run for ``W[:, index]``.
+    """
+
+    @staticmethod
+    def forward(ctx, flat, index, inverse):
+        ctx.save_for_backward(inverse)
+        ctx.n_dense = index.numel()
+        ext = torch.cat([flat, flat.new_zeros(flat.shape[0], 1)], dim=1)
+        return ext[:, index]
+
+    @staticmethod
+    def backward(ctx, grad):
+        (inverse,) = ctx.saved_tensors
+        g = grad.reshape(grad.shape[0], ctx.n_dense)
+        g = torch.cat([g, g.new_zeros(g.shape[0], 1)], dim=1)
+        return g[:, inverse].sum(-1), None, None
+
+
+class _BlockMax(torch.autograd.Function):
+    """Element-wise maximum of the four contiguous quarters of the last axis (the 2 x 2 pool).
+
+    Three ``torch.maximum`` calls forward, and a backward that routes the gradient to the
+    winning quarter (the first one on ties) with three saved 0/1 masks, by multiplications
+    written straight into the quarters of the result: far cheaper on the CPU than the strided
+    ``max(dim)`` reduction and its scatter.
+    """
+
+    @staticmethod
+    def quarters(x):
+        """The four contiguous quarters of the last axis, as views."""
+        q = x.shape[-1] // 4
+        return [x[..., i * q : (i + 1) * q] for i in range(4)]
+
+    @staticmethod
+    def pool(x):
+        """The maximum without autograd bookkeeping (validation and prediction)."""
+        x0, x1, x2, x3 = _BlockMax.quarters(x)
+        return torch.maximum(torch.maximum(x0, x1), torch.maximum(x2, x3))
+
+    @staticmethod
+    def forward(ctx, x):
+        x0, x1, x2, x3 = _BlockMax.quarters(x)
+        first, second = torch.maximum(x0, x1), torch.maximum(x2, x3)
+        masks = ((x1 > x0).to(x.dtype), (x3 > x2).to(x.dtype), (second > first).to(x.dtype))
+        ctx.save_for_backward(*masks)
+        return torch.maximum(first, second)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b, c = ctx.saved_tensors
+        out = grad.new_empty(*grad.shape[:-1], 4 * grad.shape[-1])
+        x0, x1, x2, x3 = _BlockMax.quarters(out)
+        high = grad * c
+        low = grad - high
+        torch.mul(low, a, out=x1)
+        torch.sub(low, x1, out=x0)
+        torch.mul(high, b, out=x3)
+        torch.sub(high, x3, out=x2)
+        return out
+
+
 class _StackedRepresentationForward:
     """All draws' :class:`RepresentationModule` forward passes as batched matrix products.
 
@@ -91,21 +172,24 @@ class _StackedRepresentationForward:
         c, rest = np.divmod(q, p1 * p1)
         index2, p2 = _pooled_conv_index((c, rest // p1, rest % p1), c1, p1, k, c2)
         self.index1, self.index2 = index1.to(device), index2.to(device)
+        self.inverse1 = _inverse_index(index1, c1 * k * k).to(device)
+        self.inverse2 = _inverse_index(index2, c2 * c1 * k * k).to(device)
         self.rep1, self.rep2 = p1 * p1, p2 * p2
+        # widest intermediate per row and model: the first convolution before pooling
+        self.row_width = index1.shape[1]
 
     @staticmethod
-    def _conv_pool(h, weight, bias, index, rep):
-        m = weight.shape[0]
-        flat = torch.cat([weight.reshape(m, -1), weight.new_zeros(m, 1)], dim=1)
-        out = torch.bmm(h, flat[:, index])  # (M, B, 4 * O * P * P)
-        out = out.reshape(out.shape[0], out.shape[1], 4, -1).max(dim=2).values
+    def _conv_pool(h, weight, bias, index, inverse, rep):
+        dense = _FilterGather.apply(weight.reshape(weight.shape[0], -1), index, inverse)
+        out = torch.bmm(h, dense)  # (M, B, 4 * O * P * P)
+        out = _BlockMax.apply(out) if torch.is_grad_enabled() else _BlockMax.pool(out)
         return F.relu(out + bias.repeat_interleave(rep, dim=1)[:, None, :])
 
     def __call__(self, params, buffers, X):
         h = self._conv_pool(X, params["conv1.weight"], params["conv1.bias"], self.index1,
-                            self.rep1)
+                            self.inverse1, self.rep1)
         h = self._conv_pool(h, params["conv2.weight"], params["conv2.bias"], self.index2,
-                            self.rep2)
+                            self.inverse2, self.rep2)
         h = F.relu(torch.baddbmm(params["fc.bias"][:, None, :], h,
                                  params["fc.weight"].transpose(1, 2)))
         out = torch.baddbmm(params["out.bias"][:, None, :], h,
@@ -123,6 +207,37 @@ def _stacked_forward(module, device):
         return functional_call(skeleton, (p, b), (x,))
 
     return vmap(_one, in_dims=(0, 0, 0))
+
+
+# On the CPU the models of one minibatch step are run a few at a time, so that the widest
+# intermediate (models x rows x pre-pool width, float32) stays about this many elements, near
+# the cache: the step is bound by memory traffic more than arithmetic. In
+# benchmarks/bench_sweep.py's setting (batch 256, pre-pool width 1440) that is 11 models, and a
+# step of 50 models takes 94 ms against 132 ms all at once. A GPU takes all models at once.
+_CPU_GROUP_ELEMENTS = 2**22
+
+
+def _model_group(forward, device, n_models, batch_size):
+    """How many models one forward/backward pass of a minibatch step handles."""
+    width = getattr(forward, "row_width", None)
+    if torch.device(device).type != "cpu" or width is None:
+        return n_models
+    return int(min(n_models, max(1, _CPU_GROUP_ELEMENTS // (batch_size * width))))
+
+
+def _balanced_accuracies(y_true, pred, n_classes):
+    """Balanced accuracy of each row of ``pred`` (models x rows) against ``y_true``, at once.
+
+    The mean over the classes present in ``y_true`` of the per-class recall, as
+    :func:`sklearn.metrics.balanced_accuracy_score` (without its adjustment) computes it.
+    """
+    y_true = np.asarray(y_true, dtype=np.int64)
+    support = np.bincount(y_true, minlength=n_classes).astype(float)
+    hits = np.zeros((pred.shape[0], n_classes))
+    for c in np.flatnonzero(support):
+        hits[:, c] = (pred[:, y_true == c] == c).sum(axis=1)
+    present = support > 0
+    return (hits[:, present] / support[present]).mean(axis=1)
 
 
 def _check_stack(X, name):
@@ -301,6 +416,8 @@ def _train_chunk(proto, estimator, Xt, yt, Xv, yv):
     if valid_batch == -1 and Xv is not None:
         valid_batch = Xv.shape[1]
 
+    group = _model_group(forward, device, n_models, batch_size)
+    n_classes = int(max(yt.max(), 0 if yv is None else yv.max())) + 1 if not binary else 2
     best = {k: v.detach().clone() for k, v in params.items()}
     best_score = np.full(n_models, -np.inf)
     best_epoch = np.full(n_models, proto.max_epochs, dtype=int)
@@ -317,21 +434,30 @@ def _train_chunk(proto, estimator, Xt, yt, Xv, yv):
             xb = Xt_dev.index_select(1, idx_dev)
             yb = yt_dev.index_select(0, idx_dev)
             optimizer.zero_grad(set_to_none=True)
-            out = forward(params, buffers, xb)
-            losses = losses_of(out, yb)
-            losses.sum().backward()
+            for g0 in range(0, n_models, group):
+                part = slice(g0, g0 + group)
+                out = forward({k: v[part] for k, v in params.items()},
+                              {k: v[part] for k, v in buffers.items()}, xb[part])
+                losses = losses_of(out, yb)
+                losses.sum().backward()  # each model's gradient lands in its own slice
+                train_losses[epoch, part] += losses.detach().cpu().numpy() * len(idx)
             optimizer.step()
-            train_losses[epoch] += losses.detach().cpu().numpy() * len(idx)
             seen += len(idx)
         train_losses[epoch] /= max(seen, 1)
         if Xv_dev is not None:
             with torch.no_grad():
                 preds = []
                 for s in range(0, Xv_dev.shape[1], valid_batch):
-                    logits = forward(params, buffers, Xv_dev[:, s:s + valid_batch])
-                    preds.append((logits > 0).long() if binary else logits.argmax(-1))
+                    rows = []
+                    for g0 in range(0, n_models, group):
+                        part = slice(g0, g0 + group)
+                        logits = forward({k: v[part] for k, v in params.items()},
+                                         {k: v[part] for k, v in buffers.items()},
+                                         Xv_dev[part, s:s + valid_batch])
+                        rows.append((logits > 0).long() if binary else logits.argmax(-1))
+                    preds.append(torch.cat(rows, dim=0))
                 pred = torch.cat(preds, dim=1).cpu().numpy()
-            scores = np.array([balanced_accuracy_score(yv.astype(np.int64), p) for p in pred])
+            scores = _balanced_accuracies(yv, pred, n_classes)
             valid_scores[epoch] = scores
             improved = scores > best_score  # strict, as skorch's EpochScoring
             improved_at[epoch] = improved

@@ -1,5 +1,7 @@
 """Tests of batched training of many draws' nets (skdc/nn/_batched.py)."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -58,6 +60,35 @@ def test_chunks_give_the_same_models(digits):
     chunked = fit_batched(_template(max_epochs=1), draws, y, chunk_size=2)
     for a, b in zip(together, chunked):
         np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X), atol=1e-5)
+
+
+def test_model_groups_give_the_same_models(digits, monkeypatch):
+    """On the CPU a step runs its models a few at a time; the models do not depend on how
+    many (one at a time here, against all three at once)."""
+    from skdc.nn import _batched
+
+    X, y = digits
+    draws = _draws(X, 3, seed=3)
+    together = fit_batched(_template(max_epochs=1), draws, y)
+    monkeypatch.setattr(_batched, "_CPU_GROUP_ELEMENTS", 1)
+    one_by_one = fit_batched(_template(max_epochs=1), draws, y)
+    for a, b in zip(together, one_by_one):
+        np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X), atol=1e-5)
+        assert a.history[-1, "valid_bacc"] == b.history[-1, "valid_bacc"]
+
+
+def test_vectorised_balanced_accuracy_is_sklearns():
+    from sklearn.metrics import balanced_accuracy_score
+
+    from skdc.nn._batched import _balanced_accuracies
+
+    rng = np.random.RandomState(0)
+    y_true = rng.choice([0, 2, 3], size=200)  # class 1 absent, as in a small validation fold
+    pred = rng.randint(0, 4, size=(5, 200))
+    with warnings.catch_warnings():  # sklearn warns of predicted classes absent from y_true
+        warnings.simplefilter("ignore", UserWarning)
+        expected = [balanced_accuracy_score(y_true, p) for p in pred]
+    np.testing.assert_allclose(_balanced_accuracies(y_true, pred, 4), expected, rtol=1e-12)
 
 
 def test_explicit_validation_and_no_validation(digits):
