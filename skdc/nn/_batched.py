@@ -93,14 +93,15 @@ class _FilterGather(torch.autograd.Function):
         ctx.save_for_backward(inverse)
         ctx.n_dense = index.numel()
         ext = torch.cat([flat, flat.new_zeros(flat.shape[0], 1)], dim=1)
-        return ext[:, index]
+        return ext.index_select(1, index.reshape(-1)).view(flat.shape[0], *index.shape)
 
     @staticmethod
     def backward(ctx, grad):
         (inverse,) = ctx.saved_tensors
         g = grad.reshape(grad.shape[0], ctx.n_dense)
         g = torch.cat([g, g.new_zeros(g.shape[0], 1)], dim=1)
-        return g[:, inverse].sum(-1), None, None
+        picked = g.index_select(1, inverse.reshape(-1)).view(g.shape[0], *inverse.shape)
+        return picked.sum(-1), None, None
 
 
 class _BlockMax(torch.autograd.Function):
