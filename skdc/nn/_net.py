@@ -29,6 +29,7 @@ from skorch.callbacks import Callback, EpochScoring, EpochTimer, PassthroughScor
 from skorch.dataset import ValidSplit
 from skorch.utils import to_tensor
 
+from ..utils._device import resolve_device
 from ._modules import AuditorModule, RepresentationModule
 
 __all__ = ["LinkageAuditor", "RepresentationCNN", "resolve_device"]
@@ -36,53 +37,6 @@ __all__ = ["LinkageAuditor", "RepresentationCNN", "resolve_device"]
 _SEED_MAX = 2**31 - 1
 # default validation split: the first of 5 stratified folds (stateless, so one shared instance)
 _VALID_SPLIT = ValidSplit(5, stratified=True)
-
-
-def resolve_device(device="auto"):
-    """Return the torch device a net trains on.
-
-    Parameters
-    ----------
-    device : str, torch.device or None, default='auto'
-        ``'auto'`` gives ``'cuda'`` when ``torch.cuda.is_available()`` and ``'cpu'`` otherwise;
-        ``None`` leaves tensors where they are (skorch's convention); anything else is checked
-        and returned as given.
-
-    Returns
-    -------
-    device : str, torch.device or None
-        The device to use.
-
-    Raises
-    ------
-    ValueError
-        If CUDA is requested and torch sees no CUDA device, or the name is not a device.
-
-    Examples
-    --------
-    >>> from skdc.nn import resolve_device
-    >>> resolve_device("cpu")
-    'cpu'
-    >>> resolve_device("auto") in ("cpu", "cuda")
-    True
-    """
-    if device is None:
-        return None
-    if isinstance(device, str) and device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    try:
-        kind = torch.device(device).type
-    except (RuntimeError, TypeError) as exc:
-        raise ValueError(
-            f"device must be 'auto', 'cpu', 'cuda', 'cuda:<index>' or a torch.device; got "
-            f"{device!r}."
-        ) from exc
-    if kind == "cuda" and not torch.cuda.is_available():
-        raise ValueError(
-            f"device={device!r} was requested but torch sees no CUDA device. Use "
-            "device='auto' (CUDA when available, else CPU) or device='cpu'."
-        )
-    return device
 
 
 def _device_name(device):

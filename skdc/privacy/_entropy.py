@@ -34,6 +34,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_array
 
+from ..utils._device import resolve_device
 from ..utils._progress import progress_bar
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
 from ._hadamard import _DEFAULT_FACTORS, apply_hadamard, hadamard_factors, hadamard_order
@@ -222,17 +223,19 @@ def _write_checkpoint(path, fingerprint, pairs):
 
 
 def _resolve_device(device):
+    """``"cpu"`` (NumPy) or a checked torch device; torch is needed only off the CPU."""
     if device == "cpu":
         return "cpu"
     try:
-        import torch
-    except ImportError:
+        import torch  # noqa: F401
+    except ImportError as exc:
         if device == "auto":
             return "cpu"
-        raise
-    if device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    return device
+        raise ImportError(
+            f"device={device!r} computes through torch, which is not installed: pip install "
+            "'skdc[nn]', or use device='cpu'."
+        ) from exc
+    return resolve_device(device)
 
 
 class BlockEntropyLowerBound(BaseEstimator):
@@ -408,6 +411,7 @@ class BlockEntropyLowerBound(BaseEstimator):
         -------
         self : object
         """
+        self.device_ = _resolve_device(self.device)  # a missing GPU fails before any work
         Z = self._represent(X, representation)
         n, m = Z.shape
         self.n_components_ = m
@@ -469,7 +473,6 @@ class BlockEntropyLowerBound(BaseEstimator):
                 f"half of the log2(n) cap. At least {need} rows are needed."
             )
         Y = self._rotate(Z)
-        self.device_ = _resolve_device(self.device)
         self.n_samples_ = n
         m_pad = self.padded_dim_
         n_mc_of = {k: _n_mc_paper(k) if self.n_mc == "paper" else int(self.n_mc) for k in K}

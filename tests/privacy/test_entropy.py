@@ -273,3 +273,12 @@ def test_torch_kernel_is_the_printed_formula(monkeypatch, limit):
         lf = (-math.log(120) - 2 * math.log(2 * math.pi * s**2) - np.sum(P * P, 1) / (2 * s**2)
               + logsumexp(P @ c.T / s**2 - np.sum(c * c, 1) / (2 * s**2), axis=1))
         assert h[b] == pytest.approx(-lf.mean() / math.log(2), abs=1e-12)
+
+
+def test_gpu_requested_where_none_is():
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    X = np.random.RandomState(0).standard_normal((300, 4))
+    with pytest.raises(ValueError, match="torch sees no CUDA device"):
+        BlockEntropyLowerBound(device="cuda").fit(X, X_perp=X[:50])
