@@ -26,7 +26,6 @@ References
 
 # Licence: BSD 3 clause
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -34,6 +33,7 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from ..utils._linalg import polar_batched
+from ..utils._parallel import available_cpus
 
 __all__ = ["GOPPResult", "solve_gopp"]
 
@@ -84,7 +84,7 @@ class _ParallelPolar:
     _controller = None
 
     def __init__(self, n_blocks, n_features):
-        self.n_threads = max(1, min(n_blocks, os.cpu_count() or 1))
+        self.n_threads = max(1, min(n_blocks, available_cpus()))
         if n_blocks * n_features**3 < self._MIN_WORK:
             self.n_threads = 1
         self._pool = ThreadPoolExecutor(self.n_threads) if self.n_threads > 1 else None

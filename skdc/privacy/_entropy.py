@@ -35,6 +35,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_array
 
 from ..utils._device import resolve_device
+from ..utils._parallel import available_cpus
 from ..utils._progress import progress_bar
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
 from ._hadamard import _DEFAULT_FACTORS, apply_hadamard, hadamard_factors, hadamard_order
@@ -511,13 +512,6 @@ class BlockEntropyLowerBound(BaseEstimator):
 _SHIFT_LIMIT = 600.0
 
 
-def _n_threads():
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
-
-
 def _block_log_density_sum(c, s, n_mc, rng, chunk_elems):
     """``sum_{i, r} ln f_hat(c_i + W_ir)`` (nats) for one block's centres ``c`` of shape (n, k).
 
@@ -577,7 +571,7 @@ def _block_entropies_numpy(C, s, n_mc, seed, n_threads=None, chunk_elems=2**20):
         rng = np.random.default_rng([*seed, b])
         return _block_log_density_sum(C[b], s, n_mc, rng, chunk_elems)
 
-    workers = min(n_blocks, n_threads or _n_threads())
+    workers = min(n_blocks, n_threads or available_cpus())
     with threadpool_limits(limits=1, user_api="blas"):
         if workers == 1:
             sums = [one(b) for b in range(n_blocks)]
