@@ -226,15 +226,15 @@ def _model_group(forward, device, n_models, batch_size):
     return int(min(n_models, max(1, _CPU_GROUP_ELEMENTS // (batch_size * width))))
 
 
-def _balanced_accuracies(y_true, pred, n_classes):
+def _balanced_accuracies(y_true, pred):
     """Balanced accuracy of each row of ``pred`` (models x rows) against ``y_true``, at once.
 
     The mean over the classes present in ``y_true`` of the per-class recall, as
     :func:`sklearn.metrics.balanced_accuracy_score` (without its adjustment) computes it.
     """
     y_true = np.asarray(y_true, dtype=np.int64)
-    support = np.bincount(y_true, minlength=n_classes).astype(float)
-    hits = np.zeros((pred.shape[0], n_classes))
+    support = np.bincount(y_true).astype(float)
+    hits = np.zeros((pred.shape[0], support.size))
     for c in np.flatnonzero(support):
         hits[:, c] = (pred[:, y_true == c] == c).sum(axis=1)
     present = support > 0
@@ -418,7 +418,6 @@ def _train_chunk(proto, estimator, Xt, yt, Xv, yv):
         valid_batch = Xv.shape[1]
 
     group = _model_group(forward, device, n_models, batch_size)
-    n_classes = int(max(yt.max(), 0 if yv is None else yv.max())) + 1 if not binary else 2
     best = {k: v.detach().clone() for k, v in params.items()}
     best_score = np.full(n_models, -np.inf)
     best_epoch = np.full(n_models, proto.max_epochs, dtype=int)
@@ -458,7 +457,7 @@ def _train_chunk(proto, estimator, Xt, yt, Xv, yv):
                         rows.append((logits > 0).long() if binary else logits.argmax(-1))
                     preds.append(torch.cat(rows, dim=0))
                 pred = torch.cat(preds, dim=1).cpu().numpy()
-            scores = _balanced_accuracies(yv, pred, n_classes)
+            scores = _balanced_accuracies(yv, pred)
             valid_scores[epoch] = scores
             improved = scores > best_score  # strict, as skorch's EpochScoring
             improved_at[epoch] = improved

@@ -88,7 +88,7 @@ def test_vectorised_balanced_accuracy_is_sklearns():
     with warnings.catch_warnings():  # sklearn warns of predicted classes absent from y_true
         warnings.simplefilter("ignore", UserWarning)
         expected = [balanced_accuracy_score(y_true, p) for p in pred]
-    np.testing.assert_allclose(_balanced_accuracies(y_true, pred, 4), expected, rtol=1e-12)
+    np.testing.assert_allclose(_balanced_accuracies(y_true, pred), expected, rtol=1e-12)
 
 
 def test_explicit_validation_and_no_validation(digits):
