@@ -33,6 +33,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.cluster import KMeans
+from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted
 
@@ -44,12 +45,6 @@ from ._leakage import binary_symmetric_leakage
 __all__ = ["CodebookRelease"]
 
 _TWO_PI_E = 2 * math.pi * math.e
-
-
-def _sq_distances(X, C):
-    """Squared Euclidean distances ``(n, M)`` between rows and codewords, float64."""
-    d = np.einsum("ij,ij->i", X, X)[:, None] - 2.0 * X @ C.T + np.einsum("ij,ij->i", C, C)
-    return np.maximum(d, 0.0)
 
 
 def _balanced_assignment(D, capacity):
@@ -180,7 +175,7 @@ class CodebookRelease(BaseEstimator):
         self.random_state = random_state
 
     def _nearest(self, X):
-        return _sq_distances(X, self.codewords_).argmin(axis=1)
+        return euclidean_distances(X, self.codewords_, squared=True).argmin(axis=1)
 
     def _check_targets(self, X):
         check_is_fitted(self)
@@ -237,7 +232,8 @@ class CodebookRelease(BaseEstimator):
         km = KMeans(n_clusters=M, n_init=int(self.n_init), random_state=rng).fit(S)
         self.centroids_ = km.cluster_centers_.astype(np.float64)
         # one balanced step: at most ceil(n_est / M) rows per cell (App. G.6 of [1])
-        self.labels_ = _balanced_assignment(_sq_distances(X, self.centroids_), -(-n // M))
+        D = euclidean_distances(X, self.centroids_, squared=True)
+        self.labels_ = _balanced_assignment(D, -(-n // M))
         sizes = np.bincount(self.labels_, minlength=M)
         sums = np.zeros((M, d))
         np.add.at(sums, self.labels_, X)
