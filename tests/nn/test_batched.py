@@ -156,3 +156,16 @@ def test_batched_matches_sequential_for_other_widths(width):
     nets = fit_batched(template, [X, X[::-1].copy()], y)
     ref = clone(template).fit(X, y)
     np.testing.assert_allclose(nets[0].predict_proba(X), ref.predict_proba(X), atol=1e-4)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no cuda device")
+def test_batched_on_cuda_matches_sequential_cuda_fits(digits):
+    """The GPU path (all models in one group) trains the models sequential CUDA fits give."""
+    X, y = digits
+    draws = _draws(X, 3, seed=4)
+    template = _template(device="cuda")
+    nets = fit_batched(template, draws, y)
+    for net, Xm in zip(nets, draws):
+        assert next(net.module_.parameters()).device.type == "cuda"
+        ref = clone(template).fit(Xm, y)
+        np.testing.assert_allclose(net.predict_proba(Xm), ref.predict_proba(Xm), atol=1e-3)
