@@ -109,6 +109,14 @@ class DPSGDMixin:
     dp_runs_ : list of dict
         ``{"q", "sigma", "steps"}`` per ``fit`` / ``partial_fit`` call, counted from the steps
         actually taken.
+
+    Notes
+    -----
+    The guarantee covers the rows DP-SGD trains on. Rows that the net's ``train_split`` holds
+    out for validation are not trained on, but a callback that keeps the best-validation
+    epoch (as :class:`~skdc.nn.RepresentationCNN` does) looks at them without noise: they get
+    no guarantee. When every row is protected, pass ``train_split=None`` or a public
+    validation set (``skorch.helper.predefined_split``).
     """
 
     def __init__(self, *args, noise_multiplier=1.0, max_grad_norm=1.0, sample_rate=None,
