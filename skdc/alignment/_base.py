@@ -99,6 +99,18 @@ class BaseAligner(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
         return tags
 
 
+def _check_reference(estimator, n_participants):
+    """The estimator's ``reference`` participant, refused when no upload comes from it."""
+    s = estimator.reference
+    if s >= n_participants:
+        raise ValueError(
+            f"{type(estimator).__name__}: reference={s} is not a participant: the uploads come "
+            f"from {n_participants} participants (ids 0 .. {n_participants - 1}). Choose one of "
+            "them."
+        )
+    return s
+
+
 def _stack_equal_width(anchors, estimator):
     """Stack anchor uploads into (p, r, d); orthogonal aligners need one common width."""
     widths = {b.shape[1] for b in anchors}

@@ -25,7 +25,7 @@ import scipy.linalg
 
 from ..utils._linalg import polar
 from ..utils._sklearn_compat import Interval
-from ._base import BaseAligner, _stack_equal_width
+from ._base import BaseAligner, _check_reference, _stack_equal_width
 
 __all__ = ["GEPAligner", "MPPAligner", "ODCAligner"]
 
@@ -287,12 +287,7 @@ class ODCAligner(_LinearIntegration):
     def _fit_maps(self, anchors, uploads):
         anchors = _check_anchor_uploads(anchors, self)
         B = _stack_equal_width(anchors, self)
-        s = self.reference
-        if s >= B.shape[0]:
-            raise ValueError(
-                f"ODCAligner: reference={s} is not a participant: the uploads come from "
-                f"{B.shape[0]} participants (ids 0 .. {B.shape[0] - 1}). Choose one of them."
-            )
+        s = _check_reference(self, B.shape[0])
         self._store_widths(anchors)
         Z = B[s]
         self.target_ = Z

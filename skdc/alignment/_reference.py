@@ -20,7 +20,7 @@ import numpy as np
 
 from ..utils._linalg import polar_batched
 from ..utils._sklearn_compat import Interval
-from ._base import BaseAligner, _stack_equal_width
+from ._base import BaseAligner, _check_reference, _stack_equal_width
 
 __all__ = ["ReferenceAligner"]
 
@@ -78,12 +78,7 @@ class ReferenceAligner(BaseAligner):
 
     def _fit_maps(self, anchors, uploads):
         B = _stack_equal_width(anchors, self)
-        s = self.reference
-        if s >= B.shape[0]:
-            raise ValueError(
-                f"reference={s} is not a participant: the uploads come from "
-                f"{B.shape[0]} participants (ids 0 .. {B.shape[0] - 1}). Choose one of them."
-            )
+        s = _check_reference(self, B.shape[0])
         self.anchor_uploads_ = B
         self.anchor_means_ = B.mean(axis=1)
         Bbar = B - self.anchor_means_[:, None, :]
