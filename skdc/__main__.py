@@ -12,7 +12,9 @@ import importlib
 import sys
 
 # modules whose ``register(subparsers)`` adds sub-commands, in the order shown by --help
-_COMMAND_MODULES = ["skdc._demo", "skdc.experiments._cli", "skdc.protocol._cli"]
+_COMMAND_MODULES = [
+    "skdc._demo", "skdc.experiments._cli", "skdc.privacy._cli", "skdc.protocol._cli",
+]
 
 
 def build_parser():
