@@ -34,6 +34,7 @@ from torch.func import functional_call, vmap
 from torch.nn import functional as F
 from torch.utils.data import DataLoader
 
+from ..utils._progress import progress_bar
 from ._modules import RepresentationModule
 from ._net import _BaseCNN
 
@@ -269,7 +270,8 @@ def _split_indices(net, y):
     return np.asarray(ds_train.indices), np.asarray(ds_valid.indices)
 
 
-def fit_batched(estimator, X, y, *, X_valid=None, y_valid=None, chunk_size=None):
+def fit_batched(estimator, X, y, *, X_valid=None, y_valid=None, chunk_size=None,
+                progress="auto"):
     """Fit one clone of ``estimator`` per draw of ``X``, all draws trained together.
 
     Each draw ``X[m]`` (the rows a sweep produced for noise draw ``m``, the same rows in the
@@ -294,6 +296,9 @@ def fit_batched(estimator, X, y, *, X_valid=None, y_valid=None, chunk_size=None)
         Validation labels (with ``X_valid``).
     chunk_size : int or None, default=None
         Train this many draws at a time to bound memory (``None``: all at once).
+    progress : bool or "auto", default="auto"
+        A tqdm progress bar over the epochs; ``"auto"`` shows it when standard error is a
+        terminal.
 
     Returns
     -------
@@ -375,11 +380,12 @@ def fit_batched(estimator, X, y, *, X_valid=None, y_valid=None, chunk_size=None)
     for start in range(0, n_draws, step):
         stop = min(start + step, n_draws)
         sub_valid = None if Xv is None else Xv[start:stop]
-        nets.extend(_train_chunk(proto, estimator, Xt[start:stop], yt, sub_valid, yv))
+        nets.extend(_train_chunk(proto, estimator, Xt[start:stop], yt, sub_valid, yv,
+                                 progress))
     return nets
 
 
-def _train_chunk(proto, estimator, Xt, yt, Xv, yv):
+def _train_chunk(proto, estimator, Xt, yt, Xv, yv, progress):
     device = proto.device_ if proto.device_ is not None else "cpu"
     n_models = Xt.shape[0]
     base = proto.module_
@@ -428,7 +434,9 @@ def _train_chunk(proto, estimator, Xt, yt, Xv, yv):
     valid_scores = np.full((proto.max_epochs, n_models), np.nan)
     durations = np.zeros(proto.max_epochs)
 
-    for epoch in range(proto.max_epochs):
+    epochs = progress_bar(range(proto.max_epochs), progress, unit="epoch",
+                          desc=f"training {n_models} draws' nets")
+    for epoch in epochs:
         tic = time.perf_counter()
         seen = 0
         for idx in loader:

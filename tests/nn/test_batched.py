@@ -169,3 +169,12 @@ def test_batched_on_cuda_matches_sequential_cuda_fits(digits):
         assert next(net.module_.parameters()).device.type == "cuda"
         ref = clone(template).fit(Xm, y)
         np.testing.assert_allclose(net.predict_proba(Xm), ref.predict_proba(Xm), atol=1e-3)
+
+
+def test_progress_bar_over_epochs(digits, capsys):
+    pytest.importorskip("tqdm")
+    X, y = digits
+    fit_batched(_template(max_epochs=2), _draws(X, 2, seed=5), y, progress=True)
+    assert "training 2 draws' nets" in capsys.readouterr().err
+    fit_batched(_template(max_epochs=1), _draws(X, 2, seed=5), y, progress=False)
+    assert capsys.readouterr().err == ""
