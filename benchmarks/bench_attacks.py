@@ -36,7 +36,7 @@ def main():
     y = rng.randint(10, size=len(X))
     ids = np.arange(len(X)) % 2  # participant 1 (the target) holds 1,000 rows
     pipe = Pipeline([("gdp", IGDP(2, random_state=0)),
-                     ("align", GOPPAligner(v=0.05, random_state=0))])
+                     ("align", GOPPAligner(v=0.05))])
     pipe.fit(X, gdp__participant=ids)
 
     base = median_ms(lambda: pipe["align"].transform(pipe["gdp"].transform(X, participant=ids)))

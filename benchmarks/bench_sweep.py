@@ -27,6 +27,7 @@ import warnings
 
 import numpy as np
 from joblib import Parallel, delayed
+from sklearn.base import clone
 from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir))
@@ -59,20 +60,24 @@ def make_draws(n_draws, data="digits", n_rows=60000, seed=0, n_jobs=-1):
     tr, te = train_test_split(np.arange(len(y)), test_size=0.2, stratify=y, random_state=seed)
     part = partition(y, n_participants, random_state=seed)
     mech = IGDP(n_participants=n_participants, random_state=seed)
-    U_tr = mech.fit_transform(X[tr], y[tr], participant=part[tr])
-    U_te = mech.transform(X[te], participant=part[te])
+    data = (X[tr], part[tr], X[te], part[te])
     vs = np.linspace(0.0, v_max, n_draws)
-    # one draw per process, BLAS single-threaded inside: the draws are independent
-    out = Parallel(n_jobs=n_jobs)(delayed(_align)(U_tr, U_te, float(v), m)
+    # one draw per process, BLAS single-threaded inside: the draws are independent; each
+    # redraws the participants' anchor noise (noise_random_state), the secrets stay fixed
+    out = Parallel(n_jobs=n_jobs)(delayed(_align)(mech, data, float(v), m)
                                   for m, v in enumerate(vs))
     Z_tr, Z_te = zip(*out)
     return vs, np.stack(Z_tr), y[tr], np.stack(Z_te), y[te]
 
 
-def _align(U_tr, U_te, v, seed):
+def _align(mech, data, v, seed):
     warnings.filterwarnings("ignore", message="GOPPAligner did not converge")
+    X_tr, part_tr, X_te, part_te = data
     with threadpool_limits(limits=1):
-        aligner = GOPPAligner(v=v, random_state=seed).fit(U_tr)
+        mech = clone(mech).set_params(noise_random_state=seed)
+        U_tr = mech.fit_transform(X_tr, participant=part_tr)
+        U_te = mech.transform(X_te, participant=part_te)
+        aligner = GOPPAligner(v=v).fit(U_tr)
         return aligner.transform(U_tr), aligner.transform(U_te)
 
 

@@ -66,7 +66,7 @@ def gallery(X, images):
     rows = {name: [] for name in attacks}
     for level in levels:
         pipe = make_pipeline(IGDP(2, random_state=0),
-                             GOPPAligner(v=level * v_pt, random_state=0)).fit(X)
+                             GOPPAligner(v=level * v_pt)).fit(X)
         view = collusion_view(pipe, X, colluder=0, target=1)
         for name, attack in attacks.items():
             rec = attack.reconstruct(view)

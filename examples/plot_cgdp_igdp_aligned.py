@@ -43,7 +43,7 @@ protocols = {
     "I-GDP + reference": Pipeline([("gdp", IGDP(p, random_state=0)),
                                    ("align", ReferenceAligner()), ("clf", clf())]),
     "I-GDP + GOPP v=0.05": Pipeline([("gdp", IGDP(p, random_state=0)),
-                                     ("align", GOPPAligner(v=0.05, random_state=0)),
+                                     ("align", GOPPAligner(v=0.05)),
                                      ("clf", clf())]),
 }
 scores = {}

@@ -33,7 +33,7 @@ X = X / 16.0
 pipe = Pipeline([
     ("proj", GaussianRandomProjection(40, compute_inverse_components=True, random_state=0)),
     ("gdp", IGDP(n_participants=3, random_state=0)),
-    ("align", GOPPAligner(v=0.0, random_state=0)),
+    ("align", GOPPAligner(v=0.0)),
     ("clf", LogisticRegression(max_iter=300)),
 ])
 attacks = {"MP": "mp", "OP": "procrustes", "AM": "alignment_map"}

@@ -32,7 +32,7 @@ X = StandardScaler().fit_transform(X) / np.sqrt(X.shape[1])
 X_train, X_test, y_train, y_test = train_test_split(X, y, stratify=y, random_state=0)
 
 pipe = Pipeline([("gdp", IGDP(n_participants=10, random_state=0)),
-                 ("align", GOPPAligner(v=0.05, random_state=0)),
+                 ("align", GOPPAligner(v=0.05)),
                  ("clf", LogisticRegression(max_iter=2000))])
 pipe.fit(X_train, y_train)
 print(f"test accuracy at v=0.05: {pipe.score(X_test, y_test):.3f}")

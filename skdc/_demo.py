@@ -54,7 +54,7 @@ def _pipelines(n_participants, noise_levels, seed):
     for v in noise_levels:
         yield "I-GDP + GOPP", v, Pipeline([
             ("gdp", IGDP(n_participants, random_state=seed)),
-            ("align", GOPPAligner(v=v, random_state=seed)),
+            ("align", GOPPAligner(v=v)),
             ("clf", _clf()),
         ])
 

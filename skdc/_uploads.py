@@ -3,7 +3,8 @@
 A mechanism's ``transform`` returns :class:`Uploads`, a :class:`numpy.ndarray` subclass holding
 the stacked private representations ``Y`` (so every scikit-learn estimator downstream sees an
 array) with the metadata an aligner needs: the participant of each row, the anchor uploads
-``B_i = f_i(A)`` and, for labelled anchors, the anchor targets (DESIGN.md section 2).
+``B_i = f_i(A)``, for labelled anchors the anchor targets, and each participant's unit anchor
+noise ``W_i`` (drawn by the participant's mechanism; see the developer guide, "Randomness").
 """
 
 # Licence: BSD 3 clause
@@ -34,6 +35,13 @@ class Uploads(np.ndarray):
         columns and the rest are zero.
     anchor_y : array-like of shape (n_anchors,), default=None
         Targets of the anchor rows when the anchor carries labels (SMOTE anchors).
+    anchor_noise : list of array-like of shape (n_anchors, h_i), default=None
+        Each participant's unit anchor noise ``W_i`` (standard normal, the shape of ``B_i``),
+        drawn from the participant's own noise stream by its mechanism (Def 4.1 of [1]_). The
+        analyst receives ``B_i + v W_i`` (:meth:`noisy_anchors`); ``W_i`` itself exists only
+        inside one process, between a mechanism and an aligner, and is never written to an
+        upload file. ``None`` when the anchor uploads are already noisy (deployment) or there
+        are none.
 
     Attributes
     ----------
@@ -43,6 +51,13 @@ class Uploads(np.ndarray):
         The anchor uploads.
     anchor_y : ndarray or None
         The anchor targets.
+    anchor_noise : list of ndarray or None
+        The unit anchor noise of each participant.
+
+    References
+    ----------
+    .. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for
+       Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
 
     Examples
     --------
@@ -56,7 +71,7 @@ class Uploads(np.ndarray):
     2
     """
 
-    def __new__(cls, data, participant, anchors=None, anchor_y=None):
+    def __new__(cls, data, participant, anchors=None, anchor_y=None, anchor_noise=None):
         arr = np.asarray(data, dtype=np.float64)
         if arr.ndim != 2:
             raise ValueError(
@@ -78,10 +93,12 @@ class Uploads(np.ndarray):
                     f"{anchor_y.shape} for "
                     f"{'no anchors' if anchors is None else f'{anchors[0].shape[0]} anchor rows'}."
                 )
+        anchor_noise = _check_anchor_noise(anchor_noise, anchors)
         obj = arr.view(cls)
         obj.participant = participant
         obj.anchors = anchors
         obj.anchor_y = anchor_y
+        obj.anchor_noise = anchor_noise
         return obj
 
     def __array_finalize__(self, obj):
@@ -91,6 +108,9 @@ class Uploads(np.ndarray):
         self.participant = participant
         self.anchors = getattr(obj, "anchors", None) if participant is not None else None
         self.anchor_y = getattr(obj, "anchor_y", None) if participant is not None else None
+        self.anchor_noise = (
+            getattr(obj, "anchor_noise", None) if participant is not None else None
+        )
 
     def __array_wrap__(self, array, context=None, return_scalar=False):
         out = super().__array_wrap__(array, context, return_scalar)
@@ -116,12 +136,13 @@ class Uploads(np.ndarray):
         out.participant = part
         out.anchors = self.anchors
         out.anchor_y = self.anchor_y
+        out.anchor_noise = self.anchor_noise
         return out
 
     def __reduce__(self):
         return (
             _rebuild_uploads,
-            (np.asarray(self), self.participant, self.anchors, self.anchor_y),
+            (np.asarray(self), self.participant, self.anchors, self.anchor_y, self.anchor_noise),
         )
 
     def __repr__(self):
@@ -144,6 +165,34 @@ class Uploads(np.ndarray):
             return [self.shape[1]] * self.n_participants
         return [b.shape[1] for b in self.anchors]
 
+    def noisy_anchors(self, v):
+        """The anchor uploads the analyst receives: ``B_i + v W_i`` for every participant.
+
+        Def 4.1 of [1]_. Both the simulated analyst (:class:`~skdc.alignment.GOPPAligner`) and a
+        deployed :class:`~skdc.protocol.Participant` form the noisy upload here, from the unit
+        noise ``W_i`` its mechanism drew, so the two are the same to the bit.
+
+        Parameters
+        ----------
+        v : float
+            Standard deviation of the anchor noise; ``0`` returns the anchor uploads as they are.
+
+        Returns
+        -------
+        anchors : list of ndarray of shape (n_anchors, h_i) or None
+            The noisy anchor uploads (``None`` when there are no anchor uploads).
+        """
+        if self.anchors is None or v == 0:
+            return self.anchors
+        if self.anchor_noise is None:
+            raise ValueError(
+                f"anchor noise v={v} was asked for, but these Uploads carry no unit anchor "
+                "noise (anchor_noise=None): their anchor uploads are already noisy, as in a "
+                "deployment where each participant adds its own noise before the upload leaves "
+                "home, or they come from a mechanism without an anchor. Use v=0 on them."
+            )
+        return [b + v * w for b, w in zip(self.anchors, self.anchor_noise)]
+
     @classmethod
     def concatenate(cls, uploads):
         """Stack the rows of several :class:`Uploads` sharing the same anchors."""
@@ -156,16 +205,25 @@ class Uploads(np.ndarray):
                 raise TypeError(f"Uploads.concatenate takes Uploads; got {type(u).__name__}.")
             if u.anchors is not first.anchors and not _same_anchors(u.anchors, first.anchors):
                 raise ValueError("Uploads.concatenate needs uploads sharing the same anchors.")
+            if u.anchor_noise is not first.anchor_noise and not _same_anchors(
+                u.anchor_noise, first.anchor_noise
+            ):
+                raise ValueError(
+                    "Uploads.concatenate needs uploads sharing the same anchor noise (uploads "
+                    "of one fitted mechanism)."
+                )
         return cls(
             np.vstack([np.asarray(u) for u in uploads]),
             participant=np.concatenate([u.participant for u in uploads]),
             anchors=first.anchors,
             anchor_y=first.anchor_y,
+            anchor_noise=first.anchor_noise,
         )
 
 
-def _rebuild_uploads(data, participant, anchors, anchor_y):
-    return Uploads(data, participant=participant, anchors=anchors, anchor_y=anchor_y)
+def _rebuild_uploads(data, participant, anchors, anchor_y, anchor_noise=None):
+    return Uploads(data, participant=participant, anchors=anchors, anchor_y=anchor_y,
+                   anchor_noise=anchor_noise)
 
 
 def _same_anchors(a, b):
@@ -225,6 +283,37 @@ def _check_anchor_list(anchors, n_columns):
         raise ValueError(
             f"every anchor upload must have the same number of anchor rows; got {sorted(rows)}."
         )
+    return out
+
+
+def _check_anchor_noise(anchor_noise, anchors):
+    if anchor_noise is None:
+        return None
+    if anchors is None:
+        raise ValueError(
+            "anchor_noise was given without anchor uploads; unit anchor noise W_i belongs to an "
+            "anchor upload B_i. Pass anchors= too, or anchor_noise=None."
+        )
+    if isinstance(anchor_noise, np.ndarray) and anchor_noise.ndim == 3:
+        anchor_noise = list(anchor_noise)
+    if not isinstance(anchor_noise, (list, tuple)) or len(anchor_noise) != len(anchors):
+        raise ValueError(
+            f"anchor_noise must be a list of one array per anchor upload ({len(anchors)}); got "
+            f"{type(anchor_noise).__name__}"
+            + (f" of length {len(anchor_noise)}." if isinstance(anchor_noise, (list, tuple))
+               else ".")
+        )
+    out = []
+    for i, (w, b) in enumerate(zip(anchor_noise, anchors)):
+        w = np.asarray(w, dtype=np.float64)
+        if w.shape != b.shape:
+            raise ValueError(
+                f"anchor noise of participant {i} has shape {w.shape}; it must have the shape "
+                f"of that participant's anchor upload, {b.shape}."
+            )
+        if not np.all(np.isfinite(w)):
+            raise ValueError(f"anchor noise of participant {i} contains NaN or infinity.")
+        out.append(w)
     return out
 
 

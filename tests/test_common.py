@@ -56,8 +56,8 @@ MECHANISMS = [
 
 ALIGNERS = [
     ReferenceAligner(),
-    GOPPAligner(v=0.0, random_state=0),
-    GOPPAligner(v=0.05, random_state=0),
+    GOPPAligner(v=0.0),
+    GOPPAligner(v=0.05),
 ]
 
 

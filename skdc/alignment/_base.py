@@ -28,9 +28,9 @@ class BaseAligner(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
 
     _parameter_constraints: dict = {}
 
-    def _receive(self, anchors):
-        """The anchor uploads as the analyst sees them (a list of arrays)."""
-        return anchors
+    def _receive(self, uploads):
+        """The anchor uploads as the analyst sees them (a list of arrays), from ``uploads``."""
+        return uploads.anchors
 
     @abstractmethod
     def _fit_maps(self, anchor_uploads, uploads):
@@ -58,7 +58,7 @@ class BaseAligner(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
             Fitted aligner.
         """
         uploads = check_uploads(X, self)
-        anchors = self._receive(uploads.anchors)
+        anchors = self._receive(uploads)
         validate_data(self, np.asarray(uploads), dtype=np.float64)
         self.n_participants_ = len(anchors)
         self._n_features_out = self._fit_maps(anchors, uploads)

@@ -23,9 +23,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 
-from ..mechanisms import add_anchor_noise
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 from ._base import BaseAligner, _stack_equal_width
 from ._gopp_solver import solve_gopp
@@ -161,17 +159,26 @@ def ling_error_bound(v, n_participants, n_features, n_anchors, gamma=3.0):
 class GOPPAligner(BaseAligner):
     """Noisy-anchor alignment by the generalized orthogonal Procrustes problem [1]_.
 
-    At ``fit``, each participant's anchor upload receives Gaussian noise of standard deviation
-    ``v`` (in a deployment the participant adds it before upload; in a simulated pipeline this
-    aligner does, so ``v`` is tuned like any hyperparameter), then the analyst solves the
-    centered GOPP (eq. (28)) by the spectrally initialised generalized power method (eq. (32)).
-    Participant ``i``'s rows are mapped by ``(T - b_i) Rhat_i`` (eq. (33)-(35)).
+    At ``fit``, the analyst receives each participant's anchor upload with Gaussian noise of
+    standard deviation ``v``, ``B_i + v W_i`` (Def 4.1 of [1]_), then solves the centered GOPP
+    (eq. (28)) by the spectrally initialised generalized power method (eq. (32)). Participant
+    ``i``'s rows are mapped by ``(T - b_i) Rhat_i`` (eq. (33)-(35)).
+
+    The unit noise ``W_i`` is the participant's own: its mechanism draws it from the
+    participant's noise stream and passes it in ``Uploads.anchor_noise``. This aligner only
+    scales it by ``v`` (so ``v`` is tuned like any hyperparameter, and a grid over ``v``
+    scales the same draws), keeps only the noisy uploads and holds no seed: nothing it holds
+    regenerates ``W_i`` or a clean ``B_i``. In a deployment each participant adds the noise
+    before the upload leaves home, and the analyst fits with ``v=0``.
 
     Parameters
     ----------
     v : float, default=0.0
         Standard deviation of the anchor noise (Def 4.1 of [1]_), relative to an anchor with
-        orthonormal centered columns. ``v=0`` recovers exact alignment.
+        orthonormal centered columns. ``v=0`` recovers exact alignment (and takes the anchor
+        uploads as they come, e.g. already noisy deployment uploads). ``v > 0`` needs uploads
+        that carry the participants' unit anchor noise (``Uploads.anchor_noise``), as a
+        mechanism's ``transform`` returns them.
     tol : float, default=1e-7
         Stop when successive iterates differ by at most ``tol`` in Frobenius norm.
     max_iter : int, default=500
@@ -180,13 +187,6 @@ class GOPPAligner(BaseAligner):
     acceleration : {'anderson'} or None, default='anderson'
         Anderson acceleration of the power method (same fixed point, far fewer iterations
         near the phase transition); ``None`` runs the paper's plain iteration.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the anchor noise: an int ``s`` gives participant ``i`` the noise of
-        :func:`~skdc.mechanisms.add_anchor_noise` with
-        ``seed=np.random.RandomState(s).randint(2**31 - 1)`` and ``participant=i``, which is
-        what the participants add themselves in a deployment. In simulation this parameter
-        therefore lets whoever holds the aligner regenerate the noise; a deployment keeps the
-        seed with the participants.
 
     Attributes
     ----------
@@ -195,7 +195,7 @@ class GOPPAligner(BaseAligner):
     anchor_means_ : ndarray of shape (n_participants, n_features)
         The noisy anchor-upload means ``b_i``.
     anchor_uploads_ : ndarray of shape (n_participants, n_anchors, n_features)
-        The noisy anchor uploads, as the analyst sees them.
+        The noisy anchor uploads ``B_i + v W_i``, as the analyst receives them.
     template_ : ndarray of shape (n_anchors, n_features)
         The GOPP template ``C = (1/p) sum_i Bbar_i Rhat_i`` (eq. (26)).
     n_iter_ : int
@@ -253,24 +253,21 @@ class GOPPAligner(BaseAligner):
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "acceleration": [StrOptions({"anderson"}), None],
-        "random_state": ["random_state"],
     }
 
-    def __init__(self, v=0.0, *, tol=1e-7, max_iter=500, acceleration="anderson",
-                 random_state=None):
+    def __init__(self, v=0.0, *, tol=1e-7, max_iter=500, acceleration="anderson"):
         self.v = v
         self.tol = tol
         self.max_iter = max_iter
         self.acceleration = acceleration
-        self.random_state = random_state
 
-    def _receive(self, anchors):
-        # the anchor noise every participant adds before upload (Def 4.1 of [1]), drawn here on
-        # their behalf: participant i's stream is default_rng([seed, i]), as in a deployment
-        seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
-        return [
-            add_anchor_noise(b, self.v, seed=seed, participant=i) for i, b in enumerate(anchors)
-        ]
+    def _receive(self, uploads):
+        # B_i + v W_i with each participant's own unit noise W_i (Def 4.1 of [1]): the noisy
+        # uploads are all this aligner keeps
+        try:
+            return uploads.noisy_anchors(self.v)
+        except ValueError as exc:
+            raise ValueError(f"GOPPAligner(v={self.v}): {exc}") from None
 
     def _fit_maps(self, anchors, uploads):
         B = _stack_equal_width(anchors, self)

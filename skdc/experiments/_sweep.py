@@ -117,11 +117,20 @@ def _check_param(estimator, param):
 
 
 def _seed_param(estimator, param):
-    """``step__random_state`` next to the swept parameter, when that step has one."""
-    if "__" not in param:
-        return "random_state" if "random_state" in estimator.get_params() else None
-    candidate = param.rsplit("__", 1)[0] + "__random_state"
-    return candidate if candidate in estimator.get_params(deep=True) else None
+    """The parameters a draw redraws: the mechanisms' noise seeds, else the swept step's seed.
+
+    A draw redraws the participants' noise (anchor noise and private-data noise), which the
+    mechanisms draw from their ``noise_random_state``; the deployment they also hold (secrets,
+    anchor, partition, seeded by ``random_state``) stays fixed. Without a mechanism, the
+    ``random_state`` of the step owning ``param`` is redrawn.
+    """
+    names = estimator.get_params(deep=True)
+    noise_seeds = [k for k in names
+                   if k == "noise_random_state" or k.endswith("__noise_random_state")]
+    if noise_seeds:
+        return noise_seeds
+    candidate = param.rsplit("__", 1)[0] + "__random_state" if "__" in param else "random_state"
+    return [candidate] if candidate in names else []
 
 
 def _draw_values(values, n_draws, rng):
@@ -170,11 +179,14 @@ class _Maker:
         params = {}
         if self.param in est.get_params(deep=True):
             params[self.param] = value
-        seed_param = self.seed_param
-        if seed_param == "auto":
-            seed_param = _seed_param(est, self.param)
-        if seed_param is not None:
-            params[seed_param] = seed
+        seed_params = self.seed_param
+        if seed_params == "auto":
+            seed_params = _seed_param(est, self.param)
+        elif seed_params is None:
+            seed_params = []
+        else:
+            seed_params = [seed_params]
+        params.update(dict.fromkeys(seed_params, seed))
         return est.set_params(**params) if params else est
 
 
@@ -185,11 +197,12 @@ def privacy_utility_sweep(estimator, X, y=None, *, param="align__v", values=None
     """Fit one estimator per noise draw and score its utility and each attack's leakage.
 
     For each draw, the estimator is cloned, ``param`` is set to the draw's noise value and
-    ``seed_param`` (by default the ``random_state`` of the step owning ``param``, for instance
-    ``align__random_state`` for ``align__v``) to the draw's own seed, so each draw has its own
-    noise realization while the rest of the deployment stays fixed, as in the paper's sweeps
-    (spec section 7.1). The clone is fitted on the training rows and scored on the held-out
-    rows, once per utility metric and once per attack.
+    ``seed_param`` (by default the mechanism's ``noise_random_state``, for instance
+    ``gdp__noise_random_state``, for ``align__v`` and ``gdp__noise`` alike) to the draw's own
+    seed, so each draw has its own noise realization, drawn on the participants' side, while the
+    rest of the deployment (partition, secrets, anchor) stays fixed, as in the paper's sweeps
+    (Section 5.2 of the GDP paper). The clone is fitted on the training rows and scored on the
+    held-out rows, once per utility metric and once per attack.
 
     Draws run as :mod:`joblib` jobs: choose the backend with
     ``joblib.parallel_config(backend=...)`` (``"loky"``, ``"threading"``, ``"dask"`` with a
@@ -229,8 +242,10 @@ def privacy_utility_sweep(estimator, X, y=None, *, param="align__v", values=None
     test_data : tuple of (X_test, y_test), default=None
         Explicit held-out rows; then all of ``X`` trains.
     seed_param : str, "auto" or None, default="auto"
-        Parameter set to each draw's seed. ``"auto"``: the ``random_state`` of the step that
-        owns ``param``, if any. ``None``: no per-draw seed (draws at one value are identical).
+        Parameter set to each draw's seed. ``"auto"``: every mechanism's ``noise_random_state``
+        (the participants' noise stream); without a mechanism, the ``random_state`` of the step
+        that owns ``param``, if any. ``None``: no per-draw seed (draws at one value are
+        identical).
     fit_params : dict, default=None
         Passed to ``fit`` (for instance ``participant=`` under metadata routing); must be
         indexed like the training rows.

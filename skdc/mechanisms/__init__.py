@@ -1,6 +1,5 @@
 """Participant-side mechanisms: what each participant runs on its own rows before uploading."""
 
-from ._anchor_noise import add_anchor_noise
 from ._base import BaseMechanism
 from ._embedding import (
     KernelPCAMechanism,
@@ -29,7 +28,6 @@ __all__ = [
     "ParticipantWise",
     "UMAPMechanism",
     "adaptive_noise_scale",
-    "add_anchor_noise",
     "calibrate_gaussmix",
     "check_row_bound",
     "gaussmix_release",

@@ -1,10 +1,12 @@
 """Template shared by every participant-side mechanism.
 
 A mechanism holds each participant's secrets and the shared raw anchor. This base resolves who
-is which participant (DESIGN.md section 3), builds the anchor, derives the seeds (section 4) and
-packs the output into :class:`~skdc.Uploads`. A subclass supplies the participant maps through
-three hooks: ``_fit_participants`` (draw or fit the secrets), ``_apply`` (participant ``i``'s map
-on some rows, noiseless) and, optionally, ``_noise_scale`` (private-data noise).
+is which participant, builds the anchor, derives the seeds, draws each participant's unit anchor
+noise ``W_i`` from the participant's own noise stream, and packs the output into
+:class:`~skdc.Uploads` (the developer guide's "Who is which participant" and "Randomness").
+A subclass supplies the participant maps through three hooks: ``_fit_participants`` (draw or
+fit the secrets), ``_apply`` (participant ``i``'s map on some rows, noiseless) and, optionally,
+``_noise_scale`` (private-data noise).
 """
 
 # Licence: BSD 3 clause
@@ -25,6 +27,9 @@ from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, _fit_conte
 __all__ = ["BaseMechanism"]
 
 _SEED_MAX = np.iinfo(np.int32).max
+# First word of every anchor-noise stream. Private-data noise streams start with the noise seed
+# (< 2**31), so no anchor-noise stream can coincide with a private-data noise stream.
+_ANCHOR_NOISE_STREAM = 0xA5C4_0A15
 
 
 def _row_digests(X, key):
@@ -58,6 +63,26 @@ def _row_noise(noise_seed, participant, row_seeds, width):
     return out
 
 
+def _unit_anchor_noise(noise_seed, participant, shape):
+    """Participant ``participant``'s unit anchor noise ``W_i`` (standard normal, Def 4.1 of [1]).
+
+    Drawn from the participant's own noise stream: a deployed participant whose mechanism has
+    the same noise seed draws the same ``W_i``, and nothing but that seed regenerates it.
+    """
+    rng = np.random.default_rng([_ANCHOR_NOISE_STREAM, int(noise_seed), int(participant)])
+    return rng.standard_normal(shape)
+
+
+# The ``noise_random_state`` parameter every mechanism has, written once for all docstrings.
+_NOISE_RANDOM_STATE_DOC = """\
+    noise_random_state : int, RandomState instance or None, default=None
+        Seeds the participants' noise stream: each participant's unit anchor noise ``W_i``
+        (carried in ``Uploads.anchor_noise``; the analyst receives ``B_i + v W_i``, Def 4.1 of
+        the GDP paper) and the private-data noise. ``None`` derives it from ``random_state``.
+        Kept apart from ``random_state`` so that a sweep can redraw the noise while the
+        deployment (secrets, anchor, partition) stays fixed.
+"""
+
 # The fitted attributes every mechanism has, written once for all their docstrings.
 _MECHANISM_ATTRIBUTES_DOC = """\
     anchor_ : ndarray of shape (n_anchors, n_features) or None
@@ -69,7 +94,7 @@ _MECHANISM_ATTRIBUTES_DOC = """\
     n_samples_per_participant_ : ndarray of shape (n_participants,)
         Training rows per participant.
     noise_seed_ : int
-        Seed of the private-data noise stream (used by mechanisms that add noise).
+        Seed of the participants' noise stream (unit anchor noise and private-data noise).
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -78,8 +103,10 @@ _MECHANISM_ATTRIBUTES_DOC = """\
 
 
 def _fill_mechanism_doc(cls):
-    """Class decorator: put the common fitted attributes where ``{mechanism_attributes}`` is."""
-    cls.__doc__ = cls.__doc__.replace("{mechanism_attributes}\n", _MECHANISM_ATTRIBUTES_DOC)
+    """Class decorator: fill the shared ``{noise_random_state}`` and ``{mechanism_attributes}``."""
+    cls.__doc__ = cls.__doc__.replace("{noise_random_state}\n", _NOISE_RANDOM_STATE_DOC).replace(
+        "{mechanism_attributes}\n", _MECHANISM_ATTRIBUTES_DOC
+    )
     return cls
 
 
@@ -100,6 +127,7 @@ class BaseMechanism(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         ],
         "n_anchors": [None, Interval(Integral, 2, None, closed="left")],
         "random_state": ["random_state"],
+        "noise_random_state": ["random_state"],
     }
 
     # routed metadata: Pipeline(...).fit(X, y, participant=ids) reaches the mechanism
@@ -109,11 +137,13 @@ class BaseMechanism(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
     # GDP needs a centered anchor of full column rank; nonlinear reductions do not.
     _requires_full_rank_anchor = False
 
-    def __init__(self, n_participants=2, *, anchor=None, n_anchors=None, random_state=None):
+    def __init__(self, n_participants=2, *, anchor=None, n_anchors=None, random_state=None,
+                 noise_random_state=None):
         self.n_participants = n_participants
         self.anchor = anchor
         self.n_anchors = n_anchors
         self.random_state = random_state
+        self.noise_random_state = noise_random_state
 
     # -- hooks --------------------------------------------------------------------------
     @abstractmethod
@@ -180,6 +210,8 @@ class BaseMechanism(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
             )
         rng = check_random_state(self.random_state)
         secret_seed, anchor_seed, noise_seed, hash_seed = rng.randint(_SEED_MAX, size=4)
+        if self.noise_random_state is not None:
+            noise_seed = check_random_state(self.noise_random_state).randint(_SEED_MAX)
         self._hash_key = np.random.RandomState(hash_seed).bytes(16)
         self.noise_seed_ = int(noise_seed)
         digests = _row_digests(X, self._hash_key)
@@ -238,7 +270,8 @@ class BaseMechanism(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         Returns
         -------
         Y : Uploads of shape (n_samples, n_components)
-            The private-data uploads with ``participant``, ``anchors`` and ``anchor_y``.
+            The private-data uploads with ``participant``, ``anchors``, ``anchor_y`` and each
+            participant's unit anchor noise ``anchor_noise``.
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
@@ -258,9 +291,16 @@ class BaseMechanism(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
                     "StandardScaler) before the mechanism."
                 )
             Y[rows, : Yi.shape[1]] = Yi
+        anchors = self._anchor_uploads()
         return Uploads(
-            Y, participant=participant, anchors=self._anchor_uploads(), anchor_y=self.anchor_y_
+            Y, participant=participant, anchors=anchors, anchor_y=self.anchor_y_,
+            anchor_noise=self._anchor_noise(anchors),
         )
+
+    def _anchor_noise(self, anchors):
+        if anchors is None:
+            return None
+        return [_unit_anchor_noise(self.noise_seed_, i, b.shape) for i, b in enumerate(anchors)]
 
     def _anchor_uploads(self):
         if self.anchor_ is None:

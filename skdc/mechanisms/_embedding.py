@@ -160,6 +160,7 @@ class ParticipantWise(_PerParticipantMechanism):
         Participants fitted in parallel (joblib threads).
     random_state : int, RandomState instance or None, default=None
         Seeds the anchor, the participants' seeds and hyperparameters, and the row hash.
+{noise_random_state}
 
     Attributes
     ----------
@@ -210,6 +211,7 @@ class ParticipantWise(_PerParticipantMechanism):
         n_anchors=None,
         n_jobs=None,
         random_state=None,
+        noise_random_state=None,
     ):
         self.estimator = estimator
         self.n_participants = n_participants
@@ -218,6 +220,7 @@ class ParticipantWise(_PerParticipantMechanism):
         self.n_anchors = n_anchors
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.noise_random_state = noise_random_state
 
     def _make_estimators(self, X, participant, rng):
         vary = {} if self.vary is None else dict(self.vary)
@@ -273,6 +276,7 @@ class PCAMechanism(_PerParticipantMechanism):
         Participants fitted in parallel (joblib threads).
     random_state : int, RandomState instance or None, default=None
         Seeds the anchor and the row hash.
+{noise_random_state}
 
     Attributes
     ----------
@@ -315,6 +319,7 @@ class PCAMechanism(_PerParticipantMechanism):
         n_anchors=None,
         n_jobs=None,
         random_state=None,
+        noise_random_state=None,
     ):
         self.n_participants = n_participants
         self.n_components = n_components
@@ -322,6 +327,7 @@ class PCAMechanism(_PerParticipantMechanism):
         self.n_anchors = n_anchors
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.noise_random_state = noise_random_state
 
     def _check_participant_rows(self, estimator, i, n_rows):
         limit = min(n_rows, self.n_features_in_)
@@ -367,6 +373,7 @@ class KernelPCAMechanism(_PerParticipantMechanism):
         Participants fitted in parallel (joblib threads).
     random_state : int, RandomState instance or None, default=None
         Seeds the anchor and the row hash.
+{noise_random_state}
 
     Attributes
     ----------
@@ -415,6 +422,7 @@ class KernelPCAMechanism(_PerParticipantMechanism):
         n_anchors=None,
         n_jobs=None,
         random_state=None,
+        noise_random_state=None,
     ):
         self.n_participants = n_participants
         self.n_components = n_components
@@ -424,6 +432,7 @@ class KernelPCAMechanism(_PerParticipantMechanism):
         self.n_anchors = n_anchors
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.noise_random_state = noise_random_state
 
     def _make_estimators(self, X, participant, rng):
         estimators, gammas = [], []
@@ -496,6 +505,7 @@ class UMAPMechanism(_PerParticipantMechanism):
         Participants fitted in parallel (joblib threads).
     random_state : int, RandomState instance or None, default=None
         Seeds the anchor, the participants' hyperparameters and UMAP seeds, and the row hash.
+{noise_random_state}
 
     Attributes
     ----------
@@ -555,6 +565,7 @@ class UMAPMechanism(_PerParticipantMechanism):
         n_anchors=None,
         n_jobs=None,
         random_state=None,
+        noise_random_state=None,
     ):
         self.n_participants = n_participants
         self.n_components = n_components
@@ -569,6 +580,7 @@ class UMAPMechanism(_PerParticipantMechanism):
         self.n_anchors = n_anchors
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.noise_random_state = noise_random_state
 
     def _draw_params(self, rng):
         """Per-participant UMAP settings (spec section 2), drawn in a fixed order."""

@@ -19,6 +19,7 @@ References
 
 # Licence: BSD 3 clause
 
+import warnings
 from numbers import Real
 
 import numpy as np
@@ -28,7 +29,13 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..utils._linalg import haar_orthogonal
 from ..utils._sklearn_compat import Interval, _fit_context, validate_data
-from ._base import _MECHANISM_ATTRIBUTES_DOC, BaseMechanism, _row_digests, _row_noise
+from ._base import (
+    _MECHANISM_ATTRIBUTES_DOC,
+    _NOISE_RANDOM_STATE_DOC,
+    BaseMechanism,
+    _row_digests,
+    _row_noise,
+)
 
 __all__ = ["CGDP", "GDP", "IGDP"]
 
@@ -38,6 +45,43 @@ def _draw_gdp_secret(n_features, translation_scale, rng):
     O = haar_orthogonal(n_features, rng)
     psi = translation_scale * rng.standard_normal(n_features)
     return O, psi
+
+
+# digits of the rows that the shift may cost before a warning, and before a refusal
+_WARN_DIGITS_LOST, _MAX_DIGITS_LOST = 4, 12
+
+
+def _shift(X, O, psi, who):
+    """``X O + Psi``, refusing rows so small next to ``Psi`` that float64 loses them.
+
+    Adding ``Psi`` rounds each entry to about ``eps * |Psi|``; rows of size ``s`` keep about
+    ``16 - log10(|Psi| / s)`` significant digits. More than ``_WARN_DIGITS_LOST`` digits lost
+    warns, more than ``_MAX_DIGITS_LOST`` (at ``|Psi| / s = 1e12`` only about four remain) is
+    refused: at 1e-150 every upload row would equal the translation.
+    """
+    rows = float(np.abs(X).max()) if X.size else 0.0
+    shift = float(np.abs(psi).max()) if psi.size else 0.0
+    if rows > 0 and shift > 0:
+        lost = np.log10(shift / rows)
+        advice = (
+            "Rescale the rows (e.g. StandardScaler) before the mechanism, or set "
+            f"translation_scale near the rows' scale (e.g. translation_scale={rows:.1g})."
+        )
+        if lost > _MAX_DIGITS_LOST:
+            raise ValueError(
+                f"{who}: the rows (entries up to {rows:.3g}) are too small for the translation "
+                f"(entries up to {shift:.3g}): adding it in float64 would keep about "
+                f"{max(0.0, 16 - lost):.0f} significant digits of the rows. {advice}"
+            )
+        if lost > _WARN_DIGITS_LOST:
+            warnings.warn(
+                f"{who}: the rows (entries up to {rows:.3g}) are small next to the translation "
+                f"(entries up to {shift:.3g}): adding it in float64 loses about {lost:.0f} of "
+                f"the rows' 16 significant digits. {advice}",
+                UserWarning,
+                stacklevel=3,
+            )
+    return X @ O + psi
 
 
 class GDP(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -50,7 +94,10 @@ class GDP(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         (Def 2.6 of [1]_). The noise of a row depends on its bytes only, so a row released
         twice carries the same noise.
     translation_scale : float, default=1.0
-        Standard deviation of the entries of the translation ``Psi``.
+        Standard deviation of the entries of the translation ``Psi``, in the rows' units (an
+        absolute scale, not relative to the data). Rows much smaller than the translation lose
+        digits when shifted in float64: beyond 4 digits lost ``transform`` warns, beyond 12 it
+        refuses; rescale the rows or set this near their scale.
     random_state : int, RandomState instance or None, default=None
         Seeds the secret drawn at ``fit`` and the noise seed.
 
@@ -138,7 +185,7 @@ class GDP(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        Y = X @ self.rotation_ + self.translation_
+        Y = _shift(X, self.rotation_, self.translation_, "GDP")
         if self.noise > 0:
             seeds = _row_digests(X, self.noise_seed_.to_bytes(8, "little"))[:, 1]
             Y += self.noise * _row_noise(self.noise_seed_, 0, seeds, X.shape[1])
@@ -187,9 +234,11 @@ class _BaseGDPMechanism(BaseMechanism):
         anchor="orthonormal",
         n_anchors=None,
         random_state=None,
+        noise_random_state=None,
     ):
         super().__init__(
-            n_participants, anchor=anchor, n_anchors=n_anchors, random_state=random_state
+            n_participants, anchor=anchor, n_anchors=n_anchors, random_state=random_state,
+            noise_random_state=noise_random_state,
         )
         self.noise = noise
         self.translation_scale = translation_scale
@@ -208,7 +257,8 @@ class _BaseGDPMechanism(BaseMechanism):
         return d
 
     def _apply(self, X, i):
-        return X @ self.rotations_[i] + self.translations_[i]
+        who = f"{type(self).__name__} (participant {i})"
+        return _shift(X, self.rotations_[i], self.translations_[i], who)
 
     def _noise_scale(self):
         return self.noise
@@ -248,7 +298,10 @@ _GDP_PARAMS_DOC = """
         (Def 2.6 / 2.13 of [1]_). A row's noise depends on its bytes, the participant and the
         fitted seed only: the same row released twice carries the same noise.
     translation_scale : float, default=1.0
-        Standard deviation of the entries of each translation ``Psi_i`` (spec section 2.2).
+        Standard deviation of the entries of each translation ``Psi_i``, in the rows' units
+        (an absolute scale, not relative to the data). Rows much smaller than the translation
+        lose digits when shifted in float64: beyond 4 digits lost ``transform`` warns, beyond
+        12 it refuses; rescale the rows (e.g. ``StandardScaler``) or set this near their scale.
     anchor : {{'orthonormal', 'uniform'}}, array-like, callable or None, default={anchor!r}
         The shared anchor ``A`` (participant-side; never given to the analyst). The default
         orthonormal anchor is eq. (22) of [1]_. ``None`` uploads no anchor.
@@ -256,8 +309,8 @@ _GDP_PARAMS_DOC = """
         Anchor rows ``r`` for generated anchors; ``None`` means ``4 * n_features``. Must be at
         least ``n_features + 1``.
     random_state : int, RandomState instance or None, default=None
-        Seeds the secrets, the anchor, the row-to-participant hash key and the noise seed.
-
+        Seeds the secrets, the anchor and the row-to-participant hash key.
+{noise_random_state}
     Attributes
     ----------
     rotations_ : ndarray of shape (n_participants, n_features, n_features)
@@ -276,7 +329,11 @@ class CGDP(_BaseGDPMechanism):
     and with it everybody's rows (Prop 2.5 of [1]_). With the same ``random_state``, the common
     secret equals :class:`IGDP`'s participant-0 secret: the paper's matched comparison.
 """
-        + _GDP_PARAMS_DOC.format(anchor=None, mechanism_attributes=_MECHANISM_ATTRIBUTES_DOC)
+        + _GDP_PARAMS_DOC.format(
+            anchor=None,
+            noise_random_state=_NOISE_RANDOM_STATE_DOC,
+            mechanism_attributes=_MECHANISM_ATTRIBUTES_DOC,
+        )
         + """
     See Also
     --------
@@ -309,6 +366,7 @@ class CGDP(_BaseGDPMechanism):
         anchor=None,
         n_anchors=None,
         random_state=None,
+        noise_random_state=None,
     ):
         super().__init__(
             n_participants,
@@ -317,6 +375,7 @@ class CGDP(_BaseGDPMechanism):
             anchor=anchor,
             n_anchors=n_anchors,
             random_state=random_state,
+            noise_random_state=noise_random_state,
         )
 
 
@@ -331,7 +390,9 @@ class IGDP(_BaseGDPMechanism):
     brought into one frame.
 """
         + _GDP_PARAMS_DOC.format(
-            anchor="orthonormal", mechanism_attributes=_MECHANISM_ATTRIBUTES_DOC
+            anchor="orthonormal",
+            noise_random_state=_NOISE_RANDOM_STATE_DOC,
+            mechanism_attributes=_MECHANISM_ATTRIBUTES_DOC,
         )
         + """
     See Also

@@ -210,10 +210,10 @@ def make_attack_scorer(attack, metric="relative_error", colluder=0, target=1, *,
     >>> X = np.random.RandomState(0).rand(200, 5)
     >>> scorer = make_attack_scorer("procrustes")
     >>> for v in (0.0, 0.3):
-    ...     pipe = make_pipeline(IGDP(2, random_state=0), GOPPAligner(v, random_state=0))
+    ...     pipe = make_pipeline(IGDP(2, random_state=0), GOPPAligner(v))
     ...     print(v, round(scorer(pipe.fit(X), X), 3))
     0.0 0.0
-    0.3 0.414
+    0.3 0.32
     """
     if isinstance(attack, str):
         cls, defaults = _ATTACKS[attack]

@@ -69,9 +69,9 @@ def _participant_upload(args):
     p = args.n_participants if args.n_participants is not None else args.id + 1
     kind = {"igdp": IGDP, "cgdp": CGDP}[args.mechanism]
     mech = kind(p, noise=args.noise, translation_scale=args.translation_scale,
-                anchor=None if anchor is None else "orthonormal", random_state=args.seed)
-    me = Participant(args.id, mech, anchor_noise=args.anchor_noise,
-                     anchor_noise_seed=args.anchor_noise_seed)
+                anchor=None if anchor is None else "orthonormal", random_state=args.seed,
+                noise_random_state=args.anchor_noise_seed)
+    me = Participant(args.id, mech, anchor_noise=args.anchor_noise)
     up = me.upload(X, y, anchor=anchor)
     me.save_secret(args.secret_out)
     me.save_upload(args.out, up)
@@ -159,7 +159,8 @@ def register(subparsers):
     up.add_argument("--seed", type=int, default=None,
                     help="own secret seed (default: fresh from the OS; keep it private)")
     up.add_argument("--anchor-noise-seed", type=int, default=None,
-                    help="own anchor-noise seed (default: fresh from the OS; keep it private)")
+                    help="own noise seed: anchor noise and private-data noise (default: derived "
+                    "from --seed; keep it private)")
     up.add_argument("--secret-out", required=True, help="secret file (written 0600)")
     up.add_argument("--out", required=True, help="upload file .npz")
     up.set_defaults(func=_participant_upload)

@@ -10,16 +10,17 @@ the model as files. A participant then predicts at home: its mechanism, its map,
 How the secrets line up with a simulation
 -----------------------------------------
 A participant's mechanism is a GDP mechanism (:class:`~skdc.mechanisms.IGDP` or
-:class:`~skdc.mechanisms.CGDP`) with ``n_participants=p`` and an int ``random_state=s``;
-participant ``i`` keeps **participant i's secret of that mechanism** (the others drawn
-alongside are discarded), and adds the anchor noise of
-``add_anchor_noise(B_i, v, seed=RandomState(t).randint(2**31 - 1), participant=i)``: exactly
-what the simulated ``GOPPAligner(v, random_state=t)`` adds for participant ``i``. So a
-deployment in which every participant uses ``s`` and ``t`` reproduces
-``Pipeline([IGDP(p, anchor=A, random_state=s), GOPPAligner(v, random_state=t), model])``
-bit for bit (rows grouped by participant, in id order). **In production each participant
-uses its own private seeds** (or none: they are drawn from the operating system): a seed
-shared by all lets every participant recompute every other participant's secret and noise.
+:class:`~skdc.mechanisms.CGDP`) with ``n_participants=p``, an int ``random_state=s`` and an int
+``noise_random_state=t``; participant ``i`` keeps **participant i's secret of that mechanism**
+(the others drawn alongside are discarded) and uploads ``B_i + v W_i``, where ``W_i`` is that
+mechanism's unit anchor noise for participant ``i`` (Def 4.1 of [1]_). The simulated
+``GOPPAligner(v)`` forms the same ``B_i + v W_i`` from the same mechanism, through the same
+function (:meth:`skdc.Uploads.noisy_anchors`). So a deployment in which every participant uses
+``s`` and ``t`` reproduces ``Pipeline([IGDP(p, anchor=A, random_state=s, noise_random_state=t),
+GOPPAligner(v), model])`` bit for bit (rows grouped by participant, in id order). **In
+production each participant uses its own private seeds** (or none: they are drawn from the
+operating system): a seed shared by all lets every participant recompute every other
+participant's secret and noise.
 
 References
 ----------
@@ -41,7 +42,7 @@ from sklearn.utils import check_array
 
 from .._uploads import Uploads
 from ..alignment import GOPPAligner, ReferenceAligner
-from ..mechanisms import CGDP, IGDP, add_anchor_noise
+from ..mechanisms import CGDP, IGDP
 from ._files import AlignmentMap, _check_anchor, _map_of, load_model, save_model
 from ._format import (
     UploadError,
@@ -77,6 +78,11 @@ def _check_seed(value, name):
     )
 
 
+def _check_noise_seed(value, name):
+    # None: the mechanism derives its noise stream from its own (private) secret seed
+    return None if value is None else _check_seed(value, name)
+
+
 def _as_rows(X, name="X"):
     return check_array(X, dtype=np.float64, ensure_2d=True, ensure_all_finite=True,
                        input_name=name, estimator="Participant")
@@ -92,24 +98,23 @@ class Participant:
     mechanism : IGDP or CGDP
         An unfitted GDP mechanism with ``n_participants`` covering ``participant_id``. Its
         ``random_state`` (an int, or ``None`` for a fresh seed from the operating system) seeds
-        this participant's secret; its ``anchor`` parameter is replaced by the shared anchor
-        passed to :meth:`upload`.
+        this participant's secret, and its ``noise_random_state`` (an int, or ``None`` to
+        derive it from the secret seed, as the mechanism does) this participant's noise stream:
+        the unit anchor noise ``W_i`` and the private-data noise. Its ``anchor`` parameter is
+        replaced by the shared anchor passed to :meth:`upload`.
     anchor_noise : float, default=0.0
-        Standard deviation ``v`` of the noise added to the anchor upload before it leaves home
-        (Def 4.1 of [1]_). ``0`` lets a colluding analyst recover the secret exactly
-        (Prop 3.1 of [1]_) and warns.
-    anchor_noise_seed : int or None, default=None
-        Seeds the anchor noise like ``GOPPAligner(random_state=anchor_noise_seed)``; ``None``
-        draws a fresh seed from the operating system.
+        Standard deviation ``v`` of the noise added to the anchor upload before it leaves home:
+        the upload carries ``B_i + v W_i`` (Def 4.1 of [1]_). ``0`` lets a colluding analyst
+        recover the secret exactly (Prop 3.1 of [1]_) and warns.
 
     Attributes
     ----------
     mechanism_ : IGDP or CGDP
         The fitted mechanism (only participant ``participant_id``'s secret is used).
     seed_ : int
-        The mechanism seed used.
-    anchor_noise_seed_ : int
-        The anchor-noise seed used.
+        The mechanism seed used (``random_state``).
+    noise_seed_ : int or None
+        The noise seed used (``noise_random_state``; ``None``: derived from ``seed_``).
     anchor_ : ndarray of shape (n_anchors, n_features) or None
         The shared raw anchor.
     n_features_in_ : int
@@ -122,7 +127,7 @@ class Participant:
     Notes
     -----
     The secret file written by :meth:`save_secret` (owner-only permissions, ``0o600``) holds the
-    seeds, the mechanism's parameters, the raw anchor and this participant's rotation and
+    two seeds, the mechanism's parameters, the raw anchor and this participant's rotation and
     translation; :meth:`load_secret` re-derives the mechanism from the seed and checks it
     against the stored secret.
 
@@ -138,18 +143,17 @@ class Participant:
     >>> from skdc.mechanisms import IGDP
     >>> from skdc.protocol import Participant
     >>> A = orthonormal_anchor(12, 3, random_state=0)
-    >>> me = Participant(1, IGDP(n_participants=3, random_state=5), anchor_noise=0.05,
-    ...                  anchor_noise_seed=7)
+    >>> me = Participant(1, IGDP(n_participants=3, random_state=5, noise_random_state=7),
+    ...                  anchor_noise=0.05)
     >>> up = me.upload(np.random.RandomState(0).rand(10, 3), anchor=A)
     >>> up.shape, up.anchors[0].shape
     ((10, 3), (12, 3))
     """
 
-    def __init__(self, participant_id, mechanism, *, anchor_noise=0.0, anchor_noise_seed=None):
+    def __init__(self, participant_id, mechanism, *, anchor_noise=0.0):
         self.participant_id = participant_id
         self.mechanism = mechanism
         self.anchor_noise = anchor_noise
-        self.anchor_noise_seed = anchor_noise_seed
 
     def _check_params(self):
         if not isinstance(self.mechanism, (IGDP, CGDP)):
@@ -171,10 +175,13 @@ class Participant:
             raise ValueError(f"anchor_noise must be a finite float >= 0; got {v!r}.")
 
     def _fit_mechanism(self, n_features, anchor):
-        # Participant i keeps participant i's secret of the mechanism with this seed: the
-        # mechanism draws every participant's secret from the seed alone (GDP secrets do not
-        # depend on the rows), so it is fitted on one placeholder row per participant slot.
-        mech = clone(self.mechanism).set_params(random_state=self.seed_, anchor=anchor)
+        # Participant i keeps participant i's secret and noise of the mechanism with these
+        # seeds: the mechanism draws every participant's secret and unit anchor noise from the
+        # seeds alone (GDP secrets do not depend on the rows), so it is fitted on one
+        # placeholder row per participant slot.
+        mech = clone(self.mechanism).set_params(
+            random_state=self.seed_, noise_random_state=self.noise_seed_, anchor=anchor
+        )
         p = mech.n_participants
         return mech.fit(np.zeros((p, n_features)), participant=np.arange(p))
 
@@ -226,7 +233,8 @@ class Participant:
                     "anchor made for this data's width."
                 )
         self.seed_ = _check_seed(self.mechanism.random_state, "mechanism.random_state")
-        self.anchor_noise_seed_ = _check_seed(self.anchor_noise_seed, "anchor_noise_seed")
+        self.noise_seed_ = _check_noise_seed(self.mechanism.noise_random_state,
+                                             "mechanism.noise_random_state")
         self.n_features_in_ = X.shape[1]
         self.anchor_ = anchor
         self.mechanism_ = self._fit_mechanism(X.shape[1], anchor)
@@ -245,10 +253,8 @@ class Participant:
                     "exactly (Prop 3.1 of the GDP paper). Set anchor_noise > 0.",
                     UserWarning,
                 )
-            # the same stream GOPPAligner(v, random_state=t) draws for participant i
-            seed = int(np.random.RandomState(self.anchor_noise_seed_).randint(_SEED_MAX))
-            anchors = [add_anchor_noise(Y.anchors[i], self.anchor_noise, seed=seed,
-                                        participant=i)]
+            # B_i + v W_i, formed as the simulated GOPPAligner(v) forms it; only this leaves
+            anchors = [Y.noisy_anchors(self.anchor_noise)[i]]
         return Uploads(np.asarray(Y), np.zeros(X.shape[0], dtype=np.intp), anchors=anchors,
                        anchor_y=Y.anchor_y)
 
@@ -268,7 +274,7 @@ class Participant:
         header = {
             "participant_id": int(i), "mechanism": type(mech).__name__, "params": params,
             "seed": self.seed_, "anchor_noise": float(self.anchor_noise),
-            "anchor_noise_seed": self.anchor_noise_seed_,
+            "noise_seed": self.noise_seed_,
             "n_features_in": int(self.n_features_in_),
         }
         arrays = {"rotation": mech.rotations_[i], "translation": mech.translations_[i]}
@@ -290,12 +296,12 @@ class Participant:
         finally:
             c.close()
         try:
-            mech = _MECHANISMS[name](**h["params"], random_state=h["seed"])
-            self = cls(h["participant_id"], mech, anchor_noise=h["anchor_noise"],
-                       anchor_noise_seed=h["anchor_noise_seed"])
+            mech = _MECHANISMS[name](**h["params"], random_state=h["seed"],
+                                     noise_random_state=h["noise_seed"])
+            self = cls(h["participant_id"], mech, anchor_noise=h["anchor_noise"])
             self._check_params()
             self.seed_ = _check_seed(h["seed"], "seed")
-            self.anchor_noise_seed_ = _check_seed(h["anchor_noise_seed"], "anchor_noise_seed")
+            self.noise_seed_ = _check_noise_seed(h["noise_seed"], "noise_seed")
             self.n_features_in_ = int(h["n_features_in"])
             self.anchor_ = arrays.get("anchor")
             self.mechanism_ = self._fit_mechanism(self.n_features_in_, self.anchor_)

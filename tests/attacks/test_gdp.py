@@ -140,7 +140,7 @@ def test_am_error_vanishes_with_v():
     X = _X()
     errors = []
     for v in [1e-1, 1e-2, 1e-3, 1e-4, 0.0]:
-        pipe = _pipe(IGDP(3, random_state=0), GOPPAligner(v=v, random_state=0)).fit(X)
+        pipe = _pipe(IGDP(3, random_state=0), GOPPAligner(v=v)).fit(X)
         view = collusion_view(pipe, X, target=2)
         rec = AlignmentMapAttack().reconstruct(view)
         errors.append(relative_error(view.truth.X, rec.X))
@@ -180,7 +180,7 @@ def test_noisy_anchor_estimators_follow_their_equations():
     from skdc.utils import haar_orthogonal, polar
 
     X = _X()
-    pipe = _pipe(IGDP(3, random_state=0), GOPPAligner(v=0.1, random_state=0)).fit(X)
+    pipe = _pipe(IGDP(3, random_state=0), GOPPAligner(v=0.1)).fit(X)
     view = collusion_view(pipe, X, colluder=0, target=2)
     A, B = view.anchor, view.B
     Abar, Bbar, a, b = A - A.mean(0), B - B.mean(0), A.mean(0), B.mean(0)

@@ -246,7 +246,7 @@ def test_pipeline_after_mechanism_and_aligner(digits):
     X, y = digits
     pipe = Pipeline([
         ("gdp", IGDP(n_participants=3, random_state=0)),
-        ("align", GOPPAligner(v=0.0, random_state=0)),
+        ("align", GOPPAligner(v=0.0)),
         ("cnn", _net(lr=1e-2, max_epochs=6)),
     ])
     pipe.fit(X, y)

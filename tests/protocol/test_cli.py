@@ -80,8 +80,8 @@ def test_cli_matches_in_memory_pipeline_exactly(cli_run):
     tmp = cli_run["tmp"]
     A = np.load(tmp / "anchor.npy")
     with sklearn.config_context(enable_metadata_routing=True):
-        pipe = Pipeline([("gdp", IGDP(P, anchor=A, random_state=S0)),
-                         ("align", GOPPAligner(V, random_state=S)),
+        pipe = Pipeline([("gdp", IGDP(P, anchor=A, random_state=S0, noise_random_state=S)),
+                         ("align", GOPPAligner(V)),
                          ("clf", LogisticRegression(max_iter=500))])
         pipe.fit(cli_run["X"], cli_run["y"], participant=cli_run["ids"])
         for i in range(P):

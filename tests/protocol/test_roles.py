@@ -7,13 +7,13 @@ import stat
 import numpy as np
 import pytest
 import sklearn
-from numpy.testing import assert_array_equal
+from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.pipeline import Pipeline
 
 from skdc.alignment import GOPPAligner, ReferenceAligner
 from skdc.anchors import orthonormal_anchor
-from skdc.mechanisms import CGDP, IGDP, add_anchor_noise
+from skdc.mechanisms import CGDP, IGDP
 from skdc.protocol import (
     AlignmentMap,
     Analyst,
@@ -39,7 +39,7 @@ def _deploy(tmp, X, y, ids, A, *, s0, s, v, mechanism=IGDP, aligner=None, model=
     os.makedirs(tmp, exist_ok=True)
     paths = []
     for i in range(P):
-        me = Participant(i, mechanism(P, random_state=s0), anchor_noise=v, anchor_noise_seed=s)
+        me = Participant(i, mechanism(P, random_state=s0, noise_random_state=s), anchor_noise=v)
         up = me.upload(X[ids == i], y[ids == i], anchor=A)
         paths.append(me.save_upload(os.path.join(tmp, f"upload_{i}.npz"), up))
         me.save_secret(os.path.join(tmp, f"secret_{i}.npz"))
@@ -57,8 +57,8 @@ def deployment(tmp_path_factory):
                              aligner=GOPPAligner(v=0), model=LogisticRegression(max_iter=500))
     with sklearn.config_context(enable_metadata_routing=True):
         pipe = Pipeline([
-            ("gdp", IGDP(P, anchor=A, random_state=11)),
-            ("align", GOPPAligner(v=0.05, random_state=22)),
+            ("gdp", IGDP(P, anchor=A, random_state=11, noise_random_state=22)),
+            ("align", GOPPAligner(v=0.05)),
             ("clf", LogisticRegression(max_iter=500)),
         ]).fit(X, y, participant=ids)
     return dict(tmp=tmp, X=X, y=y, ids=ids, X_test=X_test, ids_test=ids_test, A=A,
@@ -85,16 +85,18 @@ def test_round_trip_equals_simulation_bit_for_bit(deployment):
             )
 
 
-def test_participant_noise_is_the_aligner_stream(deployment):
-    # what participant i adds is GOPPAligner(v, random_state=s)'s draw for participant i
-    me = Participant(2, IGDP(P, random_state=11), anchor_noise=0.05, anchor_noise_seed=22)
+def test_participant_noise_is_the_mechanism_stream(deployment):
+    # what participant i uploads is B_i + v W_i with the simulated mechanism's W_i
+    me = Participant(2, IGDP(P, random_state=11, noise_random_state=22), anchor_noise=0.05)
     up = me.upload(deployment["X"][:4], anchor=deployment["A"])
-    seed = int(np.random.RandomState(22).randint(np.iinfo(np.int32).max))
-    sim = IGDP(P, anchor=deployment["A"], random_state=11).fit(
+    sim = IGDP(P, anchor=deployment["A"], random_state=11, noise_random_state=22).fit(
         deployment["X"], participant=deployment["ids"])
-    clean = sim.transform(deployment["X"][:1], participant=[2]).anchors[2]
-    assert_array_equal(up.anchors[0], add_anchor_noise(clean, 0.05, seed=seed, participant=2))
-    other = Participant(2, IGDP(P, random_state=11), anchor_noise=0.05, anchor_noise_seed=23)
+    U = sim.transform(deployment["X"][:1], participant=[2])
+    # independent arithmetic: the clean upload A O_2 + Psi_2 plus 0.05 times W_2
+    clean = deployment["A"] @ sim.rotations_[2] + sim.translations_[2]
+    assert_allclose(up.anchors[0], clean + 0.05 * U.anchor_noise[2], rtol=0, atol=1e-14)
+    assert up.anchor_noise is None  # what leaves home carries no unit noise
+    other = Participant(2, IGDP(P, random_state=11, noise_random_state=23), anchor_noise=0.05)
     assert not np.array_equal(other.upload(deployment["X"][:4], anchor=deployment["A"])
                               .anchors[0], up.anchors[0])
 
@@ -105,7 +107,7 @@ def test_secret_file_is_owner_only_and_round_trips(deployment):
     me = Participant.load_secret(path)
     sim = deployment["pipe"]["gdp"]
     assert_array_equal(me.mechanism_.rotations_[1], sim.rotations_[1])
-    assert me.seed_ == 11 and me.anchor_noise_seed_ == 22
+    assert me.seed_ == 11 and me.noise_seed_ == 22
 
 
 def _float_windows(blob):
@@ -225,7 +227,7 @@ def test_analyst_warns_on_shared_secrets(tmp_path):
         # participants 0 and 1 wrongly share one common secret (C-GDP with one seed); the
         # anchor noise, drawn per participant, is too small to hide it
         mech = CGDP(P, anchor="orthonormal", random_state=5 if i < 2 else 6)
-        me = Participant(i, mech, anchor_noise=1e-12, anchor_noise_seed=7)
+        me = Participant(i, mech.set_params(noise_random_state=7), anchor_noise=1e-12)
         up = me.upload(X[ids == i], y[ids == i], anchor=A)
         paths.append(me.save_upload(tmp_path / f"u{i}.npz", up))
     with pytest.warns(UserWarning, match=r"participants \[\(0, 1\)\] have nearly identical"):
