@@ -26,6 +26,7 @@ from ..attacks import (
     KnownInputAttack,
     KnownSampleAttack,
     KnownSecretAttack,
+    check_colluders,
     collusion_view,
 )
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
@@ -60,9 +61,10 @@ class _AttackScorer:
         self._participant_request = True
 
     def __repr__(self):
+        colluder = self._colluder[0] if len(self._colluder) == 1 else list(self._colluder)
         return (
             f"make_attack_scorer({self._attack!r}, metric={self._metric!r}, "
-            f"colluder={self._colluder}, target={self._target})"
+            f"colluder={colluder}, target={self._target})"
         )
 
     # -- metadata routing: the scorer requests the routed participant ids by default ------
@@ -129,8 +131,9 @@ class _AttackScorer:
         if classifier is None:
             if view.colluder_rows.size == 0:
                 raise ValueError(
-                    "metric='label_accuracy' trains its default classifier on the colluder's "
-                    f"clean rows, but colluder {view.colluder} has no evaluation rows. Pass "
+                    "metric='label_accuracy' trains its default classifier on the colluders' "
+                    f"clean rows, but colluder(s) {list(view.colluders)} have no evaluation "
+                    "rows. Pass "
                     "metric_params={'classifier': fitted_classifier}."
                 )
             classifier = RandomForestClassifier(n_estimators=50, random_state=0).fit(
@@ -143,7 +146,7 @@ class _AttackScorer:
     {
         "attack": [StrOptions(set(_ATTACKS)), HasMethods(["reconstruct"])],
         "metric": [StrOptions(set(_METRICS))],
-        "colluder": [Interval(Integral, 0, None, closed="left")],
+        "colluder": [Interval(Integral, 0, None, closed="left"), "array-like"],
         "target": [Interval(Integral, 0, None, closed="left")],
         "metric_params": [None, dict],
     },
@@ -166,7 +169,7 @@ def make_attack_scorer(attack, metric="relative_error", colluder=0, target=1, *,
     * ``'linkage'``: one minus the exact-source linkage accuracy (chance: 0.9 for ten-way
       galleries);
     * ``'label_accuracy'``: one minus the reconstruction accuracy of a classifier trained on
-      clean data (by default a random forest on the colluder's rows).
+      clean data (by default a random forest on the colluders' rows).
 
     When metadata routing is enabled (``sklearn.set_config(enable_metadata_routing=True)``),
     the scorer requests the routed ``participant`` ids by default, so the target's rows are
@@ -183,8 +186,9 @@ def make_attack_scorer(attack, metric="relative_error", colluder=0, target=1, *,
     metric : {'relative_error', 'mse', 'psnr', 'linkage', 'label_accuracy'}, \
             default='relative_error'
         The leakage metric.
-    colluder : int, default=0
-        The colluding participant.
+    colluder : int or array-like of int, default=0
+        The colluding participant, or several (e.g. ``[0, 2]``): distinct ids, not the target.
+        Each attack documents what several colluders add (:func:`skdc.attacks.collusion_view`).
     target : int, default=1
         The attacked participant.
     metric_params : dict, default=None
@@ -235,8 +239,5 @@ def make_attack_scorer(attack, metric="relative_error", colluder=0, target=1, *,
             f"metric={metric!r} takes metric_params {sorted(allowed) or 'none'}; got "
             f"{sorted(set(metric_params) - allowed)}."
         )
-    if colluder == target:
-        raise ValueError(
-            f"colluder and target must be different participants; got both = {target}."
-        )
+    colluder = check_colluders(colluder, target=target)
     return _AttackScorer(attack, metric, colluder, target, metric_params)
