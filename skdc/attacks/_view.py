@@ -1,15 +1,15 @@
 """What a colluding analyst knows: the collusion view of a fitted pipeline.
 
 The attacker of [1]_ (its analyst-participant collusion setting) is the analyst together with a
-colluding participant ``c``;
-skdc also lets a set ``K`` of participants collude, as the reference code of [1]_ does for the
-alignment-map attack. The analyst holds every upload as received (the target's private-data upload
-``Y_i`` and its anchor upload ``B_i``, noisy for noisy-anchor protocols) and its own fitted
-alignment maps; each colluder discloses its rows ``X_c``, its whole secret state and, in anchor
-protocols, the raw anchor ``A``. :func:`collusion_view` reads these from a fitted pipeline: the
-mechanism step (the participants' side), the optional aligner step right after it (the analyst's
-side), and the earlier public steps with ``inverse_transform`` (a public projection ``F``), used to
-decode a reconstruction back to the pipeline's input space (eq. (78) of [1]_).
+colluding participant ``c``; skdc also lets a set ``K`` of participants collude, as the reference
+code of [1]_ does for the alignment-map attack. The analyst holds every upload as received (the
+target's private-data upload ``Y_i`` and its anchor upload ``B_i``, noisy for noisy-anchor
+protocols) and its own fitted alignment maps; each colluder discloses its rows ``X_c``, its whole
+secret state and, in anchor protocols, the raw anchor ``A``. :func:`collusion_view` reads these from
+a fitted pipeline: the mechanism step (the participants' side), the optional aligner step right
+after it (the analyst's side), and the earlier public steps with ``inverse_transform`` (a public
+projection ``F``), used to decode a reconstruction back to the pipeline's input space (eq. (78) of
+[1]_).
 
 The target's true rows and secrets travel in a separate :class:`GroundTruth`, used only to
 score a reconstruction; no attack reads it, except :class:`~skdc.attacks.KnownInputAttack`
