@@ -377,7 +377,7 @@ def collusion_view(estimator, X, *, colluder=0, target=1, participant=None):
     >>> from skdc.alignment import GOPPAligner
     >>> from skdc.attacks import collusion_view
     >>> X = np.random.RandomState(0).rand(60, 4)
-    >>> pipe = make_pipeline(IGDP(2, random_state=0), GOPPAligner(v=0.1, random_state=0)).fit(X)
+    >>> pipe = make_pipeline(IGDP(2, random_state=0), GOPPAligner(v=0.1)).fit(X)
     >>> view = collusion_view(pipe, X, colluder=0, target=1)
     >>> view.Y.shape[1], view.B.shape, view.anchor.shape
     (4, (16, 4), (16, 4))

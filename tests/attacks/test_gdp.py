@@ -140,7 +140,7 @@ def test_am_error_vanishes_with_v():
     X = _X()
     errors = []
     for v in [1e-1, 1e-2, 1e-3, 1e-4, 0.0]:
-        pipe = _pipe(IGDP(3, random_state=0), GOPPAligner(v=v, random_state=0)).fit(X)
+        pipe = _pipe(IGDP(3, random_state=0), GOPPAligner(v=v)).fit(X)
         view = collusion_view(pipe, X, target=2)
         rec = AlignmentMapAttack().reconstruct(view)
         errors.append(relative_error(view.truth.X, rec.X))
@@ -148,7 +148,8 @@ def test_am_error_vanishes_with_v():
         assert_allclose(OcRc.T @ OcRc, np.eye(X.shape[1]), atol=1e-12)
     assert all(a > b for a, b in zip(errors, errors[1:]))
     assert errors[-1] < 1e-8
-    assert errors[3] < 1e-2 * errors[1]  # roughly linear in v
+    # roughly linear in v (a square-root law would give a ratio of 0.1)
+    assert errors[3] < 5e-2 * errors[1]
 
 
 def test_known_anchor_needs_an_anchor():
@@ -180,7 +181,7 @@ def test_noisy_anchor_estimators_follow_their_equations():
     from skdc.utils import haar_orthogonal, polar
 
     X = _X()
-    pipe = _pipe(IGDP(3, random_state=0), GOPPAligner(v=0.1, random_state=0)).fit(X)
+    pipe = _pipe(IGDP(3, random_state=0), GOPPAligner(v=0.1)).fit(X)
     view = collusion_view(pipe, X, colluder=0, target=2)
     A, B = view.anchor, view.B
     Abar, Bbar, a, b = A - A.mean(0), B - B.mean(0), A.mean(0), B.mean(0)
@@ -244,13 +245,14 @@ def test_am_several_colluders_matches_independent_svd():
 
 def test_more_colluders_never_hurt_on_average():
     """Averaged over seeds and targets, AM errors shrink as the colluder set grows (nested
-    sets); the known-anchor attacks read only A and the target's upload, so they are equal."""
-    sets = [[0], [0, 2], [0, 2, 3, 4]]
+    sets: Qhat averages the colluders' alignment errors); the known-anchor attacks read only A
+    and the target's upload, so they are equal."""
+    sets = [[0], [0, 2], [0, 2, 3, 4, 5, 6, 7, 8]]
     am = np.zeros(len(sets))
-    for seed in range(6):
-        X = _X(seed, n=300, d=5)
-        pipe = _pipe(IGDP(6, random_state=seed), GOPPAligner(v=0.1)).fit(X)
-        for target in (1, 5):
+    for seed in range(10):
+        X = _X(seed, n=500, d=8)
+        pipe = _pipe(IGDP(10, random_state=seed), GOPPAligner(v=0.1)).fit(X)
+        for target in (1, 9):
             op = None
             for j, K in enumerate(sets):
                 view = collusion_view(pipe, X, colluder=K, target=target)
@@ -259,7 +261,7 @@ def test_more_colluders_never_hurt_on_average():
                 if op is not None:
                     np.testing.assert_array_equal(X_op, op)
                 op = X_op
-    assert am[0] > am[1] > am[2], am / 12
+    assert am[0] > am[1] > am[2], am / 20
 
 
 def test_known_secret_several_colluders_share_the_secret():

@@ -23,7 +23,7 @@ def _data(seed=0, n=120, d=5):
 def test_view_holds_the_attackers_knowledge():
     X, y = _data()
     pipe = Pipeline([("gdp", IGDP(3, random_state=0)),
-                     ("align", GOPPAligner(v=0.1, random_state=0)),
+                     ("align", GOPPAligner(v=0.1)),
                      ("clf", LogisticRegression())]).fit(X, y)
     mech, align = pipe["gdp"], pipe["align"]
     view = collusion_view(pipe, X, colluder=0, target=2)

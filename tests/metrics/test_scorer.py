@@ -46,7 +46,7 @@ def digits():
 
 def _pipe(v=0.0, proj=False):
     steps = [("gdp", IGDP(n_participants=2, random_state=0)),
-             ("align", GOPPAligner(v=v, random_state=0)),
+             ("align", GOPPAligner(v=v)),
              ("clf", LogisticRegression(max_iter=100))]
     if proj:
         steps.insert(0, ("proj", GaussianRandomProjection(
