@@ -92,6 +92,11 @@ def test_view_uses_declared_participants():
     mech = IGDP(2, random_state=0).fit(X, participant=ids)
     view = collusion_view(mech, X, participant=ids)
     assert_array_equal(view.target_rows, np.flatnonzero(ids == 1))
+    ids = np.arange(len(X)) % 3
+    mech = IGDP(3, random_state=0).fit(X, participant=ids)
+    view = collusion_view(mech, X, participant=ids, colluder=[2, 0], target=1)
+    assert_array_equal(view.colluder_rows, np.flatnonzero(ids != 1))
+    assert_array_equal(view.colluder_X, X[ids != 1])
 
 
 def test_view_errors():
