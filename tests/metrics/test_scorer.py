@@ -170,7 +170,7 @@ def test_make_attack_scorer_bad_input():
 def test_scorer_with_several_colluders(digits):
     X, y = digits
     pipe = Pipeline([("gdp", IGDP(n_participants=4, random_state=0)),
-                     ("align", GOPPAligner(v=0.1))]).fit(X)
+                     ("align", GOPPAligner(v=0.05))]).fit(X)
     scorer = make_attack_scorer("alignment_map", colluder=[0, 2, 3], target=1)
     view = collusion_view(pipe, X, colluder=[0, 2, 3], target=1)
     expected = relative_error(view.truth.X, AlignmentMapAttack().reconstruct(view).X)
