@@ -35,7 +35,8 @@ def _check_sample(attack, view, min_rows):
         raise ValueError(
             f"{type(attack).__name__} matches the target's uploads against a sample of the same "
             f"population (the colluder's rows); it needs at least {min_rows} colluder rows among "
-            f"the evaluation rows, got {n} of colluder {view.colluder}. Evaluate on more rows."
+            f"the evaluation rows, got {n} of colluder(s) {list(view.colluders)}. Evaluate on "
+            "more rows or add colluders."
         )
     if view.colluder_X.shape[1] != view.Y.shape[1]:
         raise ValueError(
@@ -54,10 +55,10 @@ class KnownInputAttack(BaseAttack):
     every upload. Noiselessly exact once the centered leaked records span the feature space
     (``n_known >= n_features + 1`` in general position).
 
-    Threat model: the attacker learned ``n_known`` of the target's raw records and the
-    uploads they produced (simulated by :meth:`CollusionView.leak_target_pairs`); no anchor or
-    colluder secret is used. A lower reconstruction error means less privacy; scorers report
-    higher = more private.
+    Threat model: the attacker learned ``n_known`` of the target's raw records and the uploads they
+    produced (simulated by :meth:`CollusionView.leak_target_pairs`); no anchor or colluder secret is
+    used, so the number of colluders does not matter. A lower reconstruction error means less
+    privacy; scorers report higher = more private.
 
     Parameters
     ----------
@@ -135,8 +136,9 @@ class KnownSampleAttack(BaseAttack):
     ``Psihat = ybar - Ohat^T xbar`` and ``Xhat = (Y - 1 Psihat^T) Ohat^T``. It works when the
     covariance has distinct eigenvalues and the projections are skewed.
 
-    Threat model: the attacker holds a sample of the same population (here the colluder's own
-    rows) and the target's uploads; no anchor is used. A lower reconstruction error means less
+    Threat model: the attacker holds a sample of the same population (here the colluders' own
+    rows, pooled over all colluders: more colluders, a larger sample) and the target's uploads;
+    no anchor is used. A lower reconstruction error means less
     privacy; scorers report higher = more private.
 
     Examples
@@ -178,9 +180,9 @@ class ICAAttack(BaseAttack):
     (symmetric or identically distributed sources leave signs or the order ambiguous); a
     public rank-reducing projection is the paper's only mitigation.
 
-    Threat model: the attacker holds the target's uploads and a sample of the same population
-    (the colluder's rows); no anchor is used. A lower reconstruction error means less privacy;
-    scorers report higher = more private.
+    Threat model: the attacker holds the target's uploads and a sample of the same population (the
+    colluders' rows, pooled over all colluders); no anchor is used. A lower reconstruction error
+    means less privacy; scorers report higher = more private.
 
     Parameters
     ----------

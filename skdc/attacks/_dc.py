@@ -40,7 +40,8 @@ class AnchorRegressionAttack(BaseAttack):
 
     Threat model: the analyst holds the target's uploads and anchor upload (as received); the
     colluder discloses the raw anchor rows ``anchor_rows`` (all by default). No mechanism
-    secret is used. A lower reconstruction error means less privacy; scorers report higher =
+    secret is used; several colluders disclose the same anchor, so they give the same
+    reconstruction as one. A lower reconstruction error means less privacy; scorers report higher =
     more private.
 
     Parameters

@@ -37,7 +37,9 @@ class KnownSecretAttack(BaseAttack):
 
     Threat model: the analyst holds the target's uploads; the colluder discloses the common
     ``(O, Psi)``. Requires a common-secret mechanism (:class:`~skdc.mechanisms.CGDP`): under
-    independent secrets the colluder's secret says nothing about the target's.
+    independent secrets the colluder's secret says nothing about the target's. Several
+    colluders disclose the same common secret, so they add nothing: the attack inverts with the
+    first colluder's copy.
 
     A lower reconstruction error means less privacy; the scorers built by
     :func:`~skdc.metrics.make_attack_scorer` turn every metric so that higher means more private.
@@ -65,7 +67,7 @@ class KnownSecretAttack(BaseAttack):
 
     def _estimate(self, view):
         self._require(
-            view, "colluder_rotation", "colluder_translation",
+            view, "colluder_rotations", "colluder_translations",
             why="the colluder's GDP secret (rotation and translation)",
         )
         if not view.common_secret:
@@ -75,7 +77,8 @@ class KnownSecretAttack(BaseAttack):
                 "the colluder's secret says nothing about the target's. Use "
                 "KnownAnchorAttack or AlignmentMapAttack against I-GDP."
             )
-        O, psi = view.colluder_rotation, view.colluder_translation
+        # one common secret: every colluder holds the same (O, Psi)
+        O, psi = view.colluder_rotations[0], view.colluder_translations[0]
         self._require_square(view, O, "the colluder's rotation")
         return _gdp_inverse(view.Y, O, psi), O, psi  # eq. (74) in [1]
 
@@ -96,7 +99,9 @@ class KnownAnchorAttack(BaseAttack):
 
     Threat model: the analyst holds the target's uploads and anchor upload; the colluder
     discloses the raw anchor ``A``. Requires an anchor protocol (e.g.
-    :class:`~skdc.mechanisms.IGDP`) with a GDP (width-preserving) mechanism. A lower
+    :class:`~skdc.mechanisms.IGDP`) with a GDP (width-preserving) mechanism. Every colluder
+    discloses the same shared ``A``, and the estimators read only ``A`` and the target's own
+    anchor upload, so several colluders give the same reconstruction as one. A lower
     reconstruction error means less privacy; scorers report higher = more private.
 
     Parameters
@@ -162,12 +167,15 @@ class AlignmentMapAttack(BaseAttack):
     colluder's ``O_c`` and the analyst's ``Rhat_c`` give ``Qhat = Pi(O_c Rhat_c)``, then
     ``Ohat_i = Qhat Rhat_i^T``, ``Psihat_i = b_i - Ohat_i^T a`` and
     ``Xhat_i = (Y_i - 1 Psihat_i^T) Ohat_i^T`` (eq. (66)-(70)). Its error vanishes with ``v``.
+    A set ``K`` of colluders calibrates with all of theirs, as the reference code of [1]_
+    does: ``Qhat = Pi(sum_{k in K} O_k Rhat_k)``, the orthogonal matrix closest to their mean
+    (the least-squares fit of eq. (67) over ``K``), which averages their alignment errors.
 
-    Threat model: the analyst holds its fitted rotations ``Rhat_j`` and the target's uploads;
-    the colluder discloses ``O_c`` and the raw anchor (for its mean ``a``). Requires an aligner
+    Threat model: the analyst holds its fitted rotations ``Rhat_j`` and the target's uploads; the
+    colluders disclose their ``O_k`` and the raw anchor (for its mean ``a``). Requires an aligner
     step with ``rotations_`` (:class:`~skdc.alignment.GOPPAligner` or
-    :class:`~skdc.alignment.ReferenceAligner`). A lower reconstruction error means less
-    privacy; scorers report higher = more private.
+    :class:`~skdc.alignment.ReferenceAligner`). A lower reconstruction error means less privacy;
+    scorers report higher = more private.
 
     See Also
     --------
@@ -190,6 +198,10 @@ class AlignmentMapAttack(BaseAttack):
     >>> view = collusion_view(pipe, X)
     >>> bool(np.allclose(AlignmentMapAttack().reconstruct(view).X, view.truth.X))
     True
+    >>> pipe = make_pipeline(IGDP(4, random_state=0), GOPPAligner(v=0.0)).fit(X)
+    >>> view = collusion_view(pipe, X, colluder=[0, 2], target=1)  # two colluders
+    >>> bool(np.allclose(AlignmentMapAttack().reconstruct(view).X, view.truth.X))
+    True
     """
 
     def _estimate(self, view):
@@ -199,11 +211,12 @@ class AlignmentMapAttack(BaseAttack):
                 "GOPPAligner, right after the mechanism)",
         )
         self._require(
-            view, "colluder_rotation", "anchor", "B",
+            view, "colluder_rotations", "anchor", "B",
             why="the colluder's GDP rotation, the raw anchor and the target's anchor upload",
         )
         R = view.aligner_rotations
-        Q = polar(view.colluder_rotation @ R[view.colluder])  # eq. (67) in [1]
+        # eq. (67) in [1], summed over the colluders K as in the paper's reference code
+        Q = polar(sum(O @ R[k] for O, k in zip(view.colluder_rotations, view.colluders)))
         O = Q @ R[view.target].T  # eq. (68)
         self._require_square(view, O, "an estimated rotation")
         psi = view.B.mean(axis=0) - O.T @ view.anchor.mean(axis=0)  # eq. (69)

@@ -1,13 +1,15 @@
 """What a colluding analyst knows: the collusion view of a fitted pipeline.
 
-The attacker of [1]_ (spec section 1.3) is the analyst together with one colluding participant
-``c``. The analyst holds every upload as received (the target's private-data upload ``Y_i`` and
-its anchor upload ``B_i``, noisy for noisy-anchor protocols) and its own fitted alignment maps;
-the colluder discloses its rows ``X_c``, its whole secret state and, in anchor protocols, the raw
-anchor ``A``. :func:`collusion_view` reads these from a fitted pipeline: the mechanism step (the
-participants' side), the optional aligner step right after it (the analyst's side), and the
-earlier public steps with ``inverse_transform`` (a public projection ``F``), used to decode a
-reconstruction back to the pipeline's input space (eq. (78) of [1]_).
+The attacker of [1]_ (its analyst-participant collusion setting) is the analyst together with a
+colluding participant ``c``; skdc also lets a set ``K`` of participants collude, as the reference
+code of [1]_ does for the alignment-map attack. The analyst holds every upload as received (the
+target's private-data upload ``Y_i`` and its anchor upload ``B_i``, noisy for noisy-anchor
+protocols) and its own fitted alignment maps; each colluder discloses its rows ``X_c``, its whole
+secret state and, in anchor protocols, the raw anchor ``A``. :func:`collusion_view` reads these from
+a fitted pipeline: the mechanism step (the participants' side), the optional aligner step right
+after it (the analyst's side), and the earlier public steps with ``inverse_transform`` (a public
+projection ``F``), used to decode a reconstruction back to the pipeline's input space (eq. (78) of
+[1]_).
 
 The target's true rows and secrets travel in a separate :class:`GroundTruth`, used only to
 score a reconstruction; no attack reads it, except :class:`~skdc.attacks.KnownInputAttack`
@@ -32,7 +34,13 @@ from sklearn.utils.validation import check_is_fitted
 from ..alignment import BaseAligner
 from ..mechanisms import CGDP, BaseMechanism
 
-__all__ = ["CollusionView", "GroundTruth", "Reconstruction", "collusion_view"]
+__all__ = [
+    "CollusionView",
+    "GroundTruth",
+    "Reconstruction",
+    "check_colluders",
+    "collusion_view",
+]
 
 
 @dataclass
@@ -60,30 +68,33 @@ class GroundTruth:
 
 @dataclass
 class CollusionView:
-    """Everything the analyst and one colluding participant know, plus the scoring truth.
+    """Everything the analyst and the colluding participants know, plus the scoring truth.
 
     Built by :func:`collusion_view`. Attacks read the attacker's fields only; ``truth`` is for
-    scoring.
+    scoring. Per-colluder fields are tuples in the order of :attr:`colluders`; the pooled
+    fields (``colluder_X``, ``colluder_rows``) hold the rows of every colluder.
 
     Attributes
     ----------
-    colluder, target : int
-        The colluding participant ``c`` and the attacked participant ``i``.
+    colluders : tuple of int
+        The colluding participants ``K`` (one id in the paper's threat model).
+    target : int
+        The attacked participant ``i``, not among :attr:`colluders`.
     Y : ndarray of shape (n_target_rows, h)
         The target's private-data uploads as the analyst received them.
     B : ndarray of shape (n_anchors, h) or None
         The target's anchor upload as the analyst received it (noisy under
         :class:`~skdc.alignment.GOPPAligner`); None without an anchor.
     anchor : ndarray of shape (n_anchors, n_features) or None
-        The raw anchor ``A``, disclosed by the colluder.
+        The raw anchor ``A``, disclosed by the colluders (one shared matrix).
     colluder_X : ndarray of shape (n_colluder_rows, n_features)
-        The colluder's rows as its mechanism received them.
+        The rows of all colluders, as their mechanisms received them, in evaluation order.
     colluder_X_input : ndarray of shape (n_colluder_rows, n_input_features)
-        The colluder's rows in the decoded space (see :class:`GroundTruth`).
-    colluder_B : ndarray of shape (n_anchors, h_c) or None
-        The colluder's anchor upload as the analyst received it.
-    colluder_rotation, colluder_translation : ndarray or None
-        The colluder's GDP secret ``(O_c, Psi_c)``; None for mechanisms without one.
+        The same rows in the decoded space (see :class:`GroundTruth`).
+    colluder_anchor_uploads : tuple of ndarray of shape (n_anchors, h_c), or None
+        Each colluder's anchor upload as the analyst received it.
+    colluder_rotations, colluder_translations : tuple of ndarray, or None
+        Each colluder's GDP secret ``(O_c, Psi_c)``; None for mechanisms without one.
     common_secret : bool
         Whether the protocol shares one secret among all participants (C-GDP): public
         knowledge of the protocol.
@@ -93,25 +104,25 @@ class CollusionView:
         The analyst's alignment rotations ``Rhat_j`` (``aligner.rotations_``).
     mechanism : estimator
         The fitted mechanism step (the participants' side of the simulation; attacks read the
-        colluder's secret from the fields above, never the target's from here).
+        colluders' secrets from the fields above, never the target's from here).
     decoders : list of (str, estimator)
         Earlier pipeline steps with ``inverse_transform``, in pipeline order; see :meth:`decode`.
     target_rows, colluder_rows : ndarray of int
-        Positions of the target's and the colluder's rows among the evaluation rows.
+        Positions of the target's and of all colluders' rows among the evaluation rows.
     truth : GroundTruth
         The target's true rows and secrets (scoring only).
     """
 
-    colluder: int
+    colluders: tuple
     target: int
     Y: np.ndarray
     B: np.ndarray | None
     anchor: np.ndarray | None
     colluder_X: np.ndarray
     colluder_X_input: np.ndarray
-    colluder_B: np.ndarray | None
-    colluder_rotation: np.ndarray | None
-    colluder_translation: np.ndarray | None
+    colluder_anchor_uploads: tuple | None
+    colluder_rotations: tuple | None
+    colluder_translations: tuple | None
     common_secret: bool
     aligner: object
     aligner_rotations: np.ndarray | None
@@ -120,6 +131,39 @@ class CollusionView:
     target_rows: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.intp))
     colluder_rows: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.intp))
     truth: GroundTruth | None = None
+
+    # -- the one-colluder case ------------------------------------------------------------
+    @property
+    def colluder(self):
+        """The colluder's id, or the tuple of ids when several participants collude."""
+        return self.colluders[0] if len(self.colluders) == 1 else self.colluders
+
+    def _single(self, name, plural):
+        if len(self.colluders) != 1:
+            raise AttributeError(
+                f"{name} is one colluder's field, but {len(self.colluders)} participants "
+                f"collude ({list(self.colluders)}); read the tuple {plural} instead, in the "
+                "order of colluders."
+            )
+        return 0
+
+    @property
+    def colluder_rotation(self):
+        """The single colluder's rotation ``O_c`` (see :attr:`colluder_rotations`)."""
+        j = self._single("colluder_rotation", "colluder_rotations")
+        return None if self.colluder_rotations is None else self.colluder_rotations[j]
+
+    @property
+    def colluder_translation(self):
+        """The single colluder's translation ``Psi_c`` (see :attr:`colluder_translations`)."""
+        j = self._single("colluder_translation", "colluder_translations")
+        return None if self.colluder_translations is None else self.colluder_translations[j]
+
+    @property
+    def colluder_B(self):
+        """The single colluder's anchor upload (see :attr:`colluder_anchor_uploads`)."""
+        j = self._single("colluder_B", "colluder_anchor_uploads")
+        return None if self.colluder_anchor_uploads is None else self.colluder_anchor_uploads[j]
 
     def decode(self, X_mechanism):
         """Map rows from the mechanism's input space back through the public earlier steps.
@@ -195,15 +239,85 @@ def _invertible(step):
     return True
 
 
+def _is_id(value):
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
 def _check_party(value, name, n_participants):
-    if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+    if not _is_id(value):
         raise TypeError(f"{name} must be an int participant id; got {type(value).__name__}.")
-    if not 0 <= value < n_participants:
+    if n_participants is not None and not 0 <= value < n_participants:
         raise ValueError(
             f"{name}={value} is not a participant: the mechanism has {n_participants} "
             f"participants (ids 0 .. {n_participants - 1}). Choose one of them."
         )
+    if value < 0:
+        raise ValueError(f"{name}={value} is not a participant id: ids start at 0.")
     return int(value)
+
+
+def check_colluders(colluder, *, target=None, n_participants=None):
+    """Validate a colluder or a set of colluders; return the ids as a tuple.
+
+    Parameters
+    ----------
+    colluder : int or sequence of int
+        One colluding participant (the paper's threat model) or several (a set ``K``).
+    target : int, default=None
+        The attacked participant; it may not be among the colluders.
+    n_participants : int, default=None
+        Number of participants; when given, every id must be below it.
+
+    Returns
+    -------
+    colluders : tuple of int
+        The colluders in the order given.
+
+    Raises
+    ------
+    TypeError
+        If an id is not an int.
+    ValueError
+        If the set is empty, names a participant twice, names the target, or names an id
+        outside ``0 .. n_participants - 1``.
+
+    Examples
+    --------
+    >>> from skdc.attacks import check_colluders
+    >>> check_colluders(0, target=1), check_colluders([0, 2], target=1, n_participants=3)
+    ((0,), (0, 2))
+    """
+    if _is_id(colluder):
+        ids = [colluder]
+    elif isinstance(colluder, (str, bytes, dict)) or not np.iterable(colluder):
+        raise TypeError(
+            "colluder must be an int participant id or a list of them (e.g. colluder=[0, 2]); "
+            f"got {type(colluder).__name__}."
+        )
+    else:
+        ids = list(np.ravel(colluder)) if isinstance(colluder, np.ndarray) else list(colluder)
+        if not ids:
+            raise ValueError(
+                "colluder must name at least one participant; got an empty list. Pass an id "
+                "such as colluder=0 or a list such as colluder=[0, 2]."
+            )
+    out = tuple(_check_party(c, "colluder", n_participants) for c in ids)
+    seen = set()
+    for c in out:
+        if c in seen:
+            raise ValueError(
+                f"colluder lists participant {c} more than once ({list(out)}); name each "
+                "colluding participant once."
+            )
+        seen.add(c)
+    if target is not None and target in seen:
+        what = (f"got both = {target}" if len(out) == 1
+                else f"the target {target} is among the colluders {list(out)}")
+        raise ValueError(
+            f"colluder and target must be different participants; {what}. A colluder cannot "
+            "be its own target: remove it from colluder or choose another target."
+        )
+    return out
 
 
 def _check_target_rows(target_rows, part, target):
@@ -218,6 +332,10 @@ def _check_target_rows(target_rows, part, target):
 
 def collusion_view(estimator, X, *, colluder=0, target=1, participant=None):
     """Build what a colluding analyst knows about the target from a fitted pipeline.
+
+    ``colluder`` is one participant or a set of them; with several, :class:`CollusionView`
+    pools their rows and keeps each one's secret (see each attack for what it does with
+    several colluders).
 
     The pipeline holds a mechanism step (the participants: their secrets and the raw anchor),
     optionally an aligner right after it (the analyst: the anchor uploads as received and the
@@ -236,10 +354,12 @@ def collusion_view(estimator, X, *, colluder=0, target=1, participant=None):
         :class:`~skdc.mechanisms.BaseMechanism` step, or a fitted mechanism.
     X : array-like of shape (n_samples, n_features)
         Evaluation rows in the pipeline's input space; they must include target rows.
-    colluder : int, default=0
-        The colluding participant ``c`` (the paper's experiments use participant 0).
+    colluder : int or sequence of int, default=0
+        The colluding participant ``c`` (the paper's experiments use participant 0), or a set
+        ``K`` of colluders (e.g. ``[0, 2]``): each discloses its rows and its secret. Ids must
+        be distinct participants; see :func:`check_colluders`.
     target : int, default=1
-        The attacked participant ``i``; must differ from ``colluder``.
+        The attacked participant ``i``; must not be a colluder.
     participant : array-like of int of shape (n_samples,), default=None
         Declared participant of each row (as routed to the mechanism); ``None`` uses the
         mechanism's own assignment.
@@ -261,6 +381,9 @@ def collusion_view(estimator, X, *, colluder=0, target=1, participant=None):
     >>> view = collusion_view(pipe, X, colluder=0, target=1)
     >>> view.Y.shape[1], view.B.shape, view.anchor.shape
     (4, (16, 4), (16, 4))
+    >>> view = collusion_view(IGDP(3, random_state=0).fit(X), X, colluder=[0, 2], target=1)
+    >>> view.colluders, len(view.colluder_rotations), view.colluder_X.shape[0] > 0
+    ((0, 2), 2, True)
     """
     steps = _pipeline_steps(estimator)
     k = next((j for j, (_, s) in enumerate(steps) if isinstance(s, BaseMechanism)), None)
@@ -278,13 +401,8 @@ def collusion_view(estimator, X, *, colluder=0, target=1, participant=None):
         aligner = steps[k + 1][1]
         check_is_fitted(aligner)
     p = mech.n_participants
-    colluder = _check_party(colluder, "colluder", p)
     target = _check_party(target, "target", p)
-    if colluder == target:
-        raise ValueError(
-            f"colluder and target must be different participants; got both = {target}. The "
-            "colluder cannot be its own target: choose another target."
-        )
+    colluders = check_colluders(colluder, target=target, n_participants=p)
 
     # earlier steps: transform, and keep the trailing run that can be inverted (the decoder)
     Xt = X
@@ -321,7 +439,7 @@ def collusion_view(estimator, X, *, colluder=0, target=1, participant=None):
         target_rows = np.flatnonzero(part == target)
         _check_target_rows(target_rows, part, target)
         target_upload_rows = target_rows
-    colluder_rows = np.flatnonzero(part == colluder)
+    colluder_rows = np.flatnonzero(np.isin(part, colluders))
 
     anchors_received = None
     if uploads.anchors is not None:
@@ -333,7 +451,7 @@ def collusion_view(estimator, X, *, colluder=0, target=1, participant=None):
     B = colluder_B = None
     if anchors_received is not None:
         B = np.asarray(anchors_received[target], dtype=np.float64)
-        colluder_B = np.asarray(anchors_received[colluder], dtype=np.float64)
+        colluder_B = tuple(np.asarray(anchors_received[c], dtype=np.float64) for c in colluders)
     rotations = getattr(mech, "rotations_", None)
     translations = getattr(mech, "translations_", None)
     anchor = getattr(mech, "anchor_", None)
@@ -344,16 +462,17 @@ def collusion_view(estimator, X, *, colluder=0, target=1, participant=None):
         translation=None if translations is None else translations[target],
     )
     return CollusionView(
-        colluder=colluder,
+        colluders=colluders,
         target=target,
         Y=data[target_upload_rows, : widths[target]],
         B=B,
         anchor=None if anchor is None else np.asarray(anchor, dtype=np.float64),
         colluder_X=Xt[colluder_rows],
         colluder_X_input=X_input[colluder_rows],
-        colluder_B=colluder_B,
-        colluder_rotation=None if rotations is None else rotations[colluder],
-        colluder_translation=None if translations is None else translations[colluder],
+        colluder_anchor_uploads=colluder_B,
+        colluder_rotations=None if rotations is None else tuple(rotations[c] for c in colluders),
+        colluder_translations=None if translations is None else tuple(
+            translations[c] for c in colluders),
         common_secret=isinstance(mech, CGDP),
         aligner=aligner,
         aligner_rotations=getattr(aligner, "rotations_", None),

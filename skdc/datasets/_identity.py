@@ -169,6 +169,10 @@ def identity_split(identity, n_participants, *, identities_per_participant=100,
         (``participant >= 0`` and not reference); ``split_names`` ``('train', 'val',
         'test')``; ``identities`` (n_participants, identities_per_participant) the allocation.
 
+    See Also
+    --------
+    skdc.metrics.identity_linkage_accuracy : Links reconstructions to the reserved references.
+
     Examples
     --------
     >>> import numpy as np

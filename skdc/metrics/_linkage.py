@@ -1,9 +1,13 @@
 """Semantic leakage: can reconstructions be linked to their sources, or labelled?
 
-* :func:`linkage_accuracy`: the GDP paper's exact-source linkage (spec section 5.6): each
-  reconstructed record queries a gallery of its true source and ``n_candidates - 1`` distinct
-  same-label distractors, embedded by a frozen auditor; the candidate of largest cosine
-  similarity is the prediction. Chance is ``1 / n_candidates``.
+* :func:`linkage_accuracy`: the GDP paper's exact-source linkage (its MNIST protocol, section
+  5.2.1): each reconstructed record queries a gallery of its true source and
+  ``n_candidates - 1`` distinct same-label distractors, embedded by a frozen auditor; the
+  candidate of largest cosine similarity is the prediction. Chance is ``1 / n_candidates``.
+* :func:`identity_linkage_accuracy`: the GDP paper's cross-image identity linkage (its CelebA
+  protocol, section 5.3.1): one reconstruction per identity queries fixed lineups of a
+  different, reserved clean image of the same identity and reserved images of other
+  identities, after clamping the reconstruction to the image range.
 * :func:`reconstruction_label_accuracy`: the KTI paper's reconstruction accuracy (spec kti
   section 5.3): a classifier trained on clean data labels the reconstructions.
 
@@ -24,7 +28,12 @@ from sklearn.utils.validation import check_is_fitted
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
 from ._reconstruction import _check_pair
 
-__all__ = ["LinkageScore", "linkage_accuracy", "reconstruction_label_accuracy"]
+__all__ = [
+    "LinkageScore",
+    "identity_linkage_accuracy",
+    "linkage_accuracy",
+    "reconstruction_label_accuracy",
+]
 
 
 class LinkageScore(float):
@@ -36,26 +45,36 @@ class LinkageScore(float):
         Expected accuracy of a random guess, ``mean_k 1 / |gallery_k|``.
     n_queries : int
         Number of queries.
-    ranks : ndarray of shape (n_queries,)
-        Rank of the true source in each gallery (1 = linked; ties count against).
+    ranks : ndarray of shape (n_queries,) or (n_queries, n_lineups)
+        Rank of the true candidate in each gallery or lineup (1 = linked). Exact-source
+        linkage counts ties against the query; identity linkage breaks them as ``argmax``
+        does, by lineup position.
+    lineups : ndarray of shape (n_queries, n_lineups, n_candidates) or None
+        Identity linkage only: the reference indices of each lineup, in lineup order (-1 pads
+        a lineup shortened by too few references).
+    queries : ndarray of shape (n_queries,) or None
+        Identity linkage only: the rows of ``X_hat`` used as queries.
     """
 
-    def __new__(cls, accuracy, *, chance, ranks):
+    def __new__(cls, accuracy, *, chance, ranks, lineups=None, queries=None):
         obj = super().__new__(cls, accuracy)
         obj.chance = float(chance)
         obj.ranks = ranks
         obj.n_queries = int(len(ranks))
+        obj.lineups = lineups
+        obj.queries = queries
         return obj
 
     def __repr__(self):
         return f"LinkageScore({float(self)!r}, chance={self.chance!r})"
 
     def __reduce__(self):
-        return (_rebuild_linkage_score, (float(self), self.chance, self.ranks))
+        return (_rebuild_linkage_score,
+                (float(self), self.chance, self.ranks, self.lineups, self.queries))
 
 
-def _rebuild_linkage_score(accuracy, chance, ranks):
-    return LinkageScore(accuracy, chance=chance, ranks=ranks)
+def _rebuild_linkage_score(accuracy, chance, ranks, lineups=None, queries=None):
+    return LinkageScore(accuracy, chance=chance, ranks=ranks, lineups=lineups, queries=queries)
 
 
 _AUDITOR_CACHE = {}
@@ -122,7 +141,7 @@ def _embed(auditor, X):
 )
 def linkage_accuracy(X_true, X_hat, y=None, *, auditor=None, n_candidates=10,
                      random_state=None):
-    """Exact-source linkage accuracy of reconstructions (spec section 5.6 of the GDP paper).
+    """Exact-source linkage accuracy of reconstructions (the GDP paper's MNIST protocol).
 
     Each reconstruction ``X_hat[k]`` is a query against a gallery of its true source
     ``X_true[k]`` and ``n_candidates - 1`` distinct other records of ``X_true`` with the same
@@ -188,6 +207,186 @@ def linkage_accuracy(X_true, X_hat, y=None, *, auditor=None, n_candidates=10,
     ranks = 1 + (sims[:, 1:] >= sims[:, :1]).sum(axis=1)
     chance = float(np.mean(1.0 / valid.sum(axis=1)))
     return LinkageScore(float(np.mean(ranks == 1)), chance=chance, ranks=ranks)
+
+
+def _lineups(query_identity, reference_identity, n_lineups, n_candidates, rng):
+    """For each query: ``n_lineups`` lineups of one reference of its identity (at a random
+    position) and up to ``n_candidates - 1`` distinct references of other identities."""
+    n_q = len(query_identity)
+    lineups = np.full((n_q, n_lineups, n_candidates), -1, dtype=np.intp)
+    true_pos = np.zeros((n_q, n_lineups), dtype=np.intp)
+    for k, ident in enumerate(query_identity):
+        same = np.flatnonzero(reference_identity == ident)
+        others = np.flatnonzero(reference_identity != ident)
+        m = min(n_candidates - 1, others.size)
+        for t in range(n_lineups):
+            line = np.empty(m + 1, dtype=np.intp)
+            pos = rng.randint(m + 1)
+            line[pos] = same[rng.randint(same.size)]
+            line[np.arange(m + 1) != pos] = rng.choice(others, size=m, replace=False)
+            lineups[k, t, : m + 1] = line
+            true_pos[k, t] = pos
+    return lineups, true_pos
+
+
+@validate_params(
+    {
+        "X_hat": ["array-like"],
+        "identity": ["array-like"],
+        "references": ["array-like"],
+        "reference_identity": ["array-like"],
+        "auditor": [StrOptions({"pca"}), HasMethods(["transform"])],
+        "n_lineups": [Interval(Integral, 1, None, closed="left")],
+        "n_candidates": [Interval(Integral, 2, None, closed="left")],
+        "one_per_identity": ["boolean"],
+        "clip": [None, tuple],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def identity_linkage_accuracy(X_hat, identity, references, reference_identity, *,
+                              auditor="pca", n_lineups=10, n_candidates=10,
+                              one_per_identity=True, clip=(0.0, 1.0), random_state=0):
+    """Cross-image identity linkage of reconstructed faces (the GDP paper's CelebA protocol).
+
+    Section 5.3.1 of [1]_: a reconstruction of an uploaded image queries a lineup of
+    ``n_candidates`` clean reserved images, one of the query's identity (a *different* image
+    from the query's source: reserved images are never uploaded) and ``n_candidates - 1`` of
+    other identities, drawn without replacement from all ``references``. Each query meets
+    ``n_lineups`` lineups, fixed by ``random_state`` so that every attack and every draw faces
+    the same ones. The reconstruction is clamped to ``clip`` (the reference code clamps faces
+    to [0, 1] before the embedder), query and candidates are embedded by the frozen
+    ``auditor`` and L2-normalised, and the prediction is the ``argmax`` of the cosine
+    similarities, so ties go to the earlier lineup position. The score is the fraction of
+    linked episodes; chance is ``1 / n_candidates``. Higher means more leakage (less private).
+    :func:`linkage_accuracy` is the paper's other protocol (MNIST, exact source).
+
+    The reserved references and the identity-level split come from
+    :func:`skdc.datasets.identity_split` (``X[split.reference]``,
+    ``identity[split.reference]``).
+
+    Parameters
+    ----------
+    X_hat : array-like of shape (n_samples, n_features)
+        Reconstructions of uploaded images (decoded to the image space).
+    identity : array-like of shape (n_samples,)
+        The identity of each reconstructed image.
+    references : array-like of shape (n_references, n_features)
+        The clean reserved images of all active participants' identities.
+    reference_identity : array-like of shape (n_references,)
+        Their identities; every query identity needs at least one reference.
+    auditor : fitted transformer or 'pca', default='pca'
+        The frozen embedder: any fitted transformer (e.g. wrapping a pretrained face network;
+        the paper uses Inception-ResNet-v1 trained on VGGFace2), or ``'pca'``: a PCA (at most
+        32 components) fitted on ``references``, never on the reconstructions.
+    n_lineups : int, default=10
+        Lineups per query (the paper's 10).
+    n_candidates : int, default=10
+        Lineup size (the paper's 10); shorter when fewer other references exist.
+    one_per_identity : bool, default=True
+        Query with one reconstruction per identity (the first in row order), as the paper does
+        (100 queries x 10 lineups = 1,000 episodes); False queries with every row.
+    clip : tuple of (float, float) or None, default=(0.0, 1.0)
+        Range the reconstructions are clamped to before embedding; None feeds them unclamped.
+    random_state : int, RandomState instance or None, default=0
+        Draws the lineups; an int keeps them fixed across methods and draws.
+
+    Returns
+    -------
+    accuracy : LinkageScore
+        The fraction of linked episodes, with ``chance``, ``ranks`` (n_queries, n_lineups),
+        ``lineups`` and ``queries``.
+
+    See Also
+    --------
+    linkage_accuracy : Exact-source linkage against same-label distractors.
+
+    References
+    ----------
+    .. [1] Nosaka, Suetake, Takano, Okada, Yoshise, "Geometric Data Perturbation with
+       Noisy-Anchor Alignment for Privacy-Preserving Collaborative Learning",
+       arXiv:2608.18749, 2026.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdc.datasets import identity_split, make_identity_images
+    >>> from skdc.metrics import identity_linkage_accuracy
+    >>> faces = make_identity_images(40, 3, image_shape=(1, 8, 8), random_state=0)
+    >>> s = identity_split(faces.identity, 2, identities_per_participant=20, random_state=0)
+    >>> X, ident = faces.data[s.protocol], faces.identity[s.protocol]
+    >>> refs, ref_ident = faces.data[s.reference], faces.identity[s.reference]
+    >>> acc = identity_linkage_accuracy(X, ident, refs, ref_ident)
+    >>> acc.n_queries, acc.ranks.shape, round(acc.chance, 2), float(acc) > 0.5
+    (40, (40, 10), 0.1, True)
+    >>> noise = np.random.RandomState(0).rand(*X.shape)
+    >>> float(identity_linkage_accuracy(noise, ident, refs, ref_ident)) < 0.3
+    True
+    """
+    X_hat = check_array(X_hat, dtype=np.float64, ensure_all_finite=False)
+    references = check_array(references, dtype=np.float64)
+    identity = check_array(identity, ensure_2d=False, dtype=None)
+    reference_identity = check_array(reference_identity, ensure_2d=False, dtype=None)
+    if identity.shape != (X_hat.shape[0],):
+        raise ValueError(
+            f"identity must have one entry per reconstruction, shape ({X_hat.shape[0]},); got "
+            f"{identity.shape}."
+        )
+    if reference_identity.shape != (references.shape[0],):
+        raise ValueError(
+            f"reference_identity must have one entry per reference, shape "
+            f"({references.shape[0]},); got {reference_identity.shape}."
+        )
+    if X_hat.shape[1] != references.shape[1]:
+        raise ValueError(
+            f"X_hat and references must be images of the same size; got {X_hat.shape[1]} and "
+            f"{references.shape[1]} features. Decode the reconstructions to the image space."
+        )
+    missing = np.setdiff1d(identity, reference_identity)
+    if missing.size:
+        raise ValueError(
+            f"{missing.size} query identities have no reserved reference image (e.g. "
+            f"{missing[:3].tolist()}): identity linkage needs one per identity. Reserve them "
+            "with skdc.datasets.identity_split(..., reserve_reference=True)."
+        )
+    if np.unique(reference_identity).size < 2:
+        raise ValueError(
+            "identity linkage needs references of at least two identities (the query's and an "
+            "impostor's)."
+        )
+    if clip is not None:
+        if len(clip) != 2 or not clip[0] < clip[1]:
+            raise ValueError(f"clip must be a (low, high) pair with low < high; got {clip}.")
+        X_hat = np.clip(X_hat, clip[0], clip[1])
+    if not np.isfinite(X_hat).all():
+        raise ValueError(
+            "X_hat holds NaN or infinite values (after clamping): the attack diverged, and the "
+            "linkage of such a reconstruction is undefined. Check the attack's output."
+        )
+    if one_per_identity:
+        _, queries = np.unique(identity, return_index=True)
+        queries = np.sort(queries)
+    else:
+        queries = np.arange(X_hat.shape[0])
+    if isinstance(auditor, str):
+        auditor = _pca_auditor(references)
+    elif hasattr(auditor, "fit"):
+        check_is_fitted(auditor)
+    rng = check_random_state(random_state)
+    lineups, true_pos = _lineups(identity[queries], reference_identity, n_lineups,
+                                 n_candidates, rng)
+    E_ref = _embed(auditor, references)  # each image embedded once
+    E_q = _embed(auditor, X_hat[queries])
+    valid = lineups >= 0
+    sims = np.einsum("kd,ktcd->ktc", E_q, E_ref[np.where(valid, lineups, 0)])
+    sims[~valid] = -np.inf
+    s_true = np.take_along_axis(sims, true_pos[..., None], axis=2)
+    before = np.arange(n_candidates) < true_pos[..., None]
+    # argmax picks the first maximum: ties placed before the true candidate beat it
+    ranks = 1 + (sims > s_true).sum(axis=2) + ((sims == s_true) & before).sum(axis=2)
+    chance = float(np.mean(1.0 / valid.sum(axis=2)))
+    return LinkageScore(float(np.mean(ranks == 1)), chance=chance, ranks=ranks,
+                        lineups=lineups, queries=queries)
 
 
 @validate_params(

@@ -26,10 +26,15 @@ from ..attacks import (
     KnownInputAttack,
     KnownSampleAttack,
     KnownSecretAttack,
+    check_colluders,
     collusion_view,
 )
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
-from ._linkage import linkage_accuracy, reconstruction_label_accuracy
+from ._linkage import (
+    identity_linkage_accuracy,
+    linkage_accuracy,
+    reconstruction_label_accuracy,
+)
 from ._reconstruction import psnr, record_mse, relative_error
 
 __all__ = ["make_attack_scorer"]
@@ -45,11 +50,21 @@ _ATTACKS = {
     "ica": (ICAAttack, {}),
     "anchor_regression": (AnchorRegressionAttack, {}),
 }
-_METRICS = ("relative_error", "mse", "psnr", "linkage", "label_accuracy")
+_METRICS = ("relative_error", "mse", "psnr", "linkage", "identity_linkage", "label_accuracy")
+_METRIC_PARAMS = {
+    "relative_error": set(),
+    "mse": set(),
+    "psnr": {"data_range"},
+    "linkage": {"auditor", "n_candidates", "random_state"},
+    "identity_linkage": {"references", "reference_identity", "auditor", "n_lineups",
+                         "n_candidates", "one_per_identity", "clip", "random_state"},
+    "label_accuracy": {"classifier"},
+}
 
 
 class _AttackScorer:
-    """Callable ``scorer(estimator, X, y=None, participant=None)``; higher = more private."""
+    """Callable ``scorer(estimator, X, y=None, participant=None, identity=None)``; higher =
+    more private. ``identity`` is taken by ``metric='identity_linkage'`` only."""
 
     def __init__(self, attack, metric, colluder, target, metric_params):
         self._attack = attack
@@ -58,21 +73,26 @@ class _AttackScorer:
         self._target = target
         self._metric_params = metric_params
         self._participant_request = True
+        self._identity_request = True
 
     def __repr__(self):
+        colluder = self._colluder[0] if len(self._colluder) == 1 else list(self._colluder)
         return (
             f"make_attack_scorer({self._attack!r}, metric={self._metric!r}, "
-            f"colluder={self._colluder}, target={self._target})"
+            f"colluder={colluder}, target={self._target})"
         )
 
     # -- metadata routing: the scorer requests the routed participant ids by default ------
-    def set_score_request(self, *, participant=True):
-        """Request (True), refuse (False) or alias (str) routed ``participant`` metadata.
+    def set_score_request(self, *, participant=True, identity=True):
+        """Request (True), refuse (False) or alias (str) routed ``participant`` metadata, and
+        ``identity`` metadata for ``metric='identity_linkage'``.
 
         Parameters
         ----------
         participant : bool, str or None, default=True
             As in scikit-learn's ``set_score_request``.
+        identity : bool, str or None, default=True
+            The same for the identity of each evaluation row (identity linkage only).
 
         Returns
         -------
@@ -80,12 +100,20 @@ class _AttackScorer:
             The scorer.
         """
         self._participant_request = participant
+        self._identity_request = identity
         return self
 
+    def _metadata(self):
+        return ("participant", "identity") if self._metric == "identity_linkage" else (
+            "participant",)
+
     def get_metadata_routing(self):
-        """The scorer's metadata request: ``participant`` on ``score``."""
+        """The scorer's metadata request: ``participant`` (and ``identity`` for identity
+        linkage) on ``score``."""
         request = MetadataRequest(owner=self)
         request.score.add_request(param="participant", alias=self._participant_request)
+        if self._metric == "identity_linkage":
+            request.score.add_request(param="identity", alias=self._identity_request)
         return request
 
     def _accept_sample_weight(self):
@@ -93,11 +121,11 @@ class _AttackScorer:
 
     # -- scoring ------------------------------------------------------------------------
     def __call__(self, estimator, X, y_true=None, **kwargs):
-        unknown = set(kwargs) - {"participant"}
+        unknown = set(kwargs) - set(self._metadata())
         if unknown:
             raise TypeError(
                 f"attack scorer got unexpected metadata {sorted(unknown)}; it only takes "
-                "participant."
+                f"{' and '.join(self._metadata())}."
             )
         view = collusion_view(
             estimator, X, colluder=self._colluder, target=self._target,
@@ -105,7 +133,29 @@ class _AttackScorer:
         )
         rec = self._attack.reconstruct(view)
         y = None if y_true is None else np.asarray(y_true)
+        if self._metric == "identity_linkage":
+            return self._identity_privacy(view, rec, kwargs.get("identity"), X)
         return self._privacy(view, rec, y)
+
+    def _identity_privacy(self, view, rec, identity, X):
+        if identity is None:
+            raise ValueError(
+                "metric='identity_linkage' needs the identity of each evaluation row: call the "
+                "scorer as scorer(estimator, X, y, identity=ids), or route it with metadata "
+                "routing (params={'identity': ids})."
+            )
+        identity = np.asarray(identity)
+        if identity.shape != (len(X),):
+            raise ValueError(
+                f"identity must have one entry per evaluation row, shape ({len(X)},); got "
+                f"{identity.shape}."
+            )
+        params = dict(self._metric_params)
+        acc = identity_linkage_accuracy(
+            rec.X, identity[view.target_rows], params.pop("references"),
+            params.pop("reference_identity"), **params,
+        )
+        return 1.0 - float(acc)
 
     def _privacy(self, view, rec, y):
         X_true, X_hat = view.truth.X, rec.X
@@ -129,8 +179,9 @@ class _AttackScorer:
         if classifier is None:
             if view.colluder_rows.size == 0:
                 raise ValueError(
-                    "metric='label_accuracy' trains its default classifier on the colluder's "
-                    f"clean rows, but colluder {view.colluder} has no evaluation rows. Pass "
+                    "metric='label_accuracy' trains its default classifier on the colluders' "
+                    f"clean rows, but colluder(s) {list(view.colluders)} have no evaluation "
+                    "rows. Pass "
                     "metric_params={'classifier': fitted_classifier}."
                 )
             classifier = RandomForestClassifier(n_estimators=50, random_state=0).fit(
@@ -143,7 +194,7 @@ class _AttackScorer:
     {
         "attack": [StrOptions(set(_ATTACKS)), HasMethods(["reconstruct"])],
         "metric": [StrOptions(set(_METRICS))],
-        "colluder": [Interval(Integral, 0, None, closed="left")],
+        "colluder": [Interval(Integral, 0, None, closed="left"), "array-like"],
         "target": [Interval(Integral, 0, None, closed="left")],
         "metric_params": [None, dict],
     },
@@ -165,8 +216,12 @@ def make_attack_scorer(attack, metric="relative_error", colluder=0, target=1, *,
     * ``'psnr'``: minus the mean per-record PSNR;
     * ``'linkage'``: one minus the exact-source linkage accuracy (chance: 0.9 for ten-way
       galleries);
+    * ``'identity_linkage'``: one minus the cross-image identity linkage accuracy of faces
+      (:func:`identity_linkage_accuracy`, the paper's CelebA protocol): pass the reserved
+      clean images as ``metric_params={'references': ..., 'reference_identity': ...}`` and
+      the identity of each evaluation row as ``identity=`` metadata;
     * ``'label_accuracy'``: one minus the reconstruction accuracy of a classifier trained on
-      clean data (by default a random forest on the colluder's rows).
+      clean data (by default a random forest on the colluders' rows).
 
     When metadata routing is enabled (``sklearn.set_config(enable_metadata_routing=True)``),
     the scorer requests the routed ``participant`` ids by default, so the target's rows are
@@ -180,16 +235,20 @@ def make_attack_scorer(attack, metric="relative_error", colluder=0, target=1, *,
         ``'alignment_map'``, ``'known_input'``, ``'known_sample'``, ``'ica'``,
         ``'anchor_regression'``, or an object with ``reconstruct(view)`` (e.g.
         :class:`~skdc.attacks.KnownAnchorAttack`).
-    metric : {'relative_error', 'mse', 'psnr', 'linkage', 'label_accuracy'}, \
-            default='relative_error'
+    metric : {'relative_error', 'mse', 'psnr', 'linkage', 'identity_linkage', \
+            'label_accuracy'}, default='relative_error'
         The leakage metric.
-    colluder : int, default=0
-        The colluding participant.
+    colluder : int or array-like of int, default=0
+        The colluding participant, or several (e.g. ``[0, 2]``): distinct ids, not the target.
+        Each attack documents what several colluders add (:func:`skdc.attacks.collusion_view`).
     target : int, default=1
         The attacked participant.
     metric_params : dict, default=None
         Keyword arguments of the metric: ``auditor``, ``n_candidates``, ``random_state`` for
-        ``'linkage'`` (see :func:`linkage_accuracy`), ``data_range`` for ``'psnr'``, a fitted
+        ``'linkage'`` (see :func:`linkage_accuracy`); ``references`` and
+        ``reference_identity`` (required), ``auditor``, ``n_lineups``, ``n_candidates``,
+        ``one_per_identity``, ``clip``, ``random_state`` for ``'identity_linkage'`` (see
+        :func:`identity_linkage_accuracy`); ``data_range`` for ``'psnr'``; a fitted
         ``classifier`` for ``'label_accuracy'``.
     **attack_params : dict
         Parameters of the attack (e.g. ``n_known=20`` for ``'known_input'``).
@@ -197,8 +256,8 @@ def make_attack_scorer(attack, metric="relative_error", colluder=0, target=1, *,
     Returns
     -------
     scorer : callable
-        ``scorer(estimator, X, y=None, participant=None) -> float``, with
-        ``set_score_request``.
+        ``scorer(estimator, X, y=None, participant=None) -> float`` (plus ``identity=`` for
+        ``'identity_linkage'``), with ``set_score_request``.
 
     Examples
     --------
@@ -208,6 +267,11 @@ def make_attack_scorer(attack, metric="relative_error", colluder=0, target=1, *,
     >>> from skdc.alignment import GOPPAligner
     >>> from skdc.metrics import make_attack_scorer
     >>> X = np.random.RandomState(0).rand(200, 5)
+    >>> am = make_attack_scorer("alignment_map", colluder=[0, 2], target=1)  # two colluders
+    >>> am
+    make_attack_scorer(AlignmentMapAttack(), metric='relative_error', colluder=[0, 2], target=1)
+    >>> am(make_pipeline(IGDP(3, random_state=0), GOPPAligner(0.0)).fit(X), X) < 1e-8
+    True
     >>> scorer = make_attack_scorer("procrustes")
     >>> for v in (0.0, 0.3):
     ...     pipe = make_pipeline(IGDP(2, random_state=0), GOPPAligner(v))
@@ -223,20 +287,20 @@ def make_attack_scorer(attack, metric="relative_error", colluder=0, target=1, *,
         if attack_params:
             attack.set_params(**attack_params)
     metric_params = dict(metric_params or {})
-    allowed = {
-        "relative_error": set(),
-        "mse": set(),
-        "psnr": {"data_range"},
-        "linkage": {"auditor", "n_candidates", "random_state"},
-        "label_accuracy": {"classifier"},
-    }[metric]
+    allowed = _METRIC_PARAMS[metric]
     if set(metric_params) - allowed:
         raise ValueError(
             f"metric={metric!r} takes metric_params {sorted(allowed) or 'none'}; got "
             f"{sorted(set(metric_params) - allowed)}."
         )
-    if colluder == target:
-        raise ValueError(
-            f"colluder and target must be different participants; got both = {target}."
-        )
+    if metric == "identity_linkage":
+        missing = {"references", "reference_identity"} - set(metric_params)
+        if missing:
+            raise ValueError(
+                "metric='identity_linkage' matches reconstructions against reserved clean "
+                f"images; metric_params lacks {sorted(missing)}. Pass e.g. metric_params="
+                "{'references': X[split.reference], 'reference_identity': "
+                "identity[split.reference]} from skdc.datasets.identity_split."
+            )
+    colluder = check_colluders(colluder, target=target)
     return _AttackScorer(attack, metric, colluder, target, metric_params)

@@ -72,3 +72,28 @@ def test_sample_attacks_need_colluder_rows(attack):
     view = collusion_view(mech, X[1:], participant=ids[1:])
     with pytest.raises(ValueError, match="needs at least .* colluder rows"):
         attack.reconstruct(view)
+
+
+def test_known_sample_pools_the_colluders_rows():
+    """Several colluders give a larger same-population sample: on average over seeds and
+    targets the known-sample attack gets better as the colluder set grows."""
+    sets = [[0], [0, 2], [0, 2, 3, 4]]
+    err = np.zeros(len(sets))
+    for seed in range(6):
+        X = _skewed(seed, n=600)
+        mech = IGDP(6, random_state=seed).fit(X)
+        part = mech.transform(X).participant
+        for target in (1, 5):
+            for j, K in enumerate(sets):
+                view = collusion_view(mech, X, colluder=K, target=target)
+                np.testing.assert_array_equal(view.colluder_rows, np.flatnonzero(np.isin(part, K)))
+                err[j] += relative_error(view.truth.X, KnownSampleAttack().reconstruct(view).X)
+    assert err[0] > err[1] > err[2], err / 12
+
+
+def test_known_input_ignores_colluders():
+    X = np.random.RandomState(0).rand(200, 4)
+    mech = IGDP(4, random_state=0).fit(X)
+    recs = [KnownInputAttack(n_known=3, random_state=0).reconstruct(
+        collusion_view(mech, X, colluder=K, target=1)).X for K in ([0], [0, 2, 3])]
+    np.testing.assert_array_equal(*recs)

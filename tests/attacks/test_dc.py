@@ -71,3 +71,13 @@ def test_anchor_regression_needs_an_anchor():
     view = collusion_view(IGDP(2, random_state=0).fit(X), X)
     with pytest.raises(ValueError, match="at least 2 leaked anchor rows"):
         AnchorRegressionAttack(anchor_rows=[0]).reconstruct(view)
+
+
+def test_anchor_regression_ignores_extra_colluders():
+    """Every colluder discloses the same anchor: a larger coalition gives the same attack, on a
+    nonlinear mechanism (each participant its own map)."""
+    X = np.random.RandomState(0).rand(300, 6)
+    mech = _TanhReducer(4, random_state=0).fit(X)
+    one, three = (AnchorRegressionAttack("lr").reconstruct(
+        collusion_view(mech, X, colluder=K, target=1)).X for K in (0, [0, 2, 3]))
+    np.testing.assert_array_equal(one, three)

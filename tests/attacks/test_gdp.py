@@ -41,8 +41,8 @@ def test_known_secret_needs_common_secret():
     view = collusion_view(IGDP(2, random_state=0).fit(X), X)
     with pytest.raises(ValueError, match="draws an independent secret per participant"):
         KnownSecretAttack().reconstruct(view)
-    with pytest.raises(ValueError, match="colluder_rotation"):
-        KnownSecretAttack().reconstruct(dataclasses.replace(view, colluder_rotation=None))
+    with pytest.raises(ValueError, match="colluder_rotations"):
+        KnownSecretAttack().reconstruct(dataclasses.replace(view, colluder_rotations=None))
 
 
 @pytest.mark.parametrize("anchor", ["orthonormal", "uniform"])
@@ -197,3 +197,75 @@ def test_noisy_anchor_estimators_follow_their_equations():
     assert_allclose(am.rotation, view.colluder_rotation @ R[0] @ R[2].T, atol=1e-12)
     for rec in (op, mp, am):
         assert_allclose(rec.translation, b - rec.rotation.T @ a, atol=1e-12)
+
+
+# -- several colluders ---------------------------------------------------------------------
+def _rot2(theta):
+    c, s = np.cos(theta), np.sin(theta)
+    return np.array([[c, -s], [s, c]])
+
+
+def test_am_several_colluders_closed_form_in_2d():
+    """Qhat = Pi(sum_k O_k Rhat_k): for plane rotations the polar factor of a sum of rotations
+    by angles t_k is the rotation by their circular mean (an independent closed form)."""
+    X = _X(d=2)
+    pipe = _pipe(IGDP(3, random_state=0), GOPPAligner(v=0.05)).fit(X)
+    view = collusion_view(pipe, X, colluder=[0, 2], target=1)
+    a0, a2, b0, b1, b2 = 0.3, -1.1, 0.7, 2.0, 0.4
+    view = dataclasses.replace(
+        view, colluder_rotations=(_rot2(a0), _rot2(a2)),
+        aligner_rotations=np.stack([_rot2(b0), _rot2(b1), _rot2(b2)]))
+    rec = AlignmentMapAttack().reconstruct(view)
+    q = ((a0 + b0) + (a2 + b2)) / 2  # |t_0 - t_2| < pi: the circular mean is the plain mean
+    assert_allclose(rec.rotation, _rot2(q - b1), rtol=0, atol=1e-13)
+
+
+def test_am_several_colluders_matches_independent_svd():
+    """Exact check of the multi-colluder AM attack against Q = U V^T from numpy's SVD of
+    sum_{k in K} O_k Rhat_k, with the true colluder secrets and the analyst's fitted maps."""
+    X = _X(d=4, n=200)
+    pipe = _pipe(IGDP(5, random_state=3), GOPPAligner(v=0.1)).fit(X)
+    K, i = [0, 2, 4], 1
+    view = collusion_view(pipe, X, colluder=K, target=i)
+    O, R = pipe["gdp"].rotations_, pipe["align"].rotations_
+    U, _, Vt = np.linalg.svd(sum(O[k] @ R[k] for k in K))
+    O_hat = U @ Vt @ R[i].T
+    psi = pipe["align"].anchor_uploads_[i].mean(0) - O_hat.T @ pipe["gdp"].anchor_.mean(0)
+    rows = view.target_rows
+    expected = (np.asarray(pipe["gdp"].transform(X))[rows] - psi) @ O_hat.T
+    rec = AlignmentMapAttack().reconstruct(view)
+    assert_allclose(rec.rotation, O_hat, rtol=0, atol=1e-12)
+    assert_allclose(rec.X, expected, rtol=1e-12, atol=1e-12)
+    # exact at v = 0 with several colluders too
+    pipe0 = _pipe(IGDP(5, random_state=3), GOPPAligner(v=0.0)).fit(X)
+    view0 = collusion_view(pipe0, X, colluder=K, target=i)
+    assert relative_error(view0.truth.X, AlignmentMapAttack().reconstruct(view0).X) < 1e-8
+
+
+def test_more_colluders_never_hurt_on_average():
+    """Averaged over seeds and targets, AM errors shrink as the colluder set grows (nested
+    sets: Qhat averages the colluders' alignment errors); the known-anchor attacks read only A
+    and the target's upload, so they are equal."""
+    sets = [[0], [0, 2], [0, 2, 3, 4, 5, 6, 7, 8]]
+    am = np.zeros(len(sets))
+    for seed in range(10):
+        X = _X(seed, n=500, d=8)
+        pipe = _pipe(IGDP(10, random_state=seed), GOPPAligner(v=0.1)).fit(X)
+        for target in (1, 9):
+            op = None
+            for j, K in enumerate(sets):
+                view = collusion_view(pipe, X, colluder=K, target=target)
+                am[j] += relative_error(view.truth.X, AlignmentMapAttack().reconstruct(view).X)
+                X_op = KnownAnchorAttack("procrustes").reconstruct(view).X
+                if op is not None:
+                    np.testing.assert_array_equal(X_op, op)
+                op = X_op
+    assert am[0] > am[1] > am[2], am / 20
+
+
+def test_known_secret_several_colluders_share_the_secret():
+    X = _X()
+    mech = CGDP(4, random_state=0).fit(X)
+    one = KnownSecretAttack().reconstruct(collusion_view(mech, X, colluder=0, target=2))
+    two = KnownSecretAttack().reconstruct(collusion_view(mech, X, colluder=[3, 0], target=2))
+    np.testing.assert_array_equal(one.X, two.X)

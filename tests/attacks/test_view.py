@@ -9,7 +9,7 @@ from sklearn.preprocessing import FunctionTransformer, StandardScaler
 from sklearn.random_projection import GaussianRandomProjection
 
 from skdc.alignment import GOPPAligner, ReferenceAligner
-from skdc.attacks import KnownAnchorAttack, collusion_view
+from skdc.attacks import KnownAnchorAttack, check_colluders, collusion_view
 from skdc.mechanisms import IGDP
 
 
@@ -92,6 +92,11 @@ def test_view_uses_declared_participants():
     mech = IGDP(2, random_state=0).fit(X, participant=ids)
     view = collusion_view(mech, X, participant=ids)
     assert_array_equal(view.target_rows, np.flatnonzero(ids == 1))
+    ids = np.arange(len(X)) % 3
+    mech = IGDP(3, random_state=0).fit(X, participant=ids)
+    view = collusion_view(mech, X, participant=ids, colluder=[2, 0], target=1)
+    assert_array_equal(view.colluder_rows, np.flatnonzero(ids != 1))
+    assert_array_equal(view.colluder_X, X[ids != 1])
 
 
 def test_view_errors():
@@ -107,3 +112,49 @@ def test_view_errors():
         collusion_view(mech, X[:10], participant=np.zeros(10, dtype=int))
     with pytest.raises(ValueError, match="target participant 1 has only"):
         collusion_view(mech, X).leak_target_pairs(10_000)
+
+
+def test_view_with_several_colluders():
+    X, _ = _data(n=200)
+    pipe = Pipeline([("gdp", IGDP(4, random_state=0)), ("align", GOPPAligner(v=0.1))]).fit(X)
+    mech, align = pipe["gdp"], pipe["align"]
+    view = collusion_view(pipe, X, colluder=[3, 0], target=1)
+    part = mech.transform(X).participant
+    assert view.colluders == (3, 0) and view.colluder == (3, 0)
+    assert_array_equal(view.colluder_rows, np.flatnonzero((part == 3) | (part == 0)))
+    assert_array_equal(view.colluder_X, X[view.colluder_rows])
+    for j, c in enumerate((3, 0)):
+        assert_array_equal(view.colluder_rotations[j], mech.rotations_[c])
+        assert_array_equal(view.colluder_translations[j], mech.translations_[c])
+        assert_array_equal(view.colluder_anchor_uploads[j], align.anchor_uploads_[c])
+    with pytest.raises(AttributeError, match="2 participants collude .* colluder_rotations"):
+        _ = view.colluder_rotation
+    # an int and a one-element list are the same view
+    one, listed = collusion_view(pipe, X, colluder=2), collusion_view(pipe, X, colluder=[2])
+    assert one.colluder == listed.colluder == 2 and one.colluders == (2,)
+    assert_array_equal(one.colluder_rotation, listed.colluder_rotation)
+    assert_array_equal(one.colluder_B, align.anchor_uploads_[2])
+    assert collusion_view(pipe, X, colluder=np.array([0, 2])).colluders == (0, 2)
+
+
+@pytest.mark.parametrize("colluder, err, match", [
+    ([0, 2, 0], ValueError, "lists participant 0 more than once"),
+    ([0, 1], ValueError, "the target 1 is among the colluders \\[0, 1\\]"),
+    ([0, 7], ValueError, "colluder=7 is not a participant: the mechanism has 3"),
+    ([0, -1], ValueError, "colluder=-1 is not a participant"),
+    ([], ValueError, "at least one participant"),
+    ([0, 1.5], TypeError, "must be an int participant id; got float"),
+    ("0", TypeError, "an int participant id or a list of them"),
+    ([True], TypeError, "must be an int participant id; got bool"),
+])
+def test_view_rejects_bad_colluder_sets(colluder, err, match):
+    X, _ = _data()
+    mech = IGDP(3, random_state=0).fit(X)
+    with pytest.raises(err, match=match):
+        collusion_view(mech, X, colluder=colluder, target=1)
+
+
+def test_check_colluders_without_participant_count():
+    assert check_colluders([4, 9], target=0) == (4, 9)
+    with pytest.raises(ValueError, match="colluder=-2 is not a participant id"):
+        check_colluders(-2)

@@ -9,3 +9,25 @@ from threadpoolctl import threadpool_limits
 def _one_blas_thread():
     with threadpool_limits(limits=1, user_api="blas"):
         yield
+
+
+@pytest.fixture(scope="session")
+def lfw_identities():
+    """scikit-image's 100 LFW faces as 100 identities of three images each (the face, its
+    mirror image, and a shifted, dimmed copy), split at the identity level with one reserved
+    clean reference per identity (skdc.datasets.identity_split)."""
+    import numpy as np
+    from sklearn.utils import Bunch
+
+    from skdc.datasets import identity_split, load_lfw_subset
+
+    faces = load_lfw_subset()
+    imgs = faces.data[faces.target == 1].reshape(-1, 25, 25)
+    views = [imgs, imgs[:, :, ::-1], np.roll(imgs, 1, axis=2) * 0.9 + 0.05]
+    X = np.stack(views, axis=1).reshape(-1, 625)
+    identity = np.repeat(np.arange(len(imgs)), len(views))
+    split = identity_split(identity, 2, identities_per_participant=50, random_state=0)
+    return Bunch(X=X, identity=identity, split=split,
+                 X_protocol=X[split.protocol], identity_protocol=identity[split.protocol],
+                 participant=split.participant[split.protocol],
+                 references=X[split.reference], reference_identity=identity[split.reference])

@@ -4,11 +4,16 @@ import importlib.util
 
 import numpy as np
 import pytest
+from numpy.testing import assert_array_equal
 from sklearn.decomposition import PCA
 from sklearn.exceptions import NotFittedError
 from sklearn.neighbors import KNeighborsClassifier
 
-from skdc.metrics import linkage_accuracy, reconstruction_label_accuracy
+from skdc.metrics import (
+    identity_linkage_accuracy,
+    linkage_accuracy,
+    reconstruction_label_accuracy,
+)
 
 
 def _pool(seed=0, n=200, d=16, n_classes=4):
@@ -90,3 +95,136 @@ def test_reconstruction_label_accuracy():
     assert reconstruction_label_accuracy(rng.rand(*X.shape) * 10, y, clf) < 0.5
     with pytest.raises(NotFittedError):
         reconstruction_label_accuracy(X, y, KNeighborsClassifier())
+
+
+# -- identity linkage (the face protocol) ------------------------------------------------
+class _RecordingAuditor:
+    """A fitted embedding that records what it is asked to embed."""
+
+    def __init__(self, embed=np.asarray):
+        self.seen = []
+        self._embed = embed
+
+    def transform(self, X):
+        self.seen.append(np.array(X))
+        return self._embed(np.asarray(X))
+
+
+def _face_args(faces):
+    return faces.references, faces.reference_identity
+
+
+def test_identity_lineups_follow_the_protocol(lfw_identities):
+    """One query per identity, ten lineups of ten: one reserved image of the query's identity
+    (never the query's own image) and nine distinct reserved images of other identities."""
+    f = lfw_identities
+    acc = identity_linkage_accuracy(f.X_protocol, f.identity_protocol, *_face_args(f))
+    ids = f.identity_protocol
+    assert acc.n_queries == np.unique(ids).size == 100
+    _, first = np.unique(ids, return_index=True)
+    assert_array_equal(acc.queries, np.sort(first))
+    assert acc.lineups.shape == (100, 10, 10) and acc.ranks.shape == (100, 10)
+    assert acc.chance == pytest.approx(0.1)
+    ref_ids = f.reference_identity
+    for k, q in enumerate(acc.queries):
+        for line in acc.lineups[k]:
+            assert np.unique(line).size == 10
+            assert (ref_ids[line] == ids[q]).sum() == 1
+    # reserved references are never uploaded: no candidate is a protocol image
+    assert not (f.split.reference & f.split.protocol).any()
+    # the lineups are fixed by random_state, whatever the reconstructions
+    noise = np.random.RandomState(0).rand(*f.X_protocol.shape)
+    other = identity_linkage_accuracy(noise, ids, *_face_args(f))
+    assert_array_equal(other.lineups, acc.lineups)
+    moved = identity_linkage_accuracy(noise, ids, *_face_args(f), random_state=1)
+    assert not np.array_equal(moved.lineups, acc.lineups)
+    assert identity_linkage_accuracy(noise, ids, *_face_args(f), one_per_identity=False,
+                                     n_lineups=2).ranks.shape == (len(ids), 2)
+
+
+def test_identity_linkage_on_lfw_faces(lfw_identities):
+    """Clean faces link to another image of their identity far above chance; unrelated images
+    link at chance (1000 episodes: 4 standard errors)."""
+    f = lfw_identities
+    clean = identity_linkage_accuracy(f.X_protocol, f.identity_protocol, *_face_args(f))
+    assert float(clean) > 0.4
+    assert float(clean) == np.mean(clean.ranks == 1)
+    rng = np.random.RandomState(0)
+    noise = identity_linkage_accuracy(rng.rand(*f.X_protocol.shape), f.identity_protocol,
+                                      *_face_args(f))
+    assert abs(float(noise) - 0.1) < 4 * np.sqrt(0.09 / 1000)
+    # the 'pca' auditor is frozen on the clean references, never fitted on reconstructions
+    pca = PCA(32, random_state=0).fit(f.references)
+    Xh = f.X_protocol + 0.3 * rng.randn(*f.X_protocol.shape)
+    assert float(identity_linkage_accuracy(Xh, f.identity_protocol, *_face_args(f))) == float(
+        identity_linkage_accuracy(Xh, f.identity_protocol, *_face_args(f), auditor=pca))
+
+
+def test_identity_linkage_breaks_ties_by_argmax(lfw_identities):
+    """A constant embedding ties every candidate: argmax picks the first lineup position, so a
+    query is linked exactly when its identity's image stands first (about 1 in 10); the
+    exact-source rule, which counts ties against, would link none."""
+    f = lfw_identities
+    flat = _RecordingAuditor(lambda X: np.ones((len(X), 3)))
+    acc = identity_linkage_accuracy(f.X_protocol, f.identity_protocol, *_face_args(f),
+                                    auditor=flat)
+    first = f.reference_identity[acc.lineups[:, :, 0]] == f.identity_protocol[acc.queries, None]
+    assert float(acc) == np.mean(first) > 0
+    assert abs(float(acc) - 0.1) < 4 * np.sqrt(0.09 / 1000)
+    assert float(linkage_accuracy(f.X_protocol, f.X_protocol, auditor=flat)) == 0.0
+
+
+def test_identity_linkage_clamps_reconstructions(lfw_identities):
+    f = lfw_identities
+    X_out = 3.0 * f.X_protocol - 1.0  # leaves [0, 1]
+    auditor = _RecordingAuditor()
+    a = identity_linkage_accuracy(X_out, f.identity_protocol, *_face_args(f), auditor=auditor)
+    queries = auditor.seen[1]
+    assert queries.min() >= 0.0 and queries.max() <= 1.0 and queries.min() < queries.max()
+    b = identity_linkage_accuracy(np.clip(X_out, 0, 1), f.identity_protocol, *_face_args(f),
+                                  auditor=auditor, clip=None)
+    assert float(a) == float(b)
+    auditor.seen.clear()
+    identity_linkage_accuracy(X_out, f.identity_protocol, *_face_args(f), auditor=auditor,
+                              clip=None)
+    assert auditor.seen[1].min() < 0.0  # unclamped on request
+    X_inf = X_out.copy()
+    X_inf[0, 0] = np.inf  # clamped to 1: still a valid image
+    identity_linkage_accuracy(X_inf, f.identity_protocol, *_face_args(f))
+
+
+def test_identity_linkage_errors(lfw_identities):
+    f = lfw_identities
+    X, ids = f.X_protocol, f.identity_protocol
+    refs, ref_ids = _face_args(f)
+    with pytest.raises(ValueError, match="no reserved reference image"):
+        identity_linkage_accuracy(X, ids, refs[1:], ref_ids[1:])
+    with pytest.raises(ValueError, match="one entry per reconstruction"):
+        identity_linkage_accuracy(X, ids[:-1], refs, ref_ids)
+    with pytest.raises(ValueError, match="one entry per reference"):
+        identity_linkage_accuracy(X, ids, refs, ref_ids[:-1])
+    with pytest.raises(ValueError, match="images of the same size"):
+        identity_linkage_accuracy(X[:, :-1], ids, refs, ref_ids)
+    X_nan = X.copy()
+    X_nan[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        identity_linkage_accuracy(X_nan, ids, refs, ref_ids)
+    with pytest.raises(ValueError, match="low < high"):
+        identity_linkage_accuracy(X, ids, refs, ref_ids, clip=(1.0, 0.0))
+    with pytest.raises(ValueError, match="at least two identities"):
+        mine = ref_ids == ids[0]
+        identity_linkage_accuracy(X[:1], ids[:1], refs[mine], ref_ids[mine])
+    with pytest.raises(NotFittedError):
+        identity_linkage_accuracy(X, ids, refs, ref_ids, auditor=PCA(5))
+
+
+def test_linkage_score_pickles_lineups(lfw_identities):
+    import pickle
+
+    f = lfw_identities
+    acc = identity_linkage_accuracy(f.X_protocol, f.identity_protocol, *_face_args(f),
+                                    n_lineups=2)
+    back = pickle.loads(pickle.dumps(acc))
+    assert float(back) == float(acc) and back.chance == acc.chance
+    assert_array_equal(back.lineups, acc.lineups)
+    assert_array_equal(back.queries, acc.queries)

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import sklearn
 from sklearn.datasets import load_digits
+from sklearn.decomposition import PCA
 from sklearn.exceptions import FitFailedWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import (
@@ -19,9 +20,15 @@ from sklearn.pipeline import Pipeline
 from sklearn.random_projection import GaussianRandomProjection
 
 from skdc.alignment import GOPPAligner
-from skdc.attacks import KnownAnchorAttack, KnownInputAttack, collusion_view
+from skdc.attacks import (
+    AlignmentMapAttack,
+    KnownAnchorAttack,
+    KnownInputAttack,
+    collusion_view,
+)
 from skdc.mechanisms import CGDP, IGDP
 from skdc.metrics import (
+    identity_linkage_accuracy,
     linkage_accuracy,
     make_attack_scorer,
     psnr,
@@ -157,3 +164,79 @@ def test_make_attack_scorer_bad_input():
         make_attack_scorer("mp", metric="mse", metric_params={"auditor": "pca"})
     with pytest.raises(TypeError, match="unexpected metadata"):
         make_attack_scorer("mp")(None, None, None, sample_weight=1)
+
+
+# -- several colluders -------------------------------------------------------------------
+def test_scorer_with_several_colluders(digits):
+    X, y = digits
+    pipe = Pipeline([("gdp", IGDP(n_participants=4, random_state=0)),
+                     ("align", GOPPAligner(v=0.05))]).fit(X)
+    scorer = make_attack_scorer("alignment_map", colluder=[0, 2, 3], target=1)
+    view = collusion_view(pipe, X, colluder=[0, 2, 3], target=1)
+    expected = relative_error(view.truth.X, AlignmentMapAttack().reconstruct(view).X)
+    assert scorer(pipe, X, y) == expected
+    assert make_attack_scorer("alignment_map", colluder=np.array([0, 2, 3]))(pipe, X) == expected
+    assert make_attack_scorer("alignment_map", colluder=[2])(pipe, X) == make_attack_scorer(
+        "alignment_map", colluder=2)(pipe, X)
+    assert "colluder=[0, 2, 3]" in repr(scorer)
+    # the default label classifier trains on the pooled colluders' rows
+    assert 0.0 <= make_attack_scorer("mp", "label_accuracy", colluder=[0, 2])(pipe, X, y) < 0.9
+    with pytest.raises(ValueError, match="colluder=5 is not a participant: the mechanism has 4"):
+        make_attack_scorer("alignment_map", colluder=[0, 5])(pipe, X)
+
+
+@pytest.mark.parametrize("colluder, err, match", [
+    ([0, 0], ValueError, "lists participant 0 more than once"),
+    ([0, 1], ValueError, "the target 1 is among the colluders"),
+    ([], ValueError, "at least one participant"),
+    ([0, 2.0], TypeError, "int participant id"),
+])
+def test_scorer_rejects_bad_colluder_sets(colluder, err, match):
+    with pytest.raises(err, match=match):
+        make_attack_scorer("alignment_map", colluder=colluder, target=1)
+
+
+# -- identity linkage (the face protocol) ------------------------------------------------
+def _face_pipe(v):
+    return Pipeline([("proj", PCA(30, random_state=0)), ("gdp", IGDP(2, random_state=0)),
+                     ("align", GOPPAligner(v=v))])
+
+
+def test_identity_linkage_scorer_on_faces(lfw_identities):
+    """The face protocol through the scorer: exact at v = 0 (the projection floor X F F^+ is
+    what links), near chance once the anchor noise is large."""
+    f = lfw_identities
+    params = {"references": f.references, "reference_identity": f.reference_identity}
+    scorer = make_attack_scorer("procrustes", "identity_linkage", metric_params=params)
+    X, ids, part = f.X_protocol, f.identity_protocol, f.participant
+    pipe = _face_pipe(0.0).fit(X, gdp__participant=part)
+    target = part == 1
+    proj = pipe["proj"]
+    floor = proj.inverse_transform(proj.transform(X[target]))
+    expected = identity_linkage_accuracy(floor, ids[target], f.references, f.reference_identity)
+    assert float(expected) > 0.3
+    assert scorer(pipe, X, identity=ids, participant=part) == 1.0 - float(expected)
+    noisy = _face_pipe(3.0).fit(X, gdp__participant=part)
+    assert scorer(noisy, X, identity=ids, participant=part) > 1.0 - float(expected) + 0.2
+    assert scorer.get_metadata_routing().score.requests == {"participant": True,
+                                                            "identity": True}
+    with sklearn.config_context(enable_metadata_routing=True):
+        cv = cross_validate(_face_pipe(0.0), X, cv=KFold(2, shuffle=True, random_state=0),
+                            params={"participant": part, "identity": ids},
+                            scoring={"privacy": scorer})
+    assert np.all((cv["test_privacy"] >= 0) & (cv["test_privacy"] < 0.9))
+
+
+def test_identity_linkage_scorer_errors(lfw_identities):
+    f = lfw_identities
+    with pytest.raises(ValueError, match="lacks \\['reference_identity'\\]"):
+        make_attack_scorer("mp", "identity_linkage", metric_params={"references": f.X})
+    scorer = make_attack_scorer("mp", "identity_linkage", metric_params={
+        "references": f.references, "reference_identity": f.reference_identity})
+    pipe = _face_pipe(0.0).fit(f.X_protocol, gdp__participant=f.participant)
+    with pytest.raises(ValueError, match="needs the identity of each evaluation row"):
+        scorer(pipe, f.X_protocol, participant=f.participant)
+    with pytest.raises(ValueError, match="one entry per evaluation row"):
+        scorer(pipe, f.X_protocol, identity=f.identity_protocol[:-1], participant=f.participant)
+    with pytest.raises(TypeError, match="only takes participant."):
+        make_attack_scorer("mp")(pipe, f.X_protocol, identity=f.identity_protocol)
