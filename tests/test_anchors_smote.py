@@ -47,7 +47,7 @@ def test_single_source_per_class_duplicates_with_noise():
     A, a_y = SMOTEAnchor(30, X, y, n_source=3, random_state=0).make_anchor(6)
     for c in range(3):
         rows = A[a_y == c]
-        assert_allclose(rows[1:], np.repeat(rows[:1], 9, axis=0), atol=0.1)
+        assert_allclose(rows[1:], np.repeat(rows[:1], 9, axis=0), rtol=0, atol=0.1)
 
 
 def test_reproducible_and_seed_dependent():
