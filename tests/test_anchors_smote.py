@@ -26,7 +26,7 @@ def test_class_balance_sources_and_segments():
         pool = X[y == c]
         sources = rows[:5]
         # the sources are included verbatim and are public rows of class c
-        assert all(np.any(np.all(np.isclose(pool, s), axis=1)) for s in sources)
+        assert all(np.any(np.all(np.isclose(pool, s, rtol=0, atol=0), axis=1)) for s in sources)
         # every synthetic row lies on a segment between two same-class sources
         for a in rows[5:]:
             found = False
@@ -36,7 +36,8 @@ def test_class_balance_sources_and_segments():
                     if i == j or not diff.any():
                         continue
                     u = diff @ (a - sources[i]) / (diff @ diff)
-                    if -1e-12 <= u <= 1 + 1e-12 and np.allclose(sources[i] + u * diff, a):
+                    if -1e-12 <= u <= 1 + 1e-12 and np.allclose(sources[i] + u * diff, a,
+                                                                  rtol=0, atol=1e-8):
                         found = True
             assert found
 
