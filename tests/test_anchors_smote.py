@@ -26,7 +26,7 @@ def test_class_balance_sources_and_segments():
         pool = X[y == c]
         sources = rows[:5]
         # the sources are included verbatim and are public rows of class c
-        assert all(np.any(np.all(np.isclose(pool, s), axis=1)) for s in sources)
+        assert all(np.any(np.all(np.isclose(pool, s, rtol=0, atol=0), axis=1)) for s in sources)
         # every synthetic row lies on a segment between two same-class sources
         for a in rows[5:]:
             found = False
@@ -36,7 +36,8 @@ def test_class_balance_sources_and_segments():
                     if i == j or not diff.any():
                         continue
                     u = diff @ (a - sources[i]) / (diff @ diff)
-                    if -1e-12 <= u <= 1 + 1e-12 and np.allclose(sources[i] + u * diff, a):
+                    if -1e-12 <= u <= 1 + 1e-12 and np.allclose(sources[i] + u * diff, a,
+                                                                  rtol=0, atol=1e-8):
                         found = True
             assert found
 
@@ -47,7 +48,7 @@ def test_single_source_per_class_duplicates_with_noise():
     A, a_y = SMOTEAnchor(30, X, y, n_source=3, random_state=0).make_anchor(6)
     for c in range(3):
         rows = A[a_y == c]
-        assert_allclose(rows[1:], np.repeat(rows[:1], 9, axis=0), atol=0.1)
+        assert_allclose(rows[1:], np.repeat(rows[:1], 9, axis=0), rtol=0, atol=0.1)
 
 
 def test_reproducible_and_seed_dependent():

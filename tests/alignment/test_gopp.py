@@ -114,7 +114,7 @@ def test_exact_at_zero_noise(acceleration):
     assert align.relative_gopp_residual_ < 1e-10
     assert align.fixed_point_residual_ < 1e-10
     Q = prod[0]
-    np.testing.assert_allclose(Z, X @ Q, atol=1e-10)  # no translation: b_i = Psi_i
+    np.testing.assert_allclose(Z, X @ Q, rtol=0, atol=1e-10)  # no translation: b_i = Psi_i
     # registration of Z onto the C-GDP output by one rotation and one shift
     Zc = CGDP(5, random_state=0).fit_transform(X)
     Rq = polar((Z - Z.mean(0)).T @ (Zc - Zc.mean(0)))
@@ -132,7 +132,7 @@ def test_gauge_equivariance_of_the_iteration():
     for k in (1, 3):
         a = solve_gopp(Bbar, acceleration=None, max_iter=k, tol=0, init=start)
         b = solve_gopp(Bbar, acceleration=None, max_iter=k, tol=0, init=start @ Q0)
-        np.testing.assert_allclose(b.rotations, a.rotations @ Q0, atol=1e-10)
+        np.testing.assert_allclose(b.rotations, a.rotations @ Q0, rtol=0, atol=1e-10)
 
 
 def test_matrix_free_equals_dense():
@@ -142,11 +142,11 @@ def test_matrix_free_equals_dense():
     dense = _dense_gpm(Bbar, 4)
     for k in range(1, 5):
         res = solve_gopp(Bbar, acceleration=None, max_iter=k, tol=0, init=dense[0])
-        np.testing.assert_allclose(res.rotations, dense[k], atol=1e-10)
+        np.testing.assert_allclose(res.rotations, dense[k], rtol=0, atol=1e-10)
     # the matrix-free spectral start differs from the dense one by one right orthogonal factor
     free = solve_gopp(Bbar, acceleration=None, max_iter=1, tol=0)
     Q = polar(np.einsum("kji,kjl->il", dense[1], free.rotations))
-    np.testing.assert_allclose(dense[1] @ Q, free.rotations, atol=1e-10)
+    np.testing.assert_allclose(dense[1] @ Q, free.rotations, rtol=0, atol=1e-10)
 
 
 def test_iteration_cap_warns_and_returns_orthogonal_rotations():
@@ -159,7 +159,7 @@ def test_iteration_cap_warns_and_returns_orthogonal_rotations():
     assert not align.converged_ and align.n_iter_ == 3
     R = align.rotations_
     np.testing.assert_allclose(np.swapaxes(R, 1, 2) @ R, np.broadcast_to(np.eye(6), R.shape),
-                               atol=1e-10)
+                               rtol=0, atol=1e-10)
     assert align.transform(Y).shape == (60, 6)
 
 
@@ -174,7 +174,7 @@ def test_acceleration_reaches_the_same_fixed_point(v_frac):
     assert plain.converged and fast.converged
     assert fast.n_iter <= plain.n_iter
     Q = polar(np.einsum("kji,kjl->il", fast.rotations, plain.rotations))
-    np.testing.assert_allclose(fast.rotations @ Q, plain.rotations, atol=1e-8)
+    np.testing.assert_allclose(fast.rotations @ Q, plain.rotations, rtol=0, atol=1e-8)
 
 
 # -- anchor noise (spec 6.7) -----------------------------------------------------------------
@@ -191,7 +191,7 @@ def test_mean_decomposition():
         assert W.shape == (r, 5)
         eta = v / r * W.sum(axis=0)
         np.testing.assert_allclose(align.anchor_means_[i], mech.translations_[i] + eta,
-                                   atol=1e-12)
+                                   rtol=0, atol=1e-12)
 
 
 def test_residual_translation_law():
@@ -202,7 +202,7 @@ def test_residual_translation_law():
     zeta = 0.05
     bound = np.sqrt(2) * v / np.sqrt(r) * (np.sqrt(d) + np.sqrt(2 * np.log(1 / zeta)))
     sq, exceed = [], []
-    for _ in range(1500):
+    for _ in range(2000):
         O = np.stack([haar_orthogonal(d, rng) for _ in range(p)])
         W = rng.randn(p, r, d)
         B = A @ O + v * W
@@ -213,7 +213,7 @@ def test_residual_translation_law():
         exceed.append(np.sqrt(diff @ diff) > bound)
     sq = np.asarray(sq)
     expected = 2 * d * v**2 / r
-    assert abs(sq.mean() - expected) < 3 * sq.std() / np.sqrt(sq.size)
+    assert abs(sq.mean() - expected) < 0.05 * expected
     rate = np.mean(exceed)
     assert rate <= zeta + 3 * np.sqrt(zeta * (1 - zeta) / len(exceed))
 

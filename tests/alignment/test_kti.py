@@ -54,9 +54,9 @@ def test_target_is_bottom_eigenspace_of_M(solver):
     kti = KTIAligner(alpha=0.5, solver=solver).fit(_uploads(anchors))
     M = _M(anchors, 0.5)
     Z, nu = kti.target_, kti.eigenvalues_
-    assert_allclose(Z.T @ Z, np.eye(5), atol=1e-10)
+    assert_allclose(Z.T @ Z, np.eye(5), rtol=0, atol=1e-10)
     assert np.linalg.norm(M @ Z - Z * nu) < 1e-7 * np.linalg.norm(M)
-    assert_allclose(nu, np.linalg.eigvalsh(M)[:5], atol=1e-10)
+    assert_allclose(nu, np.linalg.eigvalsh(M)[:5], rtol=0, atol=1e-10)
     assert np.all(nu > 0) and np.all(nu <= len(anchors))
 
 
@@ -70,17 +70,18 @@ def test_krr_coefficients_and_anchor_outputs(solver):
     total = 0.0
     for b, a in zip(anchors, kti.coef_):
         K = rbf_kernel(b, gamma=1.0)
-        assert_allclose((K + lam * np.eye(60)) @ a, Z, atol=1e-10)
+        assert_allclose((K + lam * np.eye(60)) @ a, Z, rtol=0, atol=1e-10)
         # spec 8.1 item 1: minimal KRR value lambda tr(Z^T (K + lambda I)^{-1} Z)
         value = np.linalg.norm(K @ a - Z) ** 2 + lam * np.trace(a.T @ K @ a)
-        assert_allclose(value, lam * np.trace(Z.T @ np.linalg.solve(K + lam * np.eye(60), Z)))
+        assert_allclose(value, lam * np.trace(Z.T @ np.linalg.solve(K + lam * np.eye(60), Z)),
+                        rtol=1e-12)
         worse = a + 1e-3 * rng.standard_normal(a.shape)
         assert np.linalg.norm(K @ worse - Z) ** 2 + lam * np.trace(worse.T @ K @ worse) > value
         total += value
     out = kti.transform(_uploads(anchors)).reshape(4, 60, 5)
     for k, b in enumerate(anchors):
         K = rbf_kernel(b, gamma=1.0)
-        assert_allclose(out[k], K @ np.linalg.solve(K + lam * np.eye(60), Z), atol=1e-10)
+        assert_allclose(out[k], K @ np.linalg.solve(K + lam * np.eye(60), Z), rtol=0, atol=1e-10)
     M = _M(anchors, lam)
     assert_allclose(total, np.trace(Z.T @ M @ Z), rtol=1e-9)
     for _ in range(50):
@@ -94,7 +95,7 @@ def test_small_ridge_reproduces_target_on_anchors():
     kti = KTIAligner(alpha=1e-8, gamma=5.0).fit(_uploads(anchors))
     out = kti.transform(_uploads(anchors)).reshape(4, 30, 3)
     for k in range(4):
-        assert_allclose(out[k], kti.target_, atol=1e-5)
+        assert_allclose(out[k], kti.target_, rtol=0, atol=1e-5)
 
 
 def test_linear_kernel_tends_to_lti():
@@ -121,9 +122,9 @@ def test_rigid_motion_invariance(graph):
     moved_data = [x @ R + t for x, (R, t) in zip(data, moves)]
     a = KTIAligner(graph=graph).fit(_uploads(anchors, anchor_y=y_a))
     b = KTIAligner(graph=graph).fit(_uploads(moved, anchor_y=y_a))
-    assert_allclose(b.target_, a.target_, atol=1e-8)
+    assert_allclose(b.target_, a.target_, rtol=0, atol=1e-8)
     assert_allclose(b.transform(_uploads(moved, moved_data)),
-                    a.transform(_uploads(anchors, data)), atol=1e-8)
+                    a.transform(_uploads(anchors, data)), rtol=0, atol=1e-8)
 
 
 def test_identical_kernel_participants_align_exactly():
@@ -137,8 +138,8 @@ def test_identical_kernel_participants_align_exactly():
     data = [X1 @ R + t for R, t in moves]
     out = KTIAligner().fit(_uploads(anchors)).transform(_uploads(anchors, data))
     out = out.reshape(3, 7, 4)
-    assert_allclose(out[1], out[0], atol=1e-8)
-    assert_allclose(out[2], out[0], atol=1e-8)
+    assert_allclose(out[1], out[0], rtol=0, atol=1e-8)
+    assert_allclose(out[2], out[0], rtol=0, atol=1e-8)
 
 
 def test_participant_order_and_anchor_row_permutation():
@@ -149,13 +150,14 @@ def test_participant_order_and_anchor_row_permutation():
     out = base.transform(_uploads(anchors, data))
     perm = [1, 3, 0, 2]
     sw = KTIAligner(center=True).fit(_uploads([anchors[k] for k in perm]))
-    assert_allclose(sw.target_, base.target_, atol=1e-9)
+    assert_allclose(sw.target_, base.target_, rtol=0, atol=1e-9)
     for j, k in enumerate(perm):
-        assert_allclose(sw.coef_[j], base.coef_[k], atol=1e-9)
+        assert_allclose(sw.coef_[j], base.coef_[k], rtol=0, atol=1e-9)
     pi = rng.permutation(60)
     rows = KTIAligner(center=True).fit(_uploads([b[pi] for b in anchors]))
-    assert_allclose(rows.target_, base.target_[pi], atol=1e-9)
-    assert_allclose(rows.transform(_uploads([b[pi] for b in anchors], data)), out, atol=1e-9)
+    assert_allclose(rows.target_, base.target_[pi], rtol=0, atol=1e-9)
+    assert_allclose(rows.transform(_uploads([b[pi] for b in anchors], data)), out,
+                    rtol=0, atol=1e-9)
 
 
 def test_anchor_graph_properties():
@@ -167,15 +169,15 @@ def test_anchor_graph_properties():
     tdl = anchor_graph(B, kind="tdl", anchor_y=y, n_neighbors=6).toarray()
     for W in (gl, tsl, tdl):
         assert set(np.unique(W)) <= {0.0, 0.5, 1.0}
-        assert_allclose(W, W.T)
-        assert_allclose(np.diag(W), 0)
+        assert_allclose(W, W.T, rtol=0)
+        assert_allclose(np.diag(W), 0, rtol=0)
         L = np.diag(W.sum(1)) - W
-        assert_allclose(L @ np.ones(50), 0, atol=1e-12)
+        assert_allclose(L @ np.ones(50), 0, rtol=0, atol=1e-12)
         assert np.linalg.eigvalsh(L).min() > -1e-10
     assert np.all(tsl <= gl)
     assert np.all(tsl[y[:, None] != y[None, :]] == 0)
     assert np.all(tsl * tdl == 0)
-    assert_allclose(tsl + tdl, gl)
+    assert_allclose(tsl + tdl, gl, rtol=0)
     assert np.all((gl > 0).sum(1) >= 6)
 
 
@@ -185,12 +187,13 @@ def test_graph_trace_scaling_and_mu_zero():
     y = rng.randint(0, 3, 60)
     Y = _uploads(anchors, anchor_y=y)
     kti = KTIAligner(graph="tsl", alpha=0.7).fit(Y)
-    assert_allclose(kti.intrinsic_laplacian_.diagonal().sum(), np.trace(_M(anchors, 0.7)))
+    assert_allclose(kti.intrinsic_laplacian_.diagonal().sum(), np.trace(_M(anchors, 0.7)),
+                    rtol=1e-12)
     L = kti.intrinsic_laplacian_.toarray()
     assert np.all(L - np.diag(np.diag(L)) <= 0)
     plain = KTIAligner(alpha=0.7).fit(Y)
     zero = KTIAligner(graph="gl", mu=0.0, alpha=0.7).fit(Y)
-    assert_allclose(zero.target_, plain.target_, atol=1e-10)
+    assert_allclose(zero.target_, plain.target_, rtol=0, atol=1e-10)
     assert kti.penalty_laplacian_ is None
 
 
@@ -200,18 +203,18 @@ def test_tdl_penalty_constraint():
     y = rng.randint(0, 3, 60)
     kti = KTIAligner(graph="tdl").fit(_uploads(anchors, anchor_y=y))
     C = kti.penalty_laplacian_.toarray()
-    assert_allclose(np.trace(C), 60)
+    assert_allclose(np.trace(C), 60, rtol=1e-12)
     Z = kti.target_
-    assert_allclose(Z.T @ (C + 1e-9 * np.eye(60)) @ Z, np.eye(5), atol=1e-8)
+    assert_allclose(Z.T @ (C + 1e-9 * np.eye(60)) @ Z, np.eye(5), rtol=0, atol=1e-8)
 
 
 def test_helmert_helpers_match_explicit_basis():
     rng = np.random.RandomState(10)
     T = _helmert(9)
     X, Yv = rng.standard_normal((9, 4)), rng.standard_normal((8, 3))
-    assert_allclose(_helmert_t_dot(X), T.T @ X, atol=1e-12)
-    assert_allclose(_helmert_dot(Yv), T @ Yv, atol=1e-12)
-    assert_allclose(T.T @ T, np.eye(8), atol=1e-12)
+    assert_allclose(_helmert_t_dot(X), T.T @ X, rtol=0, atol=1e-12)
+    assert_allclose(_helmert_dot(Yv), T @ Yv, rtol=0, atol=1e-12)
+    assert_allclose(T.T @ T, np.eye(8), rtol=0, atol=1e-12)
 
 
 def test_centering():
@@ -221,12 +224,12 @@ def test_centering():
     kti = KTIAligner(center=True).fit(Y)
     Z = kti.target_
     assert np.all(np.abs(Z.sum(0)) < 1e-10)
-    assert_allclose(Z.T @ Z, np.eye(5), atol=1e-10)
+    assert_allclose(Z.T @ Z, np.eye(5), rtol=0, atol=1e-10)
     M = _M(anchors, 1.0)
     T = _helmert(60)
     w, V = np.linalg.eigh(T.T @ M @ T)
     Zt = T @ V[:, :5]
-    assert_allclose(Z @ Z.T, Zt @ Zt.T, atol=1e-8)
+    assert_allclose(Z @ Z.T, Zt @ Zt.T, rtol=0, atol=1e-8)
     plain = KTIAligner().fit(Y)
     assert np.trace(Z.T @ M @ Z) >= np.trace(plain.target_.T @ M @ plain.target_) - 1e-12
 
@@ -260,11 +263,11 @@ def test_nystroem_matches_dense_nystroem_problem():
     w, V = np.linalg.eigh(T.T @ M @ T)
     Zd = T @ V[:, :3]
     Z = kti.target_
-    assert_allclose(Z @ Z.T, Zd @ Zd.T, atol=1e-6)
-    assert_allclose(kti.eigenvalues_, w[:3], atol=1e-8)
+    assert_allclose(Z @ Z.T, Zd @ Zd.T, rtol=0, atol=1e-6)
+    assert_allclose(kti.eigenvalues_, w[:3], rtol=0, atol=1e-8)
     out = kti.transform(_uploads(anchors)).reshape(3, 80, 3)
     for k in range(3):
-        assert_allclose(out[k], smooth[k] @ Z, atol=1e-6)
+        assert_allclose(out[k], smooth[k] @ Z, rtol=0, atol=1e-6)
 
 
 def test_nystroem_close_to_exact_with_many_landmarks():
@@ -273,7 +276,7 @@ def test_nystroem_close_to_exact_with_many_landmarks():
     Y = _uploads(anchors)
     exact = KTIAligner(gamma=0.5).fit(Y)
     approx = KTIAligner(gamma=0.5, n_kernel_components=59, random_state=0).fit(Y)
-    assert_allclose(approx.eigenvalues_, exact.eigenvalues_, atol=1e-5)
+    assert_allclose(approx.eigenvalues_, exact.eigenvalues_, rtol=0, atol=1e-5)
 
 
 def test_different_widths_and_median_gamma():
@@ -311,7 +314,7 @@ def test_custom_psd_kernel_accepted():
     rng = np.random.RandomState(17)
     anchors = _problem(rng, n_a=20, K=2, h=2)
     kti = KTIAligner(kernel=lambda X, Z: (1 + X @ Z.T) ** 2, alpha=1.0).fit(_uploads(anchors))
-    assert_allclose(kti.target_.T @ kti.target_, np.eye(2), atol=1e-10)
+    assert_allclose(kti.target_.T @ kti.target_, np.eye(2), rtol=0, atol=1e-10)
 
 
 def test_generalized_eigen_solution_matches_scipy_reference():
@@ -322,7 +325,7 @@ def test_generalized_eigen_solution_matches_scipy_reference():
     kti = KTIAligner(graph="tsl", mu=2.0).fit(_uploads(anchors, anchor_y=y))
     A = _M(anchors, 1.0) + 2.0 * kti.intrinsic_laplacian_.toarray()
     w, V = scipy.linalg.eigh(A)
-    assert_allclose(kti.eigenvalues_, w[:5], atol=1e-9)
+    assert_allclose(kti.eigenvalues_, w[:5], rtol=0, atol=1e-9)
 
 
 def test_kti_beats_lti_on_smooth_nonlinear_obfuscations():
@@ -426,4 +429,4 @@ def test_eigh_solver_reuses_kernel_eigendecompositions_across_alpha(monkeypatch)
     for alpha, Z in targets.items():
         fresh = KTIAligner(alpha=alpha, solver="cholesky").fit(Y).target_
         # same subspace, same sign convention
-        assert_allclose(Z, fresh, atol=1e-8)
+        assert_allclose(Z, fresh, rtol=0, atol=1e-8)

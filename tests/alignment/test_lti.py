@@ -39,9 +39,9 @@ def test_target_orthonormal_and_top_subspace():
     anchors = _problem(rng)
     lti = LTIAligner().fit(_uploads(anchors))
     Z = lti.target_
-    assert_allclose(Z.T @ Z, np.eye(5), atol=1e-10)
+    assert_allclose(Z.T @ Z, np.eye(5), rtol=0, atol=1e-10)
     U = np.linalg.svd(np.hstack([_orth(b) for b in anchors]), full_matrices=False)[0][:, :5]
-    assert_allclose(Z @ Z.T, U @ U.T, atol=1e-10)
+    assert_allclose(Z @ Z.T, U @ U.T, rtol=0, atol=1e-10)
 
 
 def test_optimal_value_theorem_1():
@@ -54,7 +54,7 @@ def test_optimal_value_theorem_1():
         return sum(np.linalg.norm(b @ np.linalg.pinv(b) @ Z - Z) ** 2 for b in anchors)
 
     value = sum(np.linalg.norm(b @ G - lti.target_) ** 2 for b, G in zip(anchors, lti.coef_))
-    assert_allclose(value, K * d - np.sum(lti.singular_values_**2), atol=1e-9)
+    assert_allclose(value, K * d - np.sum(lti.singular_values_**2), rtol=0, atol=1e-9)
     assert np.all(lti.singular_values_**2 <= K + 1e-9)
     for _ in range(100):
         Q = np.linalg.qr(rng.standard_normal((anchors[0].shape[0], d)))[0]
@@ -74,8 +74,8 @@ def test_invariant_to_invertible_reparametrization_mpp_is_not():
     data_e = [x @ e for x, e in zip(data, E)]
     lti, lti_e = LTIAligner(), LTIAligner()
     out, out_e = _outputs(lti, anchors, data), _outputs(lti_e, anchors_e, data_e)
-    assert_allclose(lti.target_, lti_e.target_, atol=1e-8)
-    assert_allclose(out, out_e, atol=1e-8)
+    assert_allclose(lti.target_, lti_e.target_, rtol=0, atol=1e-8)
+    assert_allclose(out, out_e, rtol=0, atol=1e-8)
     # negative control: MPP depends on each participant's parametrization
     mpp, mpp_e = MPPAligner(), MPPAligner()
     _outputs(mpp, anchors, data), _outputs(mpp_e, anchors_e, data_e)
@@ -96,7 +96,7 @@ def test_exact_alignment_of_shared_span(aligner):
     data = [X @ F @ e for e in E]
     out = _outputs(aligner, anchors, data).reshape(3, 9, -1)
     for k in range(1, 3):
-        assert_allclose(out[k], out[0], atol=1e-8)
+        assert_allclose(out[k], out[0], rtol=0, atol=1e-8)
 
 
 def test_rank_deficient_upload_uses_pinv():
@@ -105,7 +105,7 @@ def test_rank_deficient_upload_uses_pinv():
     anchors[1] = np.hstack([anchors[1][:, :3], anchors[1][:, :1]])  # duplicated column
     lti = LTIAligner(n_components=3).fit(_uploads(anchors))
     assert lti.ranks_ == [4, 3, 4]
-    assert_allclose(lti.coef_[1], np.linalg.pinv(anchors[1]) @ lti.target_, atol=1e-10)
+    assert_allclose(lti.coef_[1], np.linalg.pinv(anchors[1]) @ lti.target_, rtol=0, atol=1e-10)
     assert np.all(np.isfinite(lti.transform(_uploads(anchors))))
 
 
@@ -126,15 +126,15 @@ def test_participant_order_and_anchor_row_permutation():
     perm = [2, 0, 3, 1]
     swapped = LTIAligner()
     out_p = _outputs(swapped, [anchors[k] for k in perm], [data[k] for k in perm])
-    assert_allclose(swapped.target_, base.target_, atol=1e-10)
+    assert_allclose(swapped.target_, base.target_, rtol=0, atol=1e-10)
     for j, k in enumerate(perm):
-        assert_allclose(swapped.coef_[j], base.coef_[k], atol=1e-10)
-    assert_allclose(out_p.reshape(4, 5, -1), out[perm], atol=1e-10)
+        assert_allclose(swapped.coef_[j], base.coef_[k], rtol=0, atol=1e-10)
+    assert_allclose(out_p.reshape(4, 5, -1), out[perm], rtol=0, atol=1e-10)
     pi = rng.permutation(anchors[0].shape[0])
     rows = LTIAligner()
     out_r = _outputs(rows, [b[pi] for b in anchors], data)
-    assert_allclose(rows.target_, base.target_[pi], atol=1e-10)
-    assert_allclose(out_r, out.reshape(20, -1), atol=1e-10)
+    assert_allclose(rows.target_, base.target_[pi], rtol=0, atol=1e-10)
+    assert_allclose(out_r, out.reshape(20, -1), rtol=0, atol=1e-10)
 
 
 def test_bad_inputs():

@@ -55,8 +55,8 @@ def test_known_anchor_exact_noiseless(anchor, aligner):
                           target=2)
     rec = KnownAnchorAttack("exact").reconstruct(view)
     assert relative_error(view.truth.X, rec.X) < 1e-10
-    assert_allclose(rec.rotation, view.truth.rotation, atol=1e-10)
-    assert_allclose(rec.translation, view.truth.translation, atol=1e-10)
+    assert_allclose(rec.rotation, view.truth.rotation, rtol=0, atol=1e-10)
+    assert_allclose(rec.translation, view.truth.translation, rtol=0, atol=1e-10)
 
 
 @pytest.mark.parametrize("aligner", [GOPPAligner(v=0.0), ReferenceAligner(reference=2)],
@@ -82,7 +82,7 @@ def test_private_noise_equivalence_coupled():
     cg = CGDP(3, noise=sigma, random_state=0).fit(X, participant=ids)
     mech = aa["gdp"]
     O, Psi = mech.rotations_, mech.translations_
-    assert_allclose(cg.rotations_[0], O[0])  # matched comparison (O, Psi) = (O_s, Psi_s)
+    assert_allclose(cg.rotations_[0], O[0], rtol=0)  # matched comparison (O, Psi) = (O_s, Psi_s)
     U = mech.transform(X, participant=ids)
     Z_aa = aa["align"].transform(U)
     # the AA private noise W_i, and the coupled C-GDP noise W_i^C = W_i O_i^T O_s
@@ -145,7 +145,7 @@ def test_am_error_vanishes_with_v():
         rec = AlignmentMapAttack().reconstruct(view)
         errors.append(relative_error(view.truth.X, rec.X))
         OcRc = view.colluder_rotation @ view.aligner_rotations[0]
-        assert_allclose(OcRc.T @ OcRc, np.eye(X.shape[1]), atol=1e-12)
+        assert_allclose(OcRc.T @ OcRc, np.eye(X.shape[1]), rtol=0, atol=1e-12)
     assert all(a > b for a, b in zip(errors, errors[1:]))
     assert errors[-1] < 1e-8
     assert errors[3] < 1e-2 * errors[1]  # roughly linear in v
@@ -185,18 +185,19 @@ def test_noisy_anchor_estimators_follow_their_equations():
     A, B = view.anchor, view.B
     Abar, Bbar, a, b = A - A.mean(0), B - B.mean(0), A.mean(0), B.mean(0)
     op = KnownAnchorAttack("procrustes").reconstruct(view)
-    assert_allclose(op.rotation, polar(Abar.T @ Bbar), atol=1e-12)
+    assert_allclose(op.rotation, polar(Abar.T @ Bbar), rtol=0, atol=1e-12)
     fit = np.linalg.norm(Bbar - Abar @ op.rotation)
     rng = np.random.RandomState(0)
     assert all(fit <= np.linalg.norm(Bbar - Abar @ haar_orthogonal(6, rng)) for _ in range(200))
     mp = KnownAnchorAttack("mp").reconstruct(view)
-    assert_allclose(mp.rotation, np.linalg.pinv(Abar) @ Bbar, atol=1e-12)
-    assert_allclose(mp.X, (view.Y - mp.translation) @ np.linalg.pinv(mp.rotation), atol=1e-10)
+    assert_allclose(mp.rotation, np.linalg.pinv(Abar) @ Bbar, rtol=0, atol=1e-12)
+    assert_allclose(mp.X, (view.Y - mp.translation) @ np.linalg.pinv(mp.rotation),
+                    rtol=0, atol=1e-10)
     am = AlignmentMapAttack().reconstruct(view)
     R = pipe["align"].rotations_
-    assert_allclose(am.rotation, view.colluder_rotation @ R[0] @ R[2].T, atol=1e-12)
+    assert_allclose(am.rotation, view.colluder_rotation @ R[0] @ R[2].T, rtol=0, atol=1e-12)
     for rec in (op, mp, am):
-        assert_allclose(rec.translation, b - rec.rotation.T @ a, atol=1e-12)
+        assert_allclose(rec.translation, b - rec.rotation.T @ a, rtol=0, atol=1e-12)
 
 
 # -- several colluders ---------------------------------------------------------------------

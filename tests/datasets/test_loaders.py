@@ -57,7 +57,7 @@ def test_load_mnist(mnist_dir):
     path, train, test = mnist_dir
     d = load_mnist(path)
     assert d.data.shape == (6, 784) and d.images.shape == (6, 28, 28)
-    np.testing.assert_allclose(d.data, train.reshape(6, -1) / 255.0)
+    np.testing.assert_allclose(d.data, train.reshape(6, -1) / 255.0, rtol=0)
     np.testing.assert_array_equal(d.target, np.arange(6))
     X, y = load_mnist(str(path), subset="test", return_X_y=True, dtype=np.float32)
     assert X.dtype == np.float32
@@ -112,8 +112,8 @@ def test_load_celeba(celeba_dir):
     img = d.data.reshape(3, 3, 8, 8)  # channel-first
     # centre crop removed the red margins: red channel is 0, blue channel is 200/255
     assert img[:, 0].max() < 0.05
-    np.testing.assert_allclose(img[:, 2], 200 / 255, atol=0.02)
-    np.testing.assert_allclose(img[2, 1], 80 / 255, atol=0.02)
+    np.testing.assert_allclose(img[:, 2], 200 / 255, rtol=0, atol=0.02)
+    np.testing.assert_allclose(img[2, 1], 80 / 255, rtol=0, atol=0.02)
 
 
 def test_load_celeba_subset_and_tables_only(celeba_dir):

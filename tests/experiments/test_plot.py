@@ -40,7 +40,7 @@ def test_noise_curves_draw_fit_band_and_references(sweep):
     rows = sweep[(sweep["method"] == "anchor") & (sweep["value"] > 0)]
     band = fit_spline_band(rows["value"], rows["leak"], x_range=(0, 0.5), y_range=(0, 1),
                            n_boot=0)
-    assert_allclose(ax.lines[0].get_ydata(), band.fit[:, 0])
+    assert_allclose(ax.lines[0].get_ydata(), band.fit[:, 0], rtol=1e-12)
 
 
 def test_noise_curves_with_too_few_points_draws_points_only():
@@ -62,8 +62,8 @@ def test_frontier(sweep, fit):
         # the curve is (leak_fit(v), acc_fit(v)) on the noise grid
         rows = sweep[(sweep["method"] == "anchor") & (sweep["value"] > 0)]
         band = fit_spline_band(rows["value"], rows[["leak", "acc"]], x_range=(0, 0.5), n_boot=0)
-        assert_allclose(ax.lines[0].get_xdata(), band.fit[:, 0])
-        assert_allclose(ax.lines[0].get_ydata(), band.fit[:, 1])
+        assert_allclose(ax.lines[0].get_xdata(), band.fit[:, 0], rtol=1e-12)
+        assert_allclose(ax.lines[0].get_ydata(), band.fit[:, 1], rtol=1e-12)
 
 
 def test_missing_columns(sweep):

@@ -50,8 +50,10 @@ def test_participant_wise_fits_each_clone_on_own_rows():
     Y = mech.fit_transform(X, participant=part)
     for i in range(3):
         ref = PCA(n_components=2).fit(X[part == i])
-        assert_allclose(np.abs(Y[part == i]), np.abs(ref.transform(X[part == i])), atol=1e-10)
-        assert_allclose(Y.anchors[i], mech.estimators_[i].transform(mech.anchor_), atol=1e-12)
+        assert_allclose(np.abs(Y[part == i]), np.abs(ref.transform(X[part == i])),
+                        rtol=0, atol=1e-10)
+        assert_allclose(Y.anchors[i], mech.estimators_[i].transform(mech.anchor_),
+                        rtol=0, atol=1e-12)
     # per-participant seeds for an estimator with random_state
     seeds = [p["random_state"] for p in mech.participant_params_]
     assert len(set(seeds)) == 3
@@ -72,7 +74,7 @@ def test_participant_wise_vary_sequences_callables_and_widths():
     assert mech.widths_ == [2, 3, 2]
     assert Y.widths == [2, 3, 2]
     assert [e.whiten for e in mech.estimators_] == [False, False, True]
-    assert_allclose(Y[part == 0][:, 2], 0)  # narrower participant: trailing zeros
+    assert_allclose(Y[part == 0][:, 2], 0, rtol=0)  # narrower participant: trailing zeros
     with pytest.raises(ValueError, match="vary names parameter.*does not have"):
         ParticipantWise(PCA(), vary={"n_comp": [2]}).fit(X)
 
@@ -85,7 +87,7 @@ def test_pca_mechanism_matches_sklearn_pca():
     )
     for i in range(3):
         ref = PCA(n_components=3, svd_solver="full").fit(X[part == i]).transform(X[part == i])
-        assert_allclose(Y[part == i], ref, atol=1e-10)
+        assert_allclose(Y[part == i], ref, rtol=0, atol=1e-10)
     with pytest.raises(ValueError, match="at most n_components=6.*Lower n_components"):
         PCAMechanism(3, n_components=7).fit(X, participant=part)
 
@@ -99,10 +101,10 @@ def test_kernel_pca_median_heuristic_on_standardized_rows():
     for i in range(3):
         S = StandardScaler().fit_transform(X[part == i])
         m = np.median(pdist(S))
-        assert_allclose(mech.gammas_[i], 1 / (2 * m**2))
+        assert_allclose(mech.gammas_[i], 1 / (2 * m**2), rtol=1e-12)
         ref = KernelPCA(2, kernel="rbf", gamma=mech.gammas_[i], eigen_solver="dense").fit(S)
         out = mech.transform(X[part == i], participant=part[part == i])
-        assert_allclose(np.abs(out), np.abs(ref.transform(S)), atol=1e-8)
+        assert_allclose(np.abs(out), np.abs(ref.transform(S)), rtol=0, atol=1e-8)
     fixed = KernelPCAMechanism(3, n_components=2, gamma=0.5).fit(X, participant=part)
     assert_array_equal(fixed.gammas_, [0.5] * 3)
     assert median_heuristic_gamma(np.ones((3, 2))) == 1.0

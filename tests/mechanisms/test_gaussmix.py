@@ -36,12 +36,21 @@ def test_g13_printed_algorithm_fails_and_corrected_one_holds():
 
 
 def test_g14_review_reading_example():
+    # the review's reading feeds the unnormalised lambda_min into the release in place of
+    # lambda_min / C^2: lambda_tilde = lambda_min + eta (z - tau)
     C, lam_min, gamma, eta, tau = 10.0, 1.0, 3.0, 1.0, 2.0
     for z, eff, check in [(1.5, 2.51, 3.5), (2.0, 2.01, 3.0)]:
-        lam_tilde = lam_min + eta * (z - tau)
-        eta_t2 = max(gamma - lam_tilde, 0.0)
-        assert eta_t2 + lam_min / C**2 == pytest.approx(eff)
-        assert eta_t2 + lam_min == pytest.approx(check)  # the printed proof's check passes
+        eta_t2, lam_tilde = adaptive_noise_scale(lam_min, z, gamma=gamma, eta=eta, tau=tau)
+        assert lam_tilde == pytest.approx(lam_min + eta * (z - tau), rel=1e-12)
+        assert eta_t2 + lam_min / C**2 == pytest.approx(eff, rel=1e-12)
+        assert eta_t2 + lam_min == pytest.approx(check, rel=1e-12)  # the proof's check passes
+    # under that reading the effective scale misses gamma exactly when z > 1.01
+    z = np.random.RandomState(0).standard_normal(400_000)
+    eta_t2, _ = adaptive_noise_scale(lam_min, z, gamma=gamma, eta=eta, tau=tau)
+    fail = eta_t2 + lam_min / C**2 < gamma - 1e-12
+    np.testing.assert_array_equal(fail, z > 1.01)
+    assert fail.mean() == pytest.approx(0.1562, abs=0.003)  # 5 standard errors
+    assert fail.mean() > math.exp(-(tau**2) / 2)  # above the exp(-2) = 0.1353 it should meet
     assert norm.sf(1.01) == pytest.approx(0.1562, abs=1e-4)
     assert math.exp(-(tau**2) / 2) == pytest.approx(0.1353, abs=1e-4)
 

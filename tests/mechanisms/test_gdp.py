@@ -30,7 +30,7 @@ def test_polar_factor_maximises_inner_product():
     rng = np.random.RandomState(1)
     S = rng.randn(4, 4)
     P = polar(S)
-    np.testing.assert_allclose(P.T @ P, np.eye(4), atol=1e-12)
+    np.testing.assert_allclose(P.T @ P, np.eye(4), rtol=0, atol=1e-12)
     best = np.sum(S * P)
     assert all(np.sum(S * haar_orthogonal(4, rng)) <= best + 1e-12 for _ in range(1000))
 
@@ -39,7 +39,7 @@ def test_polar_factor_maximises_inner_product():
 def test_gdp_round_trip_and_noise_law():
     X = _data(n=3000, d=3)
     gdp = GDP(random_state=0).fit(X)
-    np.testing.assert_allclose(gdp.inverse_transform(gdp.transform(X)), X, atol=1e-12)
+    np.testing.assert_allclose(gdp.inverse_transform(gdp.transform(X)), X, rtol=0, atol=1e-12)
     noisy = GDP(noise=0.5, random_state=0).fit(X)
     W = (noisy.transform(X) - (X @ noisy.rotation_ + noisy.translation_)) / 0.5
     assert stats.kstest(W.ravel(), "norm").pvalue > 1e-3
@@ -70,13 +70,14 @@ def test_igdp_uploads_are_the_participant_maps():
     for k in range(3):
         rows = Y.participant == k
         np.testing.assert_allclose(
-            Y[rows], X[rows] @ mech.rotations_[k] + mech.translations_[k], atol=1e-12
+            Y[rows], X[rows] @ mech.rotations_[k] + mech.translations_[k], rtol=0, atol=1e-12
         )
         np.testing.assert_allclose(
-            Y.anchors[k], mech.anchor_ @ mech.rotations_[k] + mech.translations_[k], atol=1e-12
+            Y.anchors[k], mech.anchor_ @ mech.rotations_[k] + mech.translations_[k],
+            rtol=0, atol=1e-12
         )
     assert mech.anchor_.shape == (4 * X.shape[1], X.shape[1])
-    np.testing.assert_allclose(mech.inverse_transform(Y), X, atol=1e-12)
+    np.testing.assert_allclose(mech.inverse_transform(Y), X, rtol=0, atol=1e-12)
 
 
 def test_known_secret_inversion_c_gdp():
@@ -92,7 +93,7 @@ def test_known_secret_inversion_c_gdp():
     noisy = CGDP(4, noise=sigma, random_state=0)
     Yn = noisy.fit_transform(X)
     W = (Yn - X @ O - psi) / sigma
-    np.testing.assert_allclose((Yn - psi) @ O.T, X + sigma * W @ O.T, atol=1e-12)
+    np.testing.assert_allclose((Yn - psi) @ O.T, X + sigma * W @ O.T, rtol=0, atol=1e-12)
 
 
 def test_private_noise_equivalence_coupled():
@@ -117,15 +118,15 @@ def test_private_noise_equivalence_coupled():
 
 def test_rotated_noise_is_standard_normal():
     # AC-8: entries of W O_i^T O_s are i.i.d. N(0, 1) for fixed secrets
-    X = _data(n=3000, d=4)
+    X = _data(n=40000, d=5)
     mech = IGDP(2, noise=1.0, random_state=5)
     Y = mech.fit_transform(X)
     rows = Y.participant == 1
     W = Y[rows] - X[rows] @ mech.rotations_[1] - mech.translations_[1]
     W_til = np.asarray(W @ mech.rotations_[1].T @ mech.rotations_[0]).ravel()
-    assert W_til.size >= 4000
+    assert W_til.size >= 10**4
     assert stats.kstest(W_til, "norm").pvalue > 1e-3
-    assert abs(W_til.var() - 1) < 0.05
+    assert abs(W_til.var() - 1) < 0.02
 
 
 def test_fit_transform_equals_fit_then_transform_with_noise():

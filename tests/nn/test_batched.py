@@ -34,13 +34,13 @@ def test_batched_equals_sequential_fits(digits):
     for net, Xm in zip(nets, draws):
         ref = clone(template).fit(Xm, y)
         np.testing.assert_allclose(net.history[:, "valid_bacc"], ref.history[:, "valid_bacc"],
-                                   atol=1e-12)
+                                   rtol=0, atol=1e-12)
         assert net.best_epoch_ == ref.best_epoch_
         for (name, p), (_, q) in zip(net.module_.named_parameters(),
                                      ref.module_.named_parameters()):
-            np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), atol=1e-4,
+            np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=0, atol=1e-4,
                                        err_msg=name)
-        np.testing.assert_allclose(net.predict_proba(Xm), ref.predict_proba(Xm), atol=1e-4)
+        np.testing.assert_allclose(net.predict_proba(Xm), ref.predict_proba(Xm), rtol=0, atol=1e-4)
         assert np.mean(net.predict(Xm) == ref.predict(Xm)) >= 0.99
 
 
@@ -59,7 +59,7 @@ def test_chunks_give_the_same_models(digits):
     together = fit_batched(_template(max_epochs=1), draws, y)
     chunked = fit_batched(_template(max_epochs=1), draws, y, chunk_size=2)
     for a, b in zip(together, chunked):
-        np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X), atol=1e-5)
+        np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X), rtol=0, atol=1e-5)
 
 
 def test_model_groups_give_the_same_models(digits, monkeypatch):
@@ -73,7 +73,7 @@ def test_model_groups_give_the_same_models(digits, monkeypatch):
     monkeypatch.setattr(_batched, "_CPU_GROUP_ELEMENTS", 1)
     one_by_one = fit_batched(_template(max_epochs=1), draws, y)
     for a, b in zip(together, one_by_one):
-        np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X), atol=1e-5)
+        np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X), rtol=0, atol=1e-5)
         assert a.history[-1, "valid_bacc"] == b.history[-1, "valid_bacc"]
 
 
@@ -117,7 +117,7 @@ def test_logit_head_batched(digits):
     nets = fit_batched(template, draws, yb)
     ref = clone(template).fit(draws[1], yb)
     np.testing.assert_allclose(nets[1].predict_proba(draws[1]), ref.predict_proba(draws[1]),
-                               atol=1e-4)
+                               rtol=0, atol=1e-4)
 
 
 def test_auditor_batched(digits):
@@ -155,7 +155,7 @@ def test_batched_matches_sequential_for_other_widths(width):
     template = _template(max_epochs=1, batch_size=32, train_split=None)
     nets = fit_batched(template, [X, X[::-1].copy()], y)
     ref = clone(template).fit(X, y)
-    np.testing.assert_allclose(nets[0].predict_proba(X), ref.predict_proba(X), atol=1e-4)
+    np.testing.assert_allclose(nets[0].predict_proba(X), ref.predict_proba(X), rtol=0, atol=1e-4)
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no cuda device")
@@ -168,7 +168,7 @@ def test_batched_on_cuda_matches_sequential_cuda_fits(digits):
     for net, Xm in zip(nets, draws):
         assert next(net.module_.parameters()).device.type == "cuda"
         ref = clone(template).fit(Xm, y)
-        np.testing.assert_allclose(net.predict_proba(Xm), ref.predict_proba(Xm), atol=1e-3)
+        np.testing.assert_allclose(net.predict_proba(Xm), ref.predict_proba(Xm), rtol=0, atol=1e-3)
 
 
 def test_progress_bar_over_epochs(digits, capsys):

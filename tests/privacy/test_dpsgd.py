@@ -67,9 +67,24 @@ def test_run_is_recorded_with_actual_q_sigma_steps(trained, data):
     assert acct.leakage_bits_ == pytest.approx(ref.leakage_bits_, rel=1e-12)
     spent = trained.privacy_spent()
     assert spent["leakage_bits"] == pytest.approx(ref.leakage_bits_, rel=1e-12)
+    # and both equal Theorem 4.1's sum of KL charges, integrated here by adaptive quadrature
+    assert spent["leakage_bits"] == pytest.approx(_leakage_bits_by_quad(q, 0.8, 20), rel=1e-9)
     hist = trained.history[:, "dp_epsilon"]
     assert len(hist) == 4 and all(a < b for a, b in zip(hist, hist[1:]))
     assert hist[-1] == pytest.approx(spent["eps"])
+
+
+def _leakage_bits_by_quad(q, sigma, steps):
+    """steps * KL((1 - q) N(0, s^2) + q N(1, s^2) || N(0, s^2)) / ln 2, by scipy quad."""
+    from scipy.integrate import quad
+    from scipy.stats import norm
+
+    def integrand(y):
+        llr = np.logaddexp(np.log1p(-q), np.log(q) + (2 * y - 1) / (2 * sigma**2))
+        return ((1 - q) * norm.pdf(y, 0, sigma) + q * norm.pdf(y, 1, sigma)) * llr
+
+    kl, _ = quad(integrand, -np.inf, np.inf, epsabs=0, epsrel=1e-13, limit=200)
+    return steps * kl / np.log(2)
 
 
 def _assert_epsilon_is_opacus(net, delta=1e-5):
@@ -203,6 +218,8 @@ def test_representation_cnn_epsilon_matches_opacus(dp_cnn):
     r = dp_cnn.dp_runs_[0]
     ref = DPSGDLeakageAccountant().add_run(r["q"], r["sigma"], r["steps"])
     assert spent["leakage_bits"] == pytest.approx(ref.leakage_bits_, rel=1e-12)
+    assert spent["leakage_bits"] == pytest.approx(
+        _leakage_bits_by_quad(r["q"], r["sigma"], r["steps"]), rel=1e-9)
 
 
 def test_pickled_representation_cnn_trains_on(dp_cnn, digits_small):

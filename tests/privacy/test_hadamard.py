@@ -35,20 +35,49 @@ def test_kronecker_application_matches_dense():
     rng = np.random.RandomState(0)
     X = rng.standard_normal((5, 784))
     np.testing.assert_allclose(apply_hadamard(X, hadamard_factors(784)), X @ hadamard(784).T,
-                               atol=1e-10)
+                               rtol=0, atol=1e-10)
+
+
+class _AlexNetLPIPSFeatures:
+    """The five ReLU taps of AlexNet's conv stack (LPIPS' layers), concatenated, random weights."""
+
+    def __init__(self, torch):
+        nn = torch.nn
+        torch.manual_seed(0)
+        self.torch = torch
+        self.layers = nn.ModuleList([
+            nn.Sequential(nn.Conv2d(3, 64, 11, stride=4, padding=2), nn.ReLU()),
+            nn.Sequential(nn.MaxPool2d(3, 2), nn.Conv2d(64, 192, 5, padding=2), nn.ReLU()),
+            nn.Sequential(nn.MaxPool2d(3, 2), nn.Conv2d(192, 384, 3, padding=1), nn.ReLU()),
+            nn.Sequential(nn.Conv2d(384, 256, 3, padding=1), nn.ReLU()),
+            nn.Sequential(nn.Conv2d(256, 256, 3, padding=1), nn.ReLU()),
+        ])
+
+    def transform(self, X):
+        h = self.torch.as_tensor(np.asarray(X, dtype=np.float32).reshape(-1, 3, 64, 64))
+        taps = []
+        with self.torch.no_grad():
+            for layer in self.layers:
+                h = layer(h)
+                taps.append(h.flatten(1))
+        return self.torch.cat(taps, 1).double().numpy()
 
 
 def test_a22_lpips_feature_count_and_padding():
-    m = 64 * 15 * 15 + 192 * 7 * 7 + 384 * 3 * 3 + 256 * 3 * 3 + 256 * 3 * 3
-    assert m == 31872
-    # the paper pads to 2^15 = 32768 (H64 x H64 x H8), whose block sizes up to 32 are the
-    # paper's LPIPS grid {1, 2, 4, 8, 16, 32}
-    order = hadamard_order(m)
-    assert order == 32768
-    assert [F.shape[0] for F in hadamard_factors(order)] == [64, 64, 8]
-    ent = BlockEntropyLowerBound(rotation="signs")
-    ent.padded_dim_, ent.n_components_ = order, m
-    assert ent._grid()[0] == [1, 2, 4, 8, 16, 32]
+    torch = pytest.importorskip("torch")
+    # the paper's LPIPS representation at 64 x 64 has 31,872 features; skdc pads it to
+    # 2^15 = 32768 (H64 x H64 x H8), whose block sizes up to 32 are the paper's LPIPS grid
+    X = np.random.RandomState(0).uniform(0, 1, (16, 3 * 64 * 64))
+    lpips = _AlexNetLPIPSFeatures(torch)
+    ent = BlockEntropyLowerBound(block_sizes=[32], nu2=(1.6,), rotation="signs", n_mc=1,
+                                 device="cpu")
+    ent.fit(X, representation=lpips, trace=1.0)
+    assert ent.n_components_ == 31872
+    assert ent.padded_dim_ == 32768
+    assert [F.shape[0] for F in hadamard_factors(ent.padded_dim_)] == [64, 64, 8]
+    # the default grid of block sizes on that dimension (named by the error for a bad size)
+    with pytest.raises(ValueError, match=r"divisors of 32768, e\.g\. \[1, 2, 4, 8, 16, 32\]\."):
+        ent.set_params(block_sizes=[3]).fit(X, representation=lpips, trace=1.0)
 
 
 def test_each_listed_factor_is_used_at_most_once():

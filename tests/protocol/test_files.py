@@ -25,8 +25,8 @@ from skdc.utils import haar_orthogonal
 def test_make_anchor_is_centered_orthonormal_and_reproducible(tmp_path):
     A = make_anchor(tmp_path / "a.npy", 4, random_state=0)
     assert_array_equal(load_anchor(tmp_path / "a.npy"), A)
-    np.testing.assert_allclose(A.T @ A, np.eye(4), atol=1e-12)
-    np.testing.assert_allclose(A.sum(axis=0), 0, atol=1e-12)
+    np.testing.assert_allclose(A.T @ A, np.eye(4), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(A.sum(axis=0), 0, rtol=0, atol=1e-12)
     assert_array_equal(make_anchor(tmp_path / "b.npy", 4, random_state=0), A)
     assert make_anchor(tmp_path / "c.npy", 4, n_anchors=5, kind="uniform").shape == (5, 4)
     with pytest.raises(ValueError, match="kind must be one of"):

@@ -302,4 +302,5 @@ def test_hostile_uploads_into_the_analyst(case, seed, aligner):
     if out is not None:
         R = out[0]
         np.testing.assert_allclose(np.swapaxes(R, 1, 2) @ R,
-                                   np.broadcast_to(np.eye(R.shape[-1]), R.shape), atol=1e-10)
+                                   np.broadcast_to(np.eye(R.shape[-1]), R.shape),
+                                   rtol=0, atol=1e-10)
