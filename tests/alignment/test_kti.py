@@ -598,16 +598,19 @@ def digits_pca_uploads():
     X, y = load_digits(return_X_y=True)
     X = X / 16.0
     out = []
-    for seed in range(3):
-        Xp, Xr, yp, yr = train_test_split(X, y, train_size=300, stratify=y, random_state=seed)
-        Xtr, Xte, ytr, yte = train_test_split(
-            Xr, yr, train_size=400, test_size=300, stratify=yr, random_state=seed
-        )
-        ptr, pte = np.arange(400) % 4, np.arange(300) % 4
-        mech = PCAMechanism(4, n_components=8, anchor=SMOTEAnchor(200, Xp, yp, n_source=100),
-                            random_state=seed).fit(Xtr, participant=ptr)
-        out.append((mech.transform(Xtr, participant=ptr), ytr,
-                    mech.transform(Xte, participant=pte), yte))
+    with threadpool_limits(limits=1):  # session set-up runs outside the autouse limit
+        for seed in range(3):
+            Xp, Xr, yp, yr = train_test_split(X, y, train_size=300, stratify=y,
+                                              random_state=seed)
+            Xtr, Xte, ytr, yte = train_test_split(
+                Xr, yr, train_size=400, test_size=300, stratify=yr, random_state=seed
+            )
+            ptr, pte = np.arange(400) % 4, np.arange(300) % 4
+            mech = PCAMechanism(4, n_components=8,
+                                anchor=SMOTEAnchor(200, Xp, yp, n_source=100),
+                                random_state=seed).fit(Xtr, participant=ptr)
+            out.append((mech.transform(Xtr, participant=ptr), ytr,
+                        mech.transform(Xte, participant=pte), yte))
     return out
 
 
@@ -625,7 +628,8 @@ def _digits_accuracy(aligner, splits):
 
 @pytest.fixture(scope="session")
 def digits_default_accuracy(digits_pca_uploads):
-    return _digits_accuracy(KTIAligner(), digits_pca_uploads)
+    with threadpool_limits(limits=1):
+        return _digits_accuracy(KTIAligner(), digits_pca_uploads)
 
 
 def test_digits_own_row_bandwidths_against_the_default(digits_pca_uploads,
