@@ -248,7 +248,8 @@ class KTIAligner(BaseAligner):
         ``"spectral"`` divides each participant's kernel by its spectral radius
         ``rho_k = lambda_max(K^(k))`` (the DC lab's code), so that one ``alpha`` weighs every
         participant alike whatever its kernel's scale; ``kappa_k / rho_k`` is then used for
-        new rows too.
+        new rows too. On the raw kernel the ridge acts as ``alpha * rho_k``, so a normalized
+        fit needs a smaller ``alpha`` (about ``1 / rho_k``) to match the default.
     gamma_rows : {"anchor", "own"}, default="anchor"
         Rows on which ``gamma="median"`` and ``"knn"`` are tuned: the anchor upload
         ``A~(k)``, or participant ``k``'s own intermediate rows ``X~(k)`` in the uploads (the
