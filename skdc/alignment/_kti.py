@@ -11,7 +11,11 @@ smallest eigenvalues of ``M_lambda = lambda sum_k (K^(k) + lambda I)^{-1}`` (Eq.
 Theorem 2; spec section 3.6). Options (spec sections 3.7-3.8): an intrinsic kNN graph on the
 anchor uploads (``"gl"`` geometric, ``"tsl"`` same-label), a target-dissimilarity penalty graph
 (``"tdl"``), giving ``(M_lambda + mu B) u = nu C u`` (Eqs. 40/43), and the centering constraint
-``1^T Z = 0`` solved in the Helmert basis (Eqs. 49-53).
+``1^T Z = 0`` solved in the Helmert basis (Eqs. 49-53). From the DC lab's code: the
+residual-only objective ``M = sum_k (I - S^(k))^2`` (``target_objective="residual"``), each
+kernel divided by its spectral radius (``kernel_normalization="spectral"``), and bandwidths
+tuned on each participant's own intermediate rows (``gamma_rows="own"``) by the median or the
+self-tuning kNN rule (``gamma="knn"``).
 
 Computation: per participant one Cholesky factorization of ``K^(k) + lambda I`` (or, with
 ``solver="eigh"``, one symmetric eigendecomposition ``K^(k) = V diag(l) V^T``, which serves
@@ -74,6 +78,7 @@ def _cached_kernel_eigh(key, compute):
     return value
 
 
+_MEDIAN_ROWS = 2000  # gamma="median" on more own rows: a random subset (pdist is quadratic)
 _EPS = 1e-9  # epsilon-regularization of a singular C (spec section 3.7, authors' default)
 _GAMMA_KERNELS = {"rbf", "laplacian", "poly"}
 
@@ -158,6 +163,27 @@ def anchor_graph(anchor_upload, *, kind="gl", anchor_y=None, n_neighbors=10):
     return W
 
 
+def _knn_bandwidth_gamma(X, n_neighbors):
+    """RBF bandwidth ``1 / (2 s^2)``, ``s`` the median distance to the ``n_neighbors``-th
+    nearest other row: the local scale of Zelnik-Manor and Perona (2004), pooled by the median.
+
+    ``n_neighbors`` is capped at ``n_rows - 1``; ``1.0`` when that distance is 0 for most rows.
+    """
+    k = min(n_neighbors, X.shape[0] - 1)
+    dist, _ = NearestNeighbors(n_neighbors=k + 1).fit(X).kneighbors(X)
+    s = float(np.median(dist[:, k]))  # column 0 is the row itself (or a duplicate)
+    return 1.0 / (2.0 * s**2) if s > 0 else 1.0
+
+
+def _spectral_radius(Kmat):
+    """``lambda_max`` of a symmetric positive semi-definite kernel matrix (Lanczos when big)."""
+    n = Kmat.shape[0]
+    if n <= 64:
+        return float(scipy.linalg.eigvalsh(Kmat, subset_by_index=[n - 1, n - 1])[0])
+    w = eigsh(Kmat, k=1, which="LA", v0=np.ones(n), tol=1e-12, return_eigenvectors=False)
+    return float(w[0])
+
+
 def _laplacian(W):
     return (sp.diags(np.asarray(W.sum(axis=1)).ravel()) - W).tocsr()
 
@@ -201,12 +227,35 @@ class KTIAligner(BaseAligner):
     kernel : {"rbf", "laplacian", "poly", "linear", "cosine"} or callable, default="rbf"
         The kernel ``kappa``; a callable ``kernel(X, Y) -> (n_X, n_Y) Gram matrix`` must be
         positive semi-definite (checked at fit).
-    gamma : float, "median" or None, default=1.0
-        Bandwidth of ``"rbf"``, ``"laplacian"``, ``"poly"``. ``"median"``: per participant,
-        ``1 / (2 m_k^2)`` with ``m_k`` the median distance of its anchor upload (an extra; the
-        paper uses 1.0). ``None``: ``1 / h_k``.
+    gamma : float, {"median", "knn"} or None, default=1.0
+        Bandwidth of ``"rbf"``, ``"laplacian"``, ``"poly"`` (the paper uses 1.0). Tuned per
+        participant on the rows chosen by ``gamma_rows``: ``"median"`` gives ``1 / (2 m_k^2)``
+        with ``m_k`` the median nonzero pairwise distance; ``"knn"`` gives ``1 / (2 s_k^2)``
+        with ``s_k`` the median over rows of the distance to the ``gamma_neighbors``-th
+        nearest other row (the local scale of self-tuning spectral clustering [2]_, pooled to
+        one bandwidth so that the kernel stays a positive semi-definite RBF). ``None``:
+        ``1 / h_k``.
     alpha : float, default=1.0
         Ridge ``lambda > 0``.
+    target_objective : {"ridge", "residual"}, default="ridge"
+        Which matrix ``Z`` minimises. ``"ridge"``: ``M_lambda = lambda sum_k (K^(k) +
+        lambda I)^{-1}``, the objective of Eq. (31) at its optimal maps (Eq. 37).
+        ``"residual"``: ``M = sum_k (I - S^(k))^2 = sum_k lambda^2 (K^(k) + lambda I)^{-2}``
+        with ``S^(k) = K^(k) (K^(k) + lambda I)^{-1}`` the ridge smoother, i.e. the anchor
+        residual ``sum_k ||g_k(A~(k)) - Z||_F^2`` alone, without the RKHS-norm term (the
+        older form in the DC lab's code). The maps are Eq. (36) either way.
+    kernel_normalization : {"none", "spectral"}, default="none"
+        ``"spectral"`` divides each participant's kernel by its spectral radius
+        ``rho_k = lambda_max(K^(k))`` (the DC lab's code), so that one ``alpha`` weighs every
+        participant alike whatever its kernel's scale; ``kappa_k / rho_k`` is then used for
+        new rows too. On the raw kernel the ridge acts as ``alpha * rho_k``, so a normalized
+        fit needs a smaller ``alpha`` (about ``1 / rho_k``) to match the default.
+    gamma_rows : {"anchor", "own"}, default="anchor"
+        Rows on which ``gamma="median"`` and ``"knn"`` are tuned: the anchor upload
+        ``A~(k)``, or participant ``k``'s own intermediate rows ``X~(k)`` in the uploads (the
+        DC lab's code). Median over more than 2000 own rows uses a random subset of 2000.
+    gamma_neighbors : int, default=7
+        The neighbour rank of ``gamma="knn"`` (7 in [2]_).
     graph : {None, "gl", "tsl", "tdl"}, default=None
         Graph regularization (spec section 3.7): ``"gl"`` geometric kNN Laplacian, ``"tsl"``
         same-label kNN Laplacian, ``"tdl"`` TSL as intrinsic graph plus the different-label
@@ -251,6 +300,10 @@ class KTIAligner(BaseAligner):
         landmarks).
     gammas_ : ndarray of shape (n_participants,)
         The bandwidth used for each participant.
+    kernel_scales_ : ndarray of shape (n_participants,)
+        The divisor of each participant's kernel: its spectral radius ``rho_k`` with
+        ``kernel_normalization="spectral"``, else ones. ``coef_`` is ``alpha^(k) / rho_k``, so
+        that ``g_k(x~) = kappa_k(x~, A~(k)) coef_[k]``.
     intrinsic_laplacian_ : scipy.sparse.csr_matrix of shape (n_anchors, n_anchors) or None
         The aggregated, scaled intrinsic Laplacian ``B``.
     penalty_laplacian_ : scipy.sparse.csr_matrix of shape (n_anchors, n_anchors) or None
@@ -277,6 +330,7 @@ class KTIAligner(BaseAligner):
     ----------
     .. [1] Suetake et al., "Nonlinear Data Integration via Kernel Methods for Data
        Collaboration Analysis", arXiv:2605.27219, 2026.
+    .. [2] Zelnik-Manor and Perona, "Self-Tuning Spectral Clustering", NeurIPS 2004.
 
     Examples
     --------
@@ -292,12 +346,22 @@ class KTIAligner(BaseAligner):
     (True, True)
     >>> kti.transform(Y).shape
     (60, 3)
+    >>> lab = KTIAligner(gamma="knn", gamma_rows="own", kernel_normalization="spectral",
+    ...                  target_objective="residual").fit(Y)
+    >>> lab.gammas_.shape, bool(np.all(lab.kernel_scales_ >= 1))
+    ((3,), True)
     """
 
     _parameter_constraints: dict = {
         "kernel": [StrOptions({"rbf", "laplacian", "poly", "linear", "cosine"}), callable],
-        "gamma": [Interval(Real, 0, None, closed="neither"), StrOptions({"median"}), None],
+        "gamma": [
+            Interval(Real, 0, None, closed="neither"), StrOptions({"median", "knn"}), None
+        ],
         "alpha": [Interval(Real, 0, None, closed="neither")],
+        "target_objective": [StrOptions({"ridge", "residual"})],
+        "kernel_normalization": [StrOptions({"none", "spectral"})],
+        "gamma_rows": [StrOptions({"anchor", "own"})],
+        "gamma_neighbors": [Interval(Integral, 1, None, closed="left")],
         "graph": [None, StrOptions({"gl", "tsl", "tdl"})],
         "mu": [Interval(Real, 0, None, closed="left")],
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
@@ -315,6 +379,10 @@ class KTIAligner(BaseAligner):
         *,
         gamma=1.0,
         alpha=1.0,
+        target_objective="ridge",
+        kernel_normalization="none",
+        gamma_rows="anchor",
+        gamma_neighbors=7,
         graph=None,
         mu=1.0,
         n_neighbors=10,
@@ -328,6 +396,10 @@ class KTIAligner(BaseAligner):
         self.kernel = kernel
         self.gamma = gamma
         self.alpha = alpha
+        self.target_objective = target_objective
+        self.kernel_normalization = kernel_normalization
+        self.gamma_rows = gamma_rows
+        self.gamma_neighbors = gamma_neighbors
         self.graph = graph
         self.mu = mu
         self.n_neighbors = n_neighbors
@@ -339,12 +411,34 @@ class KTIAligner(BaseAligner):
         self.random_state = random_state
 
     # -- kernels ----------------------------------------------------------------------
-    def _gamma_for(self, B):
-        if self.gamma == "median":
-            return median_heuristic_gamma(B)
+    def _gamma_for(self, B, own, rng):
+        """Bandwidth of one participant from its anchor upload ``B`` or its own rows."""
         if self.gamma is None:
             return 1.0 / B.shape[1]
-        return float(self.gamma)
+        if not isinstance(self.gamma, str):
+            return float(self.gamma)
+        rows = B if self.gamma_rows == "anchor" else own
+        if self.gamma == "median":
+            if rows.shape[0] > _MEDIAN_ROWS:
+                rows = rows[np.sort(rng.choice(rows.shape[0], _MEDIAN_ROWS, replace=False))]
+            return median_heuristic_gamma(rows)
+        return _knn_bandwidth_gamma(rows, self.gamma_neighbors)
+
+    def _own_rows(self, uploads, anchors):
+        """Each participant's own intermediate rows ``X~(k)`` (its width, no padding)."""
+        Y = np.asarray(uploads, dtype=np.float64)
+        part = uploads.participant
+        out = []
+        for k, b in enumerate(anchors):
+            rows = Y[part == k, : b.shape[1]]
+            if rows.shape[0] < 2:
+                raise ValueError(
+                    f"KTIAligner: gamma_rows='own' tunes gamma={self.gamma!r} on each "
+                    f"participant's own rows, but participant {k} uploaded {rows.shape[0]} "
+                    "row(s); at least 2 are needed. Use gamma_rows='anchor'."
+                )
+            out.append(rows)
+        return out
 
     def _kernel(self, X, Y, gamma):
         if callable(self.kernel):
@@ -417,8 +511,10 @@ class KTIAligner(BaseAligner):
             limit=limit,
             limit_name="n_anchors - 1 (center=True)" if self.center else "n_anchors",
         )
-        self.gammas_ = np.array([self._gamma_for(b) for b in anchors])
         rng = check_random_state(self.random_state)
+        uses_rows = isinstance(self.gamma, str) and self.gamma_rows == "own"
+        own = self._own_rows(uploads, anchors) if uses_rows else [None] * len(anchors)
+        self.gammas_ = np.array([self._gamma_for(b, x, rng) for b, x in zip(anchors, own)])
         m = self.n_kernel_components
         if m is None or m >= n_a:
             self._fit_exact(anchors, uploads.anchor_y, d)
@@ -432,14 +528,16 @@ class KTIAligner(BaseAligner):
         return d
 
     def _ridge_factors(self, anchors):
-        """Per participant: ``(K^(k) + lambda I)^{-1}`` and a solver for ``alpha^(k)``.
+        """Per participant: ``(K^(k) + lambda I)^{-1}``, a solver for ``alpha^(k)``, ``rho_k``.
 
         ``solver="cholesky"``: one Cholesky factor ``L L^T = K^(k) + lambda I`` (LAPACK
         ``potrf``), the inverse from it (``potri``) and triangular solves for ``alpha^(k)``.
         ``solver="eigh"``: ``K^(k) = V diag(l) V^T`` gives ``V diag(1 / (l + lambda)) V^T``.
-        Neither calls a general matrix inverse.
+        Neither calls a general matrix inverse. With ``kernel_normalization="spectral"``,
+        ``K^(k)`` is divided by ``rho_k = lambda_max(K^(k))`` first.
         """
         lam = float(self.alpha)
+        spectral = self.kernel_normalization == "spectral"
         out = []
         for k, (b, g) in enumerate(zip(anchors, self.gammas_)):
             Kmat = self._kernel(b, b, g)
@@ -449,6 +547,10 @@ class KTIAligner(BaseAligner):
                     digest = hashlib.blake2b(np.ascontiguousarray(b).tobytes(), digest_size=16)
                     key = (digest.hexdigest(), b.shape, self.kernel, float(g))
                 ev, V = _cached_kernel_eigh(key, lambda Kmat=Kmat, k=k: self._psd_eigh(Kmat, k))
+                rho = float(ev.max()) if spectral else 1.0
+                if not rho > 0:
+                    raise self._zero_kernel_error(k)
+                ev = ev / rho
                 inv = (V / (ev + lam)) @ V.T
 
                 def solve(Z, V=V, ev=ev):
@@ -457,7 +559,11 @@ class KTIAligner(BaseAligner):
             else:
                 if callable(self.kernel):
                     self._check_psd(scipy.linalg.eigvalsh((Kmat + Kmat.T) / 2), k)
-                Kl = (Kmat + Kmat.T) / 2 + lam * np.eye(Kmat.shape[0])
+                Ks = (Kmat + Kmat.T) / 2
+                rho = _spectral_radius(Ks) if spectral else 1.0
+                if not rho > 0:
+                    raise self._zero_kernel_error(k)
+                Kl = Ks / rho + lam * np.eye(Kmat.shape[0])
                 c, info = scipy.linalg.lapack.dpotrf(Kl, lower=True, clean=True)
                 if info != 0:
                     self._check_psd(scipy.linalg.eigvalsh(Kmat), k)
@@ -471,8 +577,15 @@ class KTIAligner(BaseAligner):
                 def solve(Z, c=c):
                     return scipy.linalg.cho_solve((c, True), Z)
 
-            out.append((inv, solve))
+            out.append((inv, solve, rho))
         return out
+
+    def _zero_kernel_error(self, k):
+        return ValueError(
+            f"KTIAligner: the kernel matrix of participant {k} is zero, so "
+            "kernel_normalization='spectral' cannot divide by its spectral radius. Check the "
+            "kernel, or use kernel_normalization='none'."
+        )
 
     def _check_psd(self, eigenvalues, k):
         top = max(float(np.abs(eigenvalues).max()), np.finfo(float).tiny)
@@ -487,8 +600,13 @@ class KTIAligner(BaseAligner):
     def _fit_exact(self, anchors, anchor_y, d):
         lam_ridge = float(self.alpha)
         factors = self._ridge_factors(anchors)
-        # M_lambda = lambda sum_k (K^(k) + lambda I)^{-1}, Eq. (37) of [1]
-        M = lam_ridge * sum(inv for inv, _ in factors)
+        self.kernel_scales_ = np.array([rho for _, _, rho in factors])
+        if self.target_objective == "residual":
+            # M = sum_k (I - S^(k))^2 with I - S^(k) = lambda (K^(k) + lambda I)^{-1}
+            M = lam_ridge**2 * sum(inv @ inv for inv, _, _ in factors)
+        else:
+            # M_lambda = lambda sum_k (K^(k) + lambda I)^{-1}, Eq. (37) of [1]
+            M = lam_ridge * sum(inv for inv, _, _ in factors)
         M = (M + M.T) / 2
         LB, LC = self._graphs(anchors, anchor_y, float(np.trace(M)))
         self.intrinsic_laplacian_, self.penalty_laplacian_ = LB, LC
@@ -506,8 +624,8 @@ class KTIAligner(BaseAligner):
         Z = Z * _sign_flip(Z)
         self.target_ = Z
         self.eigenvalues_ = nu
-        # alpha^(k) = (K^(k) + lambda I)^{-1} Z, Eq. (36)
-        self.coef_ = [solve(Z) for _, solve in factors]
+        # alpha^(k) = (K^(k) + lambda I)^{-1} Z, Eq. (36); over rho_k for the raw kernel
+        self.coef_ = [solve(Z) / rho for _, solve, rho in factors]
         self.kernel_anchors_ = list(anchors)
 
     def _fit_nystroem(self, anchors, anchor_y, d, m, rng):
@@ -515,7 +633,7 @@ class KTIAligner(BaseAligner):
         n_a = anchors[0].shape[0]
         K = len(anchors)
         idx = np.sort(rng.choice(n_a, size=m, replace=False))
-        factors = []
+        factors, scales = [], []
         for k, (b, g) in enumerate(zip(anchors, self.gammas_)):
             Cm = self._kernel(b, b[idx], g)
             w, Vw = self._psd_eigh(Cm[idx], k)
@@ -527,10 +645,20 @@ class KTIAligner(BaseAligner):
             big = s2 > s2.max() * Phi.shape[1] * np.finfo(float).eps
             s2, R = s2[big], R[:, big]
             U = (Phi @ R) / np.sqrt(s2)
+            rho = float(s2.max()) if self.kernel_normalization == "spectral" else 1.0
+            # K^(k) / rho ~ (Phi / sqrt(rho)) (Phi / sqrt(rho))^T: U stays, s^2 scales
+            s2, P, Phi = s2 / rho, P / np.sqrt(rho), Phi / np.sqrt(rho)
+            scales.append(rho)
             D = s2 / (s2 + lam_ridge)
             factors.append((U, D, P, Phi))
-        # Woodbury: lambda (Phi Phi^T + lambda I)^{-1} = I - U diag(s^2/(s^2+lambda)) U^T
-        trace_M = K * n_a - sum(float(D.sum()) for _, D, _, _ in factors)
+        self.kernel_scales_ = np.array(scales)
+        # Woodbury: lambda (Phi Phi^T + lambda I)^{-1} = I - U diag(s^2/(s^2+lambda)) U^T; its
+        # square (target_objective="residual") is I - U diag(2 D - D^2) U^T
+        if self.target_objective == "residual":
+            Ds = [2.0 * D - D**2 for _, D, _, _ in factors]
+        else:
+            Ds = [D for _, D, _, _ in factors]
+        trace_M = K * n_a - sum(float(D.sum()) for D in Ds)
         LB, _ = self._graphs(anchors, anchor_y, trace_M)
         self.intrinsic_laplacian_, self.penalty_laplacian_ = LB, None
         mu = self.mu if LB is not None else 0.0
@@ -539,7 +667,7 @@ class KTIAligner(BaseAligner):
 
         def smoother(x):
             out = np.zeros_like(x)
-            for U, D, _, _ in factors:
+            for (U, _, _, _), D in zip(factors, Ds):
                 out += U @ (D[:, None] * (U.T @ x))
             return out
 

@@ -6,7 +6,10 @@ of [1]_). For a fixed ``Z`` the best map is ``G^(k) = pinv(A~(k)) Z``, whose res
 the objective is ``K d^ - tr(Z^T M Z)`` with ``M = W_Q W_Q^T``, ``W_Q = [Q^(1), ..., Q^(K)]``
 (Eq. 21), and by Ky Fan ``Z`` spans the top ``d^`` left singular vectors of ``W_Q``
 (spec section 3.5). Orthonormalizing each participant first makes LTI invariant to any
-invertible reparametrization ``A~(k) -> A~(k) E_k``, unlike MPP.
+invertible reparametrization ``A~(k) -> A~(k) E_k``, unlike MPP. ``center=True`` adds the
+zero-sum constraint ``1^T Z = 0`` of the DC lab's code, the linear counterpart of KTI+Center
+(Eqs. 49-53 of [1]_): with ``T`` the Helmert basis of ``{x : 1^T x = 0}``, ``Z = T Y`` and ``Y``
+spans the top left singular vectors of ``T^T W_Q``.
 
 References
 ----------
@@ -23,6 +26,7 @@ import numpy as np
 
 from ..utils._sklearn_compat import Interval
 from ._dc import _check_anchor_uploads, _LinearIntegration, _resolve_n_components, _sign_flip
+from ._kti import _helmert_dot, _helmert_t_dot
 
 __all__ = ["LTIAligner"]
 
@@ -48,7 +52,14 @@ class LTIAligner(_LinearIntegration):
     Parameters
     ----------
     n_components : int, default=None
-        Integrated width ``d^ <= n_anchors``; ``None`` uses the largest upload width.
+        Integrated width ``d^ <= n_anchors`` (``n_anchors - 1`` with ``center``); ``None``
+        uses the largest upload width.
+    center : bool, default=False
+        Impose ``1^T Z = 0`` (the zero-sum option of the DC lab's code; the linear analogue of
+        KTI+Center, Eq. 49 of [1]_): ``Z`` maximises ``tr(Z^T M Z)`` over orthonormal,
+        column-centred targets, i.e. ``Z = T Y`` with ``Y`` the top ``d^`` left singular
+        vectors of ``T^T W_Q`` and ``T`` the Helmert basis. Since ``1^T A~(k) G^(k) = 1^T
+        P^(k) Z``, the aligned anchors are centred too when each upload's range holds ``1``.
 
     Attributes
     ----------
@@ -57,7 +68,7 @@ class LTIAligner(_LinearIntegration):
     coef_ : list of ndarray of shape (h_k, n_components)
         The maps ``G^(k)``.
     singular_values_ : ndarray of shape (n_components,)
-        ``sigma_j(W_Q)``, descending.
+        ``sigma_j(W_Q)`` (``sigma_j(T^T W_Q)`` with ``center``), descending.
     ranks_ : list of int
         Numerical rank of each anchor upload.
     widths_ : list of int
@@ -88,23 +99,36 @@ class LTIAligner(_LinearIntegration):
     >>> lti = LTIAligner().fit(Y)
     >>> bool(np.allclose(lti.target_.T @ lti.target_, np.eye(3)))
     True
+    >>> centred = LTIAligner(center=True).fit(Y)
+    >>> bool(np.allclose(centred.target_.sum(axis=0), 0))
+    True
     """
 
     _parameter_constraints: dict = {
         "n_components": [None, Interval(Integral, 1, None, closed="left")],
+        "center": ["boolean"],
     }
 
-    def __init__(self, n_components=None):
+    def __init__(self, n_components=None, *, center=False):
         self.n_components = n_components
+        self.center = center
 
     def _fit_maps(self, anchors, uploads):
         anchors = _check_anchor_uploads(anchors, self)
         self._store_widths(anchors)
         n_a = anchors[0].shape[0]
-        d = _resolve_n_components(self, anchors, limit=n_a, limit_name="n_anchors")
+        d = _resolve_n_components(
+            self,
+            anchors,
+            limit=n_a - 1 if self.center else n_a,
+            limit_name="n_anchors - 1 (center=True)" if self.center else "n_anchors",
+        )
         Qs = [_orth(b) for b in anchors]
         self.ranks_ = [q.shape[1] for q in Qs]
         WQ = np.hstack(Qs)  # W_Q, Eq. (21) of [1]
+        if self.center:
+            WQ = _helmert_t_dot(WQ)  # T^T W_Q: the problem on {Z = T Y}, as Eq. (53) of [1]
+            n_a -= 1
         if d > WQ.shape[1]:
             warnings.warn(
                 f"LTIAligner: n_components={d} exceeds rank(W_Q) <= {WQ.shape[1]}; the extra "
@@ -118,6 +142,8 @@ class LTIAligner(_LinearIntegration):
         else:
             U, s, _ = np.linalg.svd(WQ, full_matrices=False)
             U, s = U[:, :d], s[:d]
+        if self.center:
+            U = _helmert_dot(U)  # Z = T Y is orthonormal and column-centred
         Z = U * _sign_flip(U)  # Theorem 1: Z = U_{Q,d} O, O pinned by the sign convention
         self.target_ = Z
         self.singular_values_ = s

@@ -7,7 +7,8 @@ and the training iterator draws Poisson batches (:class:`PoissonBatchLoader`: ea
 each batch independently with probability ``q``), the sampling scheme both the leakage theorem
 (Theorem 4.1 of Bourne and Allison, 2026) and the RDP analysis assume. The net records the run's
 actual ``(q, sigma, steps)``; :meth:`DPSGDMixin.privacy_spent` reports the leakage in bits and
-``(epsilon, delta)``, which matches Opacus' RDP accountant on the same history.
+``(epsilon, delta)``, which matches Opacus' RDP accountant on the same history (or, with
+``accountant="prv"``, is Opacus' PRV accountant's).
 
 Opacus is an optional dependency (``pip install skdc[dp]``): this module imports torch, skorch
 and Opacus, and :mod:`skdc.privacy` loads it only when one of its names is used.
@@ -262,18 +263,22 @@ class DPSGDMixin:
                 acct.add_run(r["q"], r["sigma"], r["steps"])
         return acct
 
-    def privacy_spent(self, delta=None):
+    def privacy_spent(self, delta=None, accountant="rdp"):
         """``{"eps", "delta", "alpha", "leakage_bits", "runs"}`` of all recorded runs.
 
-        ``eps`` is the RDP-accounted epsilon (Opacus' orders and conversion);
-        ``leakage_bits`` the per-record leakage bound of Theorem 4.1 (Bourne and Allison).
+        ``eps`` is the epsilon of :meth:`DPSGDLeakageAccountant.epsilon`: by default the
+        RDP-accounted one (Opacus' orders and conversion; ``alpha`` its order), with
+        ``accountant="prv"`` Opacus' tighter PRV accountant (``alpha`` is then ``nan``), the
+        one the reconstruction-bound paper calibrates with (:func:`calibrate_sigma`).
+        ``leakage_bits`` is the per-record leakage bound of Theorem 4.1 (Bourne and Allison).
+        The per-epoch history records the RDP epsilon.
         """
         delta = _check_delta(self.dp_delta if delta is None else delta)
         acct = self.dp_accountant()
         if not acct.__dict__.get("runs_"):
             return {"eps": 0.0, "delta": delta, "alpha": math.nan, "leakage_bits": 0.0,
                     "runs": []}
-        eps, alpha = acct.epsilon(delta)
+        eps, alpha = acct.epsilon(delta, accountant=accountant)
         return {"eps": eps, "delta": delta, "alpha": alpha,
                 "leakage_bits": acct.leakage_bits_, "runs": list(acct.runs_)}
 

@@ -148,3 +148,63 @@ def test_bad_inputs():
         LTIAligner().fit(Y)
     with pytest.raises(TypeError, match="expects skdc.Uploads"):
         LTIAligner().fit(np.asarray(Y))
+
+
+def test_centered_target_is_top_eigenspace_of_the_centered_projector_sum():
+    rng = np.random.RandomState(30)
+    anchors = _problem(rng, n_a=40, K=3, h=4)
+    anchors = [b + rng.uniform(-2, 2, 4) for b in anchors]  # off-centre uploads
+    lti = LTIAligner(n_components=3, center=True).fit(_uploads(anchors))
+    WQ = np.hstack([_orth(b) for b in anchors])
+    J = np.eye(40) - np.ones((40, 40)) / 40  # the projector on {x : 1^T x = 0}
+    w, V = np.linalg.eigh(J @ WQ @ WQ.T @ J)
+    top = V[:, ::-1][:, :3]
+    Z = lti.target_
+    assert_allclose(Z.sum(axis=0), 0, rtol=0, atol=1e-12)
+    assert_allclose(Z.T @ Z, np.eye(3), rtol=0, atol=1e-12)
+    assert_allclose(Z @ Z.T, top @ top.T, rtol=0, atol=1e-10)
+    assert_allclose(lti.singular_values_**2, w[::-1][:3], rtol=1e-10)
+    # the default (uncentred) target is not centred on these uploads
+    assert np.abs(LTIAligner(n_components=3).fit(_uploads(anchors)).target_.sum(0)).max() > 0.1
+    for b, G in zip(anchors, lti.coef_):  # G^(k) = pinv(A~(k)) Z
+        assert_allclose(G, np.linalg.pinv(b) @ Z, rtol=1e-8, atol=1e-12)
+
+
+def test_centered_width_limit():
+    rng = np.random.RandomState(31)
+    anchors = _problem(rng, n_a=5, K=2, h=5)
+    with pytest.raises(ValueError, match=r"n_anchors - 1 \(center=True\)"):
+        LTIAligner(n_components=5, center=True).fit(_uploads(anchors))
+    assert LTIAligner(n_components=5).fit(_uploads(anchors)).target_.shape == (5, 5)
+
+
+def test_centering_on_digits_against_the_default():
+    """Digits over 4 participants with per-participant PCA: the zero-sum target costs at most
+    0.02 of accuracy (measured: 0.800 with and without, over these three splits)."""
+    from sklearn.datasets import load_digits
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import train_test_split
+
+    from skdc.anchors import SMOTEAnchor
+    from skdc.mechanisms import PCAMechanism
+
+    X, y = load_digits(return_X_y=True)
+    X = X / 16.0
+    acc = {False: [], True: []}
+    for seed in range(3):
+        Xp, Xr, yp, yr = train_test_split(X, y, train_size=300, stratify=y, random_state=seed)
+        Xtr, Xte, ytr, yte = train_test_split(
+            Xr, yr, train_size=400, test_size=300, stratify=yr, random_state=seed
+        )
+        ptr, pte = np.arange(400) % 4, np.arange(300) % 4
+        mech = PCAMechanism(4, n_components=8, anchor=SMOTEAnchor(200, Xp, yp, n_source=100),
+                            random_state=seed).fit(Xtr, participant=ptr)
+        Ytr, Yte = mech.transform(Xtr, participant=ptr), mech.transform(Xte, participant=pte)
+        for center in (False, True):
+            lti = LTIAligner(center=center)
+            Z = lti.fit_transform(Ytr)
+            if center:
+                assert_allclose(lti.target_.sum(axis=0), 0, rtol=0, atol=1e-10)
+            clf = LogisticRegression(max_iter=2000).fit(Z, ytr)
+            acc[center].append(clf.score(lti.transform(Yte), yte))
+    assert np.mean(acc[True]) >= np.mean(acc[False]) - 0.02

@@ -104,6 +104,15 @@ def test_epsilon_matches_opacus_rdp_accountant(trained):
     _assert_epsilon_is_opacus(trained)
 
 
+def test_privacy_spent_with_the_prv_accountant(trained):
+    import math
+
+    rdp = trained.privacy_spent(1e-5)
+    prv = trained.privacy_spent(1e-5, accountant="prv")
+    assert math.isnan(prv["alpha"]) and prv["leakage_bits"] == rdp["leakage_bits"]
+    assert 0 < prv["eps"] < rdp["eps"]  # PRV is tighter than RDP on the same run
+
+
 def test_trained_net_predicts(trained, data):
     X, y = data
     assert np.isfinite(trained.history[-1, "train_loss"])

@@ -11,6 +11,7 @@ from skdc.privacy import (
     GaussianReleaseLeakage,
     GaussMixLeakage,
     binary_symmetric_leakage,
+    calibrate_sigma,
     rdp_to_dp,
     subsampled_gaussian_kl,
     subsampled_gaussian_rdp,
@@ -200,3 +201,90 @@ def test_gaussian_release_needs_a_bound():
 def test_gaussmix_leakage_needs_zeta_above_one():
     with pytest.raises(ValueError, match="must exceed 1"):
         GaussMixLeakage(k=10, sigma=0.5, row_bound=1.0).leakage_bits()
+
+
+# -- (epsilon, delta) with Opacus' PRV accountant, and calibration to a target epsilon -------
+# App. G.4 of Bourne and Allison: CIFAR-10 / CelebA run T = 4400 steps at q = 1/44 with an
+# expected batch of 1024, so n_train = 1024 * 44 = 45,056 and delta = n_train^-1.1.
+_Q, _T = 1 / 44, 4400
+_DELTA = 45_056**-1.1
+
+
+@pytest.mark.parametrize("eps, sigma", [(1, 5.837518), (2, 3.167411)])
+def test_prv_epsilon_at_the_papers_unrounded_multipliers(eps, sigma):
+    pytest.importorskip("opacus")
+    acct = DPSGDLeakageAccountant().add_run(_Q, sigma, _T)
+    got, order = acct.epsilon(_DELTA, accountant="prv")
+    assert got == pytest.approx(eps, rel=1e-4)
+    assert math.isnan(order)
+    assert acct.epsilon(_DELTA, accountant="rdp")[0] > got  # PRV is the tighter accountant
+
+
+def test_calibrate_sigma_prv_recovers_the_papers_multiplier():
+    pytest.importorskip("opacus")
+    sigma = calibrate_sigma(2.0, delta=_DELTA, q=_Q, steps=_T)
+    assert sigma == pytest.approx(3.167411, rel=2e-5)
+    # what it returns spends at most the target
+    assert DPSGDLeakageAccountant().add_run(_Q, sigma, _T).epsilon(
+        _DELTA, accountant="prv")[0] <= 2.0
+
+
+def test_rdp_epsilon_is_what_the_authors_code_logged():
+    # the authors' logs record "eps_8e-06" = 69.17 for the epsilon = 64 run (sigma 0.503697):
+    # Opacus' RDP accountant at delta = 45,056^-1.1 = 7.6e-6
+    acct = DPSGDLeakageAccountant().add_run(_Q, 0.503697, _T)
+    assert round(acct.epsilon(_DELTA, accountant="rdp")[0], 2) == 69.17
+    assert round(_DELTA, 6) == 8e-6
+
+
+def test_calibrate_sigma_rdp_matches_opacus_bisection():
+    utils = pytest.importorskip("opacus.accountants.utils")
+    ref = utils.get_noise_multiplier(target_epsilon=4.0, target_delta=_DELTA, sample_rate=_Q,
+                                     steps=_T, accountant="rdp", epsilon_tolerance=1e-5)
+    sigma = calibrate_sigma(4.0, delta=_DELTA, q=_Q, steps=_T, accountant="rdp", rtol=1e-7)
+    assert sigma == pytest.approx(ref, rel=1e-5)
+
+
+def _analytic_gaussian_epsilon(mu, delta):
+    """Exact epsilon of the Gaussian mechanism with sensitivity / std = mu (Balle and Wang,
+    2018, Theorem 8): delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)."""
+    from scipy import optimize, stats
+
+    def gap(eps):
+        return (stats.norm.cdf(-eps / mu + mu / 2)
+                - math.exp(eps) * stats.norm.cdf(-eps / mu - mu / 2) - delta)
+
+    return optimize.brentq(gap, 0.0, 100.0, xtol=1e-12)
+
+
+def test_prv_full_batch_is_the_exact_gaussian_mechanism():
+    pytest.importorskip("opacus")
+    # q = 1: four steps at sigma = 2 compose to one Gaussian mechanism with mu = sqrt(4) / 2
+    exact = _analytic_gaussian_epsilon(1.0, 1e-5)
+    got, _ = DPSGDLeakageAccountant().add_run(1.0, 2.0, 4).epsilon(1e-5, accountant="prv")
+    assert exact <= got <= exact + 0.02  # Opacus' upper bound at eps_error = 0.01
+
+
+def test_prv_composes_separate_runs():
+    pytest.importorskip("opacus")
+    split = DPSGDLeakageAccountant().add_run(0.05, 1.5, 60).add_run(0.05, 1.5, 40)
+    whole = DPSGDLeakageAccountant().add_run(0.05, 1.5, 100)
+    a = split.epsilon(1e-5, accountant="prv")[0]
+    b = whole.epsilon(1e-5, accountant="prv")[0]
+    assert a == pytest.approx(b, rel=0, abs=0.02)
+    assert DPSGDLeakageAccountant().epsilon(1e-5, accountant="prv")[0] == 0.0
+
+
+def test_calibration_errors_are_clear():
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError, match="target_epsilon"):
+        calibrate_sigma(0.0, delta=1e-5, q=0.1, steps=10)
+    with pytest.raises(InvalidParameterError, match="accountant"):
+        calibrate_sigma(1.0, delta=1e-5, q=0.1, steps=10, accountant="moments")
+    with pytest.raises(InvalidParameterError, match="steps"):
+        calibrate_sigma(1.0, delta=1e-5, q=0.1, steps=0)
+    with pytest.raises(ValueError, match="budget is too small"):
+        calibrate_sigma(1e-7, delta=1e-5, q=1.0, steps=10, accountant="rdp")
+    with pytest.raises(ValueError, match="accountant must be 'prv'"):
+        DPSGDLeakageAccountant().add_run(0.1, 1.0, 5).epsilon(1e-5, accountant="moments")
