@@ -201,6 +201,14 @@ def _x_references(ax, x_references, avoid):
     ax.set_ylim(low, high)
 
 
+def _y_label(columns):
+    if len(columns) == 1:
+        return column_label(columns[0])
+    if all(c in _ATTACK_LABELS or c == "strongest_attack" for c in columns):
+        return "attack relative error (higher = more private)"
+    return "score"
+
+
 def _finish(ax, xlabel, ylabel, title):
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
@@ -258,7 +266,8 @@ def plot_noise_curves(results, y, *, x="value", hue="method", x_range=None, y_ra
         labelled at a height clear of the horizontal references and the fitted curves.
     xlabel, ylabel : str, default=None
         Axis labels; ``None``: the human name of ``x`` (of the swept parameter when ``x`` is
-        ``"value"``) and of the column (``"score"`` for several columns).
+        ``"value"``) and of the column (for several columns, ``"attack relative error"``
+        when all are attacks, else ``"score"``).
     title : str, default=None
         Title of the axes; ``None`` leaves it as it is.
 
@@ -320,7 +329,7 @@ def plot_noise_curves(results, y, *, x="value", hue="method", x_range=None, y_ra
     _references(ax, references)
     _x_references(ax, x_references, (references or {}).values())
     _finish(ax, column_label(x, results) if xlabel is None else xlabel,
-            (column_label(ys[0]) if len(ys) == 1 else "score") if ylabel is None else ylabel,
+            _y_label(ys) if ylabel is None else ylabel,
             title)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize="small", frameon=False)

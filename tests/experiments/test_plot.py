@@ -167,6 +167,10 @@ def test_human_labels_and_title(edge_sweep):
     assert (ax.get_xlabel(), ax.get_ylabel(), ax.get_title()) == ("OP error", "acc", "t")
     ax = plot_noise_curves(edge_sweep.assign(param="gdp__noise"), "procrustes", n_boot=0)
     assert ax.get_xlabel() == "private-data noise σ"
+    ax = plot_noise_curves(edge_sweep.assign(mp=edge_sweep["procrustes"]), ["mp", "procrustes"],
+                           n_boot=0)
+    assert ax.get_ylabel().startswith("attack relative error")
+    assert "AA-I-GDP known-anchor (Moore-Penrose) attack error" in ax.get_legend_handles_labels()[1]
 
 
 def test_column_label():
