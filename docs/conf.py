@@ -63,12 +63,52 @@ sphinx_gallery_conf = {
     "download_all_examples": False,
     "remove_config_comments": True,
     "matplotlib_animations": False,
+    # the execution-times pages load jQuery and DataTables from CDNs: the site stays offline
+    "write_computation_times": False,
 }
 
 # -- HTML ----------------------------------------------------------------------------------
 html_theme = "pydata_sphinx_theme"
 html_title = f"skdc {release}"
 html_static_path = ["_static"]
+html_css_files = ["custom.css"]  # code blocks wrap instead of being clipped
+
+# -- math, offline -------------------------------------------------------------------------
+# The site must render math without a network: MathJax 3 comes from the django-static-mathjax
+# package (the "docs" extra; it needs no Django) and _copy_mathjax puts the parts the pages
+# use into _static/mathjax of the built site, so no page loads a script from elsewhere.
+# SVG output draws the glyphs as paths: no web fonts to fetch (browsers restrict fonts on file://).
+mathjax_path = "mathjax/tex-svg.js"
+_MATHJAX_PARTS = ["tex-svg.js", "input", "output/svg", "ui", "a11y", "adaptors"]
+
+
+def _mathjax_dir():
+    import importlib.util
+
+    spec = importlib.util.find_spec("mathjax")
+    for base in (spec.submodule_search_locations or []) if spec else []:
+        path = os.path.join(base, "static", "mathjax", "es5")
+        if os.path.isfile(os.path.join(path, "tex-svg.js")):
+            return path
+    raise RuntimeError(
+        "The docs render math offline with a local MathJax, and none was found. Install the "
+        "docs extra (pip install -e \".[docs]\"), or just: pip install django-static-mathjax"
+    )
+
+
+def _copy_mathjax(app, exception):
+    import shutil
+
+    if exception is not None or app.builder.format != "html":
+        return
+    src, dst = _mathjax_dir(), os.path.join(app.outdir, "_static", "mathjax")
+    for part in _MATHJAX_PARTS:
+        if os.path.isdir(os.path.join(src, part)):
+            shutil.copytree(os.path.join(src, part), os.path.join(dst, part), dirs_exist_ok=True)
+        else:
+            os.makedirs(dst, exist_ok=True)
+            shutil.copy2(os.path.join(src, part), os.path.join(dst, part))
+
 html_theme_options = {
     "navbar_end": ["navbar-icon-links"],
     "show_prev_next": False,
@@ -113,5 +153,7 @@ def _skip_foreign_member(app, what, name, obj, skip, options):
 
 
 def setup(app):
+    _mathjax_dir()  # fail early, with the install command, when MathJax is missing
+    app.connect("build-finished", _copy_mathjax)
     app.connect("autodoc-process-docstring", _fix_docstring, priority=400)
     app.connect("autodoc-skip-member", _skip_foreign_member)

@@ -17,7 +17,121 @@ import numpy as np
 
 from ._spline import fit_spline_band
 
-__all__ = ["plot_frontier", "plot_noise_curves"]
+__all__ = ["column_label", "plot_frontier", "plot_noise_curves"]
+
+
+# Human names of the sweep table's columns and of the swept parameters, used as the default
+# axis labels and legend entries (pass ``xlabel=``/``ylabel=`` to override them).
+_ATTACK_LABELS = {
+    "known_secret": "known-secret",
+    "known_anchor": "known-anchor (exact)",
+    "mp": "known-anchor (Moore-Penrose)",
+    "procrustes": "known-anchor (Procrustes)",
+    "alignment_map": "alignment-map",
+    "known_input": "known-input",
+    "known_sample": "known-sample",
+    "ica": "ICA",
+    "anchor_regression": "anchor-regression",
+}
+_LABELS = {
+    "balanced_accuracy": "balanced accuracy",
+    "accuracy": "accuracy",
+    "f1_macro": "macro F1",
+    "roc_auc": "ROC AUC",
+    "r2": "R²",
+    "strongest_attack": "strongest attack's relative error (higher = more private)",
+    "value": "noise level",
+    "n_iter": "solver iterations",
+    "seconds": "seconds per draw",
+    **{k: f"{v} attack error" for k, v in _ATTACK_LABELS.items()},
+}
+# parameters by their last ``__`` part: ``align__v``, ``gdp__noise``, ``mech__noise``, ...
+_PARAM_LABELS = {"v": "anchor noise v", "noise": "private-data noise σ"}
+
+# The range each known quantity lives in: accuracies and rates in [0, 1]; the attacks'
+# scores are relative reconstruction errors ||Xhat - X||_F / ||X||_F >= 0.
+_RANGES = {
+    "balanced_accuracy": (0.0, 1.0),
+    "accuracy": (0.0, 1.0),
+    "f1_macro": (0.0, 1.0),
+    "roc_auc": (0.0, 1.0),
+    "strongest_attack": (0.0, np.inf),
+    **{k: (0.0, np.inf) for k in _ATTACK_LABELS},
+}
+
+
+def column_label(name, results=None):
+    """The human label of a sweep-table column or a swept parameter.
+
+    Known names get words (``"balanced_accuracy"`` -> ``"balanced accuracy"``, ``"align__v"``
+    -> ``"anchor noise v"``, ``"gdp__noise"`` -> ``"private-data noise σ"``, ``"procrustes"``
+    -> ``"known-anchor (Procrustes) attack error"``); other names are returned as they are.
+    The column ``"value"`` of a sweep names the parameter of its ``param`` column when
+    ``results`` holds one parameter only.
+
+    Parameters
+    ----------
+    name : str
+        A column of :func:`privacy_utility_sweep`'s table or a parameter such as
+        ``"align__v"``.
+    results : pandas.DataFrame, default=None
+        The table, read only for ``name="value"``.
+
+    Returns
+    -------
+    label : str
+        The label for an axis or a legend.
+
+    Examples
+    --------
+    >>> from skdc.experiments import column_label
+    >>> column_label("align__v"), column_label("balanced_accuracy"), column_label("leak")
+    ('anchor noise v', 'balanced accuracy', 'leak')
+    """
+    name = str(name)
+    if name == "value" and results is not None and "param" in getattr(results, "columns", ()):
+        params = results["param"].dropna().unique()
+        if len(params) == 1:
+            return column_label(params[0])
+    if name in _LABELS:
+        return _LABELS[name]
+    step, sep, param = name.rpartition("__")
+    if sep and param in _PARAM_LABELS:
+        return _PARAM_LABELS[param]
+    return name
+
+
+def _column_range(col, values, y_range):
+    """The range the fit and band of column ``col`` are clipped to (None: no clipping).
+
+    ``y_range`` is a tuple (every column), a dict ``{column: range}``, ``"auto"`` (the known
+    range of a known column; otherwise [0, 1] when every observation lies there, [0, inf)
+    when none is negative) or None (only the known range of a known column).
+    """
+    if isinstance(y_range, dict):
+        if col in y_range:
+            return y_range[col]
+        y_range = "auto"
+    if isinstance(y_range, tuple):
+        return y_range
+    if col in _RANGES:
+        return _RANGES[col]
+    if y_range is None:
+        return None
+    finite = values[np.isfinite(values)]
+    if finite.size and finite.min() >= 0:
+        return (0.0, 1.0) if finite.max() <= 1 else (0.0, np.inf)
+    return None
+
+
+def _check_y_range(y_range):
+    ok = y_range is None or y_range == "auto" or isinstance(y_range, dict) or (
+        isinstance(y_range, tuple) and len(y_range) == 2)
+    if not ok:
+        raise ValueError(
+            "y_range must be 'auto', None, a (low, high) tuple or a dict {column: (low, "
+            f"high)}}; got {y_range!r}."
+        )
 
 
 def _axes(ax):
@@ -45,23 +159,73 @@ def _check_columns(results, columns):
         )
 
 
+def _fit_min_rows(n_knots):
+    return n_knots + 4
+
+
 def _references(ax, references, horizontal=True):
     for k, (name, level) in enumerate((references or {}).items()):
         line = ax.axhline if horizontal else ax.axvline
         line(level, color="0.35", linestyle=("--", ":", "-.")[k % 3], linewidth=1, label=name)
 
 
-def _fit_min_rows(n_knots):
-    return n_knots + 4
+def _x_references(ax, x_references, avoid):
+    """Vertical lines ``{label: x}``, each labelled where no horizontal level or curve runs.
+
+    The label goes at the height (in axes fraction) farthest from the horizontal reference
+    levels ``avoid`` and from every drawn line's value at that ``x``, so it never sits on the
+    chance line.
+    """
+    if not x_references:
+        return
+    low, high = ax.get_ylim()
+    span = (high - low) or 1.0
+    candidates = np.linspace(0.06, 0.94, 23)
+    for name, x0 in x_references.items():
+        ax.axvline(x0, color="0.5", linestyle=":", linewidth=1)
+        obstacles = [(level - low) / span for level in avoid]
+        for line in ax.lines:
+            xd = np.asarray(line.get_xdata(), dtype=np.float64)
+            yd = np.asarray(line.get_ydata(), dtype=np.float64)
+            if xd.size > 1 and np.ptp(xd) > 0 and xd.min() <= x0 <= xd.max():
+                order = np.argsort(xd)
+                obstacles.append((np.interp(x0, xd[order], yd[order]) - low) / span)
+        if obstacles:
+            gap = np.min(np.abs(candidates[:, None] - np.asarray(obstacles)[None, :]), axis=1)
+            y0 = candidates[np.flatnonzero(gap >= gap.max() - 1e-9)[-1]]
+        else:
+            y0 = candidates[-1]
+        ax.text(x0, y0, f" {name}", transform=ax.get_xaxis_transform(), fontsize="small",
+                ha="left", va="center", color="0.3",
+                bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 1})
+    ax.set_ylim(low, high)
 
 
-def plot_noise_curves(results, y, *, x="value", hue="method", x_range=None, y_range=(0.0, 1.0),
+def _y_label(columns):
+    if len(columns) == 1:
+        return column_label(columns[0])
+    if all(c in _ATTACK_LABELS or c == "strongest_attack" for c in columns):
+        return "attack relative error (higher = more private)"
+    return "score"
+
+
+def _finish(ax, xlabel, ylabel, title):
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title is not None:
+        ax.set_title(title)
+
+
+def plot_noise_curves(results, y, *, x="value", hue="method", x_range=None, y_range="auto",
                       references=None, exclude_controls=True, n_knots=5, n_boot=2000,
-                      level=0.95, random_state=0, ax=None):
+                      level=0.95, random_state=0, ax=None, x_references=None, xlabel=None,
+                      ylabel=None, title=None):
     """Plot scores against the noise level, with spline fits and bootstrap bands.
 
     The layout of the paper's Figs 2, 4, 6 and 7 [1]_: points per draw, the cubic regression
     spline fit and its pointwise percentile-bootstrap band per series, dashed reference levels.
+    Fits and bands stay inside the range of the quantity they describe (``y_range``), and the
+    axes get human labels for the known columns and parameters (:func:`column_label`).
 
     Parameters
     ----------
@@ -76,8 +240,13 @@ def plot_noise_curves(results, y, *, x="value", hue="method", x_range=None, y_ra
     x_range : tuple of (float, float), default=None
         Range normalised to ``[0, 1]`` for the spline (the paper: ``(0, 0.5)`` for v,
         ``(0, 50)`` for sigma); ``None`` uses each series' range.
-    y_range : tuple of (float, float) or None, default=(0.0, 1.0)
-        Valid range; fits and bands are clipped to it.
+    y_range : "auto", tuple of (float, float), dict or None, default="auto"
+        Valid range of each column; its fit and band are clipped to it. ``"auto"``: the range
+        of a known quantity (accuracies in ``[0, 1]``, attacks' relative errors ``>= 0``);
+        for another column ``[0, 1]`` when all its values lie there, ``[0, inf)`` when none is
+        negative, else no clipping. A tuple applies to every column, a dict
+        ``{column: (low, high)}`` to its columns (``"auto"`` for the others). ``None``: only
+        the known quantities are clipped, to their own range.
     references : dict of {str: float}, default=None
         Horizontal reference levels, ``{label: level}`` (chance, noiseless control, ...).
     exclude_controls : bool, default=True
@@ -92,11 +261,24 @@ def plot_noise_curves(results, y, *, x="value", hue="method", x_range=None, y_ra
         Seeds the bootstrap.
     ax : matplotlib Axes, default=None
         Where to draw; a new figure when ``None``.
+    x_references : dict of {str: float}, default=None
+        Vertical reference lines ``{label: x}`` (for instance ``{"v_PT": v_pt}``), each
+        labelled at a height clear of the horizontal references and the fitted curves.
+    xlabel, ylabel : str, default=None
+        Axis labels; ``None``: the human name of ``x`` (of the swept parameter when ``x`` is
+        ``"value"``) and of the column (for several columns, ``"attack relative error"``
+        when all are attacks, else ``"score"``).
+    title : str, default=None
+        Title of the axes; ``None`` leaves it as it is.
 
     Returns
     -------
     ax : matplotlib Axes
         The axes drawn on.
+
+    See Also
+    --------
+    column_label : The human names used for the axes and the legend.
 
     References
     ----------
@@ -111,18 +293,21 @@ def plot_noise_curves(results, y, *, x="value", hue="method", x_range=None, y_ra
     >>> from skdc.experiments import plot_noise_curves
     >>> rng = np.random.RandomState(0)
     >>> v = rng.uniform(0, 0.5, 40)
-    >>> df = pd.DataFrame({"value": v, "acc": 0.9 - v + 0.02 * rng.randn(40)})
-    >>> ax = plot_noise_curves(df, "acc", n_boot=100)
-    >>> len(ax.lines)
-    1
+    >>> df = pd.DataFrame({"param": "align__v", "value": v,
+    ...                    "balanced_accuracy": 0.9 - v + 0.02 * rng.randn(40)})
+    >>> ax = plot_noise_curves(df, "balanced_accuracy", n_boot=100, title="digits")
+    >>> len(ax.lines), ax.get_xlabel(), ax.get_ylabel()
+    (1, 'anchor noise v', 'balanced accuracy')
     """
+    _check_y_range(y_range)
     ys = [y] if isinstance(y, str) else list(y)
     _check_columns(results, [x, *ys])
     ax = _axes(ax)
     many = len(ys) > 1
     for name, frame in _groups(results, hue):
         for col in ys:
-            label = " ".join(s for s in (name, col if many or name is None else None) if s)
+            label = " ".join(s for s in (name, column_label(col) if many or name is None
+                                         else None) if s)
             xs = frame[x].to_numpy(dtype=np.float64)
             vs = frame[col].to_numpy(dtype=np.float64)
             ok = np.isfinite(xs) & np.isfinite(vs)
@@ -131,8 +316,10 @@ def plot_noise_curves(results, y, *, x="value", hue="method", x_range=None, y_ra
             color = pts.get_facecolor()[0]
             if fit_rows.sum() >= _fit_min_rows(n_knots) and np.ptp(xs[fit_rows]) > 0:
                 band = fit_spline_band(xs[fit_rows], vs[fit_rows], x_range=x_range,
-                                       y_range=y_range, n_knots=n_knots, n_boot=n_boot,
-                                       level=level, random_state=random_state)
+                                       y_range=_column_range(col, results[col].to_numpy(
+                                           dtype=np.float64), y_range),
+                                       n_knots=n_knots, n_boot=n_boot, level=level,
+                                       random_state=random_state)
                 ax.plot(band.grid, band.fit[:, 0], color=color, linewidth=1.8, label=label)
                 if n_boot:
                     ax.fill_between(band.grid, band.lower[:, 0], band.upper[:, 0],
@@ -140,22 +327,26 @@ def plot_noise_curves(results, y, *, x="value", hue="method", x_range=None, y_ra
             elif label:
                 pts.set_label(label)
     _references(ax, references)
-    ax.set_xlabel(x)
-    ax.set_ylabel(ys[0] if len(ys) == 1 else "score")
+    _x_references(ax, x_references, (references or {}).values())
+    _finish(ax, column_label(x, results) if xlabel is None else xlabel,
+            _y_label(ys) if ylabel is None else ylabel,
+            title)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize="small", frameon=False)
     return ax
 
 
 def plot_frontier(results, privacy, utility, *, hue="method", fit="direct", x="value",
-                  x_range=None, y_range=(0.0, 1.0), references=None, exclude_controls=True,
-                  n_knots=5, n_boot=2000, level=0.95, random_state=0, ax=None):
+                  x_range=None, y_range="auto", references=None, exclude_controls=True,
+                  n_knots=5, n_boot=2000, level=0.95, random_state=0, ax=None, xlabel=None,
+                  ylabel=None, title=None):
     """Plot the privacy-utility frontier: utility against leakage, one point per draw.
 
     ``fit="direct"`` fits utility as a spline of the observed privacy score, min-max
     normalised (the paper's MNIST Fig 5 [1]_); ``fit="parametric"`` fits both scores as
     splines of the noise ``x`` with paired resamples and draws the curve
     ``(privacy_fit(v), utility_fit(v))`` with the envelope of the paired bands (Figs 8, 11).
+    Fits and bands stay inside the range of each score (``y_range``).
 
     Parameters
     ----------
@@ -173,8 +364,11 @@ def plot_frontier(results, privacy, utility, *, hue="method", fit="direct", x="v
         The noise column (for ``fit="parametric"`` and ``exclude_controls``).
     x_range : tuple of (float, float), default=None
         Normalisation of the noise for ``fit="parametric"``.
-    y_range : tuple of (float, float) or None, default=(0.0, 1.0)
-        Valid range of the utility; its fit and band are clipped to it.
+    y_range : "auto", tuple of (float, float), dict or None, default="auto"
+        Valid range of the scores, as in :func:`plot_noise_curves`: ``"auto"`` keeps
+        accuracies in ``[0, 1]`` and attack errors ``>= 0``; a tuple is the utility's range
+        (the privacy score keeps its ``"auto"`` range); a dict ``{column: (low, high)}``
+        names the columns; ``None`` clips only the known quantities.
     references : dict of {str: float}, default=None
         Horizontal utility levels ``{label: level}`` (the unaligned baseline, chance).
     exclude_controls : bool, default=True
@@ -189,11 +383,19 @@ def plot_frontier(results, privacy, utility, *, hue="method", fit="direct", x="v
         Seeds the bootstrap.
     ax : matplotlib Axes, default=None
         Where to draw; a new figure when ``None``.
+    xlabel, ylabel : str, default=None
+        Axis labels; ``None``: the human names of ``privacy`` and ``utility``.
+    title : str, default=None
+        Title of the axes; ``None`` leaves it as it is.
 
     Returns
     -------
     ax : matplotlib Axes
         The axes drawn on.
+
+    See Also
+    --------
+    column_label : The human names used for the axes.
 
     References
     ----------
@@ -215,8 +417,12 @@ def plot_frontier(results, privacy, utility, *, hue="method", fit="direct", x="v
     """
     if fit not in ("direct", "parametric", None):
         raise ValueError(f"fit must be 'direct', 'parametric' or None; got {fit!r}.")
+    _check_y_range(y_range)
     _check_columns(results, [privacy, utility] + ([x] if x in results.columns or fit ==
                                                   "parametric" else []))
+    u_range = _column_range(utility, results[utility].to_numpy(dtype=np.float64), y_range)
+    p_range = _column_range(privacy, results[privacy].to_numpy(dtype=np.float64),
+                            "auto" if isinstance(y_range, tuple) else y_range)
     ax = _axes(ax)
     for name, frame in _groups(results, hue):
         p = frame[privacy].to_numpy(dtype=np.float64)
@@ -228,7 +434,7 @@ def plot_frontier(results, privacy, utility, *, hue="method", fit="direct", x="v
         color = pts.get_facecolor()[0]
         enough = fit_rows.sum() >= _fit_min_rows(n_knots)
         if fit == "direct" and enough and np.ptp(p[fit_rows]) > 0:
-            band = fit_spline_band(p[fit_rows], u[fit_rows], y_range=y_range, n_knots=n_knots,
+            band = fit_spline_band(p[fit_rows], u[fit_rows], y_range=u_range, n_knots=n_knots,
                                    n_boot=n_boot, level=level, random_state=random_state)
             ax.plot(band.grid, band.fit[:, 0], color=color, linewidth=1.8, label=name)
             if n_boot:
@@ -238,9 +444,10 @@ def plot_frontier(results, privacy, utility, *, hue="method", fit="direct", x="v
             band = fit_spline_band(xs[fit_rows], np.column_stack([p, u])[fit_rows],
                                    x_range=x_range, n_knots=n_knots, n_boot=n_boot,
                                    level=level, random_state=random_state)
-            if y_range is not None:
-                for arr in (band.fit, band.lower, band.upper):
-                    arr[:, 1] = np.clip(arr[:, 1], *y_range)
+            for k, rng in enumerate((p_range, u_range)):
+                if rng is not None:
+                    for arr in (band.fit, band.lower, band.upper):
+                        arr[:, k] = np.clip(arr[:, k], *rng)
             ax.plot(band.fit[:, 0], band.fit[:, 1], color=color, linewidth=1.8, label=name)
             if n_boot:
                 # envelope of the paired bands: most private & least useful corner to the
@@ -251,8 +458,8 @@ def plot_frontier(results, privacy, utility, *, hue="method", fit="direct", x="v
         elif name is not None:
             pts.set_label(name)
     _references(ax, references)
-    ax.set_xlabel(privacy)
-    ax.set_ylabel(utility)
+    _finish(ax, column_label(privacy) if xlabel is None else xlabel,
+            column_label(utility) if ylabel is None else ylabel, title)
     if any(lbl and not lbl.startswith("_") for lbl in ax.get_legend_handles_labels()[1]):
         ax.legend(fontsize="small", frameon=False)
     return ax
