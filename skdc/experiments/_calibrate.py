@@ -214,13 +214,23 @@ class NoiseCalibration:
 # ----------------------------------------------------------------------------- the search
 
 
-def _one(estimator, X_train, y_train, test_data, param, value, seed, scoring, attacks):
-    """One draw through the sweep (``seed_param="auto"`` redraws the noise from ``seed``)."""
-    df = privacy_utility_sweep(
-        estimator, X_train, y_train, param=param, values=[value], n_draws=1, attacks=attacks,
-        scoring=scoring, test_data=test_data, seed_param="auto", random_state=seed, n_jobs=1,
-        progress=False,
-    )
+def _one(estimator, X_train, y_train, test_data, param, value, seed, scoring, attacks,
+         fit_params=None):
+    """One draw through the sweep (``seed_param="auto"`` redraws the noise from ``seed``).
+
+    ``fit_params`` (the training rows' ``participant`` ids) are routed to the mechanism, so
+    metadata routing is switched on for the draw."""
+    from contextlib import nullcontext
+
+    from sklearn import config_context
+
+    routing = config_context(enable_metadata_routing=True) if fit_params else nullcontext()
+    with routing:
+        df = privacy_utility_sweep(
+            estimator, X_train, y_train, param=param, values=[value], n_draws=1,
+            attacks=attacks, scoring=scoring, test_data=test_data, seed_param="auto",
+            fit_params=fit_params, random_state=seed, n_jobs=1, progress=False,
+        )
     row = df.iloc[0].to_dict()
     for col in ("draw", "param", "value"):
         row.pop(col, None)
@@ -280,6 +290,22 @@ def _targets(min_error, names):
     return targets
 
 
+def _run_draws(run_draw, jobs, checkpoint, n_jobs, bar):
+    """Rows of the draws ``jobs = [(key, value, seed)]``, in order; finished ones are read
+    from ``checkpoint``, the others run on joblib and are stored as each one finishes."""
+    rows = [checkpoint.get(key) for key, _, _ in jobs]
+    todo = [k for k, row in enumerate(rows) if row is None]
+    if bar is not None and len(todo) < len(jobs):
+        bar.update(len(jobs) - len(todo))
+    tasks = (delayed(run_draw)(jobs[k][1], jobs[k][2]) for k in todo)
+    for k, row in zip(todo, Parallel(n_jobs=n_jobs, return_as="generator")(tasks)):
+        checkpoint.put(jobs[k][0], row)
+        rows[k] = checkpoint.get(jobs[k][0])  # the stored (JSON round-tripped) row
+        if bar is not None:
+            bar.update(1)
+    return rows
+
+
 class _Search:
     """Evaluates noise values (``n_draws`` draws each, cached and checkpointed)."""
 
@@ -303,19 +329,10 @@ class _Search:
         if value in self.results:
             return self.results[value][0]
         step = len(self.results)
-        keys = [f"{value!r}/{k}" for k in range(len(self.draw_seeds))]
-        todo = [k for k, key in enumerate(keys) if self.checkpoint.get(key) is None]
-        done = {k: self.checkpoint.get(keys[k]) for k in range(len(keys)) if k not in todo}
-        if self.bar is not None and done:
-            self.bar.update(len(done))
-        jobs = (delayed(self.run_draw)(value, int(self.draw_seeds[k])) for k in todo)
-        for k, row in zip(todo, Parallel(n_jobs=self.n_jobs, return_as="generator")(jobs)):
-            self.checkpoint.put(keys[k], row)
-            done[k] = self.checkpoint.get(keys[k])
-            if self.bar is not None:
-                self.bar.update(1)
-        rows = [{"step": step, "value": value, "draw": k,
-                 "draw_seed": int(self.draw_seeds[k]), **done[k]} for k in range(len(keys))]
+        jobs = [(f"{value!r}/{k}", value, int(seed)) for k, seed in enumerate(self.draw_seeds)]
+        done = _run_draws(self.run_draw, jobs, self.checkpoint, self.n_jobs, self.bar)
+        rows = [{"step": step, "value": value, "draw": k, "draw_seed": int(seed), **row}
+                for k, (seed, row) in enumerate(zip(self.draw_seeds, done))]
         self.rows.extend(rows)
         margins = {}
         for name, target in self.targets.items():
@@ -551,7 +568,7 @@ def _bisect(search, low, high, xtol):
     if search(low):
         return low, (low, low)
     lo, hi = low, high
-    while hi - lo > xtol:
+    while hi - lo > xtol * (1 + 1e-9):  # the halvings of (high - low) / 2**k stop on time
         mid = 0.5 * (lo + hi)
         if search(mid):
             hi = mid
