@@ -520,8 +520,11 @@ def _reconstruction_picture(cal, pipe, X_tr, y_tr, X_te, param, colluder, partic
     from ._sweep import _Maker
 
     row = cal.table[cal.table["value"] == cal.value].iloc[0]
+    from threadpoolctl import threadpool_limits
+
     est = _Maker(pipe, param, "auto")(cal.value, int(row["seed"]))
-    with config_context(enable_metadata_routing=bool(fit_params)):
+    # one BLAS thread, as in the sweep's draws: the same numbers as the draw it repeats
+    with config_context(enable_metadata_routing=bool(fit_params)), threadpool_limits(1):
         est.fit(X_tr, y_tr, **(fit_params or {}))
     view = collusion_view(est, X_te, colluder=colluder, target=participant, participant=p_te)
     rec = _attack(cal.binding_attack).reconstruct(view)
