@@ -152,6 +152,23 @@ def test_tables_agree_with_the_draws(report_dir):
     assert set(draws["stage"]) == {"calibration", "grid"}
 
 
+def test_reconstruction_picture_repeats_a_calibration_draw(report_dir):
+    """The picture refits draw 0 at the recommended noise through the sweep's seed: its error
+    is that draw's error in draws.csv."""
+    import re
+
+    import pandas as pd
+
+    text = (report_dir / "report.html").read_text()
+    shown = float(re.search(r"one draw, relative error ([0-9]+\.[0-9]+)", text).group(1))
+    draws = pd.read_csv(report_dir / "draws.csv")
+    value = pd.read_csv(report_dir / "summary.csv").set_index("quantity")["value"][
+        "recommended noise"]
+    row = draws[(draws["stage"] == "calibration") & (draws["value"] == value)
+                & (draws["draw"] == 0)]
+    assert_allclose(shown, row["procrustes"].iloc[0], rtol=2e-3)
+
+
 def test_resumed_audit_equals_uninterrupted(report_dir, data_files, tmp_path):
     out = tmp_path / "resumed"
     shutil.copytree(report_dir / "checkpoint", out / "checkpoint")

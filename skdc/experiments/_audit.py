@@ -247,8 +247,8 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
     >>> from skdc.experiments import audit
     >>> X, y = load_digits(return_X_y=True)
     >>> rep = audit(X[:300] / 16, y[:300], n_participants=3, attacks=["procrustes"],
-    ...             target_error=0.3, n_draws=3, n_grid=4, grid_draws=1, model="ridge",
-    ...             progress=False)
+    ...             target_error=0.3, bounds=(0.0, 0.1), n_draws=3, n_grid=4,
+    ...             grid_draws=1, model="ridge", progress=False)
     >>> rep.calibration.binding_attack
     'procrustes'
     >>> "Attacks at the recommended noise" in rep.html
