@@ -187,3 +187,20 @@ def test_bad_inputs_are_named(digits, kwargs, match):
     kw.update(kwargs)
     with pytest.raises(ValueError, match=match):
         calibrate_noise(pipe, X_tr, y_tr, **kw)
+
+
+def test_same_calibration_under_dask(digits):
+    distributed = pytest.importorskip("distributed")
+    from joblib import parallel_config
+
+    pipe, X_tr, y_tr, test = digits
+    kw = dict(test_data=test, attack="procrustes", min_error=TARGET, random_state=5,
+              confidence=0.75, **dict(COMMON, n_draws=2, xtol=0.04))
+    local = calibrate_noise(pipe, X_tr, y_tr, **kw)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        with distributed.Client(cluster), parallel_config(backend="dask"):
+            remote = calibrate_noise(pipe, X_tr, y_tr, n_jobs=2, **kw)
+    cols = [c for c in local.table.columns if c != "seconds"]
+    assert local.table[cols].equals(remote.table[cols])
+    assert np.isfinite(local.value) and remote.value == local.value
