@@ -260,3 +260,24 @@ def test_report_renders_in_a_browser(report_dir, tmp_path):
                    capture_output=True)
     img = imread(shot)
     assert img.std() > 0.01  # not a blank page
+
+
+def test_audit_on_a_partition_and_cgdp():
+    from skdc.experiments import audit
+
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:300] / 16.0, y[:300]
+    part = np.random.RandomState(0).choice([0, 1, 2, 3], size=300, p=[0.4, 0.3, 0.2, 0.1])
+    rep = audit(X, y, partition=part, attacks=["procrustes"], bounds=(0.0, 0.1),
+                target_error=0.3, n_draws=3, n_grid=2, grid_draws=1, model="ridge",
+                progress=False)
+    assert rep.setting["n_participants"] == 4 and rep.setting["partition"]
+    assert "partition file" in rep.html
+    assert rep.calibration.bracket[0] < rep.calibration.value <= 0.1
+    # C-GDP: the private-data noise is calibrated against the known-secret inversion
+    rep = audit(X, y, n_participants=3, mechanism="cgdp", aligner="none", target_error=0.3,
+                n_draws=3, n_grid=2, grid_draws=1, model="ridge", progress=False)
+    assert rep.calibration.param == "gdp__noise"
+    assert list(rep.attacks["attack"]) == ["known_secret"]
+    with pytest.raises(ValueError, match="not audited"):
+        audit(X, y, mechanism="cgdp", aligner="gopp")
