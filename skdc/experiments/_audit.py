@@ -57,7 +57,7 @@ def _attack(name):
     return getattr(attacks, cls)(**params)
 
 
-@dataclass
+@dataclass(eq=False)
 class AuditReport:
     """The result of :func:`audit`: the calibration, its tables and the HTML report.
 
@@ -548,6 +548,8 @@ def _reconstruction_picture(cal, pipe, X_tr, y_tr, X_te, param, colluder, partic
 
 # ----------------------------------------------------------------------------- HTML
 
+_NAMES = {"igdp": "I-GDP", "cgdp": "C-GDP", "gopp": "noisy-anchor GOPP alignment",
+          "none": "no alignment"}
 _CSS = """
 body{font-family:Helvetica,Arial,sans-serif;max-width:60em;margin:2em auto;padding:0 1em;
 color:#222;line-height:1.45}
@@ -697,6 +699,6 @@ def _render(setting, cal, attacks, diagnostics, summary, figures, picture):
     return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
             "<title>skdc audit: is our collaboration safe?</title>"
             f"<style>{_CSS}</style></head><body><h1>Is our collaboration safe?</h1>"
-            f"<p>An audit of {e(s['mechanism'].upper())} with aligner {e(s['aligner'])}, "
+            f"<p>An audit of {_NAMES[s['mechanism']]} with {_NAMES[s['aligner']]}, "
             f"{s['n_participants']} participants, target attack error "
             f"{s['target_error']:.3g} at {s['confidence']:.0%}.</p>{body}</body></html>\n")

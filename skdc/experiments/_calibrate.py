@@ -96,7 +96,7 @@ def _mean_interval(values, confidence):
 # ----------------------------------------------------------------------------- result
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class NoiseCalibration:
     """The result of :func:`calibrate_noise`.
 
