@@ -23,7 +23,7 @@ import numpy as np
 
 from ..utils._checkpoint import DrawCheckpoint
 from ..utils._progress import progress_bar
-from ._calibrate import _data_digest, _one, _run_draws, calibrate_noise
+from ._calibrate import _data_digest, _one, _run_draws, _stable_repr, calibrate_noise
 
 __all__ = ["AuditReport", "audit"]
 
@@ -317,7 +317,7 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
         # the mechanism assigns rows to parties by a keyed hash of their content
         X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=test_size, stratify=y,
                                                   random_state=rng.randint(2**31 - 1))
-        fit_params, p_te = None, None
+        fit_params, p_tr, p_te = None, None, None
     else:
         X_tr, X_te, y_tr, y_te, p_tr, p_te = train_test_split(
             X, y, parties, test_size=test_size, stratify=parties,
@@ -349,8 +349,9 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
     seeds = rng.randint(2**31 - 1, size=grid_draws)
     jobs = [(f"{float(v)!r}/{k}", float(v), int(s)) for v in grid for k, s in enumerate(seeds)]
     fingerprint = {"grid": [float(v) for v in grid], "seeds": [int(s) for s in seeds],
-                   "estimator": repr(pipe), "attacks": names,
-                   "data": _data_digest(X_tr, y_tr, X_te, y_te)}
+                   "estimator": _stable_repr(pipe),
+                   "attacks": {n: _stable_repr(a) for n, a in scorers.items()},
+                   "data": _data_digest(X_tr, y_tr, X_te, y_te, p_tr, p_te)}
     grid_ck = DrawCheckpoint(None if ck is None else ck / "grid.jsonl", fingerprint)
     scoring = {"balanced_accuracy": "balanced_accuracy"}
 

@@ -537,7 +537,8 @@ def calibrate_noise(estimator, X, y=None, *, param, attack, min_error, confidenc
     targets = _targets(min_error, list(setup.attacks))
     fingerprint = {"param": param, "bounds": [low, high], "xtol": xtol, "n_draws": n_draws,
                    "draw_seeds": [int(s) for s in setup.draw_seeds],
-                   "attacks": sorted(setup.attacks), "estimator": repr(estimator),
+                   "attacks": {n: _stable_repr(a) for n, a in sorted(setup.attacks.items())},
+                   "scoring": sorted(setup.scoring), "estimator": _stable_repr(estimator),
                    "data": _data_digest(setup.X_train, setup.y_train, setup.test_data)}
     ck = DrawCheckpoint(checkpoint, fingerprint)
     n_values = 2 + max(0, math.ceil(math.log2((high - low) / xtol)))
@@ -614,6 +615,16 @@ def _result(search, table, summary, value, bracket, param, targets, confidence, 
         binding_attack=binding, bracket=(float(bracket[0]), float(bracket[1])),
         v_phase_transition=v_pt, table=table, summary=summary, bound=bound,
     )
+
+
+def _stable_repr(obj):
+    """``repr`` without memory addresses, so that a checkpoint's fingerprint survives a
+    restart (functions are named by module and qualified name)."""
+    import re
+
+    if callable(obj) and hasattr(obj, "__qualname__") and not hasattr(obj, "get_params"):
+        return f"{getattr(obj, '__module__', '')}.{obj.__qualname__}"
+    return re.sub(r" at 0x[0-9a-fA-F]+", "", repr(obj))
 
 
 def _data_digest(*arrays):

@@ -157,6 +157,8 @@ def test_checkpoint_resume_equals_uninterrupted(digits, tmp_path):
     # a checkpoint of other settings is refused, not mixed in
     with pytest.raises(ValueError, match="other settings"):
         calibrate_noise(pipe, X_tr, y_tr, checkpoint=path, **dict(kw, random_state=4))
+    with pytest.raises(ValueError, match="differ in attacks"):  # another colluder
+        calibrate_noise(pipe, X_tr, y_tr, checkpoint=path, colluder=2, **kw)
 
 
 def test_prediction_bounds_cover_fresh_draws():
