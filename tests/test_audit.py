@@ -281,3 +281,21 @@ def test_audit_on_a_partition_and_cgdp():
     assert list(rep.attacks["attack"]) == ["known_secret"]
     with pytest.raises(ValueError, match="not audited"):
         audit(X, y, mechanism="cgdp", aligner="gopp")
+
+
+def test_report_says_when_no_noise_meets_the_target(tmp_path):
+    from sklearn.datasets import make_classification
+
+    from skdc.experiments import audit
+
+    X, y = make_classification(n_samples=240, n_features=6, random_state=0)
+    with pytest.warns(UserWarning, match="No value of align__v"):
+        rep = audit(X, y, n_participants=3, attacks=["procrustes"], target_error=50.0,
+                    bounds=(0.0, 0.2), n_draws=3, n_grid=2, grid_draws=1, model="ridge",
+                    progress=False)
+    assert np.isnan(rep.calibration.value)
+    assert "No noise in [0, 0.2] meets the target error 50" in rep.html
+    rep.save(tmp_path)
+    page = _parse(tmp_path / "report.html")
+    assert set(SECTIONS) <= page.ids
+    assert len(page.images) == 2  # no reconstruction picture: neither images nor an answer

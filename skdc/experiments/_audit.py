@@ -81,6 +81,18 @@ class AuditReport:
         The self-contained report.
     files : dict of {str: Path}
         What :meth:`save` wrote (empty until then).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from sklearn.datasets import make_classification
+    >>> from skdc.experiments import audit
+    >>> X, y = make_classification(n_samples=240, n_features=6, random_state=0)
+    >>> rep = audit(X, y, n_participants=3, attacks=["procrustes"], target_error=0.2,
+    ...             confidence=0.8, bounds=(0.0, 0.4), n_draws=3, n_grid=3, grid_draws=1,
+    ...             model="ridge", progress=False)
+    >>> sorted(rep.save(tempfile.mkdtemp()))
+    ['attacks', 'calibration', 'diagnostics', 'draws', 'report', 'summary']
     """
 
     calibration: object

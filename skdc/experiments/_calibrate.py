@@ -140,6 +140,24 @@ class NoiseCalibration:
         ``target`` and ``meets``.
     bound : str
         ``"normal"`` or ``"order"``: how the bounds were formed.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from sklearn.linear_model import RidgeClassifier
+    >>> from sklearn.pipeline import Pipeline
+    >>> from skdc import IGDP, GOPPAligner
+    >>> from skdc.experiments import calibrate_noise
+    >>> X, y = make_classification(n_samples=240, n_features=6, random_state=0)
+    >>> pipe = Pipeline([("gdp", IGDP(n_participants=3, random_state=0)),
+    ...                  ("align", GOPPAligner()), ("clf", RidgeClassifier())])
+    >>> cal = calibrate_noise(pipe, X, y, param="align__v", attack="procrustes",
+    ...                       min_error=0.2, n_draws=3, bounds=(0.0, 0.4), xtol=0.1,
+    ...                       random_state=0)
+    >>> list(cal.summary.columns)
+    ['step', 'value', 'attack', 'n_draws', 'mean', 'lower', 'upper', 'target', 'meets']
+    >>> cal.n_draws_run == 3 * cal.table["value"].nunique()
+    True
     """
 
     value: float
