@@ -480,9 +480,12 @@ def _figures(cal, draws, names, param, setting):
     low, high = setting["bounds"]
     fig, axes = plt.subplots(1, 2, figsize=(11, 4), layout="constrained")
     top = float(np.nanmax(draws[names].to_numpy())) if len(draws) else 1.0
-    plot_noise_curves(draws, names, hue=None, x_range=(low, high),
-                      y_range=(0.0, max(top, setting["target_error"]) * 1.05),
+    # relative errors live in [0, inf): fits and bands are clipped there; the view stops at
+    # 2 (twice as far off as guessing zeros) so that one exploding attack does not hide the
+    # others
+    plot_noise_curves(draws, names, hue=None, x_range=(low, high), y_range=(0.0, np.inf),
                       n_boot=500 if len(draws) >= 12 else 0, ax=axes[0])
+    axes[0].set_ylim(0.0, 1.05 * max(min(top, 2.0), 1.2 * setting["target_error"]))
     axes[0].axhline(setting["target_error"], color="k", linestyle=":", linewidth=1,
                     label=f"target error {setting['target_error']:.3g}")
     plot_noise_curves(draws, "balanced_accuracy", hue=None, x_range=(low, high),
