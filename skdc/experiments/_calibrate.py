@@ -143,6 +143,7 @@ class NoiseCalibration:
 
     Examples
     --------
+    >>> import numpy as np
     >>> from sklearn.datasets import make_classification
     >>> from sklearn.linear_model import RidgeClassifier
     >>> from sklearn.pipeline import Pipeline
@@ -152,8 +153,10 @@ class NoiseCalibration:
     >>> pipe = Pipeline([("gdp", IGDP(n_participants=3, random_state=0)),
     ...                  ("align", GOPPAligner()), ("clf", RidgeClassifier())])
     >>> cal = calibrate_noise(pipe, X, y, param="align__v", attack="procrustes",
-    ...                       min_error=0.2, n_draws=3, bounds=(0.0, 0.4), xtol=0.1,
-    ...                       random_state=0)
+    ...                       min_error=0.2, confidence=0.8, n_draws=3, bounds=(0.0, 0.4),
+    ...                       xtol=0.1, random_state=0)
+    >>> bool(np.isfinite(cal.value))
+    True
     >>> list(cal.summary.columns)
     ['step', 'value', 'attack', 'n_draws', 'mean', 'lower', 'upper', 'target', 'meets']
     >>> cal.n_draws_run == 3 * cal.table["value"].nunique()
