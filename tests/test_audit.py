@@ -279,6 +279,10 @@ def test_audit_on_a_partition_and_cgdp():
                 n_draws=3, n_grid=2, grid_draws=1, model="ridge", progress=False)
     assert rep.calibration.param == "gdp__noise"
     assert list(rep.attacks["attack"]) == ["known_secret"]
+    # a Gaussian release: the bounds section gives its leakage, as in diagnostics.csv
+    diag = rep.diagnostics.set_index("quantity")["value"]
+    bits = diag["leakage bound (bits per record)"]
+    assert 0 < bits < np.inf and f"{bits:.4g} bits" in rep.html
     with pytest.raises(ValueError, match="not audited"):
         audit(X, y, mechanism="cgdp", aligner="gopp")
 

@@ -397,11 +397,20 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
         "input_sha256": _data_digest(X, y, partition),
         "command_line": command_line or _python_call(locals()),
     }
-    attacks_df, diagnostics, summary = _tables(calibration, draws, names, param)
+    leakage = None
+    if param == "gdp__noise" and np.isfinite(calibration.value) and calibration.value > 0:
+        from ..privacy import GaussianReleaseLeakage
+
+        # E1/E3 of the entropy-floor paper: the rotation earns no credit, the Gaussian noise
+        # does; the covariance is this sample's estimate (a point estimate)
+        leakage = GaussianReleaseLeakage(calibration.value,
+                                         cov=np.cov(X_tr, rowvar=False)).leakage_bits()
+    attacks_df, diagnostics, summary = _tables(calibration, draws, names, param, leakage)
     figures = _figures(calibration, draws, names, param, setting)
     picture = _reconstruction_picture(calibration, pipe, X_tr, y_tr, X_te, param, colluder,
                                       participant, fit_params, p_te)
-    page = _render(setting, calibration, attacks_df, diagnostics, summary, figures, picture)
+    page = _render(setting, calibration, attacks_df, diagnostics, summary, figures, picture,
+                   leakage)
     return AuditReport(calibration=calibration, draws=draws, attacks=attacks_df,
                        diagnostics=diagnostics, summary=summary, setting=setting, html=page)
 
@@ -417,7 +426,7 @@ def _python_call(args):
 # ----------------------------------------------------------------------------- tables
 
 
-def _tables(cal, draws, names, param):
+def _tables(cal, draws, names, param, leakage=None):
     import pandas as pd
 
     at = cal.value if np.isfinite(cal.value) else cal.bracket[0]
@@ -444,6 +453,8 @@ def _tables(cal, draws, names, param):
     if base != at and len(base_rows):
         diag += [(f"balanced accuracy at {param} = {base:.4g}",
                   float(base_rows["balanced_accuracy"].mean()))]
+    if leakage is not None:
+        diag += [("leakage bound (bits per record)", leakage)]
     diagnostics = pd.DataFrame(diag, columns=["quantity", "value"])
     summary = pd.DataFrame([
         ("recommended noise", cal.value), ("bracket low (fails)", cal.bracket[0]),
@@ -564,6 +575,26 @@ def _reconstruction_picture(cal, pipe, X_tr, y_tr, X_te, param, colluder, partic
 
 # ----------------------------------------------------------------------------- HTML
 
+
+def _bounds_section(s, cal, leakage):
+    tail = ("The attack errors in this report show what the strongest known attacks achieve, "
+            "not what every attack could.")
+    if leakage is not None:
+        return (
+            f"<p>The private-data noise is a Gaussian release: at sigma = {cal.value:.4g} each "
+            f"record leaks at most <b>{leakage:.4g} bits</b> (Gaussian maximum-entropy bound "
+            "of the entropy-floor paper, E1 and E3; the rotation earns no credit). The rows' "
+            "covariance in it is this sample's estimate, not an upper confidence bound. "
+            "<code>python -m skdc bound --data X.npy --perp CALIBRATION.npy --gamma "
+            f"{leakage:.4g}</code> turns the leakage into a certified floor on any attack's "
+            f"reconstruction error. {tail}</p>")
+    return (
+        "<p>No provable bound applies to this deployment. The anchor noise of GOPP alignment "
+        "is not differential privacy and has no leakage bound. The entropy floor "
+        "(<code>skdc bound</code>) certifies Gaussian releases (C-GDP or I-GDP with "
+        "private-data noise) and DP-SGD-trained models, and the GaussMix epsilon certifies "
+        f"Gaussian sketches; audit those deployments for a bound. {tail}</p>")
+
 _NAMES = {"igdp": "I-GDP", "cgdp": "C-GDP", "gopp": "noisy-anchor GOPP alignment",
           "none": "no alignment"}
 _CSS = """
@@ -602,7 +633,7 @@ def _img(png, alt):
     return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{png}">'
 
 
-def _render(setting, cal, attacks, diagnostics, summary, figures, picture):
+def _render(setting, cal, attacks, diagnostics, summary, figures, picture, leakage=None):
     import sklearn
 
     import skdc
@@ -683,12 +714,7 @@ def _render(setting, cal, attacks, diagnostics, summary, figures, picture):
             "<p>The alignment solver's state and the utility model's score at the recommended "
             "noise (balanced accuracy on the held-out rows, Student-t interval over draws)."
             "</p>" + _table(diagnostics, "diagnostics")),
-        "bounds": (
-            "<p>No provable bound applies to this deployment: the entropy floor "
-            "(<code>skdc bound</code>) certifies models trained by DP-SGD, and the GaussMix "
-            "epsilon certifies Gaussian sketches; neither mechanism is audited here. The "
-            "numbers above are attacks' errors: they show what the strongest known attacks "
-            "achieve, not what every attack could.</p>"),
+        "bounds": _bounds_section(s, cal, leakage),
         "limits": (
             "<ul><li>Other threat models: collusion of several participants, an analyst who "
             "deviates from the protocol, attacks that use side information (known rows, "
