@@ -32,7 +32,7 @@ from skdc.experiments import calibrate_noise, plot_frontier, privacy_utility_swe
 from skdc.mechanisms import IGDP
 
 small = os.environ.get("SKDC_EXAMPLE_SIZE") == "small"
-n_rows, n_draws, targets = (300, 4, (0.2, 0.4)) if small else (600, 6, (0.15, 0.25, 0.35, 0.45))
+n_rows, n_draws, targets = (300, 4, (0.2, 0.4)) if small else (500, 6, (0.15, 0.3, 0.45))
 X, y = load_digits(return_X_y=True)
 X_tr, X_te, y_tr, y_te = train_test_split(X[:n_rows] / 16.0, y[:n_rows], test_size=0.3,
                                           stratify=y[:n_rows], random_state=0)

@@ -134,7 +134,8 @@ class NoiseCalibration:
     table : pandas.DataFrame
         Every draw the search ran: ``step`` (order of evaluation), ``value``, ``draw`` (the
         index shared across values), ``draw_seed``, then the columns of
-        :func:`privacy_utility_sweep`.
+        :func:`privacy_utility_sweep` (``seed`` is the sweep's seed of the draw) and
+        ``v_phase_transition`` (the aligner's ``v_phase_transition_``, NaN without one).
     summary : pandas.DataFrame
         One row per evaluated value and attack: ``n_draws``, ``mean``, ``lower``, ``upper``,
         ``target`` and ``meets``.
