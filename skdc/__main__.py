@@ -14,6 +14,7 @@ import sys
 # modules whose ``register(subparsers)`` adds sub-commands, in the order shown by --help
 _COMMAND_MODULES = [
     "skdc._demo", "skdc.experiments._cli", "skdc.privacy._cli", "skdc.protocol._cli",
+    "skdc.experiments._audit_cli",
 ]
 
 
