@@ -379,7 +379,10 @@ class _Container:
     def _read_header(self):
         info = self.infos[_HEADER]
         if info.file_size > _MAX_HEADER_BYTES:
-            raise UploadError(f"{self.path}: header of {info.file_size} bytes is too large.")
+            raise UploadError(
+                f"{self.path}: field 'header' is {info.file_size} bytes, above the limit of "
+                f"{_MAX_HEADER_BYTES}; skdc headers are a few hundred bytes."
+            )
         try:
             with self._open(_HEADER) as fp:
                 shape, dtype = _npy_header(fp, f"{self.path}: field 'header'")
