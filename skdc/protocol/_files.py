@@ -15,6 +15,7 @@ All but the anchor use the checksummed container of :mod:`skdc.protocol._format`
 import hashlib
 import json
 import os
+import tempfile
 import warnings
 from dataclasses import dataclass
 
@@ -71,8 +72,20 @@ def make_anchor(path, n_features, *, n_anchors=None, kind="orthonormal", random_
         raise ValueError(f"kind must be one of {sorted(makers)}; got {kind!r}.")
     r = 4 * n_features if n_anchors is None else n_anchors
     A = makers[kind](r, n_features, random_state=random_state)
-    with open(path, "wb") as fh:
-        np.save(fh, A, allow_pickle=False)
+    # written to a temporary file beside it, then renamed: a pipe or device at ``path`` is
+    # replaced, never written into (and a reader never sees half an anchor)
+    path = os.fspath(path)
+    fd, tmp = tempfile.mkstemp(prefix=".skdc-", suffix=".tmp",
+                               dir=os.path.dirname(os.path.abspath(path)))
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            np.save(fh, A, allow_pickle=False)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
     return A
 
 
