@@ -59,7 +59,7 @@ def _command(name):
                 try:
                     status = func(args, caught)
                 except (ValueError, TypeError) as exc:
-                    raise ValueError(_one_line(exc, limit=400)) from None
+                    raise ValueError(_one_line(exc, limit=1000)) from None
                 except OSError as exc:
                     where = f"{exc.filename}: " if exc.filename else ""
                     raise ValueError(
@@ -78,7 +78,7 @@ def _command(name):
 
 def _print_warnings(name, caught):
     for w in caught:
-        print(f"skdc {name}: warning: {_one_line(w.message, limit=400)}", file=sys.stderr)
+        print(f"skdc {name}: warning: {_one_line(w.message, limit=1000)}", file=sys.stderr)
     caught.clear()
 
 
@@ -124,13 +124,13 @@ def _load_labels(path, flag, n_rows):
 
 
 @contextlib.contextmanager
-def _flag(flag):
-    """Name the flag in a file error that names only the file."""
+def _flag(flag, path):
+    """Name the flag in front of an error about the file ``path`` (which names only the file)."""
     try:
         yield
     except UploadError as exc:
         msg = str(exc)
-        raise UploadError(msg if flag in msg else f"{flag} {msg}") from None
+        raise UploadError(f"{flag} {msg}" if msg.startswith(os.fspath(path)) else msg) from None
 
 
 # -- outputs --------------------------------------------------------------------------------
@@ -212,7 +212,7 @@ def _participant_upload(args, caught):
         )
     X = _load_rows(args.data, "--data")
     y = None if args.labels is None else _load_labels(args.labels, "--labels", X.shape[0])
-    with _flag("--anchor"):
+    with _flag("--anchor", args.anchor or ""):
         anchor = None if args.anchor is None else load_anchor(args.anchor)
     if anchor is not None and args.anchor_noise == 0:
         print(f"skdc participant: warning: {_CLEAN_ANCHOR}", file=sys.stderr)
@@ -239,7 +239,7 @@ def _participant_predict(args, caught):
     for path, flag in ((args.out, "--out"), (args.transform_out, "--transform-out")):
         if path:
             _check_output(path, flag)
-    with _flag("--secret"):
+    with _flag("--secret", args.secret):
         me = Participant.load_secret(args.secret)
     X = _load_rows(args.data, "--data")
     if X.shape[1] != me.n_features_in_:
@@ -249,12 +249,12 @@ def _participant_predict(args, caught):
         )
     written = []
     if args.transform_out:
-        with _flag("--map"):
+        with _flag("--map", args.map):
             Z = me.transform(X, args.map)
         _save_npy(args.transform_out, Z)
         written.append(f"aligned rows ({Z.shape[0]} x {Z.shape[1]}) to {args.transform_out}")
     if args.out:
-        with _flag("--map"), _flag("--model"):
+        with _flag("--map", args.map), _flag("--model", args.model):
             pred = me.predict(X, args.map, args.model)
         _save_npy(args.out, pred)
         written.append(f"{pred.shape[0]} predictions to {args.out}")

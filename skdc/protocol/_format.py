@@ -153,6 +153,11 @@ def _write_container(path, kind, header, arrays, *, mode=0o644):
     members += [(name, _plain_array(name, arrays[name])) for name in sorted(arrays)]
     hasher = hashlib.sha256()
     directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise ValueError(f"cannot write {path}: the folder {directory} does not exist (or is "
+                         "not a folder); create it first.")
+    if os.path.isdir(path):
+        raise ValueError(f"cannot write {path}: it is an existing folder; give a file name.")
     fd, tmp = tempfile.mkstemp(prefix=".skdc-", suffix=".tmp", dir=directory)
     try:
         os.fchmod(fd, mode)

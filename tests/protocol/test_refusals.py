@@ -70,3 +70,14 @@ def test_make_anchor_replaces_a_pipe_instead_of_blocking_on_it(tmp_path):
     os.mkfifo(path)
     make_anchor(path, 3, random_state=0)
     assert load_anchor(path).shape == (12, 3)
+
+
+def test_writers_name_the_missing_folder_not_a_temporary_file(uploads, tmp_path):
+    _, paths = uploads
+    a = Analyst(model=LogisticRegression()).fit(paths)
+    with pytest.raises(ValueError, match=r"cannot write .*nope/m.npz: the folder .*nope does "
+                                         "not exist"):
+        save_model(tmp_path / "nope" / "m.npz", a.model_)
+    with pytest.raises(ValueError, match="it is an existing folder"):
+        save_model(tmp_path, a.model_)
+    assert os.listdir(tmp_path) == []
