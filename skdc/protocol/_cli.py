@@ -9,7 +9,12 @@
     python -m skdc participant predict --secret secret.npz --map model/map_0.npz \\
         --model model/model.npz --data X_new.npy --out y_pred.npy
 
-Every file is read without unpickling; errors are one line naming the file and the field.
+Every file is read without unpickling, and only if it is a regular file (never a pipe, a
+device or a link to one); errors and warnings are one line naming the file and the flag or
+field. Output paths are checked before anything is written, and ``participant upload`` never
+overwrites an existing secret (or upload) file without ``--force``. Maps and model of one
+``analyst fit`` share a run fingerprint; ``participant predict`` refuses a map and a model of
+different runs.
 """
 
 # Licence: BSD 3 clause
@@ -56,6 +61,9 @@ def _command(name):
         def run(args):
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
+                # developer-facing, not something a command-line user can act on
+                warnings.simplefilter("ignore", DeprecationWarning)
+                warnings.simplefilter("ignore", PendingDeprecationWarning)
                 try:
                     status = func(args, caught)
                 except (ValueError, TypeError) as exc:
@@ -77,8 +85,8 @@ def _command(name):
 
 
 def _print_warnings(name, caught):
-    for w in caught:
-        print(f"skdc {name}: warning: {_one_line(w.message, limit=1000)}", file=sys.stderr)
+    for line in dict.fromkeys(_one_line(w.message, limit=1000) for w in caught):
+        print(f"skdc {name}: warning: {line}", file=sys.stderr)
     caught.clear()
 
 
