@@ -91,10 +91,6 @@ def _print_warnings(name, caught):
 
 
 # -- inputs ---------------------------------------------------------------------------------
-def _load_npy(path, what):
-    return _read_npy(path, what)
-
-
 def _load_rows(path, flag):
     """A 2-D finite numeric ``.npy`` (rows of a participant), float64; one-line errors."""
     X = _read_npy(path, flag)

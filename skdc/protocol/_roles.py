@@ -57,6 +57,7 @@ from ._format import (
     UploadSet,
     _anchor_id,
     _Container,
+    _is_int,
     _write_container,
     load_uploads,
     save_upload,
@@ -433,10 +434,6 @@ def _check_secret_header(c):
                 f"{where}: field {name!r} has shape {shape}; n_features_in={d} makes it "
                 f"{expected[name]}."
             )
-
-
-def _is_int(value):
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _near_duplicates(anchors, rtol=1e-8):
