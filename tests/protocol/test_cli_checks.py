@@ -5,10 +5,8 @@ the separate-processes round trip lives in ``test_cli.py``.
 """
 
 import argparse
-import contextlib
 import json
 import os
-import signal
 
 import numpy as np
 import pytest
@@ -16,22 +14,9 @@ import pytest
 from skdc.__main__ import main
 from skdc.protocol._cli import register
 
+from .conftest import deadline
+
 P, D = 3, 4
-
-
-@contextlib.contextmanager
-def deadline(seconds=20):
-    """Fail instead of hanging (a reader blocked on a pipe is interrupted)."""
-    def boom(signum, frame):
-        raise TimeoutError(f"still running after {seconds} s: the command hangs")
-
-    old = signal.signal(signal.SIGALRM, boom)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
 
 
 def run(argv, capsys):

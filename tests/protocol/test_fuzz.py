@@ -8,12 +8,10 @@ test summary (``skdc protocol fuzz: N hostile cases tried``).
 """
 
 import collections
-import contextlib
 import hashlib
 import io
 import os
 import pickle
-import signal
 import tempfile
 import zipfile
 
@@ -39,6 +37,8 @@ from skdc.protocol import (
     load_uploads,
     save_upload,
 )
+
+from .conftest import deadline
 
 CASES = collections.Counter()
 FUZZ = settings(max_examples=40, deadline=None, derandomize=True,
@@ -314,21 +314,6 @@ def test_hostile_uploads_into_the_analyst(case, seed, aligner):
 
 
 # -- files that are not files, runs that do not match, headers that lie ---------------------------
-@contextlib.contextmanager
-def _deadline(seconds=20):
-    """Fail instead of hanging: a reader blocked on a pipe is interrupted by SIGALRM."""
-    def boom(signum, frame):
-        raise TimeoutError(f"still reading after {seconds} s: the reader hangs")
-
-    old = signal.signal(signal.SIGALRM, boom)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
-
-
 @pytest.fixture(scope="module")
 def deployment(tmp_path_factory):
     """Three participants (with secrets) and two analyst runs on the same uploads."""
@@ -371,7 +356,7 @@ def test_non_regular_files_are_refused_by_every_reader(deployment, capsys, recor
                 path = "/dev/zero" if make is None else os.path.join(tmp, "f")
                 if make is not None:
                     make(tmp)
-                with _deadline():
+                with deadline():
                     if reader == "data":
                         status = main(["participant", "predict", "--secret",
                                        os.path.join(dep["tmp"], "secret0.npz"), "--map",
