@@ -209,6 +209,15 @@ def _participant_upload(args, caught):
     if os.path.abspath(args.out) == os.path.abspath(args.secret_out):
         raise ValueError(f"{args.out}: --out and --secret-out are the same file; the upload "
                          "and the secret go to different files.")
+    for flag, value in (("--anchor-noise", args.anchor_noise), ("--noise", args.noise),
+                        ("--translation-scale", args.translation_scale)):
+        if not np.isfinite(value) or value < 0:
+            raise ValueError(f"{flag} must be a finite number >= 0; got {value:g}.")
+    if args.id < 0:
+        raise ValueError(f"--id must be >= 0 (ids run 0 .. n_participants - 1); got {args.id}.")
+    if args.n_participants is not None and not args.id < args.n_participants:
+        raise ValueError(f"--id {args.id} needs --n-participants > {args.id}; got "
+                         f"{args.n_participants}. Give the collaboration's size.")
     if args.anchor is None and args.anchor_noise != 0:
         raise ValueError(
             f"--anchor-noise {args.anchor_noise:g} without --anchor: there is no anchor upload "

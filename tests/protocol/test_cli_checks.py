@@ -282,3 +282,17 @@ def test_every_protocol_flag_has_help_showing_its_default():
         if parser.prog.endswith("upload"):
             assert "default: igdp" in helps["--mechanism"]
     assert n_flags >= 30
+
+
+@pytest.mark.parametrize("flag, value, words", [
+    ("--anchor-noise", "-0.1", "--anchor-noise must be a finite number >= 0"),
+    ("--noise", "nan", "--noise must be a finite number >= 0"),
+    ("--translation-scale", "-1", "--translation-scale must be a finite number >= 0"),
+    ("--id", "-1", "--id must be >= 0"),
+    ("--n-participants", "1", "--id 1 needs --n-participants > 1"),
+    ("--n-participants", "1000000", "n_participants=1000000 is above the supported 10000"),
+])
+def test_bad_upload_numbers_name_the_flag(site, capsys, tmp_path, flag, value, words):
+    one_line_error(upload_argv(site, 1, **{flag: value, "--secret-out": tmp_path / "s",
+                                           "--out": tmp_path / "u"}), capsys, words)
+    assert not (tmp_path / "s").exists()
