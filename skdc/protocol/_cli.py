@@ -305,6 +305,13 @@ def _iteration_advice(model, Z, y):
 @_command("analyst")
 def _analyst_fit(args, caught):
     _check_output(args.out, "--out", folder=True)
+    if not (np.isfinite(args.tol) and args.tol > 0):
+        raise ValueError(f"--tol must be a finite number > 0; got {args.tol:g}.")
+    if args.max_iter < 1:
+        raise ValueError(f"--max-iter must be >= 1; got {args.max_iter}.")
+    if args.aligner == "reference" and not 0 <= args.reference < len(args.uploads):
+        raise ValueError(f"--reference {args.reference} is not a participant: the "
+                         f"{len(args.uploads)} uploads have ids 0 .. {len(args.uploads) - 1}.")
     aligner = {
         "gopp": lambda: GOPPAligner(v=0.0, tol=args.tol, max_iter=args.max_iter),
         "reference": lambda: ReferenceAligner(reference=args.reference),

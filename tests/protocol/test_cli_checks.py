@@ -296,3 +296,14 @@ def test_bad_upload_numbers_name_the_flag(site, capsys, tmp_path, flag, value, w
     one_line_error(upload_argv(site, 1, **{flag: value, "--secret-out": tmp_path / "s",
                                            "--out": tmp_path / "u"}), capsys, words)
     assert not (tmp_path / "s").exists()
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--tol", "0"], "--tol must be a finite number > 0"),
+    (["--max-iter", "0"], "--max-iter must be >= 1"),
+    (["--aligner", "reference", "--reference", "3"], "--reference 3 is not a participant"),
+])
+def test_bad_analyst_numbers_name_the_flag(site, capsys, tmp_path, extra, words):
+    ups = [site / "uploads" / f"upload_{i}.npz" for i in range(P)]
+    one_line_error(["analyst", "fit", *ups, *extra, "--out", tmp_path / "m"], capsys, words)
+    assert not (tmp_path / "m").exists()
