@@ -122,15 +122,20 @@ def _stack_equal_width(anchors, estimator):
         )
     B = np.stack(anchors)
     # the solvers form Gram products of products (fourth powers of the centered entries):
-    # refuse uploads whose scale would overflow or underflow float64 instead of aligning noise
-    spread = float(np.abs(B - B.mean(axis=1, keepdims=True)).max()) if B.size else 0.0
+    # refuse any participant's upload whose scale would overflow or underflow float64, or that
+    # is constant, instead of aligning noise (checked per participant: one constant upload
+    # beside healthy ones would otherwise get an arbitrary rotation)
     low = (16 * np.finfo(np.float64).tiny) ** 0.25
-    high = (np.finfo(np.float64).max / (16.0 * B.size**2 * B.shape[-1])) ** 0.25
-    if not low < spread < high:
-        raise ValueError(
-            f"{type(estimator).__name__}: the centered anchor uploads have entries up to "
-            f"{spread:.3g}, outside the range float64 alignment can handle ({low:.1g} .. "
-            f"{high:.1g}). Rescale the data and the anchor (e.g. StandardScaler) before the "
-            "mechanism; a zero spread means the anchor uploads are constant."
-        )
+    high = (np.finfo(np.float64).max / (16.0 * max(B.size, 1) ** 2 * B.shape[-1])) ** 0.25
+    for i, b in enumerate(B):
+        spread = float(np.abs(b - b.mean(axis=0)).max()) if b.size else 0.0
+        if not low < spread < high:
+            what = ("is constant (every row the same)" if spread == 0 else
+                    f"has entries up to {spread:.3g}, outside the range float64 alignment can "
+                    f"handle ({low:.1g} .. {high:.1g})")
+            raise ValueError(
+                f"{type(estimator).__name__}: participant {i}'s centered anchor upload {what}. "
+                "Check that participant's upload. Rescale the data and the anchor (e.g. "
+                "StandardScaler) before the mechanism if they are too small or too large."
+            )
     return B

@@ -9,22 +9,33 @@
     python -m skdc participant predict --secret secret.npz --map model/map_0.npz \\
         --model model/model.npz --data X_new.npy --out y_pred.npy
 
-Every file is read without unpickling; errors are one line naming the file and the field.
+Every file is read without unpickling, and only if it is a regular file (never a pipe, a
+device or a link to one); errors and warnings are one line naming the file and the flag or
+field. Output paths are checked before anything is written, and ``participant upload`` never
+overwrites an existing secret (or upload) file without ``--force``. Maps and model of one
+``analyst fit`` share a run fingerprint; ``participant predict`` refuses a map and a model of
+different runs.
 """
 
 # Licence: BSD 3 clause
 
+import contextlib
+import functools
 import json
 import os
+import stat
+import sys
 import warnings
 
 import numpy as np
 from sklearn import linear_model, svm
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
 
 from ..alignment import GOPPAligner, ReferenceAligner
 from ..mechanisms import CGDP, IGDP
 from ._files import _dump_json, load_anchor, make_anchor
-from ._format import UploadError
+from ._format import UploadError, _file_kind, _one_line, _read_npy, load_uploads
 from ._roles import Analyst, Participant
 
 __all__ = ["register"]
@@ -37,14 +48,133 @@ _MODEL_CHOICES = {
 }
 
 
-def _load_npy(path, what):
+# -- one-line errors and warnings ----------------------------------------------------------
+def _command(name):
+    """Run a sub-command so that every error and warning is one line naming file and flag.
+
+    Errors a user can fix leave as one-line ``ValueError`` (``python -m skdc`` prints them);
+    operating-system errors (a folder in the way, a full disk) and ``MemoryError`` become such
+    lines too; warnings are printed as ``skdc NAME: warning: ...``, one line each.
+    """
+    def decorate(func):
+        @functools.wraps(func)
+        def run(args):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                # developer-facing, not something a command-line user can act on
+                warnings.simplefilter("ignore", DeprecationWarning)
+                warnings.simplefilter("ignore", PendingDeprecationWarning)
+                try:
+                    status = func(args, caught)
+                except (ValueError, TypeError) as exc:
+                    raise ValueError(_one_line(exc, limit=1000)) from None
+                except OSError as exc:
+                    where = f"{exc.filename}: " if exc.filename else ""
+                    raise ValueError(
+                        f"{where}{exc.strerror or _one_line(exc)}; check the paths given."
+                    ) from None
+                except MemoryError:
+                    raise ValueError(
+                        "out of memory; check the sizes of the files given."
+                    ) from None
+                finally:
+                    _print_warnings(name, caught)
+            return status
+        return run
+    return decorate
+
+
+def _print_warnings(name, caught):
+    for line in dict.fromkeys(_one_line(w.message, limit=1000) for w in caught):
+        print(f"skdc {name}: warning: {line}", file=sys.stderr)
+    caught.clear()
+
+
+# -- inputs ---------------------------------------------------------------------------------
+def _load_rows(path, flag):
+    """A 2-D finite numeric ``.npy`` (rows of a participant), float64; one-line errors."""
+    X = _read_npy(path, flag)
+    if X.ndim != 2:
+        raise UploadError(
+            f"{path}: {flag} must be a 2-D array (n_samples, n_features); got shape {X.shape}. "
+            "Save one row per sample (for a single feature: X.reshape(-1, 1))."
+        )
+    if X.dtype.kind not in "fiu":
+        raise UploadError(f"{path}: {flag} must hold real numbers; got dtype {X.dtype}.")
+    if 0 in X.shape:
+        raise UploadError(f"{path}: {flag} is empty (shape {X.shape}); it needs rows and columns.")
+    X = X.astype(np.float64)
+    finite = np.isfinite(X).all(axis=1)
+    if not finite.all():
+        raise UploadError(
+            f"{path}: {flag} contains NaN or infinity ({int((~finite).sum())} rows, first at "
+            f"row {int(np.flatnonzero(~finite)[0])}); impute or drop those rows first."
+        )
+    return X
+
+
+def _load_labels(path, flag, n_rows):
+    y = _read_npy(path, flag)
+    if y.shape != (n_rows,):
+        raise UploadError(
+            f"{path}: {flag} must have shape ({n_rows},), one label per row of --data; got "
+            f"{y.shape}."
+        )
+    if y.dtype.kind not in "iufbU":
+        raise UploadError(f"{path}: {flag} must hold numbers or strings; got dtype {y.dtype}.")
+    if y.dtype.kind == "f" and not np.isfinite(y).all():
+        raise UploadError(f"{path}: {flag} contains NaN or infinity; labels must be finite.")
+    return y
+
+
+@contextlib.contextmanager
+def _flag(flag, path):
+    """Name the flag in front of an error about the file ``path`` (which names only the file)."""
     try:
-        arr = np.load(path, allow_pickle=False)
-    except (ValueError, OSError, EOFError) as exc:
-        raise UploadError(f"{path}: cannot read {what} as a .npy array ({exc}).") from None
-    if not isinstance(arr, np.ndarray):
-        raise UploadError(f"{path}: {what} must be a single .npy array, not an archive.")
-    return arr
+        yield
+    except UploadError as exc:
+        msg = str(exc)
+        raise UploadError(f"{flag} {msg}" if msg.startswith(os.fspath(path)) else msg) from None
+
+
+# -- outputs --------------------------------------------------------------------------------
+def _check_output(path, flag, *, overwrite=True, folder=False):
+    """Refuse an output path before anything is written (one line, naming path and flag)."""
+    path = os.fspath(path)
+    if not path:
+        raise ValueError(f"{flag} is empty; give a path.")
+    if os.path.lexists(path):
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            raise ValueError(f"{path}: {flag} is a broken link; remove it or choose "
+                             "another path.") from None
+        if folder:
+            if not stat.S_ISDIR(mode):
+                raise ValueError(f"{path}: {flag} is an existing file, not a folder; give a "
+                                 "folder (it is created if missing).")
+            if not os.access(path, os.W_OK | os.X_OK):
+                raise ValueError(f"{path}: {flag}: cannot write into this folder.")
+            return
+        if stat.S_ISDIR(mode):
+            raise ValueError(f"{path}: {flag} is an existing folder; give a file name.")
+        if not stat.S_ISREG(mode):
+            raise ValueError(f"{path}: {flag} is {_file_kind(mode)}, not a regular file; "
+                             "skdc writes only regular files.")
+        if not overwrite:
+            raise ValueError(
+                f"{path}: {flag} already exists; refusing to overwrite it (an upload made with "
+                "it would be orphaned). Pass --force to overwrite, or choose another path."
+            )
+    parent = os.path.dirname(os.path.abspath(path))
+    if folder:  # created with its parents: the nearest existing ancestor must be a folder
+        while not os.path.lexists(parent):
+            parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        raise ValueError(f"{path}: {flag}: the folder {parent} does not exist (or is not a "
+                         "folder); create it first.")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ValueError(f"{path}: {flag}: cannot write into the folder {parent}.")
 
 
 def _save_npy(path, arr):
@@ -55,17 +185,50 @@ def _save_npy(path, arr):
         raise ValueError(f"{path}: cannot write ({exc.strerror}).") from None
 
 
-def _anchor_make(args):
+@_command("anchor")
+def _anchor_make(args, caught):
+    _check_output(args.out, "--out")
     A = make_anchor(args.out, args.n_features, n_anchors=args.n_anchors, kind=args.kind,
                     random_state=args.seed)
     print(f"anchor {A.shape[0]} x {A.shape[1]} written to {args.out}; give it to every "
           "participant, never to the analyst")
 
 
-def _participant_upload(args):
-    X = _load_npy(args.data, "--data")
-    y = None if args.labels is None else _load_npy(args.labels, "--labels")
-    anchor = None if args.anchor is None else load_anchor(args.anchor)
+_CLEAN_ANCHOR = (
+    "--anchor-noise is 0: the anchor upload leaves home clean, so with one colluding "
+    "participant the analyst recovers this participant's secret exactly (Prop 3.1 of the GDP "
+    "paper). Pass --anchor-noise > 0 (e.g. 0.05)."
+)
+
+
+@_command("participant")
+def _participant_upload(args, caught):
+    # every output is checked before anything is read or written
+    _check_output(args.secret_out, "--secret-out", overwrite=args.force)
+    _check_output(args.out, "--out", overwrite=args.force)
+    if os.path.abspath(args.out) == os.path.abspath(args.secret_out):
+        raise ValueError(f"{args.out}: --out and --secret-out are the same file; the upload "
+                         "and the secret go to different files.")
+    for flag, value in (("--anchor-noise", args.anchor_noise), ("--noise", args.noise),
+                        ("--translation-scale", args.translation_scale)):
+        if not np.isfinite(value) or value < 0:
+            raise ValueError(f"{flag} must be a finite number >= 0; got {value:g}.")
+    if args.id < 0:
+        raise ValueError(f"--id must be >= 0 (ids run 0 .. n_participants - 1); got {args.id}.")
+    if args.n_participants is not None and not args.id < args.n_participants:
+        raise ValueError(f"--id {args.id} needs --n-participants > {args.id}; got "
+                         f"{args.n_participants}. Give the collaboration's size.")
+    if args.anchor is None and args.anchor_noise != 0:
+        raise ValueError(
+            f"--anchor-noise {args.anchor_noise:g} without --anchor: there is no anchor upload "
+            "to add noise to. Pass the shared anchor with --anchor, or drop --anchor-noise."
+        )
+    X = _load_rows(args.data, "--data")
+    y = None if args.labels is None else _load_labels(args.labels, "--labels", X.shape[0])
+    with _flag("--anchor", args.anchor or ""):
+        anchor = None if args.anchor is None else load_anchor(args.anchor)
+    if anchor is not None and args.anchor_noise == 0:
+        print(f"skdc participant: warning: {_CLEAN_ANCHOR}", file=sys.stderr)
     p = args.n_participants if args.n_participants is not None else args.id + 1
     kind = {"igdp": IGDP, "cgdp": CGDP}[args.mechanism]
     mech = kind(p, noise=args.noise, translation_scale=args.translation_scale,
@@ -73,21 +236,42 @@ def _participant_upload(args):
                 noise_random_state=args.anchor_noise_seed)
     me = Participant(args.id, mech, anchor_noise=args.anchor_noise)
     up = me.upload(X, y, anchor=anchor)
+    if anchor is not None and args.anchor_noise == 0:
+        # said above, in the command line's words (the flag, not the Python parameter)
+        caught[:] = [w for w in caught if "anchor_noise" not in str(w.message)]
     me.save_secret(args.secret_out)
     me.save_upload(args.out, up)
     print(f"participant {args.id}: {up.shape[0]} rows uploaded to {args.out}; secret kept in "
           f"{args.secret_out} (owner-only)")
 
 
-def _participant_predict(args):
-    me = Participant.load_secret(args.secret)
-    X = _load_npy(args.data, "--data")
-    if args.transform_out:
-        _save_npy(args.transform_out, me.transform(X, args.map))
-    if args.out:
-        _save_npy(args.out, me.predict(X, args.map, args.model))
+@_command("participant")
+def _participant_predict(args, caught):
     if not (args.out or args.transform_out):
         raise ValueError("nothing to write: give --out (predictions) or --transform-out.")
+    for path, flag in ((args.out, "--out"), (args.transform_out, "--transform-out")):
+        if path:
+            _check_output(path, flag)
+    with _flag("--secret", args.secret):
+        me = Participant.load_secret(args.secret)
+    X = _load_rows(args.data, "--data")
+    if X.shape[1] != me.n_features_in_:
+        raise ValueError(
+            f"{args.data}: --data has {X.shape[1]} columns but the secret {args.secret} was "
+            f"made for {me.n_features_in_}; predict rows of the uploaded data's schema."
+        )
+    written = []
+    if args.transform_out:
+        with _flag("--map", args.map):
+            Z = me.transform(X, args.map)
+        _save_npy(args.transform_out, Z)
+        written.append(f"aligned rows ({Z.shape[0]} x {Z.shape[1]}) to {args.transform_out}")
+    if args.out:
+        with _flag("--map", args.map), _flag("--model", args.model):
+            pred = me.predict(X, args.map, args.model)
+        _save_npy(args.out, pred)
+        written.append(f"{pred.shape[0]} predictions to {args.out}")
+    print(f"participant {me.participant_id}: wrote {' and '.join(written)}")
 
 
 def _parse_params(items):
@@ -103,18 +287,49 @@ def _parse_params(items):
     return params
 
 
-def _analyst_fit(args):
+def _iteration_advice(model, Z, y):
+    """The ``--model-param max_iter=...`` that lets ``model`` converge on ``(Z, y)``, checked."""
+    max_iter = model.get_params().get("max_iter")
+    if not isinstance(max_iter, int) or isinstance(max_iter, bool):
+        return "standardize the data before the mechanism"
+    for factor in (10, 100):
+        with warnings.catch_warnings(record=True) as again:
+            warnings.simplefilter("always", ConvergenceWarning)
+            clone(model).set_params(max_iter=factor * max_iter).fit(Z, y)
+        if not any(issubclass(w.category, ConvergenceWarning) for w in again):
+            return f"rerun with --model-param max_iter={factor * max_iter} (checked: it converges)"
+    return (f"it had not converged at max_iter={100 * max_iter} either: standardize the data "
+            "before the mechanism, or try --model-param C=... (stronger regularization)")
+
+
+@_command("analyst")
+def _analyst_fit(args, caught):
+    _check_output(args.out, "--out", folder=True)
+    if not (np.isfinite(args.tol) and args.tol > 0):
+        raise ValueError(f"--tol must be a finite number > 0; got {args.tol:g}.")
+    if args.max_iter < 1:
+        raise ValueError(f"--max-iter must be >= 1; got {args.max_iter}.")
+    if args.aligner == "reference" and not 0 <= args.reference < len(args.uploads):
+        raise ValueError(f"--reference {args.reference} is not a participant: the "
+                         f"{len(args.uploads)} uploads have ids 0 .. {len(args.uploads) - 1}.")
     aligner = {
         "gopp": lambda: GOPPAligner(v=0.0, tol=args.tol, max_iter=args.max_iter),
         "reference": lambda: ReferenceAligner(reference=args.reference),
         "none": lambda: "none",
     }[args.aligner]()
     model = _MODEL_CHOICES[args.model]().set_params(**_parse_params(args.model_param))
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        analyst = Analyst(aligner, model).fit(args.uploads)
-    for w in caught:
-        print(f"skdc analyst fit: warning: {w.message}")
+    loaded = load_uploads(args.uploads)
+    analyst = Analyst(aligner, model).fit(loaded)
+    model_warned = [w for w in caught if issubclass(w.category, ConvergenceWarning)
+                    and not os.path.abspath(w.filename).startswith(_SKDC_DIR)]
+    if model_warned:
+        caught[:] = [w for w in caught if w not in model_warned]
+        a = analyst.aligner_
+        Z = np.asarray(loaded.uploads) if a is None else a.transform(loaded.uploads)
+        print(f"skdc analyst: warning: the {args.model} model did not converge in "
+              f"max_iter={analyst.model_.get_params().get('max_iter')} iterations; "
+              f"{_iteration_advice(analyst.model_, Z, loaded.y)}.", file=sys.stderr)
+    _print_warnings("analyst", caught)
     paths = analyst.export(args.out)
     summary = {"n_participants": analyst.n_participants_, "aligner": args.aligner,
                "model": args.model, "files": [os.path.basename(p) for p in paths]}
@@ -124,8 +339,12 @@ def _analyst_fit(args):
                        relative_gopp_residual=float(a.relative_gopp_residual_),
                        v_phase_transition=float(a.v_phase_transition_))
     _dump_json(os.path.join(args.out, "summary.json"), summary)
-    print(f"analyst: {analyst.n_participants_} participants aligned ({args.aligner}); maps "
+    n = analyst.n_participants_
+    print(f"analyst: {n} participant{'s' if n != 1 else ''} aligned ({args.aligner}); maps "
           f"and model written to {args.out}")
+
+
+_SKDC_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def register(subparsers):
@@ -134,43 +353,65 @@ def register(subparsers):
     sub = anchor.add_subparsers(dest="action", metavar="ACTION")
     sub.required = True
     make = sub.add_parser("make", help="write a new anchor .npy")
-    make.add_argument("--n-features", type=int, required=True, help="width of the data")
-    make.add_argument("--n-anchors", type=int, default=None, help="rows (default 4 x width)")
-    make.add_argument("--kind", choices=["orthonormal", "uniform"], default="orthonormal")
-    make.add_argument("--seed", type=int, default=None, help="random seed (default: fresh)")
-    make.add_argument("--out", required=True, help="output .npy")
+    make.add_argument("--n-features", type=int, required=True,
+                      help="width of the data (required)")
+    make.add_argument("--n-anchors", type=int, default=None,
+                      help="anchor rows (default: 4 x --n-features)")
+    make.add_argument("--kind", choices=["orthonormal", "uniform"], default="orthonormal",
+                      help="centered orthonormal anchor (eq. (22) of the GDP paper) or uniform "
+                           "entries (default: %(default)s)")
+    make.add_argument("--seed", type=int, default=None,
+                      help="random seed (default: fresh from the operating system)")
+    make.add_argument("--out", required=True, help="output .npy (required)")
     make.set_defaults(func=_anchor_make)
 
     part = subparsers.add_parser("participant", help="upload, and later predict, at home")
     sub = part.add_subparsers(dest="action", metavar="ACTION")
     sub.required = True
     up = sub.add_parser("upload", help="obfuscate own rows and the anchor; write the upload")
-    up.add_argument("--id", type=int, required=True, help="this participant's id (0-based)")
+    up.add_argument("--id", type=int, required=True,
+                    help="this participant's id, 0-based (required)")
     up.add_argument("--n-participants", type=int, default=None,
-                    help="participants in the collaboration (default id + 1)")
-    up.add_argument("--data", required=True, help="own rows, .npy (n_samples, n_features)")
-    up.add_argument("--labels", default=None, help="labels .npy (n_samples,)")
-    up.add_argument("--anchor", default=None, help="the shared anchor .npy")
+                    help="participants in the collaboration, at most 10000 (default: --id + 1)")
+    up.add_argument("--data", required=True,
+                    help="own rows, .npy of shape (n_samples, n_features) (required)")
+    up.add_argument("--labels", default=None,
+                    help="labels .npy of shape (n_samples,) (default: none uploaded)")
+    up.add_argument("--anchor", default=None,
+                    help="the shared anchor .npy (default: none: no anchor upload, so only "
+                         "`analyst fit --aligner none` can use the upload)")
     up.add_argument("--anchor-noise", type=float, default=0.0,
-                    help="std of the noise added to the anchor upload before it leaves home")
-    up.add_argument("--mechanism", choices=["igdp", "cgdp"], default="igdp")
-    up.add_argument("--noise", type=float, default=0.0, help="private-data noise std")
-    up.add_argument("--translation-scale", type=float, default=1.0)
+                    help="std of the noise added to the anchor upload before it leaves home; "
+                         "needs --anchor (default: %(default)s, which warns)")
+    up.add_argument("--mechanism", choices=["igdp", "cgdp"], default="igdp",
+                    help="GDP mechanism: rotation and shift per participant (igdp) or one "
+                         "common secret (cgdp) (default: %(default)s)")
+    up.add_argument("--noise", type=float, default=0.0,
+                    help="std of the noise added to the private rows (default: %(default)s)")
+    up.add_argument("--translation-scale", type=float, default=1.0,
+                    help="scale of the secret shift (default: %(default)s)")
     up.add_argument("--seed", type=int, default=None,
                     help="own secret seed (default: fresh from the OS; keep it private)")
     up.add_argument("--anchor-noise-seed", type=int, default=None,
                     help="own noise seed: anchor noise and private-data noise (default: derived "
                     "from --seed; keep it private)")
-    up.add_argument("--secret-out", required=True, help="secret file (written 0600)")
-    up.add_argument("--out", required=True, help="upload file .npz")
+    up.add_argument("--secret-out", required=True,
+                    help="secret file, written 0600; never overwritten without --force "
+                         "(required)")
+    up.add_argument("--out", required=True, help="upload file .npz (required)")
+    up.add_argument("--force", action="store_true",
+                    help="overwrite existing --secret-out and --out files (default: refuse)")
     up.set_defaults(func=_participant_upload)
     pr = sub.add_parser("predict", help="predict own rows with the analyst's map and model")
-    pr.add_argument("--secret", required=True, help="this participant's secret file")
-    pr.add_argument("--map", required=True, help="this participant's map_<id>.npz")
-    pr.add_argument("--model", required=True, help="the analyst's model.npz")
-    pr.add_argument("--data", required=True, help="rows to predict, .npy")
-    pr.add_argument("--out", default=None, help="predictions .npy")
-    pr.add_argument("--transform-out", default=None, help="aligned representation .npy")
+    pr.add_argument("--secret", required=True, help="this participant's secret file (required)")
+    pr.add_argument("--map", required=True,
+                    help="this participant's map_<id>.npz, from the same run as --model "
+                         "(required)")
+    pr.add_argument("--model", required=True, help="the analyst's model.npz (required)")
+    pr.add_argument("--data", required=True, help="rows to predict, .npy (required)")
+    pr.add_argument("--out", default=None, help="predictions .npy (default: not written)")
+    pr.add_argument("--transform-out", default=None,
+                    help="aligned representation .npy (default: not written)")
     pr.set_defaults(func=_participant_predict)
 
     ana = subparsers.add_parser("analyst", help="align the uploads, train, export")
@@ -178,12 +419,20 @@ def register(subparsers):
     sub.required = True
     fit = sub.add_parser("fit", help="load uploads, fit aligner and model, write maps and model")
     fit.add_argument("uploads", nargs="+", help="upload files, one per participant")
-    fit.add_argument("--aligner", choices=["gopp", "reference", "none"], default="gopp")
-    fit.add_argument("--reference", type=int, default=0, help="reference participant")
-    fit.add_argument("--tol", type=float, default=1e-7)
-    fit.add_argument("--max-iter", type=int, default=500)
-    fit.add_argument("--model", choices=sorted(_MODEL_CHOICES), default="logistic")
+    fit.add_argument("--aligner", choices=["gopp", "reference", "none"], default="gopp",
+                     help="GOPP (GDP paper), Procrustes onto a reference participant, or none "
+                          "(default: %(default)s)")
+    fit.add_argument("--reference", type=int, default=0,
+                     help="reference participant of --aligner reference (default: %(default)s)")
+    fit.add_argument("--tol", type=float, default=1e-7,
+                     help="GOPP convergence tolerance (default: %(default)s)")
+    fit.add_argument("--max-iter", type=int, default=500,
+                     help="GOPP iterations at most (default: %(default)s)")
+    fit.add_argument("--model", choices=sorted(_MODEL_CHOICES), default="logistic",
+                     help="linear model trained on the aligned rows (default: %(default)s)")
     fit.add_argument("--model-param", action="append", metavar="KEY=VALUE",
-                     help="model parameter (JSON value), repeatable")
-    fit.add_argument("--out", required=True, help="output folder")
+                     help="model parameter (JSON value), repeatable, e.g. max_iter=1000 "
+                          "(default: the model's defaults)")
+    fit.add_argument("--out", required=True,
+                     help="output folder, created if missing (required)")
     fit.set_defaults(func=_analyst_fit)

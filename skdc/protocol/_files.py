@@ -12,8 +12,10 @@ All but the anchor use the checksummed container of :mod:`skdc.protocol._format`
 
 # Licence: BSD 3 clause
 
+import hashlib
 import json
 import os
+import tempfile
 import warnings
 from dataclasses import dataclass
 
@@ -22,7 +24,7 @@ from sklearn import linear_model, svm
 from sklearn.base import is_classifier
 
 from ..anchors import orthonormal_anchor, uniform_anchor
-from ._format import UploadError, _Container, _write_container
+from ._format import _LABEL_KINDS, UploadError, _Container, _read_npy, _write_container
 
 __all__ = ["AlignmentMap", "load_anchor", "load_model", "make_anchor", "save_model"]
 
@@ -70,8 +72,20 @@ def make_anchor(path, n_features, *, n_anchors=None, kind="orthonormal", random_
         raise ValueError(f"kind must be one of {sorted(makers)}; got {kind!r}.")
     r = 4 * n_features if n_anchors is None else n_anchors
     A = makers[kind](r, n_features, random_state=random_state)
-    with open(path, "wb") as fh:
-        np.save(fh, A, allow_pickle=False)
+    # written to a temporary file beside it, then renamed: a pipe or device at ``path`` is
+    # replaced, never written into (and a reader never sees half an anchor)
+    path = os.fspath(path)
+    fd, tmp = tempfile.mkstemp(prefix=".skdc-", suffix=".tmp",
+                               dir=os.path.dirname(os.path.abspath(path)))
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            np.save(fh, A, allow_pickle=False)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
     return A
 
 
@@ -93,11 +107,8 @@ def load_anchor(path):
         The anchor, float64.
     """
     path = os.fspath(path)
-    try:
-        A = np.load(path, allow_pickle=False)
-    except (ValueError, OSError, EOFError) as exc:
-        raise UploadError(f"{path}: not a readable .npy anchor ({exc}).") from None
-    if not isinstance(A, np.ndarray) or A.ndim != 2 or A.dtype.kind not in "fiu":
+    A = _read_npy(path, "the anchor")
+    if A.ndim != 2 or A.dtype.kind not in "fiu":
         raise UploadError(
             f"{path}: an anchor is a 2-D numeric array (n_anchors, n_features); got "
             f"{getattr(A, 'shape', None)} of {getattr(A, 'dtype', type(A).__name__)}."
@@ -154,6 +165,10 @@ class AlignmentMap:
         The participant's anchor-upload mean ``b_i``.
     offset_out : ndarray of shape (n_features,) or None
         The reference participant's mean ``b_s`` (``kind='reference'`` only).
+    run_id : str or None, default=None
+        Fingerprint of the ``analyst fit`` run that made the map; the run's model carries the
+        same one, and :meth:`Participant.predict <skdc.protocol.Participant.predict>` refuses a
+        map and a model of different runs.
 
     Examples
     --------
@@ -169,6 +184,7 @@ class AlignmentMap:
     rotation: np.ndarray | None = None
     offset_in: np.ndarray | None = None
     offset_out: np.ndarray | None = None
+    run_id: str | None = None
 
     def apply(self, Y):
         """Map rows ``Y`` (n_samples, n_features) into the collaboration frame."""
@@ -188,41 +204,113 @@ class AlignmentMap:
     def save(self, path):
         """Write the map as a checksummed skdc file; return the path."""
         arrays = {
-            k: getattr(self, k)
+            k: np.asarray(getattr(self, k), dtype=np.float64)
             for k in ("rotation", "offset_in", "offset_out")
             if getattr(self, k) is not None
         }
-        header = {"participant_id": int(self.participant_id), "kind": self.kind}
+        header = {"participant_id": int(self.participant_id), "kind": self.kind,
+                  "run_id": self.run_id}
         return _write_container(path, _MAP, header, arrays)
 
     @classmethod
     def load(cls, path):
-        """Read and verify a map file written by :meth:`save`."""
+        """Read and verify a map file written by :meth:`save`.
+
+        Refuses (with an :class:`UploadError` naming the file and the field) a malformed
+        header, arrays of the wrong shape or dtype (offsets and rotation are real floats:
+        complex, bool, integer or datetime arrays are refused), non-finite values and a
+        rotation farther than ``1e-10`` (entrywise, in ``R.T @ R - I``) from orthogonal.
+        """
         c = _Container(path, _MAP)
         try:
             h = c.header
             kind = h.get("kind")
-            need = {"gopp": ["rotation", "offset_in"], "identity": [],
-                    "reference": ["rotation", "offset_in", "offset_out"]}
-            if kind not in need:
-                raise UploadError(f"{c.path}: field 'kind' must be one of {sorted(need)}.")
+            if not isinstance(kind, str) or kind not in _MAP_MEMBERS:
+                raise UploadError(
+                    f"{c.path}: field 'kind' is {kind!r}; expected one of "
+                    f"{sorted(_MAP_MEMBERS)}."
+                )
             pid = h.get("participant_id")
             if not isinstance(pid, int) or isinstance(pid, bool) or pid < 0:
-                raise UploadError(f"{c.path}: field 'participant_id' must be an int >= 0.")
-            c.expect_members(need[kind])
+                raise UploadError(
+                    f"{c.path}: field 'participant_id' must be an int >= 0; got {pid!r}."
+                )
+            run_id = _check_run_id(h, c.path)
+            c.expect_members(_MAP_MEMBERS[kind])
+            for name, (_shape, dtype) in c.members.items():
+                if name != "checksum" and dtype.kind != "f":
+                    raise UploadError(
+                        f"{c.path}: field {name!r} has dtype {dtype}; a map holds real floats "
+                        "(float64)."
+                    )
             arrays = c.read()
         finally:
             c.close()
         if arrays:
-            R = arrays.get("rotation")
-            d = R.shape[0] if R is not None and R.ndim == 2 else -1
-            ok = R is not None and R.shape == (d, d) and R.dtype.kind == "f"
-            ok = ok and all(arrays[k].shape == (d,) for k in arrays if k != "rotation")
-            if not ok or not all(np.isfinite(a).all() for a in arrays.values()):
-                raise UploadError(f"{c.path}: the map's arrays have inconsistent shapes or NaN.")
-            if not np.allclose(R.T @ R, np.eye(d), atol=1e-8):
-                raise UploadError(f"{c.path}: field 'rotation' is not orthogonal.")
-        return cls(pid, kind, **{k: v.astype(np.float64) for k, v in arrays.items()})
+            R = arrays["rotation"]
+            if R.ndim != 2 or R.shape[0] != R.shape[1]:
+                raise UploadError(f"{c.path}: field 'rotation' must be square; got {R.shape}.")
+            d = R.shape[0]
+            for name, a in arrays.items():
+                if name != "rotation" and a.shape != (d,):
+                    raise UploadError(
+                        f"{c.path}: field {name!r} has shape {a.shape}; the rotation is {d} x "
+                        f"{d}, so it must be ({d},)."
+                    )
+                if not np.isfinite(a).all():
+                    raise UploadError(f"{c.path}: field {name!r} contains NaN or infinity.")
+            R64 = R.astype(np.float64)
+            error = float(np.abs(R64.T @ R64 - np.eye(d)).max()) if d else 0.0
+            if not error <= _ORTHOGONAL_ATOL:
+                raise UploadError(
+                    f"{c.path}: field 'rotation' is not orthogonal (max |R^T R - I| = "
+                    f"{error:.2g} > {_ORTHOGONAL_ATOL:g}). Ask the analyst for the map again."
+                )
+        return cls(pid, kind, **{k: v.astype(np.float64) for k, v in arrays.items()},
+                   run_id=run_id)
+
+
+# the members of each kind of map, and how far from orthogonal a stored rotation may be: the
+# aligners' rotations (polar factors, SVDs) are orthogonal to a few ulps times the width
+_MAP_MEMBERS = {"gopp": ["rotation", "offset_in"], "identity": [],
+                "reference": ["rotation", "offset_in", "offset_out"]}
+_ORTHOGONAL_ATOL = 1e-10
+
+
+def _check_run_id(header, where):
+    run_id = header.get("run_id")
+    if run_id is not None and (not isinstance(run_id, str) or len(run_id) != 64
+                               or any(ch not in "0123456789abcdef" for ch in run_id)):
+        raise UploadError(
+            f"{where}: field 'run_id' must be a 64-digit hex fingerprint or null; got "
+            f"{str(run_id)[:40]!r}."
+        )
+    return run_id
+
+
+def _run_fingerprint(maps, model_arrays):
+    """SHA-256 over every map and the model's arrays: what ties one run's files together."""
+    h = hashlib.sha256(b"skdc-run")
+    items = [(f"map{m.participant_id}.{m.kind}.{k}", getattr(m, k))
+             for m in maps for k in ("rotation", "offset_in", "offset_out")]
+    items += [(f"model.{k}", v) for k, v in sorted(model_arrays.items())]
+    for name, value in items:
+        h.update(name.encode() + b"\0")
+        if value is not None:
+            a = np.ascontiguousarray(value)
+            h.update(f"{a.dtype.str}{a.shape}".encode())
+            h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def _check_same_run(map_, map_path, model_run_id, model_path):
+    """Refuse a map and a model that were written by different ``analyst fit`` runs."""
+    if map_.run_id != model_run_id:
+        raise UploadError(
+            f"{map_path}: field 'run_id' is {str(map_.run_id)[:12]}... but {model_path} has "
+            f"{str(model_run_id)[:12]}...: the map and the model come from different "
+            "`analyst fit` runs. Use the map_<id>.npz and the model.npz written together."
+        )
 
 
 def _map_of(aligner, i):
@@ -266,7 +354,28 @@ def _json_params(model):
     return out
 
 
-def save_model(path, model):
+def _model_arrays(model):
+    """The fitted arrays of an allow-listed linear model, and which of them are scalars."""
+    name = type(model).__name__
+    if _MODELS.get(name) is not type(model):
+        raise TypeError(
+            f"save_model exports only linear models ({', '.join(sorted(_MODELS))}), whose "
+            f"fitted state is plain arrays; got {name}. Arbitrary models would need a pickle, "
+            "which skdc never sends across organisations."
+        )
+    arrays, scalars = {}, []
+    for attr in _MODEL_ARRAYS:
+        if hasattr(model, attr):
+            value = getattr(model, attr)
+            if np.ndim(value) == 0:
+                scalars.append(attr)
+            arrays[attr] = np.asarray(value)
+    if "coef_" not in arrays:
+        raise ValueError(f"{name} is not fitted; fit it before saving.")
+    return arrays, scalars
+
+
+def save_model(path, model, *, run_id=None):
     """Write a fitted linear model as arrays (no pickle); return the path.
 
     Supported: ``LogisticRegression``, ``LinearRegression``, ``Ridge``, ``Lasso``,
@@ -280,6 +389,10 @@ def save_model(path, model):
         Output file.
     model : estimator
         A fitted model of an allow-listed class.
+    run_id : str or None, default=None
+        Fingerprint of the ``analyst fit`` run (64 hex digits) shared with the run's
+        alignment maps (:attr:`AlignmentMap.run_id`); :meth:`Analyst.export
+        <skdc.protocol.Analyst.export>` sets it.
 
     Returns
     -------
@@ -298,29 +411,20 @@ def save_model(path, model):
     >>> bool(np.array_equal(load_model(path).predict(X), clf.predict(X)))
     True
     """
-    name = type(model).__name__
-    if _MODELS.get(name) is not type(model):
-        raise TypeError(
-            f"save_model exports only linear models ({', '.join(sorted(_MODELS))}), whose "
-            f"fitted state is plain arrays; got {name}. Arbitrary models would need a pickle, "
-            "which skdc never sends across organisations."
-        )
-    arrays, scalars = {}, []
-    for attr in _MODEL_ARRAYS:
-        if hasattr(model, attr):
-            value = getattr(model, attr)
-            if np.ndim(value) == 0:
-                scalars.append(attr)
-            arrays[attr] = np.asarray(value)
-    if "coef_" not in arrays:
-        raise ValueError(f"{name} is not fitted; fit it before saving.")
-    header = {"estimator": name, "params": _json_params(model), "scalars": scalars,
-              "n_features_in": int(model.n_features_in_)}
+    arrays, scalars = _model_arrays(model)
+    _check_run_id({"run_id": run_id}, "run_id")
+    header = {"estimator": type(model).__name__, "params": _json_params(model),
+              "scalars": scalars, "n_features_in": int(model.n_features_in_),
+              "run_id": run_id}
     return _write_container(path, _MODEL, header, arrays)
 
 
 def load_model(path):
     """Read a model written by :func:`save_model` (allow-listed classes only, no pickle).
+
+    Every header field and array is checked (estimator name, parameters, ``scalars``,
+    ``n_features_in``, the shapes and dtypes of ``coef_``, ``intercept_`` and ``classes_``);
+    anything off raises :class:`UploadError` naming the file and the field.
 
     Parameters
     ----------
@@ -332,18 +436,56 @@ def load_model(path):
     model : estimator
         The model, ready to ``predict``.
     """
+    return _read_model(path)[0]
+
+
+def _read_model(path):
+    """:func:`load_model`, also returning the file's run fingerprint."""
     c = _Container(path, _MODEL)
     try:
         h = c.header
         name = h.get("estimator")
-        if name not in _MODELS:
+        if not isinstance(name, str) or name not in _MODELS:
             raise UploadError(
                 f"{c.path}: field 'estimator' is {name!r}; only {sorted(_MODELS)} are loaded."
             )
         params = h.get("params")
         if not isinstance(params, dict):
             raise UploadError(f"{c.path}: field 'params' must be an object.")
+        scalars = h.get("scalars", [])
+        if not isinstance(scalars, list) or not all(
+                isinstance(k, str) and k in _MODEL_ARRAYS for k in scalars):
+            raise UploadError(
+                f"{c.path}: field 'scalars' must be a list of names among {list(_MODEL_ARRAYS)};"
+                f" got {str(scalars)[:40]}."
+            )
+        n_in = h.get("n_features_in")
+        if not isinstance(n_in, int) or isinstance(n_in, bool) or n_in < 1:
+            raise UploadError(
+                f"{c.path}: field 'n_features_in' must be a positive int; got {n_in!r}."
+            )
+        run_id = _check_run_id(h, c.path)
         c.expect_members(["coef_", "intercept_"], optional=["classes_"])
+        for attr, (shape, dtype) in c.members.items():
+            if attr in ("coef_", "intercept_"):
+                if dtype.kind != "f":
+                    raise UploadError(
+                        f"{c.path}: field {attr!r} has dtype {dtype}; expected real floats."
+                    )
+                if len(shape) > (2 if attr == "coef_" else 1):
+                    raise UploadError(
+                        f"{c.path}: field {attr!r} has shape {shape}; a linear model's "
+                        f"{attr} has at most {2 if attr == 'coef_' else 1} dimensions."
+                    )
+            if attr == "classes_" and (dtype.kind not in _LABEL_KINDS or len(shape) != 1):
+                raise UploadError(
+                    f"{c.path}: field 'classes_' has dtype {dtype} and shape {shape}; classes "
+                    "are a 1-D array of numbers or strings."
+                )
+            if attr in scalars and shape not in ((), (1,)):
+                raise UploadError(
+                    f"{c.path}: field 'scalars' lists {attr!r} but it has shape {shape}."
+                )
         arrays = c.read()
     finally:
         c.close()
@@ -352,13 +494,15 @@ def load_model(path):
     except (ValueError, TypeError) as exc:
         raise UploadError(f"{c.path}: field 'params' is invalid for {name} ({exc}).") from None
     for attr, value in arrays.items():
-        if attr != "classes_" and (value.dtype.kind != "f" or not np.isfinite(value).all()):
-            raise UploadError(f"{c.path}: field {attr!r} must be finite floats.")
-        setattr(model, attr, value[()] if attr in h.get("scalars", []) else value)
-    n_in = h.get("n_features_in")
+        if value.dtype.kind == "f" and not np.isfinite(value).all():
+            raise UploadError(f"{c.path}: field {attr!r} contains NaN or infinity.")
+        setattr(model, attr, value.reshape(())[()] if attr in scalars else value)
     coef = np.atleast_2d(arrays["coef_"])
-    if not isinstance(n_in, int) or isinstance(n_in, bool) or n_in != coef.shape[-1]:
-        raise UploadError(f"{c.path}: field 'n_features_in' does not match 'coef_'.")
+    if n_in != coef.shape[-1]:
+        raise UploadError(
+            f"{c.path}: field 'n_features_in' is {n_in} but 'coef_' has {coef.shape[-1]} "
+            "columns."
+        )
     if np.size(arrays["intercept_"]) not in (1, coef.shape[0]):
         raise UploadError(f"{c.path}: field 'intercept_' does not match 'coef_'.")
     if is_classifier(model):
@@ -368,8 +512,10 @@ def load_model(path):
                 f"{c.path}: field 'classes_' must list the {max(2, coef.shape[0])} classes of "
                 f"this {name}."
             )
+        if len(np.unique(classes)) != len(classes):
+            raise UploadError(f"{c.path}: field 'classes_' repeats a class.")
     model.n_features_in_ = n_in
-    return model
+    return model, run_id
 
 
 def _dump_json(path, obj):

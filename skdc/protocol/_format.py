@@ -21,6 +21,7 @@ import hashlib
 import io
 import json
 import os
+import stat
 import struct
 import tempfile
 import zipfile
@@ -42,6 +43,8 @@ _MAX_HEADER_BYTES = 1 << 20
 _CHUNK_BYTES = 1 << 20
 _DEFAULT_MAX_BYTES = 1 << 36  # 64 GiB per file
 _LABEL_KINDS = "iufbU"
+_NPY_MAGIC = b"\x93NUMPY"
+_NPY_MAX_HEADER = 10000  # numpy's own safety limit on a .npy header
 # what the zip and .npy readers may raise on a hostile file, turned into UploadError
 _READ_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,
                 NotImplementedError, struct.error, OverflowError, UnicodeDecodeError,
@@ -72,6 +75,49 @@ class UploadSet(NamedTuple):
     uploads: Uploads
     y: np.ndarray | None
     headers: list
+
+
+# -- opening ------------------------------------------------------------------------------
+def _file_kind(mode):
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def _open_regular(path, what="the file"):
+    """Open ``path`` for reading only if it is a regular file (after following links).
+
+    Named pipes, devices (``/dev/zero``, ``/dev/urandom``), sockets and directories, or links to
+    them, are refused before anything is read from them, so a hostile path can neither block
+    the reader nor feed it endless bytes. The check is repeated on the opened descriptor, so the
+    path cannot be swapped in between.
+    """
+    path = os.fspath(path)
+    try:
+        mode = os.stat(path).st_mode
+        if stat.S_ISREG(mode):
+            # O_NONBLOCK: should the path turn into a pipe after the check, open returns at once
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+                         | getattr(os, "O_CLOEXEC", 0))
+            mode = os.fstat(fd).st_mode
+            if stat.S_ISREG(mode):
+                return os.fdopen(fd, "rb")
+            os.close(fd)
+    except OSError as exc:
+        raise UploadError(f"{path}: cannot read {what} ({exc.strerror}).") from None
+    raise UploadError(
+        f"{path}: {what} is {_file_kind(mode)}, not a regular file; skdc reads only regular "
+        "files (never pipes, devices or links to them). Pass the file itself."
+    )
+
+
+def _one_line(exc, limit=160):
+    """An exception message as one short line (numpy's messages span several)."""
+    msg = " ".join(str(exc).split())
+    return msg if len(msg) <= limit else msg[: limit - 3] + "..."
 
 
 # -- writing ------------------------------------------------------------------------------
@@ -107,6 +153,11 @@ def _write_container(path, kind, header, arrays, *, mode=0o644):
     members += [(name, _plain_array(name, arrays[name])) for name in sorted(arrays)]
     hasher = hashlib.sha256()
     directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise ValueError(f"cannot write {path}: the folder {directory} does not exist (or is "
+                         "not a folder); create it first.")
+    if os.path.isdir(path):
+        raise ValueError(f"cannot write {path}: it is an existing folder; give a file name.")
     fd, tmp = tempfile.mkstemp(prefix=".skdc-", suffix=".tmp", dir=directory)
     try:
         os.fchmod(fd, mode)
@@ -156,25 +207,82 @@ class _HashingReader(io.RawIOBase):
         return done
 
 
-def _npy_header(fp, where):
+def _npy_header(fp, where, *, allow_fortran=False):
     try:
         version = np.lib.format.read_magic(fp)
-        if version == (1, 0):
-            shape, fortran, dtype = np.lib.format.read_array_header_1_0(fp)
-        elif version in ((2, 0), (3, 0)):
-            shape, fortran, dtype = np.lib.format.read_array_header_2_0(fp)
-        else:
+        if version not in ((1, 0), (2, 0), (3, 0)):
             raise ValueError(f"unsupported .npy version {version}")
+        # the header length field first, so an oversized header gets a one-line message
+        length = fp.read(2 if version == (1, 0) else 4)
+        declared = int.from_bytes(length, "little")
+        if declared > _NPY_MAX_HEADER:
+            raise UploadError(
+                f"{where}: the .npy header declares {declared} bytes, above numpy's safety "
+                f"limit of {_NPY_MAX_HEADER}; skdc never reads such headers. Re-save the array "
+                "with numpy.save."
+            )
+        read = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                else np.lib.format.read_array_header_2_0)
+        text = fp.read(declared)
+        if len(text) != declared:
+            raise EOFError("the .npy header is truncated")
+        shape, fortran, dtype = read(io.BytesIO(length + text), max_header_size=_NPY_MAX_HEADER)
+    except UploadError:
+        raise
     except (TypeError, SyntaxError, *_READ_ERRORS) as exc:
-        raise UploadError(f"{where}: unreadable .npy header ({exc}).") from None
+        raise UploadError(f"{where}: unreadable .npy header ({_one_line(exc)}).") from None
     if dtype.hasobject or dtype.names is not None or dtype.subdtype is not None:
         raise UploadError(
             f"{where}: dtype {dtype} is not a plain numeric or string dtype; skdc files never "
             "hold pickled objects. Refusing the file; ask its sender to re-export it with skdc."
         )
-    if fortran:
+    if fortran and not allow_fortran:
         raise UploadError(f"{where}: Fortran-ordered array; skdc writes C order. Re-export it.")
-    return shape, dtype
+    return (shape, dtype, fortran) if allow_fortran else (shape, dtype)
+
+
+def _read_npy(path, what, *, max_bytes=_DEFAULT_MAX_BYTES):
+    """Read a plain ``.npy`` array (a participant's data, labels, the anchor) safely.
+
+    Only a regular file is opened; its ``.npy`` header is parsed without unpickling, object and
+    structured dtypes are refused, and the declared size must match the file exactly (no
+    truncation, no trailing bytes). Every error is one :class:`UploadError` line naming ``path``
+    and ``what`` (the flag or field).
+    """
+    path = os.fspath(path)
+    with _open_regular(path, what) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size > max_bytes:
+            raise UploadError(f"{path}: {what} has {size} bytes, above the limit {max_bytes}.")
+        magic = fh.read(len(_NPY_MAGIC))
+        if magic != _NPY_MAGIC:
+            hint = (" (it looks like text: a CSV? convert it with numpy.save('X.npy', "
+                    "numpy.loadtxt('X.csv', delimiter=',')))") if _looks_like_text(magic) else ""
+            raise UploadError(
+                f"{path}: {what} is not a .npy file{hint}; skdc reads arrays written by "
+                "numpy.save."
+            )
+        fh.seek(0)
+        shape, dtype, fortran = _npy_header(fh, f"{path}: {what}", allow_fortran=True)
+        offset = fh.tell()
+        n_bytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
+        if offset + n_bytes != size:
+            raise UploadError(
+                f"{path}: {what} declares shape {shape} of {dtype} ({n_bytes} bytes) but the "
+                f"file holds {size - offset}: it is truncated or has trailing bytes."
+            )
+        out = np.empty(shape[::-1] if fortran else shape, dtype=dtype)
+        if n_bytes and fh.readinto(out.reshape(-1).view(np.uint8)) != n_bytes:
+            raise UploadError(f"{path}: {what} is truncated.")
+    return out.T if fortran else out
+
+
+def _looks_like_text(head):
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return all(c.isprintable() or c.isspace() for c in head.decode("utf-8"))
 
 
 class _Container:
@@ -183,22 +291,22 @@ class _Container:
     def __init__(self, path, kind, *, max_bytes=_DEFAULT_MAX_BYTES):
         self.path = os.fspath(path)
         self.kind = kind
-        try:
-            size = os.path.getsize(self.path)
-        except OSError as exc:
-            raise UploadError(f"{self.path}: cannot read the file ({exc.strerror}).") from None
+        self._fh = _open_regular(self.path, "the file")
+        self.size = size = os.fstat(self._fh.fileno()).st_size
         if size > max_bytes:
+            self.close()
             raise UploadError(
                 f"{self.path}: {size} bytes, above the limit max_bytes={max_bytes}. Raise "
                 "max_bytes if the file is expected to be that large."
             )
         try:
-            self._zip = zipfile.ZipFile(self.path)
+            self._zip = zipfile.ZipFile(self._fh)
             infos = self._zip.infolist()
         except _READ_ERRORS as exc:
+            self.close()
             raise UploadError(
-                f"{self.path}: not a readable skdc .npz archive ({exc}). The file is truncated, "
-                "corrupted or not an skdc file; ask its sender for a fresh copy."
+                f"{self.path}: not a readable skdc .npz archive ({_one_line(exc)}). The file is "
+                "truncated, corrupted or not an skdc file; ask its sender for a fresh copy."
             ) from None
         self.infos = {}
         for info in infos:
@@ -219,6 +327,11 @@ class _Container:
                     "file holds: the file is truncated."
                 )
             self.infos[name[:-4]] = info
+        try:
+            self._check_layout(infos)
+        except BaseException:
+            self.close()
+            raise
         for required in (_HEADER, _CHECKSUM):
             if required not in self.infos:
                 self.close()
@@ -236,6 +349,34 @@ class _Container:
     def close(self):
         if getattr(self, "_zip", None) is not None:
             self._zip.close()
+        if getattr(self, "_fh", None) is not None:
+            self._fh.close()
+
+    def _check_layout(self, infos):
+        """Members back to back from byte 0 to the zip directory: no byte rides unchecked."""
+        if self._zip.comment:
+            raise UploadError(
+                f"{self.path}: the archive carries a {len(self._zip.comment)}-byte comment; skdc "
+                "files have none. Refusing bytes the checksum does not cover."
+            )
+        pos = 0
+        for info in sorted(infos, key=lambda i: i.header_offset):
+            if info.header_offset != pos:
+                raise UploadError(
+                    f"{self.path}: {abs(info.header_offset - pos)} stray bytes before member "
+                    f"{info.filename!r}; skdc files have none. Ask the sender for a fresh copy."
+                )
+            self._fh.seek(pos)
+            local = self._fh.read(30)
+            if len(local) != 30 or local[:4] != b"PK\x03\x04" or info.flag_bits & 0x08:
+                raise UploadError(f"{self.path}: member {info.filename!r} has a malformed entry.")
+            n_name, n_extra = struct.unpack("<HH", local[26:30])
+            pos += 30 + n_name + n_extra + info.compress_size
+        if pos != getattr(self._zip, "start_dir", pos):
+            raise UploadError(
+                f"{self.path}: {abs(self._zip.start_dir - pos)} stray bytes after the last "
+                "member; skdc files have none. Ask the sender for a fresh copy."
+            )
 
     def _open(self, name):
         return self._zip.open(self.infos[name])
@@ -243,18 +384,28 @@ class _Container:
     def _read_header(self):
         info = self.infos[_HEADER]
         if info.file_size > _MAX_HEADER_BYTES:
-            raise UploadError(f"{self.path}: header of {info.file_size} bytes is too large.")
+            raise UploadError(
+                f"{self.path}: field 'header' is {info.file_size} bytes, above the limit of "
+                f"{_MAX_HEADER_BYTES}; skdc headers are a few hundred bytes."
+            )
         try:
             with self._open(_HEADER) as fp:
                 shape, dtype = _npy_header(fp, f"{self.path}: field 'header'")
                 if dtype != np.uint8 or len(shape) != 1:
                     raise UploadError(f"{self.path}: field 'header' is not a byte string.")
+                if fp.tell() + shape[0] != info.file_size:
+                    raise UploadError(
+                        f"{self.path}: field 'header' declares {shape[0]} bytes but its member "
+                        f"holds {info.file_size - fp.tell()}: trailing bytes are refused."
+                    )
                 raw = fp.read(shape[0])
             header = json.loads(raw.decode("utf-8"))
         except UploadError:
             raise
         except _READ_ERRORS as exc:
-            raise UploadError(f"{self.path}: field 'header' is not valid JSON ({exc}).") from None
+            raise UploadError(
+                f"{self.path}: field 'header' is not valid JSON ({_one_line(exc)})."
+            ) from None
         if not isinstance(header, dict):
             raise UploadError(f"{self.path}: field 'header' is not a JSON object.")
         if header.get("format") != self.kind:
@@ -284,7 +435,9 @@ class _Container:
                 raise
             except _READ_ERRORS as exc:
                 self.close()
-                raise UploadError(f"{self.path}: field {name!r} unreadable ({exc}).") from None
+                raise UploadError(
+                    f"{self.path}: field {name!r} unreadable ({_one_line(exc)})."
+                ) from None
             n_bytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
             if offset + n_bytes != info.file_size:
                 self.close()
@@ -334,7 +487,8 @@ class _Container:
             raise
         except _READ_ERRORS as exc:
             raise UploadError(
-                f"{self.path}: corrupted while reading ({exc}). Ask the sender for a fresh copy."
+                f"{self.path}: corrupted while reading ({_one_line(exc)}). Ask the sender for a "
+                "fresh copy."
             ) from None
         if stored.dtype != np.uint8 or stored.tobytes() != hasher.hexdigest().encode():
             raise UploadError(
@@ -528,8 +682,18 @@ def _check_upload_header(c):
     if v is not None and (not isinstance(v, (int, float)) or isinstance(v, bool)
                           or not np.isfinite(v) or v < 0):
         raise UploadError(f"{where}: field 'anchor_noise' must be a finite number >= 0.")
-    if h.get("mechanism") is not None and not isinstance(h["mechanism"], dict):
+    m = h.get("mechanism")
+    if m is not None and not isinstance(m, dict):
         raise UploadError(f"{where}: field 'mechanism' must be an object or null.")
+    if m is not None:
+        if m.get("kind") is not None and not isinstance(m["kind"], str):
+            raise UploadError(f"{where}: field 'mechanism.kind' must be a string or null.")
+        n_in = m.get("n_features_in")
+        if n_in is not None and (not _is_int(n_in) or n_in < 1):
+            raise UploadError(
+                f"{where}: field 'mechanism.n_features_in' must be a positive integer or null; "
+                f"got {n_in!r}."
+            )
     required = ["data"] + (["anchor_upload"] if h["n_anchors"] else [])
     required += ["labels"] if h["has_labels"] else []
     c.expect_members(required, optional=["anchor_y"] if h["n_anchors"] else [])
@@ -625,7 +789,7 @@ def load_uploads(paths, *, max_bytes=_DEFAULT_MAX_BYTES, max_total_bytes=None,
             c = _Container(path, _UPLOAD, max_bytes=max_bytes)
             containers.append(c)
             _check_upload_header(c)
-        total = sum(os.path.getsize(c.path) for c in containers)
+        total = sum(c.size for c in containers)
         if max_total_bytes is not None and total > max_total_bytes:
             raise UploadError(
                 f"the {len(paths)} files hold {total} bytes, above max_total_bytes="
@@ -643,9 +807,12 @@ def load_uploads(paths, *, max_bytes=_DEFAULT_MAX_BYTES, max_total_bytes=None,
         p = len(by_id)
         missing = sorted(set(range(p)) - set(by_id))
         if missing:
+            # p distinct ids with one missing: some file's id is out of range; name it
+            i, c = next((i, c) for i, c in sorted(by_id.items()) if i >= p)
             raise UploadError(
-                f"participant ids must be 0 .. {p - 1} for {p} files; got ids {sorted(by_id)} "
-                f"(missing {missing}). Collect every participant's upload, or renumber them."
+                f"{c.path}: field 'participant_id' is {i}; participant ids must be 0 .. "
+                f"{p - 1} for {p} files (missing {missing}). Collect every participant's "
+                "upload, or renumber them."
             )
         ordered = [by_id[i] for i in range(p)]
         first = ordered[0]
@@ -679,10 +846,13 @@ def load_uploads(paths, *, max_bytes=_DEFAULT_MAX_BYTES, max_total_bytes=None,
         y = None
         if first.header["has_labels"]:
             label_dtypes = [c.members["labels"][1] for c in ordered]
-            if len({dt.kind == "U" for dt in label_dtypes}) > 1:
-                raise UploadError(
-                    "field 'labels' mixes strings and numbers across files; use one label type."
-                )
+            for c, dt in zip(ordered[1:], label_dtypes[1:]):
+                if (dt.kind == "U") != (label_dtypes[0].kind == "U"):
+                    raise UploadError(
+                        f"{c.path}: field 'labels' has dtype {dt} but {first.path} has "
+                        f"{label_dtypes[0]}: the labels mix strings and numbers across files. All "
+                        "participants upload one label type."
+                    )
             y = np.empty(sum(n_rows), dtype=np.result_type(*label_dtypes))
         anchors, anchor_y = [], None
         start = 0
@@ -701,6 +871,9 @@ def load_uploads(paths, *, max_bytes=_DEFAULT_MAX_BYTES, max_total_bytes=None,
                 if lab.dtype.kind == "f" and not np.isfinite(lab).all():
                     raise UploadError(f"{c.path}: field 'labels' contains NaN or infinity.")
             if "anchor_y" in arrays:
+                lab = arrays["anchor_y"]
+                if lab.dtype.kind == "f" and not np.isfinite(lab).all():
+                    raise UploadError(f"{c.path}: field 'anchor_y' contains NaN or infinity.")
                 if anchor_y is not None and not np.array_equal(anchor_y, arrays["anchor_y"]):
                     raise UploadError(f"{c.path}: field 'anchor_y' differs between files.")
                 anchor_y = arrays["anchor_y"]

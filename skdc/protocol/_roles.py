@@ -43,12 +43,22 @@ from sklearn.utils import check_array
 from .._uploads import Uploads
 from ..alignment import GOPPAligner, ReferenceAligner
 from ..mechanisms import CGDP, IGDP
-from ._files import AlignmentMap, _check_anchor, _map_of, load_model, save_model
+from ._files import (
+    AlignmentMap,
+    _check_anchor,
+    _check_same_run,
+    _map_of,
+    _model_arrays,
+    _read_model,
+    _run_fingerprint,
+    save_model,
+)
 from ._format import (
     UploadError,
     UploadSet,
     _anchor_id,
     _Container,
+    _is_int,
     _write_container,
     load_uploads,
     save_upload,
@@ -60,6 +70,10 @@ _SECRET = "skdc-secret"
 _SEED_MAX = np.iinfo(np.int32).max
 _MECHANISMS = {"IGDP": IGDP, "CGDP": CGDP}
 _SECRET_PARAMS = ("n_participants", "noise", "translation_scale", "n_anchors")
+#: Largest collaboration a participant sets up: its secret is participant ``i``'s of a
+#: mechanism that draws every slot's secret from the seed, so set-up costs
+#: ``n_participants`` rotations (a hostile secret file must not buy minutes of work).
+_MAX_PARTICIPANTS = 10_000
 
 
 def _fresh_seed():
@@ -96,7 +110,8 @@ class Participant:
     participant_id : int
         This participant's id, ``0 .. n_participants - 1`` (agreed out of band).
     mechanism : IGDP or CGDP
-        An unfitted GDP mechanism with ``n_participants`` covering ``participant_id``. Its
+        An unfitted GDP mechanism with ``n_participants`` covering ``participant_id`` (at
+        most 10 000: setting a participant up draws every slot's secret from the seed). Its
         ``random_state`` (an int, or ``None`` for a fresh seed from the operating system) seeds
         this participant's secret, and its ``noise_random_state`` (an int, or ``None`` to
         derive it from the secret seed, as the mechanism does) this participant's noise stream:
@@ -165,10 +180,15 @@ class Participant:
         if not isinstance(i, Integral) or isinstance(i, bool) or i < 0:
             raise TypeError(f"participant_id must be an int >= 0; got {i!r}.")
         p = self.mechanism.n_participants
-        if not isinstance(p, Integral) or i >= p:
+        if not isinstance(p, Integral) or isinstance(p, bool) or i >= p:
             raise ValueError(
                 f"participant_id={i} needs a mechanism with n_participants > {i}; got "
-                f"n_participants={p}. Give the collaboration's number of participants."
+                f"n_participants={p!r}. Give the collaboration's number of participants."
+            )
+        if p > _MAX_PARTICIPANTS:
+            raise ValueError(
+                f"n_participants={p} is above the supported {_MAX_PARTICIPANTS} (setting up a "
+                "participant draws every slot's secret). Give the collaboration's real size."
             )
         v = self.anchor_noise
         if not isinstance(v, Real) or isinstance(v, bool) or not np.isfinite(v) or v < 0:
@@ -284,14 +304,18 @@ class Participant:
 
     @classmethod
     def load_secret(cls, path):
-        """Rebuild a participant from its secret file, checking the re-derived secret."""
+        """Rebuild a participant from its secret file, checking the re-derived secret.
+
+        The header is checked field by field against the stored arrays (``participant_id`` in
+        ``0 .. n_participants - 1``, ``n_participants`` at most 10 000, ``n_features_in`` a
+        positive int matching the stored rotation); anything off raises
+        :class:`~skdc.protocol.UploadError` naming the file and the field.
+        """
         c = _Container(path, _SECRET)
         try:
             h = c.header
             name = h.get("mechanism")
-            if name not in _MECHANISMS or not isinstance(h.get("params"), dict):
-                raise UploadError(f"{c.path}: field 'mechanism' must be one of IGDP, CGDP.")
-            c.expect_members(["rotation", "translation"], optional=["anchor"])
+            _check_secret_header(c)
             arrays = c.read()
         finally:
             c.close()
@@ -361,9 +385,61 @@ class Participant:
         -------
         y_pred : ndarray of shape (n_samples,)
         """
+        if not isinstance(alignment_map, AlignmentMap):
+            map_path, alignment_map = alignment_map, AlignmentMap.load(alignment_map)
+        else:
+            map_path = "the alignment map"
         if isinstance(model, (str, os.PathLike)):
-            model = load_model(model)
+            model_path = os.fspath(model)
+            model, run_id = _read_model(model)
+            _check_same_run(alignment_map, map_path, run_id, model_path)
         return model.predict(self.transform(X, alignment_map))
+
+
+def _check_secret_header(c):
+    """The public fields of a secret file, checked against each other and the stored arrays."""
+    h, where = c.header, c.path
+    if not isinstance(h.get("mechanism"), str) or h["mechanism"] not in _MECHANISMS:
+        raise UploadError(f"{where}: field 'mechanism' must be one of {sorted(_MECHANISMS)}.")
+    params = h.get("params")
+    if not isinstance(params, dict) or set(params) != set(_SECRET_PARAMS):
+        raise UploadError(
+            f"{where}: field 'params' must be an object with exactly the keys "
+            f"{list(_SECRET_PARAMS)}."
+        )
+    p = params["n_participants"]
+    if not _is_int(p) or not 1 <= p <= _MAX_PARTICIPANTS:
+        raise UploadError(
+            f"{where}: field 'params.n_participants' must be an int in 1 .. "
+            f"{_MAX_PARTICIPANTS}; got {p!r}."
+        )
+    i = h.get("participant_id")
+    if not _is_int(i) or not 0 <= i < p:
+        raise UploadError(
+            f"{where}: field 'participant_id' must be an int in 0 .. {p - 1} "
+            f"(n_participants={p}); got {i!r}."
+        )
+    d = h.get("n_features_in")
+    if not _is_int(d) or d < 1:
+        raise UploadError(
+            f"{where}: field 'n_features_in' must be a positive int; got {d!r}."
+        )
+    c.expect_members(["rotation", "translation"], optional=["anchor"])
+    expected = {"rotation": (d, d), "translation": (d,)}
+    for name, (shape, dtype) in c.members.items():
+        if name == "checksum":
+            continue
+        if dtype != np.dtype("<f8"):
+            raise UploadError(f"{where}: field {name!r} has dtype {dtype}; expected float64.")
+        if name == "anchor" and (len(shape) != 2 or shape[1] != d):
+            raise UploadError(
+                f"{where}: field 'anchor' has shape {shape}; expected (n_anchors, {d})."
+            )
+        if name in expected and shape != expected[name]:
+            raise UploadError(
+                f"{where}: field {name!r} has shape {shape}; n_features_in={d} makes it "
+                f"{expected[name]}."
+            )
 
 
 def _near_duplicates(anchors, rtol=1e-8):
@@ -491,6 +567,13 @@ class Analyst:
                 "participant must draw its own secret (its own seed).",
                 UserWarning,
             )
+        if len(headers) == 1:
+            warnings.warn(
+                "only 1 participant's upload: there is nothing to align (the model is "
+                "trained on one participant's obfuscated rows). Collect every participant's "
+                "upload before fitting.",
+                UserWarning,
+            )
         self.headers_ = headers
         self.n_participants_ = len(headers)
         self.aligner_ = None if aligner is None else clone(aligner).fit(Y)
@@ -511,16 +594,21 @@ class Analyst:
     def export(self, out_dir):
         """Write ``map_<i>.npz`` for every participant and ``model.npz`` into ``out_dir``.
 
+        All files of one export carry the same ``run_id`` (a SHA-256 over every map and the
+        model), so a participant's predict refuses a map and a model of different runs.
+
         Returns
         -------
         paths : list of str
             The written files.
         """
+        maps = [self.alignment_map(i) for i in range(self.n_participants_)]
+        run_id = _run_fingerprint(maps, _model_arrays(self.model_)[0])
         os.makedirs(out_dir, exist_ok=True)
-        paths = [
-            self.alignment_map(i).save(os.path.join(out_dir, f"map_{i}.npz"))
-            for i in range(self.n_participants_)
-        ]
-        paths.append(save_model(os.path.join(out_dir, "model.npz"), self.model_))
+        paths = []
+        for m in maps:
+            m.run_id = run_id
+            paths.append(m.save(os.path.join(out_dir, f"map_{m.participant_id}.npz")))
+        paths.append(save_model(os.path.join(out_dir, "model.npz"), self.model_, run_id=run_id))
         return paths
 

@@ -81,7 +81,24 @@ def test_out_of_range_anchor_uploads_say_rescale(scale):
     Y = IGDP(2, random_state=0).fit_transform(X)
     Y.anchors = [b * scale for b in Y.anchors]
     for aligner in (GOPPAligner(), ReferenceAligner()):
-        with pytest.raises(ValueError, match="outside the range float64 alignment.*Rescale"):
+        match = ("participant 0's centered anchor upload "
+                 + ("is constant" if scale == 0 else "has entries up to .* outside the range "
+                    "float64 alignment") + ".*Rescale")
+        with pytest.raises(ValueError, match=match):
+            aligner.fit(Y)
+
+
+@pytest.mark.parametrize("bad", ["constant", "1e-300", "1e+300", "1e-80"])
+@pytest.mark.parametrize("who", [0, 2])
+def test_one_participants_out_of_range_anchor_upload_is_named(bad, who):
+    # the others are healthy: a check over all participants at once let these through
+    X = np.random.RandomState(0).rand(30, 3)
+    Y = IGDP(3, random_state=0).fit_transform(X, participant=np.arange(30) % 3)
+    b = Y.anchors[who]
+    Y.anchors[who] = np.full_like(b, 7.0) if bad == "constant" else b * float(bad)
+    what = "is constant" if bad == "constant" else "has entries up to"
+    for aligner in (GOPPAligner(), ReferenceAligner(reference=1)):
+        with pytest.raises(ValueError, match=f"participant {who}'s centered anchor upload {what}"):
             aligner.fit(Y)
 
 
