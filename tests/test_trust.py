@@ -200,3 +200,19 @@ def test_sweep_redraws_the_participants_noise_and_keeps_the_deployment(fitted):
     for _, rotations, _ in seen:  # the secrets (the deployment) stay fixed
         assert_array_equal(rotations, pipe["gdp"].rotations_)
     assert not np.allclose(seen[0][2], seen[1][2])  # the anchor noise is redrawn
+
+
+def test_an_upload_file_carries_only_the_noisy_anchor_upload(fitted, tmp_path):
+    from skdc.protocol import load_uploads, save_upload
+
+    X, y, pipe = fitted
+    U = pipe["gdp"].transform(X)
+    path = save_upload(tmp_path / "u1.npz", U, 1, mechanism=pipe["gdp"], anchor_noise=V)
+    blob = open(path, "rb").read()
+    for arr in (U.anchor_noise[1], U.anchors[1]):
+        assert not any(value.tobytes() in blob for value in arr.ravel())
+    others = [save_upload(tmp_path / f"u{i}.npz", U, i, mechanism=pipe["gdp"], anchor_noise=V)
+              for i in (0, 2)]
+    loaded = load_uploads([others[0], path, others[1]]).uploads
+    assert loaded.anchor_noise is None
+    assert_allclose(loaded.anchors[1], U.anchors[1] + V * U.anchor_noise[1], rtol=0, atol=0)

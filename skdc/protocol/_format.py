@@ -572,7 +572,11 @@ def save_upload(path, uploads, participant_id, *, labels=None, mechanism=None,
     mechanism : BaseMechanism, default=None
         The fitted mechanism, for its public description and its anchor fingerprint.
     anchor_noise : float, default=None
-        The anchor noise ``v`` the participant added (``None``: not declared).
+        The anchor noise ``v`` the participant adds (``None``: not declared). Uploads that
+        carry unit anchor noise (a mechanism's own output: a simulated deployment) are written
+        with the anchor upload ``B_i + v W_i``, never ``W_i`` nor the clean ``B_i`` unless
+        ``v`` is 0 or not declared; uploads that are already noisy
+        (:meth:`Participant.upload`) are written as they are.
     anchor_id : str, default=None
         Fingerprint of the raw anchor; computed from ``mechanism.anchor_`` when not given.
 
@@ -622,7 +626,10 @@ def save_upload(path, uploads, participant_id, *, labels=None, mechanism=None,
         )
     anchor = None
     if uploads.anchors is not None:
-        anchor = uploads.anchors[0 if local else participant_id]
+        # what leaves is B_i + v W_i (a no-op on already noisy uploads, which carry no W_i)
+        anchors = uploads.anchors if uploads.anchor_noise is None else uploads.noisy_anchors(
+            float(anchor_noise or 0.0))
+        anchor = anchors[0 if local else participant_id]
     width = uploads.shape[1] if anchor is None else anchor.shape[1]
     data = np.asarray(uploads)[rows, :width]
     if not np.all(np.isfinite(data)):
