@@ -5,23 +5,12 @@
 Scorers over them live in :mod:`skdc.metrics` (higher = more private).
 """
 
-from ._base import BaseAttack
-from ._classical import ICAAttack, KnownInputAttack, KnownSampleAttack
-from ._dc import AnchorRegressionAttack
-from ._gdp import AlignmentMapAttack, KnownAnchorAttack, KnownSecretAttack
-from ._view import CollusionView, GroundTruth, Reconstruction, collusion_view
+from ..utils._lazy import lazy_exports
 
-__all__ = [
-    "AlignmentMapAttack",
-    "AnchorRegressionAttack",
-    "BaseAttack",
-    "CollusionView",
-    "GroundTruth",
-    "ICAAttack",
-    "KnownAnchorAttack",
-    "KnownInputAttack",
-    "KnownSampleAttack",
-    "KnownSecretAttack",
-    "Reconstruction",
-    "collusion_view",
-]
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    "._gdp": ["AlignmentMapAttack", "KnownAnchorAttack", "KnownSecretAttack"],
+    "._dc": ["AnchorRegressionAttack"],
+    "._base": ["BaseAttack"],
+    "._view": ["CollusionView", "GroundTruth", "Reconstruction", "collusion_view"],
+    "._classical": ["ICAAttack", "KnownInputAttack", "KnownSampleAttack"],
+})

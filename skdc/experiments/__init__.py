@@ -1,17 +1,11 @@
 """Experiments: privacy-utility sweeps, spline fits with bootstrap bands, the paper's plots, and
 the Central and Local baselines of data-collaboration comparisons."""
 
-from ._baselines import Central, Local
-from ._plot import plot_frontier, plot_noise_curves
-from ._spline import SplineBand, fit_spline_band
-from ._sweep import privacy_utility_sweep
+from ..utils._lazy import lazy_exports
 
-__all__ = [
-    "Central",
-    "Local",
-    "SplineBand",
-    "fit_spline_band",
-    "plot_frontier",
-    "plot_noise_curves",
-    "privacy_utility_sweep",
-]
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    "._baselines": ["Central", "Local"],
+    "._spline": ["SplineBand", "fit_spline_band"],
+    "._plot": ["plot_frontier", "plot_noise_curves"],
+    "._sweep": ["privacy_utility_sweep"],
+})

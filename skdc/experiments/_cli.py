@@ -24,13 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..datasets._loaders import _MNIST_FILES as _MNIST_SUBSET_FILES
-from ..datasets._loaders import _find
-
 __all__ = ["register"]
-
-# train images, train labels, test images, test labels: the public loader's file names
-_MNIST_FILES = (*_MNIST_SUBSET_FILES["train"], *_MNIST_SUBSET_FILES["test"])
 
 _EXAMPLE_CONFIG = """\
 # skdc sweep config: python -m skdc sweep THIS_FILE
@@ -72,11 +66,15 @@ plot = "sweep.png"
 
 def _find_mnist(data_dir, name):
     """Check the four MNIST IDX files are in ``data_dir``; one clear error naming what lacks."""
+    from ..datasets._loaders import _MNIST_FILES, _find
+
+    # train images, train labels, test images, test labels: the public loader's file names
+    files = (*_MNIST_FILES["train"], *_MNIST_FILES["test"])
     data_dir = Path(data_dir)
-    missing = [stem for stem in _MNIST_FILES if _find(data_dir, stem) is None]
+    missing = [stem for stem in files if _find(data_dir, stem) is None]
     if missing:
         raise FileNotFoundError(
-            f"reproduce {name} needs the MNIST IDX files {', '.join(_MNIST_FILES)} (optionally "
+            f"reproduce {name} needs the MNIST IDX files {', '.join(files)} (optionally "
             f".gz) in {data_dir}; missing: {', '.join(missing)}. Put them there or pass "
             "--data-dir (nothing is downloaded)."
         )
