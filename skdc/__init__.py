@@ -43,7 +43,7 @@ __version__ = "0.1.0"
 __getattr__, __dir__, __all__ = _lazy_exports(
     __name__,
     {".mechanisms": ["CGDP", "GDP", "IGDP"], ".alignment": ["GOPPAligner", "ReferenceAligner"],
-     "._uploads": ["Uploads"]},
+     "._uploads": ["Uploads"], "._routing": ["participant_fit_params"]},
     submodules=["alignment", "anchors", "attacks", "datasets", "experiments", "linear_model",
                 "mechanisms", "metrics", "nn", "privacy", "protocol", "utils"],
 )
