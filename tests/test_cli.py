@@ -366,10 +366,13 @@ def test_reproduce_mnist_sweep_levels(mnist_dir, tmp_path, capsys):
     assert aa.groupby("value")["seed"].nunique().tolist() == [2, 2]
 
 
-def test_reproduce_kti_on_digits(tmp_path, capsys):
-    status, out, _ = _run(["reproduce", "kti", "--dataset", "digits", "--trials", "1",
-                           "--participants", "2", "--out-dir", str(tmp_path)], capsys)
+def test_reproduce_kti_on_digits(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)  # as on a terminal: a progress bar
+    status, out, err = _run(["reproduce", "kti", "--dataset", "digits", "--trials", "1",
+                             "--participants", "2", "--out-dir", str(tmp_path)], capsys)
     assert status == 0
+    # one bar over trials x settings (Central, Local and six integrations), finished
+    assert "kti: 100%" in err and "8/8" in err and "setting" in err
     assert "1 trial(s), K=2, n(k)=100" in out
     rows = {ln.split()[0]: [float(v) for v in ln.split()[1:3]] for ln in out.splitlines()
             if ln.split() and ln.split()[0] in ("Central", "Local", "MPP", "GEP", "ODC", "LTI",
