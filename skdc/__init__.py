@@ -32,8 +32,8 @@ protocol
 utils
     Linear-algebra primitives.
 
-Every name and subpackage is imported on first use (PEP 562), so ``import skdc`` and
-``python -m skdc --help`` load neither scikit-learn nor SciPy.
+Every name and subpackage is imported on first use (PEP 562), so ``import skdc`` loads neither
+scikit-learn nor SciPy, and the command line loads them only for the command that needs them.
 """
 
 from .utils._lazy import lazy_exports as _lazy_exports

@@ -1,7 +1,7 @@
 """Lazy public names of a package (PEP 562): import a submodule on first attribute access.
 
-``python -m skdc --help`` and ``import skdc`` then load neither scikit-learn nor SciPy until a
-name that needs them is used; ``from skdc.alignment import GOPPAligner``, ``dir()`` and
+``import skdc`` and a command's ``python -m skdc COMMAND --help`` then load neither
+scikit-learn nor SciPy until a name that needs them is used; ``from skdc.alignment import GOPPAligner``, ``dir()`` and
 ``__all__`` behave as with eager imports.
 """
 
