@@ -369,7 +369,9 @@ def _reproduce_kti(args, out):
     methods = ["Central", "Local", *aligners]
     bar = progress_bar(range(args.trials * len(methods)), "auto", desc="kti",
                        unit="setting", total=args.trials * len(methods))
+    # one step of the bar per setting done: started here (0 of N), closed by the N-th step
     steps = iter(bar)
+    next(steps, None)
     rows = []
     for trial in range(args.trials):
         rng = np.random.RandomState(args.seed + trial)
@@ -382,7 +384,7 @@ def _reproduce_kti(args, out):
         for name, rows_of in (("Central", slice(None)), ("Local", part == 0)):
             acc = rf.fit(Xa[rows_of], ya[rows_of]).score(Xb, yb)
             rows.append({"trial": trial, "method": name, "accuracy": acc})
-            next(steps)
+            next(steps, None)
         anchor = SMOTEAnchor(n_anchors=1000, X_public=X_tr[pool], y_public=y_tr[pool],
                              n_source=n_source, random_state=trial)
         for name, aligner in aligners.items():
@@ -394,8 +396,7 @@ def _reproduce_kti(args, out):
                 pipe.fit(Xa, ya, participant=part)
                 acc = pipe.score(Xb, yb, participant=np.arange(len(yb)) % K)
             rows.append({"trial": trial, "method": name, "accuracy": acc})
-            next(steps)
-    next(steps, None)  # closes the bar
+            next(steps, None)
     trials = pd.DataFrame(rows)
     summary = (trials.groupby("method", sort=False)["accuracy"]
                .agg(mean="mean", std=lambda a: float(np.std(a))).reset_index())
