@@ -192,9 +192,11 @@ _SHORT = {"balanced_accuracy": "bal.acc", "strongest": "rel.err", "strongest_lin
 
 
 def _print_summary(results, attack_cols, v_pt, file):
+    n_sweeps, n_levels = results["method"].nunique(), results.groupby("method")["value"].nunique()
     n_draws = int(results.groupby(["method", "value"]).size().max())
-    print(f"\nprivacy-utility sweeps: {results.shape[0]} draws ({n_draws} per noise level), "
-          "one classifier each; means over the draws of a level.\n"
+    print(f"\nprivacy-utility sweeps: {n_sweeps} sweeps x {int(n_levels.max())} noise levels x "
+          f"{n_draws} draws = {results.shape[0]} fits, one classifier each; means over the "
+          "draws of a level.\n"
           "rel.err: the strongest attack's relative reconstruction error; link.pr: its linkage "
           "privacy,\n1 - exact-source linkage accuracy (chance 0.9). Higher = more private.",
           file=file)
@@ -276,7 +278,8 @@ def register(subparsers):
         description="On digits: C-GDP, unaligned I-GDP, reference and GOPP alignment at a few "
                     "anchor-noise levels; then sweeps over private-data noise (C-GDP) and "
                     "anchor noise (GOPP), each of LEVELS noise levels x DRAWS draws (with the "
-                    f"defaults {_N_LEVELS} x {_N_DRAWS} = {_N_LEVELS * _N_DRAWS} fits per sweep),"
+                    f"defaults {_N_LEVELS} x {_N_DRAWS} = {_N_LEVELS * _N_DRAWS} fits per sweep, "
+                    f"{2 * _N_LEVELS * _N_DRAWS} in all),"
                     " with the attacks scored in linkage privacy and relative error, a summary "
                     "table and frontier.png.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,

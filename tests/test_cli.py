@@ -294,7 +294,7 @@ def test_demo_writes_the_frontier(tmp_path, capsys):
     assert status in (0, None)
     assert "I-GDP + reference" in out  # the accuracy table
     # two sweeps of 1 level x 2 draws, one summary row per level
-    assert "privacy-utility sweeps: 4 draws (2 per noise level)" in out
+    assert "privacy-utility sweeps: 2 sweeps x 1 noise levels x 2 draws = 4 fits" in out
     rows = [ln.split() for ln in out.splitlines() if ln.startswith(("C-GDP +", "I-GDP + GOPP ("))]
     assert len(rows) == 2
     for row in rows:
