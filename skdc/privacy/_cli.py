@@ -48,11 +48,12 @@ def _vacuous_note(bound, vacuous):
     """Why a floor is 0 at these leakages, and which leakage would give a floor above 0."""
     # rho*(gamma) is non-increasing and reaches 0 at a finite leakage (eq. 13 of the bound
     # paper: the entropy term 2^{2(h - gamma)/k} falls below the dither nu2 of every grid pair)
-    edge = bound.max_leakage(1e-3)
+    target = min(1e-3, bound.rho_star(0.0)[0] / 2)  # called only when rho*(0) > 0
+    edge = bound.max_leakage(target)
     half = bound.rho_star(edge / 2)[0]
     names = ", ".join(name for name, _ in vacuous)
     return (f"note: the floor is vacuous (rho* = 0: no attack is ruled out) for {names}: the "
-            f"bound certifies rho* >= 0.001 only up to {edge:.4g} bits of leakage "
+            f"bound certifies rho* >= {target:.3g} only up to {edge:.4g} bits of leakage "
             f"(rho* = {half:.4f} at {edge / 2:.4g} bits). To make it informative, leak less: "
             "more DP-SGD noise or fewer steps (--target-rho RHO --q Q --steps T prints the "
             "noise a floor needs); or estimate on more --data rows")
