@@ -112,7 +112,8 @@ def main(argv=None):
         if args.cache:
             np.savez(args.cache, vs=vs, Z_tr=Z_tr, y_tr=y_tr, Z_te=Z_te, y_te=y_te)
     print(f"data and alignment of {args.n_draws} draws: {time.perf_counter() - tic:.1f} s")
-    template = RepresentationCNN(max_epochs=args.epochs, device=device, random_state=0)
+    template = RepresentationCNN(max_epochs=args.epochs, batch_size=256, device=device,
+                                 random_state=0)
     print(f"device={device} ({torch.cuda.get_device_name(0) if device == 'cuda' else 'CPU'}), "
           f"torch threads={torch.get_num_threads()}, draws={args.n_draws}, "
           f"train={Z_tr.shape[1]} rows x {Z_tr.shape[2]} features, test={Z_te.shape[1]}, "
@@ -136,7 +137,8 @@ def main(argv=None):
     tic, cpu = time.perf_counter(), time.process_time()
     acc_seq = []
     for m, (Zt, Zv) in enumerate(zip(Z_tr[:k], Z_te[:k])):
-        net = RepresentationCNN(max_epochs=args.epochs, device=device, random_state=0)
+        net = RepresentationCNN(max_epochs=args.epochs, batch_size=256, device=device,
+                                random_state=0)
         acc_seq.append(balanced_accuracy_score(y_te, net.fit(Zt, y_tr).predict(Zv)))
         print(f"  sequential draw {m + 1}/{k}: {time.perf_counter() - tic:8.2f} s wall, "
               f"{time.process_time() - cpu:8.2f} s CPU so far; accuracy {acc_seq[-1]:.4f} "

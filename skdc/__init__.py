@@ -31,12 +31,20 @@ protocol
     Deployment: upload files, participant and analyst roles, command line.
 utils
     Linear-algebra primitives.
+
+Every name and subpackage is imported on first use (PEP 562), so ``import skdc`` loads neither
+scikit-learn nor SciPy, and the command line loads them only for the command that needs them.
 """
 
-from ._uploads import Uploads
-from .alignment import GOPPAligner, ReferenceAligner
-from .mechanisms import CGDP, GDP, IGDP
+from .utils._lazy import lazy_exports as _lazy_exports
 
 __version__ = "0.1.0"
 
-__all__ = ["CGDP", "GDP", "GOPPAligner", "IGDP", "ReferenceAligner", "Uploads", "__version__"]
+__getattr__, __dir__, __all__ = _lazy_exports(
+    __name__,
+    {".mechanisms": ["CGDP", "GDP", "IGDP"], ".alignment": ["GOPPAligner", "ReferenceAligner"],
+     "._uploads": ["Uploads"], "._routing": ["participant_fit_params"]},
+    submodules=["alignment", "anchors", "attacks", "datasets", "experiments", "linear_model",
+                "mechanisms", "metrics", "nn", "privacy", "protocol", "utils"],
+)
+__all__ += ["__version__"]

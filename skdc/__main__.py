@@ -3,6 +3,11 @@
 Each room that offers commands has a module with a ``register(subparsers)`` function; it adds
 its sub-commands, each with ``set_defaults(func=...)``. Errors a user can fix are printed as one
 line, not a traceback.
+
+Only the modules needed are imported: ``skdc demo ...`` imports the command modules in order up
+to the one that registers ``demo``, and a command module imports scikit-learn, pandas or torch
+inside its command functions, so ``--help`` answers without loading them
+(``benchmarks/bench_cli.py`` times it).
 """
 
 # Licence: BSD 3 clause
@@ -18,8 +23,37 @@ _COMMAND_MODULES = [
 ]
 
 
-def build_parser():
-    """The ``skdc`` argument parser with every room's sub-commands."""
+def _command_word(argv):
+    """The sub-command named in ``argv`` (its first word that is not an option), or None."""
+    for word in argv:
+        if not word.startswith("-"):
+            return word
+        if word == "--":
+            return None
+    return None
+
+
+def build_parser(command=None):
+    """The ``skdc`` argument parser.
+
+    Parameters
+    ----------
+    command : str, default=None
+        Stop importing command modules once one has registered this sub-command; ``None``
+        (or a name no module registers) registers every module's sub-commands.
+
+    Returns
+    -------
+    parser : argparse.ArgumentParser
+        The parser, with one sub-parser per registered sub-command.
+
+    Examples
+    --------
+    >>> from skdc.__main__ import build_parser
+    >>> args = build_parser("demo").parse_args(["demo", "--draws", "3"])
+    >>> args.command, args.draws
+    ('demo', 3)
+    """
     parser = argparse.ArgumentParser(
         prog="skdc",
         description="Privacy-preserving data collaboration: mechanisms, alignment, attacks.",
@@ -28,12 +62,15 @@ def build_parser():
     sub.required = True
     for name in _COMMAND_MODULES:
         importlib.import_module(name).register(sub)
+        if command is not None and command in sub.choices:
+            break
     return parser
 
 
 def main(argv=None):
     """Run the command line; return the exit status."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(_command_word(argv))
     args = parser.parse_args(argv)
     try:
         status = args.func(args)

@@ -6,8 +6,11 @@ alignment at a few anchor-noise levels, with the GOPP solver's diagnostics. Then
 privacy-utility sweeps, one per kind of noise, as in the noisy-anchor paper's study: C-GDP with
 private-data noise ``sigma`` (attacked by the known-secret inversion) and I-GDP with GOPP
 alignment under anchor noise ``v`` (attacked by the MP, Procrustes and alignment-map
-estimators). Each draw trains its own classifier and runs each attack once; the summary table is
-printed and ``frontier.png`` shows utility against the strongest attack's error.
+estimators), each over a grid of noise levels with several draws per level. Each draw trains its
+own classifier and runs each attack once, scored twice: by the paper's metric, linkage privacy
+(one minus the exact-source linkage accuracy of the reconstructions, section 5.6 of the GDP
+paper), and by the relative reconstruction error. The summary table is printed and
+``frontier.png`` shows utility against the strongest attack in both metrics.
 """
 
 # Licence: BSD 3 clause
@@ -16,23 +19,15 @@ import time
 import warnings
 
 import numpy as np
-from sklearn.datasets import load_digits
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import balanced_accuracy_score
-from sklearn.model_selection import train_test_split
-from sklearn.pipeline import Pipeline
-from sklearn.preprocessing import StandardScaler
-from threadpoolctl import threadpool_limits
-
-from .alignment import GOPPAligner, ReferenceAligner, v_phase_transition
-from .mechanisms import CGDP, IGDP
 
 __all__ = ["register", "run_demo", "run_demo_sweeps"]
 
 # attacks of each sweep (names of skdc.metrics.make_attack_scorer): the paper's choice, §7.2
 _SWEEP_ATTACKS = {"C-GDP + private noise": ["known_secret"],
                   "I-GDP + GOPP (anchor noise)": ["mp", "procrustes", "alignment_map"]}
+# the two leakage metrics each attack is scored by: (column suffix, make_attack_scorer metric)
+_METRICS = {"": "relative_error", "_linkage": "linkage"}
+_N_LEVELS, _N_DRAWS = 8, 3
 
 
 def _grid(high, n_draws):
@@ -41,10 +36,17 @@ def _grid(high, n_draws):
 
 
 def _clf():
+    from sklearn.linear_model import LogisticRegression
+
     return LogisticRegression(max_iter=3000)
 
 
 def _pipelines(n_participants, noise_levels, seed):
+    from sklearn.pipeline import Pipeline
+
+    from .alignment import GOPPAligner, ReferenceAligner
+    from .mechanisms import CGDP, IGDP
+
     yield "C-GDP", None, Pipeline([("gdp", CGDP(n_participants, random_state=seed)),
                                    ("clf", _clf())])
     yield "I-GDP (unaligned)", None, Pipeline([("gdp", IGDP(n_participants, random_state=seed)),
@@ -60,6 +62,10 @@ def _pipelines(n_participants, noise_levels, seed):
 
 
 def _digits(seed):
+    from sklearn.datasets import load_digits
+    from sklearn.model_selection import train_test_split
+    from sklearn.preprocessing import StandardScaler
+
     X, y = load_digits(return_X_y=True)
     X = StandardScaler().fit_transform(X) / np.sqrt(X.shape[1])
     return train_test_split(X, y, test_size=0.3, stratify=y, random_state=seed)
@@ -68,6 +74,12 @@ def _digits(seed):
 def run_demo(n_participants=10, noise_levels=(0.0, 0.02, 0.05, 0.1, 0.2, 0.4), seed=0,
              file=None):
     """Print the accuracy table of the demo and return its rows as dicts."""
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.metrics import balanced_accuracy_score
+    from threadpoolctl import threadpool_limits
+
+    from .alignment import v_phase_transition
+
     X_tr, X_te, y_tr, y_te = _digits(seed)
     d = X_tr.shape[1]
     v_pt = v_phase_transition(n_participants, d, 4 * d)
@@ -99,19 +111,35 @@ def run_demo(n_participants=10, noise_levels=(0.0, 0.02, 0.05, 0.1, 0.2, 0.4), s
 
 def _available_attacks(file):
     try:
-        from .metrics import make_attack_scorer  # noqa: F401
+        from .metrics import make_attack_scorer
     except ImportError:
         print("note: skdc.metrics (the attacks) is not available here, so the sweeps report "
               "utility only and the plot shows utility against the noise.", file=file)
-        return {name: [] for name in _SWEEP_ATTACKS}
-    return _SWEEP_ATTACKS
+        return {name: {} for name in _SWEEP_ATTACKS}
+    # linkage through a PCA embedding of the target's clean rows: no torch needed, and the
+    # same auditor for every draw (the paper's CNN auditor is what `reproduce mnist-sweep` uses)
+    params = {"linkage": {"auditor": "pca", "random_state": 0}}
+    return {sweep: {f"{attack}{suffix}": make_attack_scorer(
+        attack, metric=metric, metric_params=params.get(metric))
+        for suffix, metric in _METRICS.items() for attack in attacks}
+        for sweep, attacks in _SWEEP_ATTACKS.items()}
 
 
-def run_demo_sweeps(n_participants=10, n_draws=20, seed=0, out="frontier.png", n_jobs=None,
-                    file=None):
+def _strongest(results, attack_cols):
+    """The strongest attack of each draw in each metric: the lowest privacy score."""
+    linkage = [c for c in attack_cols if c.endswith("_linkage")]
+    results["strongest"] = results[[c for c in attack_cols if c not in linkage]].min(axis=1)
+    results["strongest_linkage"] = results[linkage].min(axis=1)
+
+
+def run_demo_sweeps(n_participants=10, n_levels=_N_LEVELS, n_draws=_N_DRAWS, seed=0,
+                    out="frontier.png", n_jobs=None, file=None, progress="auto"):
     """Run the demo's two privacy-utility sweeps, print their summary and draw ``out``.
 
-    Returns the concatenated sweep table (:func:`skdc.experiments.privacy_utility_sweep`).
+    Each sweep runs ``n_levels`` evenly spaced noise levels with ``n_draws`` draws each.
+    Returns the concatenated sweep table (:func:`skdc.experiments.privacy_utility_sweep`),
+    with the columns ``strongest`` (the lowest relative error of the draw's attacks) and
+    ``strongest_linkage`` (the lowest linkage privacy).
     """
     try:
         import matplotlib  # noqa: F401
@@ -119,36 +147,40 @@ def run_demo_sweeps(n_participants=10, n_draws=20, seed=0, out="frontier.png", n
     except ImportError as exc:
         raise ImportError(f"the demo's sweeps need the experiments extra ({exc}): "
                           "pip install 'skdc[experiments]'") from exc
+    from sklearn.metrics import balanced_accuracy_score
+    from sklearn.pipeline import Pipeline
 
+    from .alignment import GOPPAligner, v_phase_transition
     from .experiments import privacy_utility_sweep
+    from .mechanisms import CGDP, IGDP
 
     X_tr, X_te, y_tr, y_te = _digits(seed)
     d = X_tr.shape[1]
     v_pt = v_phase_transition(n_participants, d, 4 * d)
     rms = float(np.sqrt(np.mean(X_tr**2)))
     attacks = _available_attacks(file)
-    common = dict(test_data=(X_te, y_te), random_state=seed, n_jobs=n_jobs)
+    common = dict(test_data=(X_te, y_te), n_draws=n_draws, random_state=seed, n_jobs=n_jobs,
+                  progress=progress)
     # private-data noise up to sigma = 4 RMS(X), anchor noise up to 2.5 v_PT (the paper draws
     # lambda ~ U[0, 4] and v ~ U[0, 0.5], spec section 7.2; with few draws an even grid covers
     # the range better)
     cgdp = privacy_utility_sweep(
         Pipeline([("gdp", CGDP(n_participants, random_state=seed)), ("clf", _clf())]),
-        X_tr, y_tr, param="gdp__noise", values=_grid(4 * rms, n_draws),
+        X_tr, y_tr, param="gdp__noise", values=_grid(4 * rms, n_levels),
         attacks=attacks["C-GDP + private noise"], label="C-GDP + private noise", **common)
     gopp = privacy_utility_sweep(
         Pipeline([("gdp", IGDP(n_participants, random_state=seed)),
                   ("align", GOPPAligner()), ("clf", _clf())]),
-        X_tr, y_tr, param="align__v", values=_grid(2.5 * v_pt, n_draws),
+        X_tr, y_tr, param="align__v", values=_grid(2.5 * v_pt, n_levels),
         attacks=attacks["I-GDP + GOPP (anchor noise)"], label="I-GDP + GOPP (anchor noise)",
         **common)
     results = pd.concat([cgdp, gopp], ignore_index=True)
     unaligned = Pipeline([("gdp", IGDP(n_participants, random_state=seed)), ("clf", _clf())])
     results.attrs["I-GDP (unaligned)"] = balanced_accuracy_score(
         y_te, unaligned.fit(X_tr, y_tr).predict(X_te))
-    # the strongest attack of each draw: attack scores are errors, higher = more private
     attack_cols = [c for cols in attacks.values() for c in cols]
     if attack_cols:
-        results["strongest_attack"] = results[attack_cols].min(axis=1)
+        _strongest(results, attack_cols)
     _print_summary(results, attack_cols, v_pt, file)
     if out:
         _plot(results, bool(attack_cols), v_pt, out)
@@ -156,35 +188,36 @@ def run_demo_sweeps(n_participants=10, n_draws=20, seed=0, out="frontier.png", n
     return results
 
 
-def _print_summary(results, attack_cols, v_pt, file, n_bins=4):
-    print(f"\nprivacy-utility sweeps: {results.shape[0]} draws, one classifier each; attack "
-          "columns are reconstruction errors (higher = more private)", file=file)
-    cols = ["balanced_accuracy", *attack_cols]
-    short = {"balanced_accuracy": "bal.acc", "known_secret": "known-sec",
-             "alignment_map": "align-map", "procrustes": "procrust"}
-    header = f"{'method':<28} {'noise':>13} {'n':>3} " + " ".join(
-        f"{short.get(c, c):>9}" for c in cols) + f" {'conv':>5}"
+_SHORT = {"balanced_accuracy": "bal.acc", "strongest": "rel.err", "strongest_linkage": "link.pr"}
+
+
+def _print_summary(results, attack_cols, v_pt, file):
+    n_sweeps, n_levels = results["method"].nunique(), results.groupby("method")["value"].nunique()
+    n_draws = int(results.groupby(["method", "value"]).size().max())
+    print(f"\nprivacy-utility sweeps: {n_sweeps} sweeps x {int(n_levels.max())} noise levels x "
+          f"{n_draws} draws = {results.shape[0]} fits, one classifier each; means over the "
+          "draws of a level.\n"
+          "rel.err: the strongest attack's relative reconstruction error; link.pr: its linkage "
+          "privacy,\n1 - exact-source linkage accuracy (chance 0.9). Higher = more private.",
+          file=file)
+    cols = ["balanced_accuracy", *(["strongest", "strongest_linkage"] if attack_cols else [])]
+    header = f"{'method':<28} {'noise':>12} " + " ".join(
+        f"{_SHORT[c]:>8}" for c in cols) + f" {'conv':>5}"
     print(header, file=file)
     print("-" * len(header), file=file)
     for method, frame in results.groupby("method", sort=False):
         name = frame["param"].iloc[0].split("__")[-1]
-        edges = np.linspace(0, frame["value"].max(), n_bins + 1)
-        bins = np.clip(np.digitize(frame["value"], edges[1:-1]), 0, n_bins - 1)
-        for b in range(n_bins):
-            part = frame[bins == b]
-            if part.empty:
-                continue
+        for value, part in frame.groupby("value"):
             ok = part["converged"].dropna() if "converged" in part else part.iloc[:0]
             conv = f"{ok.astype(float).mean():.0%}" if len(ok) else ""
-            print(f"{method:<28} {name + ' ' + f'{edges[b]:.2f}-{edges[b + 1]:.2f}':>13} "
-                  f"{len(part):>3} " + " ".join(_cell(part[c].mean()) for c in cols)
-                  + f" {conv:>5}", file=file)
+            print(f"{method:<28} {name + f' {value:.3f}':>12} "
+                  + " ".join(_cell(part[c].mean()) for c in cols) + f" {conv:>5}", file=file)
     print(f"(I-GDP unaligned: bal.acc {results.attrs['I-GDP (unaligned)']:.3f}; v_PT = "
           f"{v_pt:.4f}; conv = share of GOPP runs that met the stopping rule)", file=file)
 
 
 def _cell(value):
-    return f"{'':>9}" if np.isnan(value) else f"{value:>9.3f}"
+    return f"{'':>8}" if np.isnan(value) else f"{value:>8.3f}"
 
 
 def _plot(results, with_attacks, v_pt, out):
@@ -196,23 +229,30 @@ def _plot(results, with_attacks, v_pt, out):
 
     from .experiments import plot_frontier, plot_noise_curves
 
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), layout="constrained")
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.2), layout="constrained")
     if with_attacks:
-        plot_frontier(results, "strongest_attack", "balanced_accuracy", n_boot=500,
+        plot_frontier(results, "strongest_linkage", "balanced_accuracy", n_boot=500,
                       ax=axes[0], references=refs)
-        axes[0].set_xlabel("strongest attack's relative error (higher = more private)")
-        axes[0].set_title("privacy-utility frontier")
+        axes[0].set_xlabel("strongest attack's linkage privacy, 1 - linkage accuracy\n"
+                           "(higher = more private; chance 0.9)")
+        axes[0].set_title("frontier in the paper's metric (linkage)")
+        plot_frontier(results, "strongest", "balanced_accuracy", n_boot=500, ax=axes[1],
+                      references=refs)
+        axes[1].set_xlabel("strongest attack's relative error (higher = more private)")
+        axes[1].set_title("frontier in relative reconstruction error")
     else:
         plot_noise_curves(results[results["param"] == "gdp__noise"], "balanced_accuracy",
                           n_boot=500, ax=axes[0], references=refs)
         axes[0].set_xlabel("private-data noise sigma")
         axes[0].set_title("C-GDP with private-data noise")
+        axes[1].set_visible(False)
     gopp = results[results["param"] == "align__v"]
-    plot_noise_curves(gopp, "balanced_accuracy", n_boot=500, ax=axes[1], references=refs)
-    axes[1].axvline(v_pt, color="0.5", linewidth=1)
-    axes[1].annotate("v_PT", (v_pt, 0.12), fontsize="small")
-    axes[1].set_xlabel("anchor noise v")
-    axes[1].set_title("noisy-anchor GOPP alignment")
+    plot_noise_curves(gopp, "balanced_accuracy", n_boot=500, ax=axes[2], references=refs)
+    axes[2].axvline(v_pt, color="0.5", linewidth=1)
+    axes[2].annotate("v_PT", (v_pt, 0.5), xytext=(3, 0), textcoords="offset points",
+                     fontsize="small")
+    axes[2].set_xlabel("anchor noise v")
+    axes[2].set_title("noisy-anchor GOPP alignment")
     for ax in axes:
         ax.set_ylabel("test balanced accuracy")
     fig.savefig(out, dpi=120)
@@ -220,29 +260,39 @@ def _plot(results, with_attacks, v_pt, out):
 
 
 def _run(args):
-    if args.draws < 1:
-        raise ValueError(f"--draws must be at least 1; got {args.draws}.")
+    for flag, value in (("--levels", args.levels), ("--draws", args.draws)):
+        if value < 1:
+            raise ValueError(f"{flag} must be at least 1; got {value}.")
     run_demo(n_participants=args.participants, seed=args.seed)
-    if args.draws and not args.table_only:
-        run_demo_sweeps(n_participants=args.participants, n_draws=args.draws, seed=args.seed,
-                        out=args.out, n_jobs=args.n_jobs)
+    if not args.table_only:
+        run_demo_sweeps(n_participants=args.participants, n_levels=args.levels,
+                        n_draws=args.draws, seed=args.seed, out=args.out, n_jobs=args.n_jobs)
 
 
 def register(subparsers):
     """Add the ``demo`` sub-command."""
+    import argparse
+
     p = subparsers.add_parser(
         "demo", help="digits: accuracy table, privacy-utility sweeps and frontier.png",
         description="On digits: C-GDP, unaligned I-GDP, reference and GOPP alignment at a few "
                     "anchor-noise levels; then sweeps over private-data noise (C-GDP) and "
-                    "anchor noise (GOPP) with the attacks, a summary table and frontier.png.",
+                    "anchor noise (GOPP), each of LEVELS noise levels x DRAWS draws (with the "
+                    f"defaults {_N_LEVELS} x {_N_DRAWS} = {_N_LEVELS * _N_DRAWS} fits per sweep, "
+                    f"{2 * _N_LEVELS * _N_DRAWS} in all),"
+                    " with the attacks scored in linkage privacy and relative error, a summary "
+                    "table and frontier.png.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     p.add_argument("--participants", type=int, default=10, help="number of participants")
     p.add_argument("--seed", type=int, default=0, help="random seed")
-    p.add_argument("--draws", type=int, default=20,
-                   help="noise draws per sweep (default: 20)")
+    p.add_argument("--levels", type=int, default=_N_LEVELS,
+                   help="noise levels per sweep (evenly spaced)")
+    p.add_argument("--draws", type=int, default=_N_DRAWS,
+                   help="draws per noise level, each with its own noise and classifier")
     p.add_argument("--out", default="frontier.png", help="where to write the figure")
     p.add_argument("--n-jobs", type=int, default=-1,
-                   help="parallel draws (joblib n_jobs; default -1 = all cores)")
+                   help="parallel draws (joblib n_jobs; -1 = all cores)")
     p.add_argument("--table-only", action="store_true",
                    help="print only the accuracy table, no sweeps")
     p.set_defaults(func=_run)

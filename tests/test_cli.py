@@ -1,12 +1,16 @@
 """Tests of the command line: ``demo``, ``reproduce`` and ``sweep`` (skdc.experiments._cli)."""
 
 import gzip
+import inspect
 import re
 import struct
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
 import pytest
+from numpy.testing import assert_allclose
 from threadpoolctl import threadpool_limits
 
 from skdc.__main__ import main
@@ -39,6 +43,89 @@ def test_help(command, words, capsys):
     assert words in capsys.readouterr().out
 
 
+def _flag_helps(text):
+    """``{flag: help text}`` of an argparse --help page (options section only)."""
+    helps, flag = {}, None
+    for line in text.split("options:", 1)[1].splitlines():
+        match = re.match(r"  (--[\w-]+)", line)
+        if match:
+            flag = match.group(1)
+            helps[flag] = line
+        elif flag:
+            helps[flag] += " " + line.strip()
+    return helps
+
+
+@pytest.mark.parametrize("command", ["demo", "reproduce", "sweep", "bound"])
+def test_every_flag_shows_its_default(command, capsys):
+    helps = _flag_helps(_help_page(command, capsys))
+    assert len(helps) >= 4
+    lacking = [flag for flag, text in helps.items()
+               if "(default:" not in text and flag not in ("--help", "--data", "--perp")]
+    assert not lacking, lacking
+
+
+def _help_page(command, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main([command, "--help"])
+    assert exc.value.code == 0
+    return capsys.readouterr().out
+
+
+def test_demo_help_says_how_many_draws_run(capsys):
+    from skdc._demo import run_demo_sweeps
+
+    page = _help_page("demo", capsys)
+    defaults = inspect.signature(run_demo_sweeps).parameters
+    levels, draws = defaults["n_levels"].default, defaults["n_draws"].default
+    assert f"{levels} x {draws} = {levels * draws} fits per sweep" in " ".join(page.split())
+    helps = _flag_helps(page)
+    assert f"(default: {levels})" in helps["--levels"]
+    assert f"(default: {draws})" in helps["--draws"]
+
+
+_CHECK_IMPORTS = """
+import sys
+from skdc.__main__ import main
+try:
+    main({argv!r})
+except SystemExit:
+    pass
+heavy = sorted({{m.split(".")[0] for m in sys.modules}} & {{"sklearn", "scipy", "pandas",
+                                                          "torch", "matplotlib"}})
+print("HEAVY", ",".join(heavy))
+"""
+
+
+@pytest.mark.parametrize("argv", [["demo", "--help"], ["reproduce", "--help"],
+                                  ["sweep", "--help"], ["bound", "--help"]])
+def test_help_imports_no_heavy_library(argv):
+    # a fresh interpreter: these modules are already loaded in the test process
+    out = subprocess.run([sys.executable, "-c", _CHECK_IMPORTS.format(argv=argv)],
+                         capture_output=True, text=True, check=True).stdout
+    assert "HEAVY \n" in out, out
+
+
+def test_lazy_package_keeps_its_names():
+    out = subprocess.run([sys.executable, "-c", (
+        "import sys, skdc, skdc.alignment as a\n"
+        "print('sklearn' in sys.modules, 'GOPPAligner' in dir(a), 'IGDP' in dir(skdc))\n"
+        "from skdc import IGDP, Uploads\n"
+        "from skdc.alignment import *\n"
+        "print(IGDP.__module__, KTIAligner.__name__, sorted(skdc.__all__))")],
+        capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out[0] == "False True True"
+    assert out[1] == ("skdc.mechanisms._gdp KTIAligner ['CGDP', 'GDP', 'GOPPAligner', 'IGDP', "
+                      "'ReferenceAligner', 'Uploads', '__version__', 'participant_fit_params']")
+
+
+def test_unknown_attribute_is_an_attribute_error():
+    import skdc.metrics
+
+    with pytest.raises(AttributeError, match="has no attribute 'nope'"):
+        skdc.metrics.nope  # noqa: B018
+
+
 def _write_idx(path, arr):
     header = bytes([0, 0, 8, arr.ndim]) + b"".join(struct.pack(">i", s) for s in arr.shape)
     with gzip.open(path, "wb") as f:
@@ -60,13 +147,20 @@ def mnist_dir(tmp_path_factory):
     return path
 
 
-def test_reproduce_mnist_equivalence(mnist_dir, capsys):
-    status, out, _ = _run(["reproduce", "mnist-equivalence", "--data-dir", str(mnist_dir)],
-                          capsys)
+def test_reproduce_mnist_equivalence(mnist_dir, tmp_path, capsys):
+    status, out, _ = _run(["reproduce", "mnist-equivalence", "--data-dir", str(mnist_dir),
+                           "--out-dir", str(tmp_path / "eq")], capsys)
     assert status == 0
     disc = float(out.split("analyst matrices: ")[1].split()[0])
     assert disc < 1e-10  # Prop 2.12: the same analyst matrix
     assert "C-GDP" in out and "I-GDP" in out
+    table = pd.read_csv(tmp_path / "eq" / "mnist-equivalence.csv")
+    assert table["method"].tolist() == ["C-GDP", "AA-I-GDP", "I-GDP"]
+    printed = {ln.split()[0]: float(ln.split()[1]) for ln in out.splitlines()
+               if ln.split() and ln.split()[0] in ("C-GDP", "AA-I-GDP", "I-GDP")}
+    assert table.set_index("method")["balanced_accuracy"].to_dict() == pytest.approx(
+        printed, abs=5e-5)
+    assert (tmp_path / "eq" / "mnist-equivalence.png").stat().st_size > 0
 
 
 @pytest.mark.parametrize("name", ["mnist-equivalence", "mnist-sweep"])
@@ -143,6 +237,20 @@ def test_sweep_from_toml(tmp_path, capsys):
     assert "wrote" in out
 
 
+def test_sweep_prints_draws_sorted_one_format_per_column(tmp_path, capsys):
+    cfg = tmp_path / "sweep.toml"
+    cfg.write_text(_CONFIG.replace("values = [0.0, 0.1]", "values = [0.1, 0.0, 0.05]"))
+    status, out, _ = _run(["sweep", str(cfg)], capsys)
+    assert status == 0
+    lines = out.splitlines()
+    header = lines[0].split()
+    rows = [dict(zip(header, ln.split())) for ln in lines[1:4]]
+    assert [r["draw"] for r in rows] == ["1", "2", "0"]  # sorted by the swept value
+    assert [r["value"] for r in rows] == ["0.0000", "0.0500", "0.1000"]
+    for col in ("balanced_accuracy", "seconds"):
+        assert all(re.fullmatch(r"\d\.\d{4}", r[col]) for r in rows), [r[col] for r in rows]
+
+
 def test_sweep_from_yaml_equals_toml(tmp_path, capsys):
     yaml = pytest.importorskip("yaml")
     config = tomllib.loads(_CONFIG)
@@ -181,27 +289,34 @@ def test_sweep_missing_config(tmp_path, capsys):
 
 def test_demo_writes_the_frontier(tmp_path, capsys):
     png = tmp_path / "frontier.png"
-    status, out, _ = _run(["demo", "--participants", "3", "--draws", "2", "--n-jobs", "1",
-                           "--out", str(png)], capsys)
+    status, out, _ = _run(["demo", "--participants", "3", "--levels", "1", "--draws", "2",
+                           "--n-jobs", "1", "--out", str(png)], capsys)
     assert status in (0, None)
     assert "I-GDP + reference" in out  # the accuracy table
-    assert "privacy-utility sweeps" in out and "C-GDP + private noise" in out
+    # two sweeps of 1 level x 2 draws, one summary row per level
+    assert "privacy-utility sweeps: 2 sweeps x 1 noise levels x 2 draws = 4 fits" in out
+    rows = [ln.split() for ln in out.splitlines() if ln.startswith(("C-GDP +", "I-GDP + GOPP ("))]
+    assert len(rows) == 2
+    for row in rows:
+        level, acc, rel_err, link = (float(v) for v in row if re.fullmatch(r"\d+\.\d+", v))
+        assert level > 0 and 0 <= acc <= 1 and rel_err > 0 and 0 <= link <= 1
     assert png.stat().st_size > 0
 
 
-def test_demo_bad_draws(capsys):
-    status, _, err = _run(["demo", "--draws", "0"], capsys)
-    assert status == 2 and "--draws must be at least 1" in err
+@pytest.mark.parametrize("flag", ["--draws", "--levels"])
+def test_demo_bad_counts(flag, capsys):
+    status, _, err = _run(["demo", flag, "0"], capsys)
+    assert status == 2 and f"{flag} must be at least 1; got 0" in err
 
 
-def test_reproduce_mnist_equivalence_cnn(mnist_dir, capsys):
+def test_reproduce_mnist_equivalence_cnn(mnist_dir, tmp_path, capsys):
     pytest.importorskip("skorch")
     torch = pytest.importorskip("torch")
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # the OpenMP pool left by earlier tests otherwise oversubscribes
     try:
         status, out, _ = _run(["reproduce", "mnist-equivalence", "--data-dir", str(mnist_dir),
-                               "--model", "cnn"], capsys)
+                               "--model", "cnn", "--out-dir", str(tmp_path)], capsys)
     finally:
         torch.set_num_threads(threads)
     assert status == 0
@@ -216,10 +331,10 @@ def test_reproduce_mnist_sweep(mnist_dir, tmp_path, capsys):
     # seed 9 draws one small anchor noise (v ~ 0.005, far below v_PT(10, 100, 400) ~ 0.1), so
     # GOPP converges in a few iterations and the run takes about a second
     status, out, _ = _run(["reproduce", "mnist-sweep", "--data-dir", str(mnist_dir), "--draws",
-                           "1", "--seed", "9", "--n-jobs", "1", "--out-dir", str(tmp_path)],
-                          capsys)
+                           "1", "--seed", "9", "--n-jobs", "1", "--auditor", "pca",
+                           "--out-dir", str(tmp_path)], capsys)
     assert status == 0
-    assert "MNIST sweep: 150 train / 60 test rows, 1 draws" in out
+    assert "MNIST sweep: 150 train / 60 test rows, 1 draws per noisy protocol" in out
     assert "wrote" in out and "C-GDP (private noise)" in out
     table = pd.read_csv(tmp_path / "mnist-sweep.csv").set_index("method")
     cg, aa = table.loc["C-GDP (private noise)"], table.loc["AA-I-GDP (anchor noise)"]
@@ -232,14 +347,34 @@ def test_reproduce_mnist_sweep(mnist_dir, tmp_path, capsys):
     # almost noiseless anchors: all three attacks recover the projected rows, so they leave
     # the same error (that of the public 784 -> 100 projection)
     assert np.ptp(attacks) < 0.01 * attacks.mean()
+    # the paper's metric beside it: linkage privacy of each attack, and the strongest of each
+    linkage = aa[["mp_linkage", "procrustes_linkage", "alignment_map_linkage"]].astype(float)
+    assert linkage.between(0, 1).all() and 0 <= cg["known_secret_linkage"] <= 1
+    assert aa["strongest_linkage"] == pytest.approx(linkage.min(), rel=0, abs=0)
+    assert aa["strongest"] == pytest.approx(attacks.min(), rel=0, abs=0)
     assert (tmp_path / "mnist-sweep.png").stat().st_size > 0
 
 
-def test_reproduce_kti_on_digits(capsys):
-    status, out, _ = _run(["reproduce", "kti", "--dataset", "digits", "--trials", "1",
-                           "--participants", "2"], capsys)
+def test_reproduce_mnist_sweep_levels():
+    # the grid that --levels gives (the sweep then draws --draws times at each level)
+    from skdc.__main__ import build_parser
+    from skdc.experiments._cli import _noise_values
+
+    args = build_parser("reproduce").parse_args(["reproduce", "mnist-sweep", "--levels", "4"])
+    assert_allclose(_noise_values(args, 0.5), [0.125, 0.25, 0.375, 0.5], rtol=1e-12)
+    args = build_parser("reproduce").parse_args(["reproduce", "mnist-sweep"])
+    paper = _noise_values(args, 0.5)  # the paper's v ~ U[0, 0.5]
+    assert paper.support() == (0.0, 0.5)
+
+
+def test_reproduce_kti_on_digits(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)  # as on a terminal: a progress bar
+    status, out, err = _run(["reproduce", "kti", "--dataset", "digits", "--trials", "1",
+                             "--participants", "2", "--out-dir", str(tmp_path)], capsys)
     assert status == 0
-    assert "trial 1/1 done" in out and "K=2, n(k)=100" in out
+    # one bar over trials x settings (Central, Local and six integrations), finished
+    assert "kti: 100%" in err and "8/8" in err and "setting" in err
+    assert "1 trial(s), K=2, n(k)=100" in out
     rows = {ln.split()[0]: [float(v) for v in ln.split()[1:3]] for ln in out.splitlines()
             if ln.split() and ln.split()[0] in ("Central", "Local", "MPP", "GEP", "ODC", "LTI",
                                                 "KTI", "KTI+TSL+Center")}
@@ -247,6 +382,14 @@ def test_reproduce_kti_on_digits(capsys):
     for name, (mean, std) in rows.items():
         assert 0.3 < mean <= 1, (name, mean)  # well above chance (0.1) on ten classes
         assert std == 0  # one trial
+    trials = pd.read_csv(tmp_path / "kti-trials.csv")
+    summary = pd.read_csv(tmp_path / "kti.csv").set_index("method")
+    assert len(trials) == 8 and set(trials["trial"]) == {0}
+    assert summary["mean"].to_dict() == pytest.approx(
+        trials.set_index("method")["accuracy"].to_dict(), rel=1e-12)
+    assert {k: v[0] for k, v in rows.items()} == pytest.approx(summary["mean"].to_dict(),
+                                                              abs=5e-5)
+    assert (tmp_path / "kti.png").stat().st_size > 0
 
 
 @pytest.mark.parametrize("argv, match", [

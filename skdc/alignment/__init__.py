@@ -1,26 +1,13 @@
 """Analyst-side aligners: bring every participant's uploads into one coordinate system."""
 
-from ._base import BaseAligner
-from ._dc import GEPAligner, MPPAligner, ODCAligner
-from ._gopp import GOPPAligner, ling_error_bound, ling_sufficient_v, v_phase_transition
-from ._gopp_solver import GOPPResult, solve_gopp
-from ._kti import KTIAligner, anchor_graph
-from ._lti import LTIAligner
-from ._reference import ReferenceAligner
+from ..utils._lazy import lazy_exports
 
-__all__ = [
-    "BaseAligner",
-    "GEPAligner",
-    "GOPPAligner",
-    "GOPPResult",
-    "KTIAligner",
-    "LTIAligner",
-    "MPPAligner",
-    "ODCAligner",
-    "ReferenceAligner",
-    "anchor_graph",
-    "ling_error_bound",
-    "ling_sufficient_v",
-    "solve_gopp",
-    "v_phase_transition",
-]
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    "._base": ["BaseAligner"],
+    "._dc": ["GEPAligner", "MPPAligner", "ODCAligner"],
+    "._gopp": ["GOPPAligner", "ling_error_bound", "ling_sufficient_v", "v_phase_transition"],
+    "._gopp_solver": ["GOPPResult", "solve_gopp"],
+    "._kti": ["KTIAligner", "anchor_graph"],
+    "._lti": ["LTIAligner"],
+    "._reference": ["ReferenceAligner"],
+})

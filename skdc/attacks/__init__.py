@@ -6,24 +6,14 @@ participants) from a fitted pipeline; each attack's
 Scorers over them live in :mod:`skdc.metrics` (higher = more private).
 """
 
-from ._base import BaseAttack
-from ._classical import ICAAttack, KnownInputAttack, KnownSampleAttack
-from ._dc import AnchorRegressionAttack
-from ._gdp import AlignmentMapAttack, KnownAnchorAttack, KnownSecretAttack
-from ._view import CollusionView, GroundTruth, Reconstruction, check_colluders, collusion_view
+from ..utils._lazy import lazy_exports
 
-__all__ = [
-    "AlignmentMapAttack",
-    "AnchorRegressionAttack",
-    "BaseAttack",
-    "CollusionView",
-    "GroundTruth",
-    "ICAAttack",
-    "KnownAnchorAttack",
-    "KnownInputAttack",
-    "KnownSampleAttack",
-    "KnownSecretAttack",
-    "Reconstruction",
-    "check_colluders",
-    "collusion_view",
-]
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    "._gdp": ["AlignmentMapAttack", "KnownAnchorAttack", "KnownSecretAttack"],
+    "._dc": ["AnchorRegressionAttack"],
+    "._base": ["BaseAttack"],
+    "._view": [
+        "CollusionView", "GroundTruth", "Reconstruction", "check_colluders", "collusion_view",
+    ],
+    "._classical": ["ICAAttack", "KnownInputAttack", "KnownSampleAttack"],
+})

@@ -1,20 +1,11 @@
 """Offline data, loaders for local files of the papers' data sets, and partitions."""
 
-from ._identity import identity_split, public_reduction_pool
-from ._images import load_digit_images, load_lfw_subset
-from ._loaders import load_celeba, load_mnist, read_idx
-from ._partition import partition
-from ._synthetic import make_identity_images, make_image_classification
+from ..utils._lazy import lazy_exports
 
-__all__ = [
-    "identity_split",
-    "load_celeba",
-    "load_digit_images",
-    "load_lfw_subset",
-    "load_mnist",
-    "make_identity_images",
-    "make_image_classification",
-    "partition",
-    "public_reduction_pool",
-    "read_idx",
-]
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    "._identity": ["identity_split", "public_reduction_pool"],
+    "._loaders": ["load_celeba", "load_mnist", "read_idx"],
+    "._images": ["load_digit_images", "load_lfw_subset"],
+    "._synthetic": ["make_identity_images", "make_image_classification"],
+    "._partition": ["partition"],
+})

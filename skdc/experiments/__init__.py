@@ -2,24 +2,13 @@
 bootstrap bands, the paper's plots, and the Central and Local baselines of data-collaboration
 comparisons."""
 
-from ._audit import AuditReport, audit
-from ._baselines import Central, Local
-from ._calibrate import NoiseCalibration, calibrate_noise
-from ._plot import column_label, plot_frontier, plot_noise_curves
-from ._spline import SplineBand, fit_spline_band
-from ._sweep import privacy_utility_sweep
+from ..utils._lazy import lazy_exports
 
-__all__ = [
-    "AuditReport",
-    "Central",
-    "Local",
-    "NoiseCalibration",
-    "SplineBand",
-    "audit",
-    "calibrate_noise",
-    "column_label",
-    "fit_spline_band",
-    "plot_frontier",
-    "plot_noise_curves",
-    "privacy_utility_sweep",
-]
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    "._baselines": ["Central", "Local"],
+    "._spline": ["SplineBand", "fit_spline_band"],
+    "._plot": ["column_label", "plot_frontier", "plot_noise_curves"],
+    "._calibrate": ["NoiseCalibration", "calibrate_noise"],
+    "._audit": ["AuditReport", "audit"],
+    "._sweep": ["privacy_utility_sweep"],
+})

@@ -13,6 +13,7 @@ file; ``skdc sweep --example`` prints a commented one.
 
 # Licence: BSD 3 clause
 
+import argparse
 import gzip
 import importlib
 import os
@@ -24,13 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..datasets._loaders import _MNIST_FILES as _MNIST_SUBSET_FILES
-from ..datasets._loaders import _find
-
 __all__ = ["register"]
-
-# train images, train labels, test images, test labels: the public loader's file names
-_MNIST_FILES = (*_MNIST_SUBSET_FILES["train"], *_MNIST_SUBSET_FILES["test"])
 
 _EXAMPLE_CONFIG = """\
 # skdc sweep config: python -m skdc sweep THIS_FILE
@@ -72,11 +67,15 @@ plot = "sweep.png"
 
 def _find_mnist(data_dir, name):
     """Check the four MNIST IDX files are in ``data_dir``; one clear error naming what lacks."""
+    from ..datasets._loaders import _MNIST_FILES, _find
+
+    # train images, train labels, test images, test labels: the public loader's file names
+    files = (*_MNIST_FILES["train"], *_MNIST_FILES["test"])
     data_dir = Path(data_dir)
-    missing = [stem for stem in _MNIST_FILES if _find(data_dir, stem) is None]
+    missing = [stem for stem in files if _find(data_dir, stem) is None]
     if missing:
         raise FileNotFoundError(
-            f"reproduce {name} needs the MNIST IDX files {', '.join(_MNIST_FILES)} (optionally "
+            f"reproduce {name} needs the MNIST IDX files {', '.join(files)} (optionally "
             f".gz) in {data_dir}; missing: {', '.join(missing)}. Put them there or pass "
             "--data-dir (nothing is downloaded)."
         )
@@ -119,7 +118,49 @@ def _classifier(model, seed):
             f"--model cnn needs skdc.nn.RepresentationCNN and torch ({exc}); install the nn "
             "extra (pip install 'skdc[nn]') or use --model logistic."
         ) from exc
-    return RepresentationCNN(random_state=seed)
+    # the paper's recipe (batch 256, 15 epochs; Table 2 of the GDP paper), not the small-data
+    # default batch size
+    return RepresentationCNN(batch_size=256, max_epochs=15, random_state=seed)
+
+
+def _out_dir(args):
+    out_dir = Path(args.out_dir)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"--out-dir {out_dir}: cannot create the folder ({exc.strerror}).") \
+            from None
+    return out_dir
+
+
+def _write_table(table, args, stem, out):
+    """Write ``table`` (a DataFrame) as ``<out-dir>/<stem>.csv``; return the path."""
+    path = _out_dir(args) / f"{stem}.csv"
+    table.to_csv(path, index=False)
+    print(f"wrote {path}", file=out)
+    return path
+
+
+def _bar_figure(table, args, stem, title, ylabel, out):
+    """A bar chart of ``table``'s mean column per method (``std`` as error bars), as PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    path = _out_dir(args) / f"{stem}.png"
+    fig, ax = plt.subplots(figsize=(max(4.0, 0.9 * len(table) + 1.5), 3.6),
+                           layout="constrained")
+    yerr = table["std"] if "std" in table else None
+    ax.bar(table["method"], table["mean"], yerr=yerr, color="0.6", capsize=3)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.tick_params(axis="x", labelrotation=30)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    print(f"wrote {path}", file=out)
+    return path
 
 
 def _mnist_pipelines(args):
@@ -167,16 +208,47 @@ def _reproduce_mnist_equivalence(args, out):
           "(paper: 6.0e-14)", file=out)
     print(f"{'method':<10} {'test bal.acc':>12}  (paper, CNN: C-GDP = AA-I-GDP 90.96%, "
           "I-GDP 56.37%)", file=out)
-    for name in ("C-GDP", "AA-I-GDP", "I-GDP"):
+    import pandas as pd
+
+    from ..utils._progress import progress_bar
+
+    rows = []
+    for name in progress_bar(("C-GDP", "AA-I-GDP", "I-GDP"), "auto", desc=args.name,
+                             unit="fit"):
         pipe = pipes[name].fit(X_tr, y_tr)
         acc = balanced_accuracy_score(y_te, pipe.predict(X_te))
+        rows.append({"method": name, "mean": acc, "discrepancy": disc})
         print(f"{name:<10} {acc:>12.4f}", file=out)
+    table = pd.DataFrame(rows)
+    _write_table(table.rename(columns={"mean": "balanced_accuracy"}), args, args.name, out)
+    _bar_figure(table, args, args.name, "C-GDP = anchor-aligned I-GDP (Prop 2.12)",
+                "test balanced accuracy", out)
     return 0 if disc < 1e-10 else 1
+
+
+def _attack_scorers(names, auditor):
+    """Each attack scored twice: relative error (``name``) and linkage (``name_linkage``)."""
+    if not names:
+        return {}
+    from ..metrics import make_attack_scorer
+
+    linkage = {"random_state": 0, **({"auditor": "pca"} if auditor == "pca" else {})}
+    return {**{name: make_attack_scorer(name) for name in names},
+            **{f"{name}_linkage": make_attack_scorer(name, metric="linkage",
+                                                    metric_params=linkage) for name in names}}
+
+
+def _noise_values(args, upper):
+    """The paper's ``U[0, upper]`` draws, or ``--levels`` evenly spaced levels in (0, upper]."""
+    if args.levels is None:
+        from scipy import stats
+
+        return stats.uniform(0, upper)
+    return np.linspace(0.0, upper, args.levels + 1)[1:]
 
 
 def _sweep_and_plot(args, out, X_tr, y_tr, X_te, y_te, pipes, v_upper, sigma_upper):
     import pandas as pd
-    from scipy import stats
 
     from ._plot import plot_frontier, plot_noise_curves
     from ._sweep import privacy_utility_sweep
@@ -189,47 +261,62 @@ def _sweep_and_plot(args, out, X_tr, y_tr, X_te, y_te, pipes, v_upper, sigma_upp
                   n_jobs=args.n_jobs, progress="auto")
     rms = float(np.sqrt(np.mean(pipes["C-GDP"][:1].fit_transform(X_tr) ** 2)))
     cg = privacy_utility_sweep(pipes["C-GDP"], X_tr, y_tr, param="gdp__noise",
-                               values=stats.uniform(0, min(4 * rms, sigma_upper)),
-                               attacks=attacks["C-GDP"], label="C-GDP (private noise)", **common)
+                               values=_noise_values(args, min(4 * rms, sigma_upper)),
+                               attacks=_attack_scorers(attacks["C-GDP"], args.auditor),
+                               label="C-GDP (private noise)", **common)
     aa = privacy_utility_sweep(pipes["AA-I-GDP (anchor noise)"], X_tr, y_tr, param="align__v",
-                               values=stats.uniform(0, v_upper),
-                               attacks=attacks["AA-I-GDP (anchor noise)"],
+                               values=_noise_values(args, v_upper),
+                               attacks=_attack_scorers(attacks["AA-I-GDP (anchor noise)"],
+                                                       args.auditor),
                                label="AA-I-GDP (anchor noise)", **common)
     results = pd.concat([cg, aa], ignore_index=True)
-    out_dir = Path(args.out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    results.to_csv(out_dir / f"{args.name}.csv", index=False)
+    cols = [c for v in attacks.values() for c in v]
+    if cols:
+        # the strongest attack of each draw, in each metric (higher = more private)
+        results["strongest"] = results[cols].min(axis=1)
+        results["strongest_linkage"] = results[[f"{c}_linkage" for c in cols]].min(axis=1)
+    _write_table(results, args, args.name, out)
 
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    cols = [c for v in attacks.values() for c in v]
-    fig, axes = plt.subplots(1, 3 if cols else 2, figsize=(14 if cols else 10, 3.8),
+    fig, axes = plt.subplots(1, 4 if cols else 2, figsize=(19 if cols else 10, 4.2),
                              layout="constrained")
     plot_noise_curves(cg, "balanced_accuracy", x_range=(0, cg["value"].max()), ax=axes[0])
     axes[0].set_xlabel("private-data noise sigma")
+    axes[0].set_ylabel("test balanced accuracy")
     plot_noise_curves(aa, ["balanced_accuracy", *attacks["AA-I-GDP (anchor noise)"]],
                       x_range=(0, v_upper), y_range=None, ax=axes[1])
     axes[1].set_xlabel("anchor noise v")
     if cols:
-        results["strongest_attack"] = results[cols].min(axis=1)
-        plot_frontier(results, "strongest_attack", "balanced_accuracy", ax=axes[2])
-    fig.savefig(out_dir / f"{args.name}.png", dpi=120)
+        plot_frontier(results, "strongest_linkage", "balanced_accuracy", ax=axes[2])
+        axes[2].set_xlabel("strongest attack's linkage privacy (1 - linkage accuracy)")
+        axes[2].set_title("frontier in the paper's metric (linkage)")
+        plot_frontier(results, "strongest", "balanced_accuracy", ax=axes[3])
+        axes[3].set_xlabel("strongest attack's relative error")
+        axes[3].set_title("frontier in relative reconstruction error")
+        for ax in axes[2:]:
+            ax.set_ylabel("test balanced accuracy")
+    path = _out_dir(args) / f"{args.name}.png"
+    fig.savefig(path, dpi=120)
     plt.close(fig)
-    summary = results.groupby("method")[["balanced_accuracy", *cols]].mean()
+    print(f"wrote {path}", file=out)
+    shown = ["balanced_accuracy", *(["strongest", "strongest_linkage"] if cols else [])]
+    summary = results.groupby("method")[shown].mean()
     print(summary.to_string(float_format=lambda v: f"{v:.4f}"), file=out)
-    print(f"wrote {out_dir / (args.name + '.csv')} and {out_dir / (args.name + '.png')}",
-          file=out)
     return 0
 
 
 def _reproduce_mnist_sweep(args, out):
     X_tr, y_tr, X_te, y_te = _load_mnist(args.data_dir, args.name, args.max_train, args.seed)
     pipes = _mnist_pipelines(args)
+    grid = ("sigma ~ U[0, 4 RMS], v ~ U[0, 0.5]" if args.levels is None else
+            f"{args.levels} levels of sigma in (0, 4 RMS] and of v in (0, 0.5]")
+    per = "per noisy protocol (paper: 200)" if args.levels is None else "per level"
     print(f"MNIST sweep: {X_tr.shape[0]} train / {X_te.shape[0]} test rows, {args.draws} draws "
-          "per noisy protocol (paper: 200), sigma <= 4 RMS, v ~ U[0, 0.5]", file=out)
+          f"{per}, {grid}", file=out)
     return _sweep_and_plot(args, out, X_tr, y_tr, X_te, y_te, pipes, v_upper=0.5,
                            sigma_upper=50.0)
 
@@ -275,7 +362,17 @@ def _reproduce_kti(args, out):
                 "LTI": LTIAligner(), "KTI": KTIAligner(kernel="rbf", gamma=1.0, alpha=1.0),
                 "KTI+TSL+Center": KTIAligner(kernel="rbf", gamma=1.0, alpha=1.0, graph="tsl",
                                              mu=1.0, center=True)}
-    scores = {name: [] for name in ["Central", "Local", *aligners]}
+    import pandas as pd
+
+    from ..utils._progress import progress_bar
+
+    methods = ["Central", "Local", *aligners]
+    bar = progress_bar(range(args.trials * len(methods)), "auto", desc="kti",
+                       unit="setting", total=args.trials * len(methods))
+    # one step of the bar per setting done: started here (0 of N), closed by the N-th step
+    steps = iter(bar)
+    next(steps, None)
+    rows = []
     for trial in range(args.trials):
         rng = np.random.RandomState(args.seed + trial)
         order = rng.permutation(X_tr.shape[0])
@@ -284,8 +381,10 @@ def _reproduce_kti(args, out):
         part = np.arange(K * n_k) % K
         Xa, ya, Xb, yb = X_tr[train], y_tr[train], X_te[test], y_te[test]
         rf = RandomForestClassifier(random_state=trial)
-        scores["Central"].append(rf.fit(Xa, ya).score(Xb, yb))
-        scores["Local"].append(rf.fit(Xa[part == 0], ya[part == 0]).score(Xb, yb))
+        for name, rows_of in (("Central", slice(None)), ("Local", part == 0)):
+            acc = rf.fit(Xa[rows_of], ya[rows_of]).score(Xb, yb)
+            rows.append({"trial": trial, "method": name, "accuracy": acc})
+            next(steps, None)
         anchor = SMOTEAnchor(n_anchors=1000, X_public=X_tr[pool], y_public=y_tr[pool],
                              n_source=n_source, random_state=trial)
         for name, aligner in aligners.items():
@@ -296,12 +395,19 @@ def _reproduce_kti(args, out):
                 warnings.simplefilter("ignore")
                 pipe.fit(Xa, ya, participant=part)
                 acc = pipe.score(Xb, yb, participant=np.arange(len(yb)) % K)
-            scores[name].append(acc)
-        print(f"trial {trial + 1}/{args.trials} done", file=out)
-    print(f"{'method':<16} {'mean acc':>9} {'std':>7}   (K={K}, n(k)={n_k}, UMAP d={d_tilde}, "
-          "SMOTE anchor 1000/100, random forest)", file=out)
-    for name, vals in scores.items():
-        print(f"{name:<16} {np.mean(vals):>9.4f} {np.std(vals):>7.4f}", file=out)
+            rows.append({"trial": trial, "method": name, "accuracy": acc})
+            next(steps, None)
+    trials = pd.DataFrame(rows)
+    summary = (trials.groupby("method", sort=False)["accuracy"]
+               .agg(mean="mean", std=lambda a: float(np.std(a))).reset_index())
+    print(f"{'method':<16} {'mean acc':>9} {'std':>7}   ({args.trials} trial(s), K={K}, "
+          f"n(k)={n_k}, UMAP d={d_tilde}, SMOTE anchor 1000/100, random forest)", file=out)
+    for row in summary.itertuples():
+        print(f"{row.method:<16} {row.mean:>9.4f} {row.std:>7.4f}", file=out)
+    _write_table(trials, args, f"{args.name}-trials", out)
+    _write_table(summary, args, args.name, out)
+    _bar_figure(summary, args, args.name, f"KTI vs linear integrations ({args.dataset}, K={K})",
+                "test accuracy (mean +- std over trials)", out)
     return 0
 
 
@@ -318,6 +424,8 @@ def _run_reproduce(args):
     if min(args.draws, args.trials, args.participants) < 1:
         raise ValueError(f"--draws, --trials and --participants must be at least 1; got "
                          f"{args.draws}, {args.trials}, {args.participants}.")
+    if args.levels is not None and args.levels < 1:
+        raise ValueError(f"--levels must be at least 1; got {args.levels}.")
     if args.name.startswith("mnist") or (args.name == "kti" and args.dataset != "digits"):
         _find_mnist(args.data_dir, args.name)  # the missing-files message before any work
     func = _REPRODUCTIONS[args.name][0]
@@ -457,6 +565,24 @@ def _load_data(config, base):
     return X, y, float(sec.get("test_size", 0.3))
 
 
+def _column_format(values):
+    """One format for a float column: fixed decimals, or exponents for tiny or huge values."""
+    finite = np.abs(values[np.isfinite(values)])
+    nonzero = finite[finite > 0]
+    if nonzero.size and (nonzero.min() < 1e-3 or nonzero.max() >= 1e5):
+        return "{:.3e}".format
+    return "{:.4f}".format
+
+
+def _format_draws(results):
+    """The sweep table as text: draws sorted by the swept value, one format per column."""
+    table = results.drop(columns=["param"]).sort_values(["value", "draw"], kind="stable")
+    formatters = {col: _column_format(table[col].to_numpy(dtype=float))
+                  for col in table.columns
+                  if table[col].dtype.kind == "f"}
+    return table.to_string(index=False, formatters=formatters, na_rep="-")
+
+
 def _run_sweep(args):
     if args.example:
         print(_EXAMPLE_CONFIG, end="")
@@ -486,8 +612,7 @@ def _run_sweep(args):
         test_size=test_size, label=sweep.get("label"), random_state=sweep.get("seed", 0),
         n_jobs=args.n_jobs if args.n_jobs is not None else sweep.get("n_jobs"),
     )
-    print(results.drop(columns=["param"]).to_string(index=False,
-                                                    float_format=lambda v: f"{v:.4g}"))
+    print(_format_draws(results))
     csv = args.csv or output.get("csv")
     if csv:
         results.to_csv(csv, index=False)
@@ -513,46 +638,63 @@ def _run_sweep(args):
     return 0
 
 
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter,
+                     argparse.ArgumentDefaultsHelpFormatter):
+    """Keeps the description's line breaks and shows every flag's default."""
+
+
 def register(subparsers):
     """Add the ``reproduce`` and ``sweep`` sub-commands."""
     names = "\n".join(f"  {k:<18} {v[1]}" for k, v in _REPRODUCTIONS.items())
-    import argparse
-
     p = subparsers.add_parser(
         "reproduce", help="the papers' experiments on locally available data",
-        description="Reproduce a paper experiment on local data (nothing is downloaded).\n"
-                    f"NAME is one of:\n{names}",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Reproduce a paper experiment on local data (nothing is downloaded). Each "
+                    "writes its tables (CSV)\nand figures (PNG) into --out-dir and shows a "
+                    f"progress bar on a terminal.\n\nNAME is one of:\n{names}",
+        formatter_class=_HelpFormatter,
     )
     p.add_argument("name", metavar="NAME", choices=sorted(_REPRODUCTIONS),
                    help="experiment: " + ", ".join(sorted(_REPRODUCTIONS)))
     p.add_argument("--data-dir", default=os.environ.get("SKDC_DATA", "data"),
-                   help="folder with the MNIST IDX files (default: $SKDC_DATA or ./data)")
+                   help="folder with the MNIST IDX files ($SKDC_DATA when set)")
     p.add_argument("--dataset", choices=["mnist", "digits"], default="mnist",
-                   help="data of the kti comparison (default: mnist)")
-    p.add_argument("--out-dir", default="skdc-results", help="where tables and figures go")
+                   help="data of the kti comparison")
+    p.add_argument("--out-dir", default="skdc-results",
+                   help="folder where the tables (CSV) and figures (PNG) are written")
     p.add_argument("--draws", type=int, default=200,
-                   help="noise draws per noisy protocol (paper: 200)")
-    p.add_argument("--trials", type=int, default=5, help="trials of the kti comparison")
-    p.add_argument("--participants", type=int, default=10,
-                   help="participants of the kti comparison (default: 10)")
+                   help="mnist-sweep: noise draws per noisy protocol (paper: 200), or per level "
+                        "with --levels")
+    p.add_argument("--levels", type=int, default=None,
+                   help="mnist-sweep: this many evenly spaced noise levels, --draws draws each, "
+                        "instead of the paper's uniform draws")
+    p.add_argument("--auditor", choices=["auto", "pca"], default="auto",
+                   help="mnist-sweep: embedding of the linkage metric; auto: the paper's CNN "
+                        "auditor when skdc[nn] is installed, else PCA")
+    p.add_argument("--trials", type=int, default=5, help="kti: trials (data splits)")
+    p.add_argument("--participants", type=int, default=10, help="kti: participants")
     p.add_argument("--max-train", type=int, default=None,
-                   help="subsample this many training rows (quick runs)")
+                   help="mnist-*: subsample this many training rows (quick runs; None: all)")
     p.add_argument("--model", choices=["logistic", "cnn"], default="logistic",
-                   help="utility model (cnn: the paper's Table 2 CNN, needs skdc[nn])")
-    p.add_argument("--no-attacks", action="store_true", help="utility only")
+                   help="mnist-*: utility model (cnn: the paper's Table 2 CNN and recipe, "
+                        "needs skdc[nn])")
+    p.add_argument("--no-attacks", action="store_true", help="mnist-sweep: utility only")
     p.add_argument("--seed", type=int, default=0, help="random seed")
-    p.add_argument("--n-jobs", type=int, default=None, help="parallel draws (joblib)")
+    p.add_argument("--n-jobs", type=int, default=None,
+                   help="parallel draws (joblib n_jobs; None: one)")
     p.set_defaults(func=_run_reproduce)
 
     s = subparsers.add_parser(
         "sweep", help="a privacy-utility sweep from a TOML or YAML config",
         description="Run skdc.experiments.privacy_utility_sweep from a config file; "
                     "`skdc sweep --example` prints a commented TOML config.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     s.add_argument("config", nargs="?", metavar="CONFIG", help="a .toml (or .yaml) file")
     s.add_argument("--example", action="store_true", help="print an example config and exit")
-    s.add_argument("--csv", default=None, help="write the table here (overrides [output])")
-    s.add_argument("--plot", default=None, help="write the figure here (overrides [output])")
-    s.add_argument("--n-jobs", type=int, default=None, help="parallel draws (joblib)")
+    s.add_argument("--csv", default=None,
+                   help="write the table here (None: [output] csv of the config)")
+    s.add_argument("--plot", default=None,
+                   help="write the figure here (None: [output] plot of the config)")
+    s.add_argument("--n-jobs", type=int, default=None,
+                   help="parallel draws (joblib n_jobs; None: [sweep] n_jobs of the config)")
     s.set_defaults(func=_run_sweep)

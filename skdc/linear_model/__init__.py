@@ -4,14 +4,9 @@ Every estimator exposes ``privacy_spent_ = {"eps", "delta", "rdp"}`` after ``fit
 rows beyond its declared public bounds unless ``clip=True``.
 """
 
-from ._baselines import AdaSSPRegressor, SheffetSketchRegressor, adassp_constants, sheffet_w2
-from ._mixing import LinearMixingRegressor, MixingLogisticRegression
+from ..utils._lazy import lazy_exports
 
-__all__ = [
-    "AdaSSPRegressor",
-    "LinearMixingRegressor",
-    "MixingLogisticRegression",
-    "SheffetSketchRegressor",
-    "adassp_constants",
-    "sheffet_w2",
-]
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    "._baselines": ["AdaSSPRegressor", "SheffetSketchRegressor", "adassp_constants", "sheffet_w2"],
+    "._mixing": ["LinearMixingRegressor", "MixingLogisticRegression"],
+})

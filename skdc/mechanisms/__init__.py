@@ -1,35 +1,16 @@
 """Participant-side mechanisms: what each participant runs on its own rows before uploading."""
 
-from ._base import BaseMechanism
-from ._embedding import (
-    KernelPCAMechanism,
-    ParticipantWise,
-    PCAMechanism,
-    UMAPMechanism,
-    median_heuristic_gamma,
-)
-from ._gaussmix import (
-    GaussMix,
-    adaptive_noise_scale,
-    calibrate_gaussmix,
-    check_row_bound,
-    gaussmix_release,
-)
-from ._gdp import CGDP, GDP, IGDP
+from ..utils._lazy import lazy_exports
 
-__all__ = [
-    "BaseMechanism",
-    "CGDP",
-    "GDP",
-    "GaussMix",
-    "IGDP",
-    "KernelPCAMechanism",
-    "PCAMechanism",
-    "ParticipantWise",
-    "UMAPMechanism",
-    "adaptive_noise_scale",
-    "calibrate_gaussmix",
-    "check_row_bound",
-    "gaussmix_release",
-    "median_heuristic_gamma",
-]
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    "._base": ["BaseMechanism"],
+    "._gdp": ["CGDP", "GDP", "IGDP"],
+    "._gaussmix": [
+        "GaussMix", "adaptive_noise_scale", "calibrate_gaussmix", "check_row_bound",
+        "gaussmix_release",
+    ],
+    "._embedding": [
+        "KernelPCAMechanism", "PCAMechanism", "ParticipantWise", "UMAPMechanism",
+        "median_heuristic_gamma",
+    ],
+})

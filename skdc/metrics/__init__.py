@@ -8,32 +8,17 @@ The provable-floor scorers of :mod:`skdc.privacy` are re-exported here so that a
 scorers sit side by side in one ``scoring`` dict.
 """
 
-from ..privacy import (
-    bound_slack_score,
-    make_bound_scorer,
-    make_slack_scorer,
-    reconstruction_ratio_score,
-)
-from ._linkage import (
-    LinkageScore,
-    identity_linkage_accuracy,
-    linkage_accuracy,
-    reconstruction_label_accuracy,
-)
-from ._reconstruction import psnr, record_mse, relative_error
-from ._scorer import make_attack_scorer
+from ..utils._lazy import lazy_exports
 
-__all__ = [
-    "LinkageScore",
-    "bound_slack_score",
-    "identity_linkage_accuracy",
-    "linkage_accuracy",
-    "make_attack_scorer",
-    "make_bound_scorer",
-    "make_slack_scorer",
-    "psnr",
-    "reconstruction_label_accuracy",
-    "reconstruction_ratio_score",
-    "record_mse",
-    "relative_error",
-]
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    "._linkage": [
+        "LinkageScore", "identity_linkage_accuracy", "linkage_accuracy",
+        "reconstruction_label_accuracy",
+    ],
+    "..privacy": [
+        "bound_slack_score", "make_bound_scorer", "make_slack_scorer",
+        "reconstruction_ratio_score",
+    ],
+    "._scorer": ["make_attack_scorer"],
+    "._reconstruction": ["psnr", "record_mse", "relative_error"],
+})

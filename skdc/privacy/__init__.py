@@ -4,89 +4,29 @@ DP-SGD training support and the Renyi DP of Gaussian sketches.
 Nothing here imports torch or Opacus at import time; the DP-SGD helpers load them lazily.
 """
 
-from ._bound import (
-    ReconstructionBound,
-    bound_slack_score,
-    make_bound_scorer,
-    make_slack_scorer,
-    mechanism_leakage_bits,
-    reconstruction_ratio_score,
-    shannon_lower_bound,
-)
-from ._codebook import CodebookRelease
-from ._entropy import (
-    BlockEntropyLowerBound,
-    mc_constant,
-    mc_margin,
-    plugin_entropy,
-    sampling_margin,
-    trace_ucb,
-)
-from ._gaussmix_rdp import (
-    GaussMixAccountant,
-    RDPCurve,
-    adaptive_threshold,
-    gaussmix_epsilon,
-    gaussmix_rdp,
-    paper_budget,
-)
-from ._hadamard import apply_hadamard, hadamard, hadamard_factors, hadamard_order
-from ._leakage import (
-    DPSGDLeakageAccountant,
-    GaussianReleaseLeakage,
-    GaussMixLeakage,
-    binary_symmetric_leakage,
-    calibrate_sigma,
-    rdp_to_dp,
-    subsampled_gaussian_kl,
-    subsampled_gaussian_rdp,
-)
-from ._likelihood_attack import PriorAwareLikelihoodAttack
+from ..utils._lazy import lazy_exports
 
-__all__ = [
-    "BlockEntropyLowerBound",
-    "CodebookRelease",
-    "RDPCurve",
-    "ReconstructionBound",
-    "apply_hadamard",
-    "binary_symmetric_leakage",
-    "bound_slack_score",
-    "calibrate_sigma",
-    "hadamard",
-    "hadamard_factors",
-    "hadamard_order",
-    "make_bound_scorer",
-    "make_slack_scorer",
-    "mc_constant",
-    "mc_margin",
-    "mechanism_leakage_bits",
-    "plugin_entropy",
-    "reconstruction_ratio_score",
-    "sampling_margin",
-    "shannon_lower_bound",
-    "trace_ucb",
-    "DPSGDLeakageAccountant",
-    "GaussMixAccountant",
-    "GaussMixLeakage",
-    "GaussianReleaseLeakage",
-    "PriorAwareLikelihoodAttack",
-    "adaptive_threshold",
-    "gaussmix_epsilon",
-    "gaussmix_rdp",
-    "paper_budget",
-    "rdp_to_dp",
-    "subsampled_gaussian_kl",
-    "subsampled_gaussian_rdp",
-]
-
-_LAZY = {"DPSGDMixin", "PoissonBatchLoader", "make_dpsgd_net"}
-__all__ += sorted(_LAZY)
-
-
-def __getattr__(name):
-    # DP-SGD support needs torch, skorch and Opacus: load them only when asked for
-    if name in _LAZY:
-        from . import _dpsgd
-
-        return getattr(_dpsgd, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    "._entropy": [
+        "BlockEntropyLowerBound", "mc_constant", "mc_margin", "plugin_entropy",
+        "sampling_margin", "trace_ucb",
+    ],
+    "._codebook": ["CodebookRelease"],
+    "._gaussmix_rdp": [
+        "RDPCurve", "GaussMixAccountant", "adaptive_threshold", "gaussmix_epsilon",
+        "gaussmix_rdp", "paper_budget",
+    ],
+    "._bound": [
+        "ReconstructionBound", "bound_slack_score", "make_bound_scorer", "make_slack_scorer",
+        "mechanism_leakage_bits", "reconstruction_ratio_score", "shannon_lower_bound",
+    ],
+    "._hadamard": ["apply_hadamard", "hadamard", "hadamard_factors", "hadamard_order"],
+    "._leakage": [
+        "DPSGDLeakageAccountant", "GaussMixLeakage", "GaussianReleaseLeakage",
+        "binary_symmetric_leakage", "calibrate_sigma", "rdp_to_dp", "subsampled_gaussian_kl",
+        "subsampled_gaussian_rdp",
+    ],
+    "._likelihood_attack": ["PriorAwareLikelihoodAttack"],
+    # DP-SGD support needs torch, skorch and Opacus: loaded only when asked for
+    "._dpsgd": ["DPSGDMixin", "PoissonBatchLoader", "make_dpsgd_net"],
+})

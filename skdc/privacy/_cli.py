@@ -44,6 +44,21 @@ def _number_list(text, kind, what):
     return values
 
 
+def _vacuous_note(bound, vacuous):
+    """Why a floor is 0 at these leakages, and which leakage would give a floor above 0."""
+    # rho*(gamma) is non-increasing and reaches 0 at a finite leakage (eq. 13 of the bound
+    # paper: the entropy term 2^{2(h - gamma)/k} falls below the dither nu2 of every grid pair)
+    target = min(1e-3, bound.rho_star(0.0)[0] / 2)  # called only when rho*(0) > 0
+    edge = bound.max_leakage(target)
+    half = bound.rho_star(edge / 2)[0]
+    names = ", ".join(name for name, _ in vacuous)
+    return (f"note: the floor is vacuous (rho* = 0: no attack is ruled out) for {names}: the "
+            f"bound certifies rho* >= {target:.3g} only up to {edge:.4g} bits of leakage "
+            f"(rho* = {half:.4f} at {edge / 2:.4g} bits). To make it informative, leak less: "
+            "more DP-SGD noise or fewer steps (--target-rho RHO --q Q --steps T prints the "
+            "noise a floor needs); or estimate on more --data rows")
+
+
 def _run_bound(args):
     from . import BlockEntropyLowerBound, DPSGDLeakageAccountant, ReconstructionBound
 
@@ -84,14 +99,19 @@ def _run_bound(args):
         leakages = [("no leakage", 0.0)]
     print(f"{'leakage':<22} {'gamma (bits)':>12} {'rho*':>7} {'k*':>4} {'nu2*':>6} "
           f"{'RMSE floor / feature':>21}")
+    vacuous = []
     for name, gamma in leakages:
         rho, k, nu2 = bound.rho_star(gamma)
         print(f"{name:<22} {gamma:12.5g} {rho:7.4f} {k or '-':>4} {nu2 or '-':>6} "
               f"{rho * per_feature:21.5g}")
+        if rho == 0.0:
+            vacuous.append((name, gamma))
     if bound.rho_star(0.0)[0] == 0.0:
         print(f"note: the floor is 0 even without leakage: on {ent.n_samples_} rows the "
               "confidence margins exceed what the grid certifies; give more --data rows or a "
               "smaller grid")
+    elif vacuous:
+        print(_vacuous_note(bound, vacuous))
     if args.target_rho is not None:
         gamma = bound.max_leakage(args.target_rho)
         sigma = acct.calibrate_sigma(gamma, args.q, args.steps)
@@ -101,33 +121,42 @@ def _run_bound(args):
 
 def register(subparsers):
     """Add the ``bound`` sub-command."""
+    import argparse
+
     b = subparsers.add_parser(
         "bound", help="the provable reconstruction floor of a data set (entropy bound)",
         description="Estimate the block-entropy lower bound on --data (calibrated on the "
                     "disjoint --perp rows) and print the floor rho* on any attack's normalised "
                     "reconstruction error for the given leakages.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     b.add_argument("--data", required=True, help=".npy estimation rows (n x d)")
     b.add_argument("--perp", required=True,
                    help=".npy calibration rows, disjoint from --data (at least d for eig)")
     b.add_argument("--gamma", type=float, action="append",
-                   help="a leakage in bits (repeatable)")
+                   help="a leakage in bits (repeatable; None: no leakage)")
     b.add_argument("--dpsgd", nargs=3, action="append", metavar=("Q", "SIGMA", "STEPS"),
                    help="a DP-SGD run charged to the data (repeatable; runs compose)")
     b.add_argument("--target-rho", type=float, default=None,
                    help="solve for the noise multiplier that certifies this floor")
-    b.add_argument("--q", type=float, default=None, help="sampling rate of that run")
-    b.add_argument("--steps", type=int, default=None, help="steps of that run")
+    b.add_argument("--q", type=float, default=None,
+                   help="sampling rate of the --target-rho run")
+    b.add_argument("--steps", type=int, default=None, help="steps of the --target-rho run")
     b.add_argument("--block-sizes", default=None,
-                   help="comma-separated block sizes (default: divisors <= 32)")
+                   help="comma-separated block sizes (None: the divisors of d up to 32)")
     b.add_argument("--nu2", default=None,
-                   help="comma-separated dither levels (default: 0.2,0.4,0.8,1.6,3.2,6.4)")
-    b.add_argument("--alpha", type=float, default=0.05, help="failure probability")
-    b.add_argument("--rotation", choices=["eig", "signs"], default="eig")
-    b.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
+                   help="comma-separated dither levels (None: 0.2,0.4,0.8,1.6,3.2,6.4)")
+    b.add_argument("--alpha", type=float, default=0.05,
+                   help="failure probability of the bound (confidence 1 - alpha)")
+    b.add_argument("--rotation", choices=["eig", "signs"], default="eig",
+                   help="rotation before blocking: Hadamard times the eigenbasis of the "
+                        "--perp covariance (needs >= d --perp rows), or Hadamard times random "
+                        "signs (data-free)")
+    b.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto",
+                   help="where the entropy kernel runs (auto: CUDA when torch sees it)")
     b.add_argument("--checkpoint", default=None,
                    help="JSON file of finished grid pairs: a stopped run resumes from it")
     b.add_argument("--no-progress", dest="progress", action="store_false",
-                   help="no progress bar (shown by default when stderr is a terminal)")
+                   help="no progress bar (shown when stderr is a terminal)")
     b.add_argument("--seed", type=int, default=0, help="seed of the dithers")
     b.set_defaults(func=_run_bound)

@@ -1,5 +1,6 @@
 """Utilities shared by every room of skdc: linear algebra primitives."""
 
-from ._linalg import center, haar_orthogonal, polar, polar_batched
+from ._lazy import lazy_exports
 
-__all__ = ["center", "haar_orthogonal", "polar", "polar_batched"]
+__getattr__, __dir__, __all__ = lazy_exports(
+    __name__, {"._linalg": ["center", "haar_orthogonal", "polar", "polar_batched"]})

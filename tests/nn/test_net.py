@@ -291,3 +291,47 @@ def test_tags():
     assert get_tags(RepresentationCNN()).estimator_type == "classifier"
     tags = get_tags(LinkageAuditor())
     assert tags.transformer_tags.preserves_dtype == ["float32"]
+
+
+@pytest.fixture(scope="module")
+def digits_600():
+    """600 training and 300 held-out rows of all ten digits, scaled to [0, 1]."""
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    return X[:600] / 16.0, y[:600], X[600:900] / 16.0, y[600:900]
+
+
+def _train_batches(net):
+    return sum("train_loss" in b for b in net.history[-1, "batches"])
+
+
+def test_default_batch_is_sized_to_the_rows_and_learns_on_small_data(digits_600):
+    X, y, X_te, y_te = digits_600
+    torch.set_num_threads(1)  # tiny batches: a second thread only adds contention
+    auto = RepresentationCNN(device="cpu", random_state=0).fit(X, y)
+    paper = RepresentationCNN(batch_size=256, device="cpu", random_state=0).fit(X, y)
+    # "auto": min(256, max(16, 600 // 40)) = 16 rows a batch; ValidSplit(5) trains on 480 rows,
+    # so 30 steps an epoch where the paper's batch of 256 takes 2
+    assert auto.batch_size_ == 16 and _train_batches(auto) == 30
+    assert paper.batch_size_ == 256 and _train_batches(paper) == 2
+    acc_auto = balanced_accuracy_score(y_te, auto.predict(X_te))
+    acc_paper = balanced_accuracy_score(y_te, paper.predict(X_te))
+    assert acc_auto > 0.7  # ten classes: chance is 0.1
+    assert acc_auto > acc_paper + 0.2  # 30 gradient steps in all are too few to learn
+
+
+@pytest.mark.parametrize("batch_size, n_rows, expected", [
+    ("auto", 20_000, 256), ("auto", 1_000, 25), ("auto", 100, 16), (-1, 100, -1), (32, 100, 32)])
+def test_batch_size_(batch_size, n_rows, expected):
+    rng = np.random.RandomState(0)
+    net = RepresentationCNN(batch_size=batch_size, device="cpu")
+    net._check_fit_data(rng.rand(n_rows, 16), np.arange(n_rows) % 2)
+    assert net.batch_size_ == expected
+    assert net.get_params_for("iterator_train").get("batch_size", net.batch_size) == expected
+
+
+def test_bad_batch_size():
+    with pytest.raises(ValueError, match="batch_size must be a positive int, -1 or 'auto'"):
+        RepresentationCNN(batch_size="big", device="cpu").fit(np.zeros((8, 16)),
+                                                               np.arange(8) % 2)

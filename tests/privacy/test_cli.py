@@ -109,3 +109,24 @@ def test_bound_help(capsys):
         main(["bound", "--help"])
     assert exc.value.code == 0
     assert "--checkpoint" in capsys.readouterr().out
+
+
+def test_bound_says_why_a_floor_is_vacuous(digit_files, capsys):
+    folder, X, X_perp = digit_files
+    status, out, err = _run(["bound", "--data", str(folder / "est.npy"), "--perp",
+                             str(folder / "perp.npy"), *GRID, "--no-progress",
+                             "--gamma", "0.1", "--gamma", "500"], capsys)
+    assert status == 0, err
+    rows = _rhos(out)
+    assert rows[0] > 0 and rows[1] == 0
+    note = [ln for ln in out.splitlines() if ln.startswith("note:")]
+    assert len(note) == 1 and "vacuous" in note[0] and "500 bits" in note[0]
+    assert "0.1 bits" not in note[0] and "--target-rho" in note[0]
+    # the floor vanishes where the entropy term of eq. (13) meets the dither of every pair:
+    # gamma_0 = max over pairs of h_lb - (k / 2) log2(2 pi e nu2 / k)
+    ent = BlockEntropyLowerBound(block_sizes=[4, 8], nu2=(0.8, 1.6), progress=False,
+                                 device="cpu").fit(X, X_perp=X_perp)
+    gamma_0 = max(r["h_lb"] - r["k"] / 2 * np.log2(2 * np.pi * np.e * r["nu2"] / r["k"])
+                  for r in ent.pairs_)
+    edge = float(re.search(r"only up to ([\d.e+]+) bits", note[0]).group(1))
+    assert edge == pytest.approx(gamma_0, rel=1e-3)
