@@ -176,7 +176,9 @@ class DPSGDMixin:
         if not training:
             return super().get_iterator(dataset, training=False)
         n = len(dataset)
-        q = self.sample_rate if self.sample_rate is not None else min(1.0, self.batch_size / n)
+        # a net that derives its batch from the rows (batch_size="auto") keeps it in batch_size_
+        batch = getattr(self, "batch_size_", self.batch_size)
+        q = self.sample_rate if self.sample_rate is not None else min(1.0, batch / n)
         q = _check_rate(q)
         # DPOptimizer divides the noisy sum by the *expected* batch size q n
         self.optimizer_.expected_batch_size = q * n

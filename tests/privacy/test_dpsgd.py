@@ -231,6 +231,18 @@ def test_representation_cnn_epsilon_matches_opacus(dp_cnn):
         _leakage_bits_by_quad(r["q"], r["sigma"], r["steps"]), rel=1e-9)
 
 
+def test_representation_cnn_default_batch_sets_the_poisson_rate(digits_small):
+    from skdc.nn import RepresentationCNN
+
+    X, y = digits_small
+    net = make_dpsgd_net(RepresentationCNN)(max_epochs=1, random_state=0, noise_multiplier=0.5,
+                                            max_grad_norm=1.0, dp_random_state=0).fit(X, y)
+    # batch_size="auto": min(256, max(16, 400 // 40)) = 16 rows expected per Poisson batch
+    assert net.batch_size_ == 16
+    n_train = X.shape[0] - X.shape[0] // 5
+    assert net.dp_runs_[0]["q"] == pytest.approx(16 / n_train, rel=1e-12)
+
+
 def test_pickled_representation_cnn_trains_on(dp_cnn, digits_small):
     import pickle
 
