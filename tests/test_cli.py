@@ -97,8 +97,11 @@ print("HEAVY", ",".join(heavy))
 """
 
 
-@pytest.mark.parametrize("argv", [["demo", "--help"], ["reproduce", "--help"],
-                                  ["sweep", "--help"], ["bound", "--help"]])
+@pytest.mark.parametrize("argv", [["--help"], ["demo", "--help"], ["reproduce", "--help"],
+                                  ["sweep", "--help"], ["bound", "--help"], ["audit", "--help"],
+                                  ["anchor", "make", "--help"],
+                                  ["participant", "upload", "--help"],
+                                  ["analyst", "fit", "--help"]])
 def test_help_imports_no_heavy_library(argv):
     # a fresh interpreter: these modules are already loaded in the test process
     out = subprocess.run([sys.executable, "-c", _CHECK_IMPORTS.format(argv=argv)],

@@ -7,21 +7,10 @@ returns each participant its :class:`AlignmentMap` and the model file. ``python 
 participant|analyst|anchor ...`` runs the same steps from the command line.
 """
 
-from ._files import AlignmentMap, load_anchor, load_model, make_anchor, save_model
-from ._format import FORMAT_VERSION, UploadError, UploadSet, load_uploads, save_upload
-from ._roles import Analyst, Participant
+from ..utils._lazy import lazy_exports
 
-__all__ = [
-    "FORMAT_VERSION",
-    "AlignmentMap",
-    "Analyst",
-    "Participant",
-    "UploadError",
-    "UploadSet",
-    "load_anchor",
-    "load_model",
-    "load_uploads",
-    "make_anchor",
-    "save_model",
-    "save_upload",
-]
+__getattr__, __dir__, __all__ = lazy_exports(__name__, {
+    "._format": ["FORMAT_VERSION", "UploadError", "UploadSet", "load_uploads", "save_upload"],
+    "._files": ["AlignmentMap", "load_anchor", "load_model", "make_anchor", "save_model"],
+    "._roles": ["Analyst", "Participant"],
+})

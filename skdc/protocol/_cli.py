@@ -28,24 +28,28 @@ import sys
 import warnings
 
 import numpy as np
-from sklearn import linear_model, svm
-from sklearn.base import clone
-from sklearn.exceptions import ConvergenceWarning
 
-from ..alignment import GOPPAligner, ReferenceAligner
-from ..mechanisms import CGDP, IGDP
-from ._files import _dump_json, load_anchor, make_anchor
-from ._format import UploadError, _file_kind, _one_line, _read_npy, load_uploads
-from ._roles import Analyst, Participant
+from ._format import UploadError, _file_kind, _one_line, _read_npy
+
+# scikit-learn, the estimators and the roles are imported inside the commands, so that
+# ``--help`` of any command answers before they load
 
 __all__ = ["register"]
 
 _MODEL_CHOICES = {
-    "logistic": linear_model.LogisticRegression,
-    "linear": linear_model.LinearRegression,
-    "ridge": linear_model.Ridge,
-    "linear-svc": svm.LinearSVC,
+    "logistic": "sklearn.linear_model.LogisticRegression",
+    "linear": "sklearn.linear_model.LinearRegression",
+    "ridge": "sklearn.linear_model.Ridge",
+    "linear-svc": "sklearn.svm.LinearSVC",
 }
+
+
+def _model(name):
+    """The unfitted model of ``--model name``."""
+    import importlib
+
+    module, cls = _MODEL_CHOICES[name].rsplit(".", 1)
+    return getattr(importlib.import_module(module), cls)()
 
 
 # -- one-line errors and warnings ----------------------------------------------------------
@@ -188,6 +192,8 @@ def _save_npy(path, arr):
 @_command("anchor")
 def _anchor_make(args, caught):
     _check_output(args.out, "--out")
+    from ._files import make_anchor
+
     A = make_anchor(args.out, args.n_features, n_anchors=args.n_anchors, kind=args.kind,
                     random_state=args.seed)
     print(f"anchor {A.shape[0]} x {A.shape[1]} written to {args.out}; give it to every "
@@ -203,6 +209,10 @@ _CLEAN_ANCHOR = (
 
 @_command("participant")
 def _participant_upload(args, caught):
+    from ..mechanisms import CGDP, IGDP
+    from ._files import load_anchor
+    from ._roles import Participant
+
     # every output is checked before anything is read or written
     _check_output(args.secret_out, "--secret-out", overwrite=args.force)
     _check_output(args.out, "--out", overwrite=args.force)
@@ -247,6 +257,8 @@ def _participant_upload(args, caught):
 
 @_command("participant")
 def _participant_predict(args, caught):
+    from ._roles import Participant
+
     if not (args.out or args.transform_out):
         raise ValueError("nothing to write: give --out (predictions) or --transform-out.")
     for path, flag in ((args.out, "--out"), (args.transform_out, "--transform-out")):
@@ -289,6 +301,9 @@ def _parse_params(items):
 
 def _iteration_advice(model, Z, y):
     """The ``--model-param max_iter=...`` that lets ``model`` converge on ``(Z, y)``, checked."""
+    from sklearn.base import clone
+    from sklearn.exceptions import ConvergenceWarning
+
     max_iter = model.get_params().get("max_iter")
     if not isinstance(max_iter, int) or isinstance(max_iter, bool):
         return "standardize the data before the mechanism"
@@ -304,6 +319,13 @@ def _iteration_advice(model, Z, y):
 
 @_command("analyst")
 def _analyst_fit(args, caught):
+    from sklearn.exceptions import ConvergenceWarning
+
+    from ..alignment import GOPPAligner, ReferenceAligner
+    from ._files import _dump_json
+    from ._format import load_uploads
+    from ._roles import Analyst
+
     _check_output(args.out, "--out", folder=True)
     if not (np.isfinite(args.tol) and args.tol > 0):
         raise ValueError(f"--tol must be a finite number > 0; got {args.tol:g}.")
@@ -317,7 +339,7 @@ def _analyst_fit(args, caught):
         "reference": lambda: ReferenceAligner(reference=args.reference),
         "none": lambda: "none",
     }[args.aligner]()
-    model = _MODEL_CHOICES[args.model]().set_params(**_parse_params(args.model_param))
+    model = _model(args.model).set_params(**_parse_params(args.model_param))
     loaded = load_uploads(args.uploads)
     analyst = Analyst(aligner, model).fit(loaded)
     model_warned = [w for w in caught if issubclass(w.category, ConvergenceWarning)
