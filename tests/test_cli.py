@@ -240,6 +240,21 @@ def test_sweep_from_toml(tmp_path, capsys):
     assert "wrote" in out
 
 
+def test_sweep_png_has_a_title_and_human_axis_labels(tmp_path, capsys, monkeypatch):
+    import matplotlib.figure
+
+    saved = []
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig",
+                        lambda fig, *a, **k: saved.append(fig))
+    cfg = tmp_path / "sweep.toml"
+    cfg.write_text(_CONFIG)
+    status, _, _ = _run(["sweep", str(cfg), "--plot", str(tmp_path / "s.png")], capsys)
+    assert status == 0
+    (ax,) = saved[0].axes
+    assert ax.get_title().startswith("digits: anchor noise v")
+    assert ax.get_xlabel() == "anchor noise v" and "align__v" not in ax.get_xlabel()
+
+
 def test_sweep_prints_draws_sorted_one_format_per_column(tmp_path, capsys):
     cfg = tmp_path / "sweep.toml"
     cfg.write_text(_CONFIG.replace("values = [0.0, 0.1]", "values = [0.1, 0.0, 0.05]"))

@@ -624,14 +624,21 @@ def _run_sweep(args):
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        from ._plot import plot_noise_curves
+        from ._plot import column_label, plot_noise_curves
 
         scores = [c for c in results.columns if c not in (
             "draw", "method", "param", "value", "seed", "n_iter", "converged",
             "fixed_point_residual", "seconds")]
-        ax = plot_noise_curves(results, scores, y_range=None,
+        named = sweep.get("attacks") or []
+        attacks = [c for c in scores if c in ([named] if isinstance(named, str) else named)]
+        data = config.get("data", {})
+        name = Path(data["path"]).stem if data.get("dataset") == "npz" else "digits"
+        title = f"{name}: {column_label(sweep['param'])}" + (
+            f" against the {', '.join(column_label(a) for a in attacks)} attack"
+            f"{'s' if len(attacks) > 1 else ''}" if attacks else "")
+        # human axis labels come from column_label (the swept parameter names the x axis)
+        ax = plot_noise_curves(results, scores, y_range=None, title=title,
                                n_boot=1000 if len(results) >= 9 else 0)
-        ax.set_xlabel(sweep["param"])
         ax.figure.savefig(plot, dpi=120)
         plt.close(ax.figure)
         print(f"wrote {plot}")
