@@ -11,7 +11,8 @@ same fixed point:
 
 * the blockwise polar factor is computed for all blocks at once from a batched symmetric
   eigendecomposition of ``M_i^T M_i`` (``Pi(M) = M V diag(s^-1) V^T``), falling back to the SVD
-  for blocks that are ill-conditioned; the returned iterate is always polished by SVD;
+  for blocks that are ill-conditioned, with BLAS held to one thread (small blocks; no thread
+  pool to compete with other processes); the returned iterate is always polished by SVD;
 * Anderson acceleration of the fixed-point map ``F(R) = Pi_p(G R)`` with a monotone safeguard:
   an extrapolated point is kept only when the objective at its image under ``F`` does not fall
   below the current one, so ``objective_history`` stays non-decreasing (AC-11). The stopping
@@ -26,19 +27,18 @@ References
 
 # Licence: BSD 3 clause
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from ..utils._linalg import polar_batched
-from ..utils._parallel import available_cpus
 
 __all__ = ["GOPPResult", "solve_gopp"]
 
 # blocks whose M^T M has a condition number above this use the SVD route
 _EIGH_COND_LIMIT = 1e8
+_CONTROLLER = None  # threadpoolctl controller, built on first use
 
 
 @dataclass
@@ -72,36 +72,24 @@ def _polar_eigh(M):
     return out
 
 
-class _ParallelPolar:
-    """Blockwise polar factors computed on all cores.
+def _one_blas_thread():
+    """A context holding the BLAS libraries to one thread (a shared, lazily built controller)."""
+    global _CONTROLLER
+    if _CONTROLLER is None:
+        _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER.limit(limits=1, user_api="blas")
 
-    LAPACK's eigensolvers gain little from threaded BLAS at these sizes, so the blocks are
-    split across a thread pool (NumPy releases the GIL) with BLAS held to one thread inside.
+
+def _polar_step(M):
+    """Blockwise polar factors ``Pi_p(M)``: one batched ``eigh`` call, one BLAS thread.
+
+    The ``d x d`` blocks are small: LAPACK's eigensolver gains little from threads at these
+    sizes, and threads that spin waiting on each other lose much when other processes compete
+    for the cores, so the step holds BLAS to one thread (the two large products of an
+    iteration keep the caller's setting). No thread pool and no Python loop over blocks.
     """
-
-    # below this many flops per polar step (about k d^3) threads cost more than they save
-    _MIN_WORK = 2_000_000
-    _controller = None
-
-    def __init__(self, n_blocks, n_features):
-        self.n_threads = max(1, min(n_blocks, available_cpus()))
-        if n_blocks * n_features**3 < self._MIN_WORK:
-            self.n_threads = 1
-        self._pool = ThreadPoolExecutor(self.n_threads) if self.n_threads > 1 else None
-        if self._pool is not None and _ParallelPolar._controller is None:
-            _ParallelPolar._controller = ThreadpoolController()
-
-    def __call__(self, M):
-        if self._pool is None:
-            return _polar_eigh(M)
-        parts = np.array_split(np.arange(M.shape[0]), self.n_threads)
-        with self._controller.limit(limits=1, user_api="blas"):
-            out = list(self._pool.map(lambda ix: _polar_eigh(M[ix]), parts))
-        return np.concatenate(out)
-
-    def close(self):
-        if self._pool is not None:
-            self._pool.shutdown()
+    with _one_blas_thread():
+        return _polar_eigh(M)
 
 
 def _spectral_start(Bcat, p, d):
@@ -187,7 +175,6 @@ def solve_gopp(
     def apply_G(S):  # (G R) from S = sum_j Bbar_j R_j
         return (BcatT @ S).reshape(p, d, d)
 
-    polar_fast = _ParallelPolar(p, d)
     S = Bcat @ R.reshape(pd, d)
     objective = [float(np.vdot(S, S))]
     steps = []
@@ -202,7 +189,7 @@ def solve_gopp(
     H = np.zeros((0, 0))
     R_S = S  # S of the last accepted iterate R
     while n_iter < max_iter:
-        f = polar_fast(apply_G(S))
+        f = _polar_step(apply_G(S))
         n_iter += 1
         S_f = Bcat @ f.reshape(pd, d)
         obj_f = float(np.vdot(S_f, S_f))
@@ -248,8 +235,7 @@ def solve_gopp(
     # polish: exact orthogonality (polar factor of the nearly orthogonal last iterate)
     R = polar_batched(R)
     S = Bcat @ R.reshape(pd, d)
-    fp = np.linalg.norm(polar_fast(apply_G(S)) - R) / max(1.0, np.sqrt(pd))
-    polar_fast.close()
+    fp = np.linalg.norm(_polar_step(apply_G(S)) - R) / max(1.0, np.sqrt(pd))
     template = S / p  # C* = (1/p) sum_i Bbar_i R_i  (26)
     resid = float(sum(np.linalg.norm(template - Bbar[i] @ R[i]) ** 2 for i in range(p)))
     total = float(np.vdot(Bbar, Bbar))
