@@ -21,14 +21,17 @@ import argparse
 import multiprocessing
 import os
 import statistics
+import sys
 import time
 import tracemalloc
 
 import numpy as np
 
-from skdc.alignment import solve_gopp, v_phase_transition
-from skdc.anchors import orthonormal_anchor
-from skdc.utils import haar_orthogonal, polar
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir))
+
+from skdc.alignment import solve_gopp, v_phase_transition  # noqa: E402
+from skdc.anchors import orthonormal_anchor  # noqa: E402
+from skdc.utils import haar_orthogonal, polar  # noqa: E402
 
 
 def reference_gopp(Bbar, tol=1e-7, max_iter=500):
@@ -124,7 +127,10 @@ def main():
                         help="skip the run with two competing busy processes")
     parser.add_argument("--no-scaling", action="store_true", help="skip the scaling in p")
     args = parser.parse_args()
-    print(f"{os.cpu_count()} CPUs, {load()} (a shared machine moves every figure)")
+    import skdc
+
+    print(f"skdc from {os.path.dirname(skdc.__file__)}; {os.cpu_count()} CPUs, {load()} "
+          "(a shared machine moves every figure)")
     repeats = 1 if args.quick else args.repeats
     cases = [(50, 100, 400, 0.8), (50, 100, 400, 0.9)]
     if args.quick:
