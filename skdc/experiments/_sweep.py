@@ -247,7 +247,9 @@ def privacy_utility_sweep(estimator, X, y=None, *, param="align__v", values=None
     ``distributed.Client``, ``"ray"`` after ``ray.util.joblib.register_ray()``). Values, seeds
     and the split are drawn from ``random_state`` before dispatch, so the table is the same
     whatever the backend and ``n_jobs`` (with ``inner_threads`` fixed); only ``seconds``
-    differs.
+    differs. The estimator, the data and the scorers are pickled once per sweep and reach
+    each worker once (loky shares them through memory-mapped files above its ``max_nbytes``,
+    Dask scatters them), so a draw only sends its value and seed and returns one row.
 
     Parameters
     ----------
