@@ -16,6 +16,7 @@ each worker unpickles it once and keeps it for the sweep's remaining draws.
 # Licence: BSD 3 clause
 
 import difflib
+import threading
 import time
 import uuid
 import warnings
@@ -169,6 +170,7 @@ def _one_draw(make, value, seed, data, scorers, attacks, inner_threads):
 # serves the draws of one sweep after another).
 _CONTEXTS = OrderedDict()
 _CONTEXTS_KEPT = 2
+_CONTEXTS_LOCK = threading.Lock()  # a Dask worker may run draws in several threads
 
 
 class _SweepContext:
@@ -190,13 +192,14 @@ class _SweepContext:
 
 def _context(token, blob):
     """The sweep context of ``token``, unpickled from ``blob`` on first use in this process."""
-    ctx = _CONTEXTS.get(token)
-    if ctx is None:
-        ctx = cloudpickle.loads(np.asarray(blob).tobytes())
-        _CONTEXTS[token] = ctx
-        while len(_CONTEXTS) > _CONTEXTS_KEPT:
-            _CONTEXTS.popitem(last=False)
-    return ctx
+    with _CONTEXTS_LOCK:
+        ctx = _CONTEXTS.get(token)
+        if ctx is None:
+            ctx = cloudpickle.loads(np.asarray(blob).tobytes())
+            _CONTEXTS[token] = ctx
+            while len(_CONTEXTS) > _CONTEXTS_KEPT:
+                _CONTEXTS.popitem(last=False)
+        return ctx
 
 
 def _run_draw(token, blob, value, seed):
