@@ -6,14 +6,21 @@ attack once. :func:`privacy_utility_sweep` runs such a sweep for any scikit-lear
 returns a tidy table. Draws are independent jobs dispatched through :mod:`joblib`, so a sweep
 scales out by choosing a joblib backend (``loky`` on one machine, Dask or Ray on a cluster);
 every random choice is made from one seed before dispatch, so the table does not depend on the
-backend or on the number of workers.
+backend or on the number of workers. The data and the fixed parts of the sweep (the estimator
+template, the scorers) travel to each worker once per sweep, not once per draw: they are
+pickled once into one byte array, which joblib's ``loky`` backend hands over through shared
+memory (memory-mapped, above ``max_nbytes``) and its Dask backend scatters to the cluster once;
+each worker unpickles it once and keeps it for the sweep's remaining draws.
 """
 
 # Licence: BSD 3 clause
 
 import difflib
+import threading
 import time
+import uuid
 import warnings
+from collections import OrderedDict
 from contextlib import nullcontext
 from numbers import Integral
 
@@ -28,6 +35,11 @@ from sklearn.utils.multiclass import type_of_target
 from threadpoolctl import threadpool_limits
 
 from ..utils._progress import progress_bar
+
+try:  # joblib bundles cloudpickle, unless a distribution unbundled it
+    from joblib.externals import cloudpickle
+except ImportError:  # pragma: no cover
+    import cloudpickle
 
 __all__ = ["privacy_utility_sweep"]
 
@@ -163,6 +175,48 @@ def _one_draw(make, value, seed, data, scorers, attacks, inner_threads):
     return row
 
 
+# Sweep contexts unpickled in this process, by token (a few recent sweeps; a worker process
+# serves the draws of one sweep after another).
+_CONTEXTS = OrderedDict()
+_CONTEXTS_KEPT = 2
+_CONTEXTS_LOCK = threading.Lock()  # a Dask worker may run draws in several threads
+
+
+class _SweepContext:
+    """What every draw of one sweep shares: the estimator maker, the data and the scorers."""
+
+    def __init__(self, make, data, scorers, attacks, inner_threads):
+        self.make, self.data = make, data
+        self.scorers, self.attacks, self.inner_threads = scorers, attacks, inner_threads
+
+    def pack(self):
+        """The context pickled once, as a uint8 array, and a token naming it.
+
+        An array, not bytes: joblib memory-maps large arrays for its process workers and its
+        Dask backend scatters them, so the context crosses to each worker once per sweep.
+        """
+        blob = np.frombuffer(cloudpickle.dumps(self), dtype=np.uint8)
+        return uuid.uuid4().hex, blob
+
+
+def _context(token, blob):
+    """The sweep context of ``token``, unpickled from ``blob`` on first use in this process."""
+    with _CONTEXTS_LOCK:
+        ctx = _CONTEXTS.get(token)
+        if ctx is None:
+            ctx = cloudpickle.loads(np.asarray(blob).tobytes())
+            _CONTEXTS[token] = ctx
+            while len(_CONTEXTS) > _CONTEXTS_KEPT:
+                _CONTEXTS.popitem(last=False)
+        return ctx
+
+
+def _run_draw(token, blob, value, seed):
+    ctx = _context(token, blob)
+    return _one_draw(ctx.make, value, seed, ctx.data, ctx.scorers, ctx.attacks,
+                     ctx.inner_threads)
+
+
 class _Maker:
     """Builds the unfitted estimator of one draw (picklable for process-based backends)."""
 
@@ -209,7 +263,9 @@ def privacy_utility_sweep(estimator, X, y=None, *, param="align__v", values=None
     ``distributed.Client``, ``"ray"`` after ``ray.util.joblib.register_ray()``). Values, seeds
     and the split are drawn from ``random_state`` before dispatch, so the table is the same
     whatever the backend and ``n_jobs`` (with ``inner_threads`` fixed); only ``seconds``
-    differs.
+    differs. The estimator, the data and the scorers are pickled once per sweep and reach
+    each worker once (loky shares them through memory-mapped files above its ``max_nbytes``,
+    Dask scatters them), so a draw only sends its value and seed and returns one row.
 
     Parameters
     ----------
@@ -342,11 +398,16 @@ def privacy_utility_sweep(estimator, X, y=None, *, param="align__v", values=None
 
     make = _Maker(estimator, param, seed_param)
     data = (X_train, X_test, y_train, y_test, dict(fit_params or {}))
-    jobs = (delayed(_one_draw)(make, v, int(s), data, scorers, attack_scorers, inner_threads)
-            for v, s in zip(vals, seeds))
-    rows = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
-    rows = list(progress_bar(rows, progress, total=vals.shape[0], desc=f"sweep {param}",
-                             unit="draw"))
+    ctx = _SweepContext(make, data, scorers, attack_scorers, inner_threads)
+    token, blob = ctx.pack()
+    _CONTEXTS[token] = ctx  # in-process backends (sequential, threading) use it as it is
+    try:
+        jobs = (delayed(_run_draw)(token, blob, float(v), int(s)) for v, s in zip(vals, seeds))
+        rows = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
+        rows = list(progress_bar(rows, progress, total=vals.shape[0], desc=f"sweep {param}",
+                                 unit="draw"))
+    finally:
+        _CONTEXTS.pop(token, None)
 
     head = {"draw": np.arange(vals.shape[0])}
     if label is not None:

@@ -1,5 +1,6 @@
 """Tests of skdc.experiments.privacy_utility_sweep."""
 
+import os
 import sys
 import types
 
@@ -218,3 +219,51 @@ def test_regression_target_is_not_stratified():
                      ("align", GOPPAligner()), ("reg", Ridge())])
     df = privacy_utility_sweep(pipe, X, y, values=[0.0], scoring="r2", random_state=0)
     assert df["r2"].iloc[0] > 0.9
+
+
+class _CountedScorer:
+    """A scorer that writes the id of each process that unpickles it to a file."""
+
+    def __init__(self, path):
+        self.path = str(path)
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        with open(self.path, "a") as f:
+            f.write(f"{os.getpid()}\n")
+
+    def __call__(self, est, X, y):
+        return 0.0
+
+
+def _unpickled_in(path):
+    return path.read_text().split() if path.exists() else []
+
+
+def test_sweep_context_crosses_to_each_worker_once(data, tmp_path):
+    # the estimator, the data and the scorers go to a worker once per sweep, not per draw
+    X, y = data
+    path = tmp_path / "unpickled.txt"
+    kw = dict(values=[0.0, 0.05, 0.3], n_draws=3, attacks={"counted": _CountedScorer(path)},
+              random_state=0)
+    ref = privacy_utility_sweep(_pipe(), X, y, **kw)
+    assert _unpickled_in(path) == []  # in-process: used as it is, never pickled back
+    with parallel_config(backend="loky", n_jobs=2):
+        out = privacy_utility_sweep(_pipe(), X, y, **kw)
+    pids = _unpickled_in(path)
+    assert 1 <= len(pids) <= 2 and len(set(pids)) == len(pids)  # 9 draws, <= 2 unpickles
+    assert str(os.getpid()) not in pids
+    _same(out, ref)
+
+
+def test_sweep_context_cache():
+    from skdc.experiments import _sweep
+
+    ctx = _sweep._SweepContext(None, (np.arange(3.0),), {}, {}, 1)
+    token, blob = ctx.pack()
+    first = _sweep._context(token, blob)
+    assert first is not ctx and _sweep._context(token, blob) is first  # unpickled once
+    np.testing.assert_array_equal(first.data[0], np.arange(3.0))
+    for _ in range(_sweep._CONTEXTS_KEPT):
+        _sweep._context(*_sweep._SweepContext(None, (), {}, {}, 1).pack())
+    assert token not in _sweep._CONTEXTS  # only the most recent sweeps are kept
