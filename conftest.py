@@ -1,5 +1,6 @@
 """Test configuration shared by the suite and the doctests."""
 
+import collections
 import os
 
 import numpy as np
@@ -9,6 +10,22 @@ import pytest
 def pytest_configure(config):
     # NumPy 2 prints scalars as np.float64(...); doctests show plain numbers
     np.set_printoptions(legacy="1.25")
+    # hostile inputs the protocol fuzz suite tried, by kind (tests/protocol/conftest.py)
+    config.skdc_fuzz_cases = collections.Counter()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    # pytest-xdist: a worker finished; add the fuzz counts it sent
+    node.config.skdc_fuzz_cases.update(getattr(node, "workeroutput", {}).get("skdc_fuzz_cases", {}))
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    counts = config.skdc_fuzz_cases
+    if sum(counts.values()):
+        parts = ", ".join(f"{k}: {v}" for k, v in sorted(counts.items()))
+        terminalreporter.write_line(
+            f"skdc protocol fuzz: {sum(counts.values())} hostile cases tried ({parts})")
 
 
 @pytest.fixture
