@@ -28,12 +28,11 @@ from numbers import Integral, Real
 
 import numpy as np
 from joblib import Parallel, delayed
-from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 
 from ..utils._checkpoint import DrawCheckpoint
 from ..utils._progress import progress_bar
-from ._sweep import _check_param, _is_classification, _resolve_scoring, privacy_utility_sweep
+from ._sweep import _check_param, _resolve_scoring, _split, privacy_utility_sweep
 
 __all__ = ["NoiseCalibration", "calibrate_noise"]
 
@@ -399,17 +398,8 @@ def _setup(estimator, X, y, *, param, attack, colluder, participant, scoring, te
     utility = next(iter(scorers))
     scorers = {**scorers, _V_PT_COLUMN: _FittedAttribute("v_phase_transition_")}
     rng = check_random_state(random_state)
-    if test_data is None:
-        stratify = y if y is not None and _is_classification(y) else None
-        split = train_test_split(X, *(() if y is None else (y,)), test_size=test_size,
-                                 stratify=stratify, random_state=rng.randint(2**31 - 1))
-        if y is None:
-            X_train, X_test, y_train, y_test = split[0], split[1], None, None
-        else:
-            X_train, X_test, y_train, y_test = split
-        test_data = (X_test, y_test)
-    else:
-        X_train, y_train = X, y
+    X_train, X_test, y_train, y_test = _split(X, y, test_size, test_data, rng)
+    test_data = (X_test, y_test)
     draw_seeds = rng.randint(2**31 - 1, size=n_draws)
     return _Setup(X_train, y_train, tuple(test_data), attacks, scorers, utility, draw_seeds)
 

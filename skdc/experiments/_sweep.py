@@ -145,6 +145,20 @@ def _seed_param(estimator, param):
     return [candidate] if candidate in names else []
 
 
+def _split(X, y, test_size, test_data, rng):
+    """``(X_train, X_test, y_train, y_test)``: ``test_data`` as given, else one split drawn
+    from ``rng`` (stratified on a classification ``y``)."""
+    if test_data is not None:
+        X_test, y_test = test_data
+        return X, X_test, y, y_test
+    stratify = y if y is not None and _is_classification(y) else None
+    split = train_test_split(X, *(() if y is None else (y,)), test_size=test_size,
+                             stratify=stratify, random_state=rng.randint(2**31 - 1))
+    if y is None:
+        return split[0], split[1], None, None
+    return tuple(split)
+
+
 def _draw_values(values, n_draws, rng):
     if hasattr(values, "rvs"):
         if n_draws is None:
@@ -382,17 +396,7 @@ def privacy_utility_sweep(estimator, X, y=None, *, param="align__v", values=None
             "yourself: X, y = training rows and test_data=(X_test, y_test)."
         )
     rng = check_random_state(random_state)
-    if test_data is None:
-        stratify = y if y is not None and _is_classification(y) else None
-        split = train_test_split(X, *(() if y is None else (y,)), test_size=test_size,
-                                 stratify=stratify, random_state=rng.randint(2**31 - 1))
-        if y is None:
-            X_train, X_test, y_train, y_test = split[0], split[1], None, None
-        else:
-            X_train, X_test, y_train, y_test = split
-    else:
-        X_train, y_train = X, y
-        X_test, y_test = test_data
+    X_train, X_test, y_train, y_test = _split(X, y, test_size, test_data, rng)
     vals = _draw_values(values, n_draws, rng)
     seeds = rng.randint(2**31 - 1, size=vals.shape[0])
 
