@@ -181,6 +181,15 @@ class Uploads(np.ndarray):
         -------
         anchors : list of ndarray of shape (n_anchors, h_i) or None
             The noisy anchor uploads (``None`` when there are no anchor uploads).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from skdc import IGDP
+        >>> U = IGDP(n_participants=2, random_state=0).fit_transform(np.eye(6, 3))
+        >>> B = U.noisy_anchors(0.1)[1]
+        >>> bool(np.allclose(B, U.anchors[1] + 0.1 * U.anchor_noise[1], rtol=0, atol=1e-15))
+        True
         """
         if self.anchors is None or v == 0:
             return self.anchors
