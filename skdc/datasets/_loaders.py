@@ -25,7 +25,7 @@ from sklearn.utils import Bunch
 
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 
-__all__ = ["load_celeba", "load_mnist", "read_idx"]
+__all__ = ["load_celeba", "load_mnist", "missing_mnist_files", "read_idx"]
 
 # IDX type codes (LeCun et al., "THE MNIST DATABASE", file format section)
 _IDX_DTYPES = {0x08: ">u1", 0x09: ">i1", 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4", 0x0E: ">f8"}
@@ -97,6 +97,43 @@ def _find(folder, stem):
 
 
 @validate_params(
+    {"path": [str, os.PathLike], "subsets": [list, tuple]},
+    prefer_skip_nested_validation=True,
+)
+def missing_mnist_files(path, subsets=("train", "test")):
+    """The MNIST IDX files of ``subsets`` that the folder ``path`` lacks.
+
+    A file counts as present under any spelling :func:`load_mnist` accepts (``.gz``, or
+    ``train-images.idx3-ubyte``).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The folder.
+    subsets : list or tuple of {'train', 'test'}, default=('train', 'test')
+        Which subsets' image and label files to look for.
+
+    Returns
+    -------
+    missing : list of str
+        The missing files' names (without ``.gz``), in the order train images, train labels,
+        test images, test labels; empty when everything is there.
+
+    Examples
+    --------
+    >>> from skdc.datasets import missing_mnist_files
+    >>> missing_mnist_files("/no/such/folder", subsets=["test"])
+    ['t10k-images-idx3-ubyte', 't10k-labels-idx1-ubyte']
+    """
+    unknown = sorted(set(subsets) - set(_MNIST_FILES))
+    if unknown:
+        raise ValueError(f"subsets must be among 'train' and 'test'; got {unknown}.")
+    folder = Path(path)
+    return [stem for subset in subsets for stem in _MNIST_FILES[subset]
+            if _find(folder, stem) is None]
+
+
+@validate_params(
     {
         "path": [str, os.PathLike],
         "subset": [StrOptions({"train", "test"})],
@@ -144,16 +181,15 @@ def load_mnist(path, *, subset="train", return_X_y=False, dtype=np.float64):
     """
     folder = Path(path)
     image_stem, label_stem = _MNIST_FILES[subset]
-    found = {stem: _find(folder, stem) for stem in (image_stem, label_stem)}
-    missing = [stem for stem, p in found.items() if p is None]
+    missing = missing_mnist_files(folder, subsets=[subset])
     if missing:
         raise FileNotFoundError(
             f"MNIST {subset} files are missing from {folder}: "
             f"{', '.join(s + '[.gz]' for s in missing)}. Download them from the MNIST site "
             "(or Fashion-MNIST's) and pass the folder that holds them."
         )
-    images = read_idx(found[image_stem])
-    labels = read_idx(found[label_stem])
+    images = read_idx(_find(folder, image_stem))
+    labels = read_idx(_find(folder, label_stem))
     if images.ndim != 3 or labels.ndim != 1 or images.shape[0] != labels.shape[0]:
         raise ValueError(
             f"MNIST files disagree: images of shape {images.shape} and labels of shape "

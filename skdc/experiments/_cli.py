@@ -67,17 +67,14 @@ plot = "sweep.png"
 
 def _find_mnist(data_dir, name):
     """Check the four MNIST IDX files are in ``data_dir``; one clear error naming what lacks."""
-    from ..datasets._loaders import _MNIST_FILES, _find
+    from ..datasets import missing_mnist_files
 
-    # train images, train labels, test images, test labels: the public loader's file names
-    files = (*_MNIST_FILES["train"], *_MNIST_FILES["test"])
-    data_dir = Path(data_dir)
-    missing = [stem for stem in files if _find(data_dir, stem) is None]
+    missing = missing_mnist_files(data_dir)
     if missing:
         raise FileNotFoundError(
-            f"reproduce {name} needs the MNIST IDX files {', '.join(files)} (optionally "
-            f".gz) in {data_dir}; missing: {', '.join(missing)}. Put them there or pass "
-            "--data-dir (nothing is downloaded)."
+            f"reproduce {name} needs the MNIST IDX files (train and t10k images and labels, "
+            f"optionally .gz) in {data_dir}; missing: {', '.join(missing)}. Put them there or "
+            "pass --data-dir (nothing is downloaded)."
         )
 
 
