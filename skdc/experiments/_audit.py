@@ -27,15 +27,6 @@ from ._calibrate import _data_digest, _one, _run_draws, _stable_repr, calibrate_
 
 __all__ = ["AuditReport", "audit"]
 
-# The attacks the audit runs, by make_attack_scorer name; instances are built here so that the
-# same object scores the draws and draws the reconstruction picture.
-_ATTACK_BUILDERS = {
-    "mp": ("KnownAnchorAttack", {"estimator": "mp"}),
-    "procrustes": ("KnownAnchorAttack", {"estimator": "procrustes"}),
-    "known_anchor": ("KnownAnchorAttack", {"estimator": "exact"}),
-    "alignment_map": ("AlignmentMapAttack", {}),
-    "known_secret": ("KnownSecretAttack", {}),
-}
 # (mechanism, aligner) -> (noise parameter, attacks that apply under analyst-participant
 # collusion): the noisy-anchor paper's choice (its section 7.2).
 _DEPLOYMENTS = {
@@ -48,13 +39,6 @@ _TITLES = {"setting": "The setting", "frontier": "Privacy-utility frontier",
            "diagnostics": "Alignment diagnostics and utility",
            "bounds": "Provable bounds", "limits": "What this report does not cover",
            "reproduce": "How to reproduce it"}
-
-
-def _attack(name):
-    from .. import attacks
-
-    cls, params = _ATTACK_BUILDERS[name]
-    return getattr(attacks, cls)(**params)
 
 
 @dataclass(eq=False)
@@ -338,9 +322,9 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
     pipe = _pipeline(mechanism, aligner, n_participants, model, random_state)
     if bounds is None:
         bounds = _default_bounds(param, n_participants, X)
-    from ..metrics import make_attack_scorer
+    from ..metrics import make_attack, make_attack_scorer
 
-    scorers = {a: make_attack_scorer(_attack(a), colluder=colluder, target=participant)
+    scorers = {a: make_attack_scorer(make_attack(a), colluder=colluder, target=participant)
                for a in names}
     if p_te is not None:  # the held-out rows' declared parties reach the collusion view
         from functools import partial
@@ -543,7 +527,7 @@ def _reconstruction_picture(cal, pipe, X_tr, y_tr, X_te, param, colluder, partic
     from sklearn import config_context
 
     from ..attacks import collusion_view
-    from ..metrics import relative_error
+    from ..metrics import make_attack, relative_error
     from ._sweep import _Maker
 
     row = cal.table[cal.table["value"] == cal.value].iloc[0]
@@ -554,7 +538,7 @@ def _reconstruction_picture(cal, pipe, X_tr, y_tr, X_te, param, colluder, partic
     with config_context(enable_metadata_routing=bool(fit_params)), threadpool_limits(1):
         est.fit(X_tr, y_tr, **(fit_params or {}))
     view = collusion_view(est, X_te, colluder=colluder, target=participant, participant=p_te)
-    rec = _attack(cal.binding_attack).reconstruct(view)
+    rec = make_attack(cal.binding_attack).reconstruct(view)
     truth, X_hat = view.truth.X, rec.X
     err = float(relative_error(truth, X_hat))
     k = min(6, truth.shape[0])

@@ -19,6 +19,6 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
         "bound_slack_score", "make_bound_scorer", "make_slack_scorer",
         "reconstruction_ratio_score",
     ],
-    "._scorer": ["make_attack_scorer"],
+    "._scorer": ["make_attack", "make_attack_scorer"],
     "._reconstruction": ["psnr", "record_mse", "relative_error"],
 })

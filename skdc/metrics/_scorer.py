@@ -37,7 +37,7 @@ from ._linkage import (
 )
 from ._reconstruction import psnr, record_mse, relative_error
 
-__all__ = ["make_attack_scorer"]
+__all__ = ["make_attack", "make_attack_scorer"]
 
 _ATTACKS = {
     "known_secret": (KnownSecretAttack, {}),
@@ -50,6 +50,36 @@ _ATTACKS = {
     "ica": (ICAAttack, {}),
     "anchor_regression": (AnchorRegressionAttack, {}),
 }
+
+
+@validate_params({"attack": [StrOptions(set(_ATTACKS))]}, prefer_skip_nested_validation=True)
+def make_attack(attack, **params):
+    """The attack object a name of :func:`make_attack_scorer` stands for.
+
+    Parameters
+    ----------
+    attack : str
+        One of ``'known_secret'``, ``'known_anchor'``, ``'mp'``, ``'procrustes'``,
+        ``'alignment_map'``, ``'known_input'``, ``'known_sample'``, ``'ica'``,
+        ``'anchor_regression'``.
+    **params : dict
+        Parameters of the attack, over the name's defaults.
+
+    Returns
+    -------
+    attack : BaseAttack
+        The unfitted attack, with a ``reconstruct(view)`` method.
+
+    Examples
+    --------
+    >>> from skdc.metrics import make_attack
+    >>> make_attack("procrustes")
+    KnownAnchorAttack(estimator='procrustes')
+    """
+    cls, defaults = _ATTACKS[attack]
+    return cls(**{**defaults, **params})
+
+
 _METRICS = ("relative_error", "mse", "psnr", "linkage", "identity_linkage", "label_accuracy")
 _METRIC_PARAMS = {
     "relative_error": set(),
@@ -280,8 +310,7 @@ def make_attack_scorer(attack, metric="relative_error", colluder=0, target=1, *,
     0.3 0.32
     """
     if isinstance(attack, str):
-        cls, defaults = _ATTACKS[attack]
-        attack = cls(**{**defaults, **attack_params})
+        attack = make_attack(attack, **attack_params)
     else:
         attack = clone(attack) if isinstance(attack, BaseAttack) else attack
         if attack_params:
