@@ -29,7 +29,7 @@ import warnings
 
 import numpy as np
 
-from ._format import UploadError, _file_kind, _one_line, _read_npy
+from ._format import UploadError, _file_kind, _is_int, _one_line, _read_npy
 
 # scikit-learn, the estimators and the roles are imported inside the commands, so that
 # ``--help`` of any command answers before they load
@@ -305,7 +305,7 @@ def _iteration_advice(model, Z, y):
     from sklearn.exceptions import ConvergenceWarning
 
     max_iter = model.get_params().get("max_iter")
-    if not isinstance(max_iter, int) or isinstance(max_iter, bool):
+    if not _is_int(max_iter):
         return "standardize the data before the mechanism"
     for factor in (10, 100):
         with warnings.catch_warnings(record=True) as again:

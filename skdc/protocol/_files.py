@@ -24,7 +24,14 @@ from sklearn import linear_model, svm
 from sklearn.base import is_classifier
 
 from ..anchors import orthonormal_anchor, uniform_anchor
-from ._format import _LABEL_KINDS, UploadError, _Container, _read_npy, _write_container
+from ._format import (
+    _LABEL_KINDS,
+    UploadError,
+    _Container,
+    _is_int,
+    _read_npy,
+    _write_container,
+)
 
 __all__ = ["AlignmentMap", "load_anchor", "load_model", "make_anchor", "save_model"]
 
@@ -231,7 +238,7 @@ class AlignmentMap:
                     f"{sorted(_MAP_MEMBERS)}."
                 )
             pid = h.get("participant_id")
-            if not isinstance(pid, int) or isinstance(pid, bool) or pid < 0:
+            if not _is_int(pid) or pid < 0:
                 raise UploadError(
                     f"{c.path}: field 'participant_id' must be an int >= 0; got {pid!r}."
                 )
@@ -460,7 +467,7 @@ def _read_model(path):
                 f" got {str(scalars)[:40]}."
             )
         n_in = h.get("n_features_in")
-        if not isinstance(n_in, int) or isinstance(n_in, bool) or n_in < 1:
+        if not _is_int(n_in) or n_in < 1:
             raise UploadError(
                 f"{c.path}: field 'n_features_in' must be a positive int; got {n_in!r}."
             )
