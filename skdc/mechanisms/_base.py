@@ -236,6 +236,11 @@ class BaseMechanism(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
                 _check_full_rank_anchor(self.anchor_)
         width = self._fit_participants(X, participant, np.random.RandomState(secret_seed))
         self._n_features_out = width
+        # each participant's unit anchor noise W_i, drawn once from its noise stream
+        anchors = self._anchor_uploads()
+        self._unit_anchor_noise = None if anchors is None else [
+            _unit_anchor_noise(self.noise_seed_, i, b.shape) for i, b in enumerate(anchors)
+        ]
         return self
 
     def fit_transform(self, X, y=None, participant=None):
@@ -294,13 +299,9 @@ class BaseMechanism(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         anchors = self._anchor_uploads()
         return Uploads(
             Y, participant=participant, anchors=anchors, anchor_y=self.anchor_y_,
-            anchor_noise=self._anchor_noise(anchors),
+            anchor_noise=self._unit_anchor_noise,
         )
 
-    def _anchor_noise(self, anchors):
-        if anchors is None:
-            return None
-        return [_unit_anchor_noise(self.noise_seed_, i, b.shape) for i, b in enumerate(anchors)]
 
     def _anchor_uploads(self):
         if self.anchor_ is None:
