@@ -35,7 +35,7 @@ class Substitution:
     ...     ----------
     ...     {random_state}
     ...     '''
-    >>> print(f.__doc__.splitlines()[5])
+    >>> print(f.__doc__.splitlines()[4])
         random_state : int, RandomState instance or None, default=None
     """
 
