@@ -13,6 +13,7 @@ from skdc.alignment import (
     solve_gopp,
     v_phase_transition,
 )
+from skdc.alignment._gopp_solver import _PolarFactors
 from skdc.anchors import orthonormal_anchor
 from skdc.utils import haar_orthogonal, polar, polar_batched
 
@@ -175,6 +176,60 @@ def test_acceleration_reaches_the_same_fixed_point(v_frac):
     assert fast.n_iter <= plain.n_iter
     Q = polar(np.einsum("kji,kjl->il", fast.rotations, plain.rotations))
     np.testing.assert_allclose(fast.rotations @ Q, plain.rotations, rtol=0, atol=1e-8)
+
+
+def _well_conditioned_stack(k, d, seed):
+    rng = np.random.RandomState(seed)
+    Q = np.stack([haar_orthogonal(d, rng) for _ in range(k)])
+    H = rng.randn(k, d, d)
+    H = np.swapaxes(H, 1, 2) @ H / d + np.eye(d)  # symmetric, eigenvalues in [1, ~5]
+    return Q @ H
+
+
+def test_warm_polar_factors_are_the_polar_factors():
+    # a slightly moved stack: the warm factors equal the SVD's to far below the move
+    M0 = _well_conditioned_stack(6, 9, seed=0)
+    move = 1e-3 * np.random.RandomState(1).randn(*M0.shape)
+    factors = _PolarFactors(floor=1e-14)
+    factors.exact(M0)
+    warm = factors(M0 + move)
+    exact = polar_batched(M0 + move)
+    assert factors.n_exact == 1 and factors.n_calls == 2  # the warm route served
+    moved_by = np.linalg.norm(exact - polar_batched(M0))
+    assert np.linalg.norm(warm - exact) <= 1e-3 * moved_by
+    np.testing.assert_allclose(np.swapaxes(warm, 1, 2) @ warm,
+                               np.broadcast_to(np.eye(9), warm.shape), rtol=0, atol=1e-12)
+
+
+def test_warm_polar_factors_fall_back_to_the_exact_ones():
+    # an unrelated stack: the correction does not contract, so the exact factors are computed
+    factors = _PolarFactors(floor=1e-14)
+    factors.exact(_well_conditioned_stack(6, 9, seed=0))
+    M1 = _well_conditioned_stack(6, 9, seed=2)
+    np.testing.assert_allclose(factors(M1), polar_batched(M1), rtol=0, atol=1e-12)
+    assert factors.n_exact == 2
+
+
+def test_warm_polar_factors_keep_the_exact_fixed_point(monkeypatch):
+    # Anderson with warm factors against the plain method with exact ones, solved tightly
+    p, d, r = 12, 10, 60
+    _, _, _, _, B = _problem(p, d, r, v=0.8 * v_phase_transition(p, d, r), seed=8)
+    Bbar = _center(B)
+    counts = []
+    init = _PolarFactors.__init__
+
+    def counting_init(self, **kwargs):
+        init(self, **kwargs)
+        counts.append(self)
+
+    monkeypatch.setattr(_PolarFactors, "__init__", counting_init)
+    fast = solve_gopp(Bbar, acceleration="anderson", tol=1e-11, max_iter=5000)
+    assert counts[0].n_exact < counts[0].n_calls / 2  # mostly warm
+    plain = solve_gopp(Bbar, acceleration=None, tol=1e-11, max_iter=5000)
+    assert counts[-2].n_exact == counts[-2].n_calls  # the plain method: exact factors only
+    assert fast.converged and plain.converged
+    Q = polar(np.einsum("kji,kjl->il", fast.rotations, plain.rotations))
+    np.testing.assert_allclose(fast.rotations @ Q, plain.rotations, rtol=0, atol=1e-9)
 
 
 # -- anchor noise (spec 6.7) -----------------------------------------------------------------
