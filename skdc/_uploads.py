@@ -9,9 +9,13 @@ noise ``W_i`` (drawn by the participant's mechanism; see the developer guide, "R
 
 # Licence: BSD 3 clause
 
+from numbers import Integral
+
 import numpy as np
 
-__all__ = ["Uploads", "check_uploads"]
+from .utils._sklearn_compat import Interval, validate_params
+
+__all__ = ["Uploads", "check_participant_ids", "check_uploads"]
 
 
 class Uploads(np.ndarray):
@@ -78,7 +82,7 @@ class Uploads(np.ndarray):
                 f"Uploads expects a 2-D array of shape (n_samples, n_components); got an array "
                 f"with {arr.ndim} dimension(s). Reshape your data, e.g. with X.reshape(-1, 1)."
             )
-        participant = _check_participant_ids(participant, arr.shape[0])
+        participant = check_participant_ids(participant, arr.shape[0])
         anchors = _check_anchor_list(anchors, arr.shape[1])
         if anchors is not None and participant.size and participant.max() >= len(anchors):
             raise ValueError(
@@ -241,7 +245,40 @@ def _same_anchors(a, b):
     return len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b))
 
 
-def _check_participant_ids(participant, n_samples):
+@validate_params(
+    {
+        "participant": ["array-like"],
+        "n_samples": [Interval(Integral, 0, None, closed="left")],
+    },
+    prefer_skip_nested_validation=True,
+)
+def check_participant_ids(participant, n_samples):
+    """Validate one participant id per row: whole, non-negative numbers.
+
+    Every step that takes ``participant`` ids (the mechanisms, :class:`Uploads`, the
+    baselines) checks them here, so that the same ids are refused with the same message.
+
+    Read more in the :ref:`User Guide <protocols>`.
+
+    Parameters
+    ----------
+    participant : array-like of int of shape (n_samples,)
+        The participant of each row, ids in ``0 .. n_participants - 1``; floats holding whole
+        numbers are accepted.
+    n_samples : int
+        Number of rows the ids describe.
+
+    Returns
+    -------
+    participant : ndarray of intp of shape (n_samples,)
+        The validated ids.
+
+    Examples
+    --------
+    >>> from skdc._uploads import check_participant_ids
+    >>> check_participant_ids([0, 1.0, 2], 3)
+    array([0, 1, 2])
+    """
     participant = np.asarray(participant)
     if participant.shape != (n_samples,):
         raise ValueError(
@@ -262,6 +299,11 @@ def _check_participant_ids(participant, n_samples):
             f"participant ids must be non-negative; got {int(participant.min())}."
         )
     return participant
+
+
+# Transition alias for the mechanisms and experiments rooms until they import the public name
+# (their branches switch to check_participant_ids); delete it after the merge.
+_check_participant_ids = check_participant_ids
 
 
 def _check_anchor_list(anchors, n_columns):

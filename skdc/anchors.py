@@ -26,9 +26,12 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
-from .utils._sklearn_compat import Interval, validate_params
+from .utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
 
-__all__ = ["SMOTEAnchor", "orthonormal_anchor", "uniform_anchor"]
+__all__ = [
+    "SMOTEAnchor", "check_full_rank_anchor", "orthonormal_anchor", "resolve_anchor",
+    "uniform_anchor",
+]
 
 
 @validate_params(
@@ -130,10 +133,58 @@ def uniform_anchor(n_anchors, n_features, *, low=0.0, high=1.0, random_state=Non
 _NAMED_ANCHORS = {"orthonormal": orthonormal_anchor, "uniform": uniform_anchor}
 
 
-def _make_anchor(anchor, n_anchors, n_features, random_state):
-    """Resolve a mechanism's ``anchor`` parameter into ``(A, anchor_y)``, validated.
+@validate_params(
+    {
+        "anchor": [StrOptions(set(_NAMED_ANCHORS)), HasMethods(["make_anchor"]), callable,
+                   "array-like"],
+        "n_anchors": [None, Interval(Integral, 1, None, closed="left")],
+        "n_features": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def resolve_anchor(anchor, n_anchors, n_features, random_state):
+    """The anchor ``A`` and its labels from a mechanism's ``anchor`` parameter, validated.
 
-    ``n_anchors=None`` means ``4 * n_features`` for generated anchors.
+    Every mechanism resolves its ``anchor`` parameter here (the forms are listed in the
+    module docstring), so that a name, an array, a callable and an anchor object such as
+    :class:`SMOTEAnchor` mean the same everywhere.
+
+    Read more in the :ref:`User Guide <protocols>`.
+
+    Parameters
+    ----------
+    anchor : {"orthonormal", "uniform"}, callable, anchor object or array-like
+        A name of :func:`orthonormal_anchor` or :func:`uniform_anchor`; a callable
+        ``f(n_anchors, n_features, random_state)`` returning ``A`` or ``(A, anchor_y)``; an
+        object with a ``make_anchor(n_features, random_state)`` method returning
+        ``(A, anchor_y)``; or the anchor itself, of shape (n_anchors, n_features).
+    n_anchors : int or None
+        Rows of a generated anchor; ``None`` means ``4 * n_features``. Ignored for arrays and
+        anchor objects, which fix their own row count.
+    n_features : int
+        Width ``d`` the anchor must have (the participants' data width).
+    random_state : int, RandomState instance or None
+        Source of randomness of a generated anchor.
+
+    Returns
+    -------
+    A : ndarray of shape (n_anchors, n_features)
+        The anchor, float64 and finite.
+    anchor_y : ndarray of shape (n_anchors,) or None
+        The anchor rows' labels when the anchor carries them (:class:`SMOTEAnchor`), else
+        ``None``.
+
+    See Also
+    --------
+    check_full_rank_anchor : The rank condition anchor alignment needs.
+
+    Examples
+    --------
+    >>> from skdc.anchors import resolve_anchor
+    >>> A, anchor_y = resolve_anchor("orthonormal", None, 3, random_state=0)
+    >>> A.shape, anchor_y is None
+    ((12, 3), True)
     """
     rng = check_random_state(random_state)
     r = 4 * n_features if n_anchors is None else n_anchors
@@ -165,8 +216,47 @@ def _make_anchor(anchor, n_anchors, n_features, random_state):
     return A, anchor_y
 
 
-def _check_full_rank_anchor(A, *, rtol=1e-10):
-    """Raise unless the centered anchor has full column rank (Props 2.12 and 3.1 of [1])."""
+@validate_params(
+    {"A": ["array-like"], "rtol": [Interval(Real, 0, None, closed="left")]},
+    prefer_skip_nested_validation=True,
+)
+def check_full_rank_anchor(A, *, rtol=1e-10):
+    """Raise unless the centered anchor has full column rank (Props 2.12 and 3.1 of [1]_).
+
+    Anchor alignment identifies the participants' rotations only when the centered anchor
+    ``Abar = H_r A`` has full column rank, which needs ``n_anchors >= n_features + 1``.
+
+    Read more in the :ref:`User Guide <protocols>`.
+
+    Parameters
+    ----------
+    A : array-like of shape (n_anchors, n_features)
+        The anchor.
+    rtol : float, default=1e-10
+        ``Abar`` counts as rank-deficient when its smallest singular value is at most
+        ``rtol`` times its largest.
+
+    Returns
+    -------
+    None
+        Returns nothing; raises ``ValueError`` with what to change when the rank is short.
+
+    References
+    ----------
+    .. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for
+       Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdc.anchors import check_full_rank_anchor, orthonormal_anchor
+    >>> check_full_rank_anchor(orthonormal_anchor(8, 2, random_state=0))
+    >>> check_full_rank_anchor(np.ones((8, 2)))
+    Traceback (most recent call last):
+    ...
+    ValueError: The centered anchor is rank-deficient ...
+    """
+    A = np.asarray(A, dtype=np.float64)
     r, d = A.shape
     if r < d + 1:
         raise ValueError(
@@ -181,6 +271,12 @@ def _check_full_rank_anchor(A, *, rtol=1e-10):
             f"largest {s[0]:.3g}): alignment cannot identify the rotations. Use "
             "anchor='orthonormal' or an anchor whose centered columns are independent."
         )
+
+
+# Transition aliases for the mechanisms room until it imports the public names (its branch
+# switches to resolve_anchor and check_full_rank_anchor); delete them after the merge.
+_make_anchor = resolve_anchor
+_check_full_rank_anchor = check_full_rank_anchor
 
 
 class SMOTEAnchor(BaseEstimator):
