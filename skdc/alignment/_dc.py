@@ -25,54 +25,18 @@ import scipy.linalg
 
 from ..utils._linalg import polar
 from ..utils._sklearn_compat import Interval
-from ._base import BaseAligner, _check_reference, _stack_equal_width
+from ._base import (
+    _check_anchor_uploads,
+    _check_reference,
+    _LinearIntegration,
+    _resolve_n_components,
+    _sign_flip,
+    _stack_equal_width,
+)
 
 __all__ = ["GEPAligner", "MPPAligner", "ODCAligner"]
 
 _GEP_EPS = 1e-6  # ridge on a singular D (spec section 3.3, from the authors' code)
-
-
-def _sign_flip(Z):
-    """Signs making each column's largest-|.| entry positive (first index on ties)."""
-    idx = np.argmax(np.abs(Z), axis=0)
-    signs = np.sign(Z[idx, np.arange(Z.shape[1])])
-    signs[signs == 0] = 1.0
-    return signs
-
-
-def _check_anchor_uploads(anchors, estimator):
-    """Anchor uploads with one common row count; raise a clear error otherwise."""
-    rows = [b.shape[0] for b in anchors]
-    if len(set(rows)) != 1:
-        raise ValueError(
-            f"{type(estimator).__name__} needs every participant's anchor upload to have the "
-            f"same number of anchor rows n_anchors; got {rows}. Every participant must reduce "
-            "the same shared anchor (same anchor, same n_anchors in the mechanism)."
-        )
-    return [np.asarray(b, dtype=np.float64) for b in anchors]
-
-
-def _resolve_n_components(estimator, anchors, *, limit, limit_name):
-    """``n_components`` or the default (the largest width), checked against ``limit``."""
-    d = max(b.shape[1] for b in anchors) if estimator.n_components is None else (
-        estimator.n_components
-    )
-    if d > limit:
-        raise ValueError(
-            f"{type(estimator).__name__}: n_components={d} exceeds {limit_name} = {limit}. "
-            "Lower n_components or use more anchor rows (the mechanism's n_anchors)."
-        )
-    return int(d)
-
-
-class _LinearIntegration(BaseAligner):
-    """Shared map of linear integrations: participant ``k``'s rows ``x~ -> x~[:h_k] G^(k)``."""
-
-    def _store_widths(self, anchors):
-        self.widths_ = [b.shape[1] for b in anchors]
-
-    def _map(self, Y, i):
-        return Y[:, : self.widths_[i]] @ self.coef_[i]
 
 
 class MPPAligner(_LinearIntegration):

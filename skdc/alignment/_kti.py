@@ -48,8 +48,14 @@ from sklearn.utils.multiclass import type_of_target
 
 from ..mechanisms import median_heuristic_gamma
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
-from ._base import BaseAligner
-from ._dc import _check_anchor_uploads, _resolve_n_components, _sign_flip
+from ._base import (
+    BaseAligner,
+    _check_anchor_uploads,
+    _helmert_dot,
+    _helmert_t_dot,
+    _sign_flip,
+    _target_width,
+)
 
 __all__ = ["KTIAligner", "anchor_graph"]
 
@@ -186,29 +192,6 @@ def _spectral_radius(Kmat):
 
 def _laplacian(W):
     return (sp.diags(np.asarray(W.sum(axis=1)).ravel()) - W).tocsr()
-
-
-def _helmert_t_dot(X):
-    """``T^T X`` for the Helmert basis ``T`` (n x (n-1)) of ``{x : 1^T x = 0}``, in O(n m).
-
-    Column ``j`` (1-based) of ``T`` is ``1/sqrt(j(j+1))`` in rows ``1..j`` and
-    ``-j/sqrt(j(j+1))`` in row ``j+1`` (spec section 3.8).
-    """
-    n = X.shape[0]
-    j = np.arange(1, n, dtype=np.float64)
-    cs = np.cumsum(X, axis=0)[:-1]
-    return (cs - j[:, None] * X[1:]) / np.sqrt(j * (j + 1))[:, None]
-
-
-def _helmert_dot(Y):
-    """``T Y`` for the Helmert basis ``T``, ``Y`` of shape (n-1, m), in O(n m)."""
-    m = Y.shape[0]
-    j = np.arange(1, m + 1, dtype=np.float64)
-    Yc = Y / np.sqrt(j * (j + 1))[:, None]
-    out = np.zeros((m + 1, Y.shape[1]))
-    out[:m] = np.cumsum(Yc[::-1], axis=0)[::-1]
-    out[1:] -= j[:, None] * Yc
-    return out
 
 
 class KTIAligner(BaseAligner):
@@ -504,13 +487,7 @@ class KTIAligner(BaseAligner):
         anchors = _check_anchor_uploads(anchors, self)
         self.widths_ = [b.shape[1] for b in anchors]
         n_a = anchors[0].shape[0]
-        limit = n_a - 1 if self.center else n_a
-        d = _resolve_n_components(
-            self,
-            anchors,
-            limit=limit,
-            limit_name="n_anchors - 1 (center=True)" if self.center else "n_anchors",
-        )
+        d = _target_width(self, anchors)
         rng = check_random_state(self.random_state)
         uses_rows = isinstance(self.gamma, str) and self.gamma_rows == "own"
         own = self._own_rows(uploads, anchors) if uses_rows else [None] * len(anchors)

@@ -25,8 +25,14 @@ from numbers import Integral
 import numpy as np
 
 from ..utils._sklearn_compat import Interval
-from ._dc import _check_anchor_uploads, _LinearIntegration, _resolve_n_components, _sign_flip
-from ._kti import _helmert_dot, _helmert_t_dot
+from ._base import (
+    _check_anchor_uploads,
+    _helmert_dot,
+    _helmert_t_dot,
+    _LinearIntegration,
+    _sign_flip,
+    _target_width,
+)
 
 __all__ = ["LTIAligner"]
 
@@ -117,12 +123,7 @@ class LTIAligner(_LinearIntegration):
         anchors = _check_anchor_uploads(anchors, self)
         self._store_widths(anchors)
         n_a = anchors[0].shape[0]
-        d = _resolve_n_components(
-            self,
-            anchors,
-            limit=n_a - 1 if self.center else n_a,
-            limit_name="n_anchors - 1 (center=True)" if self.center else "n_anchors",
-        )
+        d = _target_width(self, anchors)
         Qs = [_orth(b) for b in anchors]
         self.ranks_ = [q.shape[1] for q in Qs]
         WQ = np.hstack(Qs)  # W_Q, Eq. (21) of [1]

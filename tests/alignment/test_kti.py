@@ -9,7 +9,7 @@ from threadpoolctl import threadpool_limits
 
 from skdc import Uploads
 from skdc.alignment import KTIAligner, LTIAligner, anchor_graph
-from skdc.alignment._kti import _helmert_dot, _helmert_t_dot
+from skdc.alignment._base import _helmert_dot, _helmert_t_dot
 from skdc.utils import haar_orthogonal
 
 
