@@ -34,7 +34,6 @@ References
 
 import hashlib
 import warnings
-from collections import OrderedDict
 from numbers import Integral, Real
 
 import numpy as np
@@ -48,6 +47,7 @@ from sklearn.utils.multiclass import type_of_target
 
 from ..mechanisms import median_heuristic_gamma
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
+from . import _eigh_cache
 from ._base import (
     BaseAligner,
     _check_anchor_uploads,
@@ -58,31 +58,6 @@ from ._base import (
 )
 
 __all__ = ["KTIAligner", "anchor_graph"]
-
-# Kernel eigendecompositions kept for solver="eigh", so that refits with another alpha (a grid
-# search over alpha, a regularization path) reuse them: keyed by the anchor upload's bytes, the
-# kernel and its gamma; bounded in total bytes, oldest dropped first.
-_EIGH_CACHE = OrderedDict()
-_EIGH_CACHE_BYTES = 256 * 2**20
-
-
-def _cached_kernel_eigh(key, compute):
-    """``compute()`` once per key; later calls return the stored ``(eigenvalues, V)``."""
-    if key is None:
-        return compute()
-    if key in _EIGH_CACHE:
-        _EIGH_CACHE.move_to_end(key)
-        return _EIGH_CACHE[key]
-    value = compute()
-    size = value[0].nbytes + value[1].nbytes
-    if size <= _EIGH_CACHE_BYTES:
-        while _EIGH_CACHE and size + sum(
-            a.nbytes + b.nbytes for a, b in _EIGH_CACHE.values()
-        ) > _EIGH_CACHE_BYTES:
-            _EIGH_CACHE.popitem(last=False)
-        _EIGH_CACHE[key] = value
-    return value
-
 
 _MEDIAN_ROWS = 2000  # gamma="median" on more own rows: a random subset (pdist is quadratic)
 _EPS = 1e-9  # epsilon-regularization of a singular C (spec section 3.7, authors' default)
@@ -262,10 +237,12 @@ class KTIAligner(BaseAligner):
     solver : {"cholesky", "eigh"}, default="cholesky"
         How the exact fit factors ``K^(k) + lambda I``: a Cholesky factorization (fastest for
         one ``alpha``), or a symmetric eigendecomposition ``K^(k) = V diag(l) V^T`` that serves
-        every ``alpha``: it is kept (up to 256 MiB, keyed by the anchor upload, kernel and
-        ``gamma``) and reused when the aligner is refitted with another ``alpha``, as in a grid
-        search over ``alpha``. The first fit is about 4x slower than Cholesky at
-        ``n_anchors = 1000``. Neither forms a general matrix inverse.
+        every ``alpha``: it is kept in :data:`~skdc.alignment.kernel_eigh_cache` (a
+        :class:`~skdc.alignment.KernelEighCache`, up to 256 MiB, keyed by the anchor upload,
+        kernel and ``gamma``) and reused when an aligner is refitted with another ``alpha``,
+        as in a grid search over ``alpha``; ``kernel_eigh_cache.clear()`` frees it. The
+        first fit is about 4x slower than Cholesky at ``n_anchors = 1000``. Neither forms a
+        general matrix inverse.
     random_state : int, RandomState instance or None, default=None
         Picks the Nystroem landmarks and the Lanczos start vector.
 
@@ -523,7 +500,9 @@ class KTIAligner(BaseAligner):
                 if not callable(self.kernel):
                     digest = hashlib.blake2b(np.ascontiguousarray(b).tobytes(), digest_size=16)
                     key = (digest.hexdigest(), b.shape, self.kernel, float(g))
-                ev, V = _cached_kernel_eigh(key, lambda Kmat=Kmat, k=k: self._psd_eigh(Kmat, k))
+                ev, V = _eigh_cache.kernel_eigh_cache.get(
+                    key, lambda Kmat=Kmat, k=k: self._psd_eigh(Kmat, k)
+                )
                 rho = float(ev.max()) if spectral else 1.0
                 if not rho > 0:
                     raise self._zero_kernel_error(k)

@@ -408,9 +408,9 @@ def test_kti_beats_lti_on_digits_under_umap(umap_ready):
 
 def test_eigh_solver_reuses_kernel_eigendecompositions_across_alpha(monkeypatch):
     """solver="eigh": one eigendecomposition per participant serves every alpha."""
-    from skdc.alignment import _kti
+    from skdc.alignment import KernelEighCache, _eigh_cache
 
-    monkeypatch.setattr(_kti, "_EIGH_CACHE", _kti.OrderedDict())
+    monkeypatch.setattr(_eigh_cache, "kernel_eigh_cache", KernelEighCache())
     calls = []
     original = KTIAligner._psd_eigh
 
