@@ -306,19 +306,36 @@ def check_participant_ids(participant, n_samples):
 _check_participant_ids = check_participant_ids
 
 
+def _one_per_participant(arrays):
+    """A 3-D array (participant, row, column) as the list of its 2-D blocks; others as given."""
+    if isinstance(arrays, np.ndarray) and arrays.ndim == 3:
+        return list(arrays)
+    return arrays
+
+
+def _finite_blocks(arrays, what, check_shape):
+    """float64 copies of one array per participant: ``check_shape(i, block)``, then finiteness."""
+    out = []
+    for i, block in enumerate(arrays):
+        block = np.asarray(block, dtype=np.float64)
+        check_shape(i, block)
+        if not np.all(np.isfinite(block)):
+            raise ValueError(f"{what} of participant {i} contains NaN or infinity.")
+        out.append(block)
+    return out
+
+
 def _check_anchor_list(anchors, n_columns):
     if anchors is None:
         return None
-    if isinstance(anchors, np.ndarray) and anchors.ndim == 3:
-        anchors = list(anchors)
+    anchors = _one_per_participant(anchors)
     if not isinstance(anchors, (list, tuple)) or not anchors:
         raise TypeError(
             "anchors must be a non-empty list of 2-D arrays, one per participant; got "
             f"{type(anchors).__name__}."
         )
-    out = []
-    for i, b in enumerate(anchors):
-        b = np.asarray(b, dtype=np.float64)
+
+    def check_shape(i, b):
         if b.ndim != 2:
             raise ValueError(f"anchor upload of participant {i} must be 2-D; got {b.ndim}-D.")
         if b.shape[1] > n_columns:
@@ -326,9 +343,8 @@ def _check_anchor_list(anchors, n_columns):
                 f"anchor upload of participant {i} has width {b.shape[1]}, wider than the "
                 f"{n_columns} columns of the data uploads."
             )
-        if not np.all(np.isfinite(b)):
-            raise ValueError(f"anchor upload of participant {i} contains NaN or infinity.")
-        out.append(b)
+
+    out = _finite_blocks(anchors, "anchor upload", check_shape)
     rows = {b.shape[0] for b in out}
     if len(rows) != 1:
         raise ValueError(
@@ -345,8 +361,7 @@ def _check_anchor_noise(anchor_noise, anchors):
             "anchor_noise was given without anchor uploads; unit anchor noise W_i belongs to an "
             "anchor upload B_i. Pass anchors= too, or anchor_noise=None."
         )
-    if isinstance(anchor_noise, np.ndarray) and anchor_noise.ndim == 3:
-        anchor_noise = list(anchor_noise)
+    anchor_noise = _one_per_participant(anchor_noise)
     if not isinstance(anchor_noise, (list, tuple)) or len(anchor_noise) != len(anchors):
         raise ValueError(
             f"anchor_noise must be a list of one array per anchor upload ({len(anchors)}); got "
@@ -354,18 +369,15 @@ def _check_anchor_noise(anchor_noise, anchors):
             + (f" of length {len(anchor_noise)}." if isinstance(anchor_noise, (list, tuple))
                else ".")
         )
-    out = []
-    for i, (w, b) in enumerate(zip(anchor_noise, anchors)):
-        w = np.asarray(w, dtype=np.float64)
-        if w.shape != b.shape:
+
+    def check_shape(i, w):
+        if w.shape != anchors[i].shape:
             raise ValueError(
                 f"anchor noise of participant {i} has shape {w.shape}; it must have the shape "
-                f"of that participant's anchor upload, {b.shape}."
+                f"of that participant's anchor upload, {anchors[i].shape}."
             )
-        if not np.all(np.isfinite(w)):
-            raise ValueError(f"anchor noise of participant {i} contains NaN or infinity.")
-        out.append(w)
-    return out
+
+    return _finite_blocks(anchor_noise, "anchor noise", check_shape)
 
 
 def check_uploads(X, estimator, *, require_anchors=True):
