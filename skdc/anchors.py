@@ -26,12 +26,28 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
+from .utils._docstring import Substitution
 from .utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
 
 __all__ = [
     "SMOTEAnchor", "check_full_rank_anchor", "orthonormal_anchor", "resolve_anchor",
     "uniform_anchor",
 ]
+
+# -- docstring fragments shared by the anchor makers (skdc.utils._docstring.Substitution) ------
+_random_state_returns_doc = """random_state : int, RandomState instance or None, default=None
+        Source of randomness.
+
+    Returns
+    -------
+    A : ndarray of shape (n_anchors, n_features)
+        The anchor.
+"""
+
+_nosaka_reference_doc = """\
+.. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for
+       Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
+"""
 
 
 @validate_params(
@@ -42,8 +58,9 @@ __all__ = [
     },
     prefer_skip_nested_validation=True,
 )
+@Substitution(random_state_returns=_random_state_returns_doc, reference=_nosaka_reference_doc)
 def orthonormal_anchor(n_anchors, n_features, random_state=None):
-    """Centered anchor with orthonormal columns, eq. (22) of [1]_ (spec section 2.4).
+    """Centered anchor with orthonormal columns, eq. (22) of [1]_ (and its supplement S.5).
 
     A Gaussian matrix is centered and orthonormalised by a sign-corrected thin QR, so that
     ``1^T A = 0``, ``A^T A = I`` and every singular value of ``A`` equals one.
@@ -54,18 +71,11 @@ def orthonormal_anchor(n_anchors, n_features, random_state=None):
         Number of anchor rows ``r``; must be at least ``n_features + 1``.
     n_features : int
         Width ``d``.
-    random_state : int, RandomState instance or None, default=None
-        Source of randomness.
-
-    Returns
-    -------
-    A : ndarray of shape (n_anchors, n_features)
-        The anchor.
+    {random_state_returns}
 
     References
     ----------
-    .. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for
-       Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
+    {reference}
 
     Examples
     --------
@@ -99,6 +109,7 @@ def orthonormal_anchor(n_anchors, n_features, random_state=None):
     },
     prefer_skip_nested_validation=True,
 )
+@Substitution(random_state_returns=_random_state_returns_doc)
 def uniform_anchor(n_anchors, n_features, *, low=0.0, high=1.0, random_state=None):
     """Anchor with i.i.d. uniform entries, the classic data-collaboration choice.
 
@@ -110,13 +121,7 @@ def uniform_anchor(n_anchors, n_features, *, low=0.0, high=1.0, random_state=Non
         Width.
     low, high : float, default=0.0, 1.0
         Range of the entries; use the range of your (scaled) features.
-    random_state : int, RandomState instance or None, default=None
-        Source of randomness.
-
-    Returns
-    -------
-    A : ndarray of shape (n_anchors, n_features)
-        The anchor.
+    {random_state_returns}
 
     Examples
     --------
@@ -220,6 +225,7 @@ def resolve_anchor(anchor, n_anchors, n_features, random_state):
     {"A": ["array-like"], "rtol": [Interval(Real, 0, None, closed="left")]},
     prefer_skip_nested_validation=True,
 )
+@Substitution(reference=_nosaka_reference_doc)
 def check_full_rank_anchor(A, *, rtol=1e-10):
     """Raise unless the centered anchor has full column rank (Props 2.12 and 3.1 of [1]_).
 
@@ -243,8 +249,7 @@ def check_full_rank_anchor(A, *, rtol=1e-10):
 
     References
     ----------
-    .. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for
-       Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
+    {reference}
 
     Examples
     --------
@@ -280,7 +285,7 @@ _check_full_rank_anchor = check_full_rank_anchor
 
 
 class SMOTEAnchor(BaseEstimator):
-    """Class-balanced SMOTE anchor built from public source rows (spec section 6.2 of [2]_).
+    """Class-balanced SMOTE anchor built from public source rows (Section 5.1 of [2]_).
 
     Per class ``c``, ``n_source / n_classes`` public rows ``S_c`` are drawn without replacement
     and kept in the anchor; the remaining ``n_anchors / n_classes - |S_c|`` rows are synthesised
@@ -323,7 +328,7 @@ class SMOTEAnchor(BaseEstimator):
     Notes
     -----
     A class with a single source row cannot be interpolated; its synthetic rows are copies of
-    that row plus ``N(0, 0.01^2)`` noise (spec section 7, item 14).
+    that row plus ``N(0, 0.01^2)`` noise (our choice: [2]_ leaves this edge case open).
 
     References
     ----------
@@ -430,7 +435,7 @@ class SMOTEAnchor(BaseEstimator):
             if m == 0:
                 new = S[:0]
             elif S.shape[0] == 1:
-                # one source: synthetic rows are noisy duplicates (spec section 7, item 14)
+                # one source: synthetic rows are noisy duplicates (an edge case [2] leaves open)
                 new = S + 0.01 * rng.standard_normal((m, n_features))
             else:
                 # SMOTE within class c only: a two-class problem against one dummy row

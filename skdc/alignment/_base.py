@@ -14,15 +14,53 @@ here.
 # Licence: BSD 3 clause
 
 from abc import abstractmethod
+from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._uploads import check_uploads
-from ..utils._sklearn_compat import _fit_context, validate_data
+from ..utils._sklearn_compat import Interval, _fit_context, validate_data
 
 __all__ = ["BaseAligner"]
+
+# parameter constraints shared by the aligners
+_n_components_constraint = [None, Interval(Integral, 1, None, closed="left")]
+_reference_constraint = [Interval(Integral, 0, None, closed="left")]
+
+# -- docstring fragments shared by the aligners (skdc.utils._docstring.Substitution) -----------
+_aligner_attributes_doc = """n_participants_ : int
+        Number of participants.
+    n_features_in_ : int
+        Number of features seen during fit.
+"""
+
+_integration_attributes_doc = """widths_ : list of int
+        Upload width ``h_k`` of each participant.
+    """ + _aligner_attributes_doc
+
+_n_components_doc = """n_components : int, default=None
+        Integrated width ``d^``; ``None`` uses the largest upload width.
+"""
+
+_suetake_reference_doc = """\
+.. [1] Suetake et al., "Nonlinear Data Integration via Kernel Methods for Data
+       Collaboration Analysis", arXiv:2605.27219, 2026.
+"""
+
+_nosaka_reference_doc = """\
+.. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for
+       Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
+"""
+
+# three participants' PCA uploads of one uniform anchor: the linear integrations' examples
+_pca_uploads_example_doc = """>>> import numpy as np
+    >>> from skdc.mechanisms import PCAMechanism
+    >>> X = np.random.RandomState(0).rand(60, 5)
+    >>> Y = PCAMechanism(3, n_components=3, anchor="uniform", n_anchors=20,
+    ...                  random_state=0).fit_transform(X)
+"""
 
 
 class BaseAligner(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -114,6 +152,12 @@ def _check_reference(estimator, n_participants):
             "them."
         )
     return s
+
+
+def _reference_stack(anchors, estimator):
+    """The anchor uploads stacked (p, r, d) and the estimator's checked ``reference``."""
+    B = _stack_equal_width(anchors, estimator)
+    return B, _check_reference(estimator, B.shape[0])
 
 
 def _stack_equal_width(anchors, estimator):
@@ -223,8 +267,11 @@ def _helmert_dot(Y):
 class _LinearIntegration(BaseAligner):
     """Shared map of linear integrations: participant ``k``'s rows ``x~ -> x~[:h_k] G^(k)``."""
 
-    def _store_widths(self, anchors):
+    def _prepare_anchors(self, anchors):
+        """The anchor uploads, checked for one common row count; stores ``widths_``."""
+        anchors = _check_anchor_uploads(anchors, self)
         self.widths_ = [b.shape[1] for b in anchors]
+        return anchors
 
     def _map(self, Y, i):
         return Y[:, : self.widths_[i]] @ self.coef_[i]

@@ -8,10 +8,11 @@ common orthonormal anchor target ``Z``:
 For fixed ``Z`` the minimiser is ``alpha^(k) = (K^(k) + lambda I)^{-1} Z`` (Eq. 36) with value
 ``lambda tr(Z^T (K^(k) + lambda I)^{-1} Z)``, so ``Z`` holds the eigenvectors of the ``d^``
 smallest eigenvalues of ``M_lambda = lambda sum_k (K^(k) + lambda I)^{-1}`` (Eq. 37,
-Theorem 2; spec section 3.6). Options (spec sections 3.7-3.8): an intrinsic kNN graph on the
-anchor uploads (``"gl"`` geometric, ``"tsl"`` same-label), a target-dissimilarity penalty graph
-(``"tdl"``), giving ``(M_lambda + mu B) u = nu C u`` (Eqs. 40/43), and the centering constraint
-``1^T Z = 0`` solved in the Helmert basis (Eqs. 49-53). From the DC lab's code: the
+Theorem 2 in Section 4.2 of [1]_). Options (Sections 4.4-4.6 and Appendix B of [1]_): an
+intrinsic kNN graph on the anchor uploads (``"gl"`` geometric, ``"tsl"`` same-label), a
+target-dissimilarity penalty graph (``"tdl"``), giving ``(M_lambda + mu B) u = nu C u`` (Eqs.
+40/43), and the centering constraint ``1^T Z = 0`` solved in the Helmert basis (Eqs. 49-53).
+From the DC lab's code: the
 residual-only objective ``M = sum_k (I - S^(k))^2`` (``target_objective="residual"``), each
 kernel divided by its spectral radius (``kernel_normalization="spectral"``), and bandwidths
 tuned on each participant's own intermediate rows (``gamma_rows="own"``) by the median or the
@@ -46,6 +47,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import type_of_target
 
 from ..mechanisms import median_heuristic_gamma
+from ..utils._docstring import Substitution
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 from . import _eigh_cache
 from ._base import (
@@ -53,14 +55,17 @@ from ._base import (
     _check_anchor_uploads,
     _helmert_dot,
     _helmert_t_dot,
+    _integration_attributes_doc,
+    _n_components_constraint,
     _sign_flip,
+    _suetake_reference_doc,
     _target_width,
 )
 
 __all__ = ["KTIAligner", "anchor_graph"]
 
 _MEDIAN_ROWS = 2000  # gamma="median" on more own rows: a random subset (pdist is quadratic)
-_EPS = 1e-9  # epsilon-regularization of a singular C (spec section 3.7, authors' default)
+_EPS = 1e-9  # epsilon-regularization of a singular C (Section 4.5 of [1]; authors' value)
 _GAMMA_KERNELS = {"rbf", "laplacian", "poly"}
 
 
@@ -74,7 +79,7 @@ _GAMMA_KERNELS = {"rbf", "laplacian", "poly"}
     prefer_skip_nested_validation=True,
 )
 def anchor_graph(anchor_upload, *, kind="gl", anchor_y=None, n_neighbors=10):
-    """Symmetrized kNN graph of one participant's anchor upload (spec section 3.7, Eqs. 47-48).
+    """Symmetrized kNN graph of one participant's anchor upload (Eqs. 47-48, Appendix B of [1]_).
 
     ``N(i)`` are the ``n_neighbors`` Euclidean nearest other anchors of anchor ``i`` in the
     upload. Raw weights: ``"gl"`` 1 for ``i' in N(i)``; ``"tsl"`` 1 if also
@@ -132,7 +137,8 @@ def anchor_graph(anchor_upload, *, kind="gl", anchor_y=None, n_neighbors=10):
         if y.shape != (n,):
             raise ValueError(f"anchor_y must have shape ({n},); got {y.shape}.")
         if kind == "tsl" and type_of_target(y) == "continuous":
-            s2 = float(np.var(y)) or 1.0  # sigma_y = std(y_a) (spec section 3.7)
+            # sigma_y = std(y_a): Appendix B of [1] leaves sigma_y open
+            s2 = float(np.var(y)) or 1.0
             w = np.exp(-((y[rows] - y[cols]) ** 2) / s2)
         elif kind == "tsl":
             w = (y[rows] == y[cols]).astype(np.float64)
@@ -169,6 +175,7 @@ def _laplacian(W):
     return (sp.diags(np.asarray(W.sum(axis=1)).ravel()) - W).tocsr()
 
 
+@Substitution(attributes=_integration_attributes_doc, reference=_suetake_reference_doc)
 class KTIAligner(BaseAligner):
     """Kernel-based Target-normalized Integration (Theorem 2, Algorithm 2 of [1]_).
 
@@ -215,7 +222,7 @@ class KTIAligner(BaseAligner):
     gamma_neighbors : int, default=7
         The neighbour rank of ``gamma="knn"`` (7 in [2]_).
     graph : {None, "gl", "tsl", "tdl"}, default=None
-        Graph regularization (spec section 3.7): ``"gl"`` geometric kNN Laplacian, ``"tsl"``
+        Graph regularization (Sections 4.4-4.5 of [1]_): ``"gl"`` geometric kNN Laplacian, ``"tsl"``
         same-label kNN Laplacian, ``"tdl"`` TSL as intrinsic graph plus the different-label
         kNN Laplacian as penalty ``C``. ``"tsl"``/``"tdl"`` need labelled anchors
         (:class:`~skdc.anchors.SMOTEAnchor`), which then must be shareable with the analyst.
@@ -224,7 +231,7 @@ class KTIAligner(BaseAligner):
     n_neighbors : int, default=10
         ``k_nn`` of the anchor graphs.
     center : bool, default=False
-        Impose ``1^T Z = 0`` (spec section 3.8).
+        Impose ``1^T Z = 0`` (Section 4.6, Eqs. 49-53 of [1]_).
     n_components : int, default=None
         Integrated width ``d^``; ``None`` uses the largest upload width. At most
         ``n_anchors`` (``n_anchors - 1`` with ``center``).
@@ -268,12 +275,7 @@ class KTIAligner(BaseAligner):
         The aggregated, scaled intrinsic Laplacian ``B``.
     penalty_laplacian_ : scipy.sparse.csr_matrix of shape (n_anchors, n_anchors) or None
         The aggregated penalty Laplacian ``C`` scaled to ``tr(C) = n_anchors`` (``"tdl"``).
-    widths_ : list of int
-        Upload width ``h_k`` of each participant.
-    n_participants_ : int
-        Number of participants.
-    n_features_in_ : int
-        Number of features seen during fit.
+    {attributes}
 
     See Also
     --------
@@ -288,8 +290,7 @@ class KTIAligner(BaseAligner):
 
     References
     ----------
-    .. [1] Suetake et al., "Nonlinear Data Integration via Kernel Methods for Data
-       Collaboration Analysis", arXiv:2605.27219, 2026.
+    {reference}
     .. [2] Zelnik-Manor and Perona, "Self-Tuning Spectral Clustering", NeurIPS 2004.
 
     Examples
@@ -326,7 +327,7 @@ class KTIAligner(BaseAligner):
         "mu": [Interval(Real, 0, None, closed="left")],
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
         "center": ["boolean"],
-        "n_components": [None, Interval(Integral, 1, None, closed="left")],
+        "n_components": _n_components_constraint,
         "graph_scale": [StrOptions({"trace", "none"})],
         "n_kernel_components": [None, Interval(Integral, 1, None, closed="left")],
         "solver": [StrOptions({"cholesky", "eigh"})],
@@ -426,7 +427,8 @@ class KTIAligner(BaseAligner):
                 )
         intrinsic = "gl" if self.graph == "gl" else "tsl"
         K = len(anchors)
-        # aggregate the per-participant symmetrized graphs by their mean (spec section 3.7)
+        # aggregate the per-participant symmetrized graphs by their mean (the paper says
+        # "aggregated"; the mean is the authors' code's)
         WB = sum(
             anchor_graph(b, kind=intrinsic, anchor_y=anchor_y, n_neighbors=self.n_neighbors)
             for b in anchors
@@ -435,7 +437,7 @@ class KTIAligner(BaseAligner):
         tr = float(LB.diagonal().sum())
         if self.graph_scale == "trace":
             if tr > 0:
-                LB = LB * (trace_M / tr)  # tr(B) = tr(M_lambda) (spec section 3.7)
+                LB = LB * (trace_M / tr)  # tr(B) = tr(M_lambda) (authors' code)
             else:
                 warnings.warn(
                     f"KTIAligner: the {intrinsic!r} graph has no edges (no neighbouring "
@@ -574,7 +576,7 @@ class KTIAligner(BaseAligner):
             if C is not None:
                 C = _helmert_t_dot(_helmert_t_dot(C).T)
         if C is not None:
-            C = (C + C.T) / 2 + _EPS * np.eye(C.shape[0])  # C_eps (spec section 3.7)
+            C = (C + C.T) / 2 + _EPS * np.eye(C.shape[0])  # C_eps (Section 4.5 of [1])
         nu, Y = scipy.linalg.eigh((A + A.T) / 2, C, subset_by_index=[0, d - 1])
         Z = _helmert_dot(Y) if self.center else Y
         Z = Z * _sign_flip(Z)
