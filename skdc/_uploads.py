@@ -9,13 +9,52 @@ noise ``W_i`` (drawn by the participant's mechanism; see the developer guide, "R
 
 # Licence: BSD 3 clause
 
+import functools
 from numbers import Integral
 
 import numpy as np
 
-from .utils._sklearn_compat import Interval, validate_params
-
 __all__ = ["Uploads", "check_participant_ids", "check_uploads"]
+
+
+def _validated_at_first_call(constraints):
+    """``validate_params(constraints())`` as sklearn applies it, but built at the first call.
+
+    The command line's ``--help`` imports this module through the upload files and must not
+    load scikit-learn; ``constraints`` is a function so that its sklearn objects are made late.
+    """
+
+    def decorator(func):
+        validated = None
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            nonlocal validated
+            if validated is None:
+                from .utils._sklearn_compat import validate_params
+
+                validated = validate_params(constraints(), prefer_skip_nested_validation=True)(
+                    func
+                )
+            return validated(*args, **kwargs)
+
+        return wrapper
+
+    return decorator
+
+
+def _participant_ids_constraints():
+    from .utils._sklearn_compat import Interval
+
+    return {"participant": ["array-like"],
+            "n_samples": [Interval(Integral, 0, None, closed="left")]}
+
+
+def _check_uploads_constraints():
+    from .utils._sklearn_compat import HasMethods
+
+    return {"X": "no_validation", "estimator": [HasMethods(["fit"])],
+            "require_anchors": ["boolean"]}
 
 
 class Uploads(np.ndarray):
@@ -245,13 +284,7 @@ def _same_anchors(a, b):
     return len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b))
 
 
-@validate_params(
-    {
-        "participant": ["array-like"],
-        "n_samples": [Interval(Integral, 0, None, closed="left")],
-    },
-    prefer_skip_nested_validation=True,
-)
+@_validated_at_first_call(_participant_ids_constraints)
 def check_participant_ids(participant, n_samples):
     """Validate one participant id per row: whole, non-negative numbers.
 
@@ -380,11 +413,45 @@ def _check_anchor_noise(anchor_noise, anchors):
     return _finite_blocks(anchor_noise, "anchor noise", check_shape)
 
 
+@_validated_at_first_call(_check_uploads_constraints)
 def check_uploads(X, estimator, *, require_anchors=True):
     """Return ``X`` if it is an :class:`Uploads` usable by ``estimator``, else raise.
 
-    Aligners never accept plain arrays (DESIGN.md section 2): a plain array means the
-    mechanism step that produces the uploads is missing from the pipeline.
+    Aligners never accept plain arrays: a plain array means the mechanism step that produces
+    the uploads is missing from the pipeline, and the error says so.
+
+    Read more in the :ref:`User Guide <protocols>`.
+
+    Parameters
+    ----------
+    X : object
+        What the estimator was given.
+    estimator : estimator
+        The estimator that needs the uploads; its class name goes into the error messages.
+    require_anchors : bool, default=True
+        Also refuse uploads without anchor uploads (what aligners fit on).
+
+    Returns
+    -------
+    X : Uploads
+        ``X`` itself.
+
+    Raises
+    ------
+    TypeError
+        When ``X`` is not an :class:`Uploads` with participant metadata.
+    ValueError
+        When ``require_anchors`` and ``X`` carries no anchor uploads.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdc._uploads import check_uploads
+    >>> from skdc.alignment import ReferenceAligner
+    >>> check_uploads(np.eye(3), ReferenceAligner())
+    Traceback (most recent call last):
+    ...
+    TypeError: ReferenceAligner expects skdc.Uploads produced by a mechanism step ...
     """
     name = type(estimator).__name__
     if not isinstance(X, Uploads) or X.participant is None:
