@@ -60,6 +60,8 @@ def _check_uploads_constraints():
 class Uploads(np.ndarray):
     """Stacked participant uploads with their metadata.
 
+    Read more in the :ref:`User Guide <deployment>`.
+
     Row ``k`` of the array is the private-data upload of participant ``participant[k]``.
     Slicing rows keeps the matching metadata; any operation that changes the number or meaning
     of rows (reductions, transposes, concatenation) returns a plain :class:`numpy.ndarray`, so
@@ -104,6 +106,9 @@ class Uploads(np.ndarray):
 
     Examples
     --------
+    The gallery example :ref:`sphx_glr_auto_examples_plot_quickstart.py` passes them from the
+    mechanism to the aligner.
+
     >>> import numpy as np
     >>> from skdc import Uploads
     >>> Y = Uploads(np.arange(8.0).reshape(4, 2), participant=[0, 1, 0, 1],
@@ -224,6 +229,11 @@ class Uploads(np.ndarray):
         -------
         anchors : list of ndarray of shape (n_anchors, h_i) or None
             The noisy anchor uploads (``None`` when there are no anchor uploads).
+
+        References
+        ----------
+        .. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for
+           Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
 
         Examples
         --------

@@ -62,6 +62,8 @@ _nosaka_reference_doc = """\
 def orthonormal_anchor(n_anchors, n_features, random_state=None):
     """Centered anchor with orthonormal columns, eq. (22) of [1]_ (and its supplement S.5).
 
+    Read more in the :ref:`User Guide <protocols>`.
+
     A Gaussian matrix is centered and orthonormalised by a sign-corrected thin QR, so that
     ``1^T A = 0``, ``A^T A = I`` and every singular value of ``A`` equals one.
 
@@ -112,6 +114,8 @@ def orthonormal_anchor(n_anchors, n_features, random_state=None):
 @Substitution(random_state_returns=_random_state_returns_doc)
 def uniform_anchor(n_anchors, n_features, *, low=0.0, high=1.0, random_state=None):
     """Anchor with i.i.d. uniform entries, the classic data-collaboration choice.
+
+    Read more in the :ref:`User Guide <protocols>`.
 
     Parameters
     ----------
@@ -287,6 +291,8 @@ _check_full_rank_anchor = check_full_rank_anchor
 class SMOTEAnchor(BaseEstimator):
     """Class-balanced SMOTE anchor built from public source rows (Section 5.1 of [2]_).
 
+    Read more in the :ref:`User Guide <nonlinear>`.
+
     Per class ``c``, ``n_source / n_classes`` public rows ``S_c`` are drawn without replacement
     and kept in the anchor; the remaining ``n_anchors / n_classes - |S_c|`` rows are synthesised
     by imbalanced-learn's :class:`~imblearn.over_sampling.SMOTE`: ``a = s_i + u (s_j - s_i)``
@@ -337,6 +343,9 @@ class SMOTEAnchor(BaseEstimator):
 
     Examples
     --------
+    The gallery example :ref:`sphx_glr_auto_examples_plot_kti_vs_linear.py` builds its anchor
+    with it.
+
     >>> import numpy as np
     >>> from skdc.anchors import SMOTEAnchor
     >>> rng = np.random.RandomState(0)

@@ -66,6 +66,8 @@ _pca_uploads_example_doc = """>>> import numpy as np
 class BaseAligner(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Base class of analyst-side aligners.
 
+    Read more in the :ref:`User Guide <protocols>`.
+
     Warning: This class should not be used directly. Use derived classes instead.
     """
 

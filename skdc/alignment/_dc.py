@@ -51,6 +51,8 @@ _GEP_EPS = 1e-6  # ridge on a singular D (the authors' code; Section 3.1 of [1] 
 class MPPAligner(_LinearIntegration):
     """Imakura-Sakurai SVD integration ("DC-MPP", Sections 2.2 and 3.1 of [1]_).
 
+    Read more in the :ref:`User Guide <nonlinear>`.
+
     The target ``Z`` holds the top ``d^`` left singular vectors of the stacked anchor uploads
     ``W = [A~(1), ..., A~(K)]`` (the minimum-perturbation solution ``Z = U_1 C`` with
     ``C = I``), and ``G^(k) = pinv(A~(k)) Z`` (the least-squares map of Section 3.1 of
@@ -82,6 +84,9 @@ class MPPAligner(_LinearIntegration):
 
     Examples
     --------
+    The gallery example :ref:`sphx_glr_auto_examples_plot_kti_vs_linear.py` compares the
+    integrations.
+
     {example}
     >>> from skdc.alignment import MPPAligner
     >>> MPPAligner().fit(Y).transform(Y).shape
@@ -115,6 +120,8 @@ class MPPAligner(_LinearIntegration):
 class GEPAligner(_LinearIntegration):
     """Kawakami et al.'s generalized-eigenvalue integration ("DC-GEP", Section 3.1 of [1]_).
 
+    Read more in the :ref:`User Guide <nonlinear>`.
+
     Minimises ``sum_{k,k'} ||A~(k) G^(k) - A~(k') G^(k')||_F^2`` under
     ``sum_k ||A~(k) G^(k)_{:,j}||^2 = 1``: the stacked columns ``g_j`` are the generalized
     eigenvectors of ``W^T W g = eta D g`` for the ``d^`` largest ``eta``, with
@@ -146,6 +153,9 @@ class GEPAligner(_LinearIntegration):
 
     Examples
     --------
+    The gallery example :ref:`sphx_glr_auto_examples_plot_kti_vs_linear.py` compares the
+    integrations.
+
     {example}
     >>> from skdc.alignment import GEPAligner
     >>> gep = GEPAligner().fit(Y)
@@ -191,6 +201,8 @@ class GEPAligner(_LinearIntegration):
 class ODCAligner(_LinearIntegration):
     """Orthogonal data collaboration ("DC-ODC", Section 3.1 of [1]_, Nosaka et al.).
 
+    Read more in the :ref:`User Guide <nonlinear>`.
+
     The target is a reference participant's anchor upload, ``Z = A~(s)``, and every
     participant's map is the orthogonal Procrustes solution
     ``G^(k) = Pi(A~(k)^T Z) = U_k V_k^T``. Exact when the participants' reductions differ by
@@ -221,6 +233,9 @@ class ODCAligner(_LinearIntegration):
 
     Examples
     --------
+    The gallery example :ref:`sphx_glr_auto_examples_plot_kti_vs_linear.py` compares the
+    integrations.
+
     {example}
     >>> from skdc.alignment import ODCAligner
     >>> odc = ODCAligner().fit(Y)

@@ -64,8 +64,11 @@ _ling_parameters_doc = """n_participants, n_features, n_anchors : int
 
 
 @validate_params(_ling_sizes_constraints, prefer_skip_nested_validation=True)
+@Substitution(reference=_nosaka_reference_doc)
 def v_phase_transition(n_participants, n_features, n_anchors):
     """Empirical phase-transition anchor-noise level ``v_PT``, eq. (51) of [1]_.
+
+    Read more in the :ref:`User Guide <numbers>`.
 
     ``v_PT = 1.89 sqrt(p) / (sqrt(p d) + sqrt(r - 1) + 2 sqrt(p ln p))``. Below it the power
     method usually reaches a global solution in Ling's experiments [2]_; above it the success
@@ -85,6 +88,12 @@ def v_phase_transition(n_participants, n_features, n_anchors):
     v_pt : float
         The reference noise level.
 
+    References
+    ----------
+    {reference}
+    .. [2] Ling, "Solving orthogonal group synchronization via convex and low-rank optimization:
+       tightness and landscape analysis", Mathematical Programming, 2023.
+
     Examples
     --------
     >>> from skdc.alignment import v_phase_transition
@@ -102,9 +111,11 @@ def v_phase_transition(n_participants, n_features, n_anchors):
 @validate_params(
     {**_ling_sizes_constraints, **_ling_gamma_constraint}, prefer_skip_nested_validation=True
 )
-@Substitution(parameters=_ling_parameters_doc)
+@Substitution(parameters=_ling_parameters_doc, reference=_nosaka_reference_doc)
 def ling_sufficient_v(n_participants, n_features, n_anchors, gamma=3.0):
     """Sufficient anchor-noise level of Theorem 4.6, eq. (49) of [1]_ (very conservative).
+
+    Read more in the :ref:`User Guide <numbers>`.
 
     Parameters
     ----------
@@ -114,6 +125,10 @@ def ling_sufficient_v(n_participants, n_features, n_anchors, gamma=3.0):
     -------
     v : float
         ``sqrt(p) / (14336 sqrt(d) (sqrt(p d) + sqrt(r - 1) + sqrt(2 gamma p log p)))``.
+
+    References
+    ----------
+    {reference}
 
     Examples
     --------
@@ -132,9 +147,11 @@ def ling_sufficient_v(n_participants, n_features, n_anchors, gamma=3.0):
      **_ling_gamma_constraint},
     prefer_skip_nested_validation=True,
 )
-@Substitution(parameters=_ling_parameters_doc)
+@Substitution(parameters=_ling_parameters_doc, reference=_nosaka_reference_doc)
 def ling_error_bound(v, n_participants, n_features, n_anchors, gamma=3.0):
     """Rotational alignment-error bound of Theorem 4.6, eq. (50) of [1]_.
+
+    Read more in the :ref:`User Guide <numbers>`.
 
     Valid only for ``v`` at most :func:`ling_sufficient_v`.
 
@@ -148,6 +165,10 @@ def ling_error_bound(v, n_participants, n_features, n_anchors, gamma=3.0):
     -------
     bound : float
         ``6 / (1 - 1/1024) v sqrt(d) (sqrt(p d) + sqrt(r - 1) + sqrt(2 gamma p log p)) / sqrt(p)``.
+
+    References
+    ----------
+    {reference}
 
     Examples
     --------
@@ -182,6 +203,8 @@ _RESULT_ATTRIBUTES = {
 @Substitution(attributes=_aligner_attributes_doc, reference=_nosaka_reference_doc)
 class GOPPAligner(BaseAligner):
     """Noisy-anchor alignment by the generalized orthogonal Procrustes problem [1]_.
+
+    Read more in the :ref:`User Guide <protocols>`.
 
     At ``fit``, the analyst receives each participant's anchor upload with Gaussian noise of
     standard deviation ``v``, ``B_i + v W_i`` (Def 4.1 of [1]_), then solves the centered GOPP
@@ -275,6 +298,9 @@ class GOPPAligner(BaseAligner):
 
     Examples
     --------
+    The gallery example :ref:`sphx_glr_auto_examples_plot_gopp_diagnostics.py` shows its
+    diagnostics below and above the phase transition.
+
     >>> import numpy as np
     >>> from skdc.mechanisms import IGDP
     >>> from skdc.alignment import GOPPAligner

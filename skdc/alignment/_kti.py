@@ -78,8 +78,11 @@ _GAMMA_KERNELS = {"rbf", "laplacian", "poly"}
     },
     prefer_skip_nested_validation=True,
 )
+@Substitution(reference=_suetake_reference_doc)
 def anchor_graph(anchor_upload, *, kind="gl", anchor_y=None, n_neighbors=10):
     """Symmetrized kNN graph of one participant's anchor upload (Eqs. 47-48, Appendix B of [1]_).
+
+    Read more in the :ref:`User Guide <nonlinear>`.
 
     ``N(i)`` are the ``n_neighbors`` Euclidean nearest other anchors of anchor ``i`` in the
     upload. Raw weights: ``"gl"`` 1 for ``i' in N(i)``; ``"tsl"`` 1 if also
@@ -102,6 +105,10 @@ def anchor_graph(anchor_upload, *, kind="gl", anchor_y=None, n_neighbors=10):
     -------
     W : scipy.sparse.csr_matrix of shape (n_anchors, n_anchors)
         Symmetric weights with zero diagonal.
+
+    References
+    ----------
+    {reference}
 
     Examples
     --------
@@ -178,6 +185,8 @@ def _laplacian(W):
 @Substitution(attributes=_integration_attributes_doc, reference=_suetake_reference_doc)
 class KTIAligner(BaseAligner):
     """Kernel-based Target-normalized Integration (Theorem 2, Algorithm 2 of [1]_).
+
+    Read more in the :ref:`User Guide <nonlinear>`.
 
     Fits ``Z`` (``n_anchors x d^``, ``Z^T C Z = I``) and one kernel ridge map per participant,
     ``g_k(x~) = kappa_k(x~, A~(k)) alpha^(k)`` with ``alpha^(k) = (K^(k) + lambda I)^{-1} Z``
@@ -295,6 +304,9 @@ class KTIAligner(BaseAligner):
 
     Examples
     --------
+    The gallery example :ref:`sphx_glr_auto_examples_plot_kti_vs_linear.py` compares KTI with
+    the linear integrations under UMAP.
+
     >>> import numpy as np
     >>> from skdc.mechanisms import KernelPCAMechanism
     >>> from skdc.alignment import KTIAligner

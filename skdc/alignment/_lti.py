@@ -56,6 +56,8 @@ def _orth(B):
 class LTIAligner(_LinearIntegration):
     """Linear Target-normalized Integration (Theorem 1, Algorithm 1 of [1]_).
 
+    Read more in the :ref:`User Guide <nonlinear>`.
+
     ``Z`` holds the top ``d^`` left singular vectors of ``W_Q = [Q^(1), ..., Q^(K)]`` (each
     ``Q^(k)`` an orthonormal basis of participant ``k``'s anchor upload), and
     ``G^(k) = pinv(A~(k)) Z``. The optimal objective is ``K d^ - sum_j sigma_j(W_Q)^2`` and
@@ -97,6 +99,9 @@ class LTIAligner(_LinearIntegration):
 
     Examples
     --------
+    The gallery example :ref:`sphx_glr_auto_examples_plot_kti_vs_linear.py` compares the
+    integrations.
+
     {example}
     >>> from skdc.alignment import LTIAligner
     >>> lti = LTIAligner().fit(Y)

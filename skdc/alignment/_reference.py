@@ -33,6 +33,8 @@ __all__ = ["ReferenceAligner"]
 class ReferenceAligner(BaseAligner):
     """Align every participant onto a reference participant's frame (Algorithm 2 of [1]_).
 
+    Read more in the :ref:`User Guide <protocols>`.
+
     The map of participant ``i`` is ``N_i(T) = (T - b_i) R_i + b_s`` with
     ``R_i = Pi(Bbar_i^T Bbar_s)`` and ``b_i`` the mean of its anchor upload; the reference keeps
     its own uploads (``R_s = I``).
@@ -62,6 +64,9 @@ class ReferenceAligner(BaseAligner):
 
     Examples
     --------
+    The gallery example :ref:`sphx_glr_auto_examples_plot_cgdp_igdp_aligned.py` compares it with
+    C-GDP and unaligned I-GDP.
+
     >>> import numpy as np
     >>> from skdc.mechanisms import CGDP, IGDP
     >>> from skdc.alignment import ReferenceAligner
