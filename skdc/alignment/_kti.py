@@ -504,51 +504,53 @@ class KTIAligner(BaseAligner):
         Neither calls a general matrix inverse. With ``kernel_normalization="spectral"``,
         ``K^(k)`` is divided by ``rho_k = lambda_max(K^(k))`` first.
         """
+        factor = self._eigh_factor if self.solver == "eigh" else self._cholesky_factor
+        return [factor(b, self._kernel(b, b, g), g, k)
+                for k, (b, g) in enumerate(zip(anchors, self.gammas_))]
+
+    def _eigh_factor(self, b, Kmat, g, k):
+        """``(inv, solve, rho)`` from ``K^(k) = V diag(l) V^T``, kept in the shared cache."""
         lam = float(self.alpha)
-        spectral = self.kernel_normalization == "spectral"
-        out = []
-        for k, (b, g) in enumerate(zip(anchors, self.gammas_)):
-            Kmat = self._kernel(b, b, g)
-            if self.solver == "eigh":
-                key = None
-                if not callable(self.kernel):
-                    digest = hashlib.blake2b(np.ascontiguousarray(b).tobytes(), digest_size=16)
-                    key = (digest.hexdigest(), b.shape, self.kernel, float(g))
-                ev, V = _eigh_cache.kernel_eigh_cache.get(
-                    key, lambda Kmat=Kmat, k=k: self._psd_eigh(Kmat, k)
-                )
-                rho = float(ev.max()) if spectral else 1.0
-                if not rho > 0:
-                    raise self._zero_kernel_error(k)
-                ev = ev / rho
-                inv = (V / (ev + lam)) @ V.T
+        key = None
+        if not callable(self.kernel):
+            digest = hashlib.blake2b(np.ascontiguousarray(b).tobytes(), digest_size=16)
+            key = (digest.hexdigest(), b.shape, self.kernel, float(g))
+        ev, V = _eigh_cache.kernel_eigh_cache.get(key, lambda: self._psd_eigh(Kmat, k))
+        rho = float(ev.max()) if self.kernel_normalization == "spectral" else 1.0
+        if not rho > 0:
+            raise self._zero_kernel_error(k)
+        ev = ev / rho
+        inv = (V / (ev + lam)) @ V.T
 
-                def solve(Z, V=V, ev=ev):
-                    return (V / (ev + lam)) @ (V.T @ Z)
+        def solve(Z):
+            return (V / (ev + lam)) @ (V.T @ Z)
 
-            else:
-                if callable(self.kernel):
-                    self._check_psd(scipy.linalg.eigvalsh((Kmat + Kmat.T) / 2), k)
-                Ks = (Kmat + Kmat.T) / 2
-                rho = _spectral_radius(Ks) if spectral else 1.0
-                if not rho > 0:
-                    raise self._zero_kernel_error(k)
-                Kl = Ks / rho + lam * np.eye(Kmat.shape[0])
-                c, info = scipy.linalg.lapack.dpotrf(Kl, lower=True, clean=True)
-                if info != 0:
-                    self._check_psd(scipy.linalg.eigvalsh(Kmat), k)
-                    raise np.linalg.LinAlgError(
-                        f"KTIAligner: Cholesky of K + alpha I failed for participant {k}; "
-                        "increase alpha or use solver='eigh'."
-                    )
-                inv, _ = scipy.linalg.lapack.dpotri(c, lower=True)
-                inv = np.tril(inv) + np.tril(inv, -1).T
+        return inv, solve, rho
 
-                def solve(Z, c=c):
-                    return scipy.linalg.cho_solve((c, True), Z)
+    def _cholesky_factor(self, b, Kmat, g, k):
+        """``(inv, solve, rho)`` from one Cholesky factor ``L L^T = K^(k) / rho + lambda I``."""
+        lam = float(self.alpha)
+        if callable(self.kernel):
+            self._check_psd(scipy.linalg.eigvalsh((Kmat + Kmat.T) / 2), k)
+        Ks = (Kmat + Kmat.T) / 2
+        rho = _spectral_radius(Ks) if self.kernel_normalization == "spectral" else 1.0
+        if not rho > 0:
+            raise self._zero_kernel_error(k)
+        Kl = Ks / rho + lam * np.eye(Kmat.shape[0])
+        c, info = scipy.linalg.lapack.dpotrf(Kl, lower=True, clean=True)
+        if info != 0:
+            self._check_psd(scipy.linalg.eigvalsh(Kmat), k)
+            raise np.linalg.LinAlgError(
+                f"KTIAligner: Cholesky of K + alpha I failed for participant {k}; "
+                "increase alpha or use solver='eigh'."
+            )
+        inv, _ = scipy.linalg.lapack.dpotri(c, lower=True)
+        inv = np.tril(inv) + np.tril(inv, -1).T
 
-            out.append((inv, solve, rho))
-        return out
+        def solve(Z):
+            return scipy.linalg.cho_solve((c, True), Z)
+
+        return inv, solve, rho
 
     def _zero_kernel_error(self, k):
         return ValueError(
@@ -599,53 +601,75 @@ class KTIAligner(BaseAligner):
         self.kernel_anchors_ = list(anchors)
 
     def _fit_nystroem(self, anchors, anchor_y, d, m, rng):
+        """KTI on rank-``m`` Nystroem kernels: Woodbury for ``M``, Lanczos for ``Z``."""
         lam_ridge = float(self.alpha)
         n_a = anchors[0].shape[0]
         K = len(anchors)
         idx = np.sort(rng.choice(n_a, size=m, replace=False))
-        factors, scales = [], []
-        for k, (b, g) in enumerate(zip(anchors, self.gammas_)):
-            Cm = self._kernel(b, b[idx], g)
-            w, Vw = self._psd_eigh(Cm[idx], k)
-            keep = w > w.max() * m * np.finfo(float).eps
-            P = Vw[:, keep] / np.sqrt(w[keep])  # W^{-1/2} on its range
-            Phi = Cm @ P  # Nystroem features: K^(k) ~ Phi Phi^T
-            # Phi = U diag(s) R^T from the small Gram matrix Phi^T Phi = R diag(s^2) R^T
-            s2, R = scipy.linalg.eigh(Phi.T @ Phi)
-            big = s2 > s2.max() * Phi.shape[1] * np.finfo(float).eps
-            s2, R = s2[big], R[:, big]
-            U = (Phi @ R) / np.sqrt(s2)
-            rho = float(s2.max()) if self.kernel_normalization == "spectral" else 1.0
-            # K^(k) / rho ~ (Phi / sqrt(rho)) (Phi / sqrt(rho))^T: U stays, s^2 scales
-            s2, P, Phi = s2 / rho, P / np.sqrt(rho), Phi / np.sqrt(rho)
-            scales.append(rho)
-            D = s2 / (s2 + lam_ridge)
-            factors.append((U, D, P, Phi))
-        self.kernel_scales_ = np.array(scales)
+        factors = [self._nystroem_factor(b, g, idx, k)
+                   for k, (b, g) in enumerate(zip(anchors, self.gammas_))]
+        self.kernel_scales_ = np.array([rho for *_, rho in factors])
         # Woodbury: lambda (Phi Phi^T + lambda I)^{-1} = I - U diag(s^2/(s^2+lambda)) U^T; its
         # square (target_objective="residual") is I - U diag(2 D - D^2) U^T
         if self.target_objective == "residual":
-            Ds = [2.0 * D - D**2 for _, D, _, _ in factors]
+            Ds = [2.0 * D - D**2 for _, D, _, _, _ in factors]
         else:
-            Ds = [D for _, D, _, _ in factors]
+            Ds = [D for _, D, _, _, _ in factors]
         trace_M = K * n_a - sum(float(D.sum()) for D in Ds)
         LB, _ = self._graphs(anchors, anchor_y, trace_M)
         self.intrinsic_laplacian_, self.penalty_laplacian_ = LB, None
+        Z, self.eigenvalues_ = self._nystroem_target([f[0] for f in factors], Ds, LB, d, rng)
+        self.target_ = Z
+        coefs, kanchors = [], []
+        for b, (U, D, P, Phi, _) in zip(anchors, factors):
+            alpha_k = (Z - U @ (D[:, None] * (U.T @ Z))) / lam_ridge  # (Phi Phi^T+lambda I)^-1 Z
+            # g(x) = phi(x) Phi^T alpha with phi(x) = kappa(x, landmarks) W^{-1/2}
+            coefs.append(P @ (Phi.T @ alpha_k))
+            kanchors.append(b[idx])
+        self.coef_ = coefs
+        self.kernel_anchors_ = kanchors
+
+    def _nystroem_factor(self, b, g, idx, k):
+        """One participant's Nystroem kernel ``K^(k) / rho_k ~ Phi Phi^T = U diag(s^2) U^T``.
+
+        Returns ``(U, D, P, Phi, rho_k)`` with ``D = s^2 / (s^2 + lambda)`` and ``P`` the
+        landmark map ``W^{-1/2}`` (``phi(x) = kappa(x, landmarks) P``).
+        """
+        m = idx.size
+        Cm = self._kernel(b, b[idx], g)
+        w, Vw = self._psd_eigh(Cm[idx], k)
+        keep = w > w.max() * m * np.finfo(float).eps
+        P = Vw[:, keep] / np.sqrt(w[keep])  # W^{-1/2} on its range
+        Phi = Cm @ P  # Nystroem features: K^(k) ~ Phi Phi^T
+        # Phi = U diag(s) R^T from the small Gram matrix Phi^T Phi = R diag(s^2) R^T
+        s2, R = scipy.linalg.eigh(Phi.T @ Phi)
+        big = s2 > s2.max() * Phi.shape[1] * np.finfo(float).eps
+        s2, R = s2[big], R[:, big]
+        U = (Phi @ R) / np.sqrt(s2)
+        rho = float(s2.max()) if self.kernel_normalization == "spectral" else 1.0
+        # K^(k) / rho ~ (Phi / sqrt(rho)) (Phi / sqrt(rho))^T: U stays, s^2 scales
+        s2, P, Phi = s2 / rho, P / np.sqrt(rho), Phi / np.sqrt(rho)
+        return U, s2 / (s2 + float(self.alpha)), P, Phi, rho
+
+    def _nystroem_target(self, Us, Ds, LB, d, rng):
+        """The ``d`` bottom eigenvectors of ``M + mu B`` (``1^T Z = 0`` with ``center``).
+
+        ``M = K I - sum_k U_k diag(D_k) U_k^T`` is never formed: Lanczos finds the top of
+        ``c I - (M + mu B)`` with ``c >= lambda_max(M + mu B)``. Returns ``(Z, nu)``.
+        """
+        n_a, K = Us[0].shape[0], len(Us)
         mu = self.mu if LB is not None else 0.0
         bound = 2.0 * float(LB.diagonal().max()) if LB is not None else 0.0
         shift = K + mu * bound  # c >= lambda_max(M + mu B): top of c I - A = bottom of A
-
-        def smoother(x):
-            out = np.zeros_like(x)
-            for (U, _, _, _), D in zip(factors, Ds):
-                out += U @ (D[:, None] * (U.T @ x))
-            return out
 
         def op(x):
             x = x.reshape(n_a, -1)
             if self.center:
                 x = x - x.mean(axis=0)
-            y = (shift - K) * x + smoother(x)
+            smoothed = np.zeros_like(x)
+            for U, D in zip(Us, Ds):
+                smoothed += U @ (D[:, None] * (U.T @ x))
+            y = (shift - K) * x + smoothed
             if LB is not None:
                 y = y - mu * (LB @ x)
             if self.center:
@@ -657,17 +681,7 @@ class KTIAligner(BaseAligner):
         theta, Z = eigsh(lin, k=d, which="LA", v0=v0, tol=1e-12)
         order = np.argsort(theta)[::-1]
         theta, Z = theta[order], Z[:, order]
-        Z = Z * _sign_flip(Z)
-        self.target_ = Z
-        self.eigenvalues_ = shift - theta
-        coefs, kanchors = [], []
-        for b, (U, D, P, Phi) in zip(anchors, factors):
-            alpha_k = (Z - U @ (D[:, None] * (U.T @ Z))) / lam_ridge  # (Phi Phi^T+lambda I)^-1 Z
-            # g(x) = phi(x) Phi^T alpha with phi(x) = kappa(x, landmarks) W^{-1/2}
-            coefs.append(P @ (Phi.T @ alpha_k))
-            kanchors.append(b[idx])
-        self.coef_ = coefs
-        self.kernel_anchors_ = kanchors
+        return Z * _sign_flip(Z), shift - theta
 
     def _map(self, Y, i):
         Ki = self._kernel(Y[:, : self.widths_[i]], self.kernel_anchors_[i], self.gammas_[i])
