@@ -392,9 +392,29 @@ class SMOTEAnchor(BaseEstimator):
         anchor_y : ndarray of shape (n_anchors,)
             The class of each anchor row.
         """
-        from imblearn.over_sampling import SMOTE
-
         self._validate_params()
+        X, y = self._public_rows(n_features)
+        rng = check_random_state(
+            random_state if self.random_state is None else self.random_state
+        )
+        classes = np.unique(y)
+        quota, n_src = self._class_counts(classes, y)
+        rows, labels = [], []
+        for c, cls in enumerate(classes):
+            pool = np.flatnonzero(y == cls)
+            if pool.size < n_src[c]:
+                raise ValueError(
+                    f"SMOTEAnchor: class {cls!r} has {pool.size} public rows, fewer than the "
+                    f"{n_src[c]} sources it needs. Lower n_source or give more public rows."
+                )
+            S = X[rng.choice(pool, size=n_src[c], replace=False)]
+            new = self._synthesize(S, quota[c] - n_src[c], rng)
+            rows.append(np.vstack([S, new]))
+            labels.append(np.full(quota[c], cls))
+        return np.vstack(rows), np.concatenate(labels)
+
+    def _public_rows(self, n_features):
+        """``X_public`` as float64 and ``y_public``, checked against the data width."""
         X = np.asarray(self.X_public, dtype=np.float64)
         y = np.asarray(self.y_public)
         if X.ndim != 2 or X.shape[1] != n_features:
@@ -408,10 +428,10 @@ class SMOTEAnchor(BaseEstimator):
                 f"SMOTEAnchor's y_public must have one label per public row, shape "
                 f"({X.shape[0]},); got {y.shape}."
             )
-        rng = check_random_state(
-            random_state if self.random_state is None else self.random_state
-        )
-        classes = np.unique(y)
+        return X, y
+
+    def _class_counts(self, classes, y):
+        """Per class: its anchor quota ``n_anchors / n_classes`` and its number of sources."""
         n_classes = classes.size
         if self.n_anchors < n_classes:
             raise ValueError(
@@ -421,44 +441,32 @@ class SMOTEAnchor(BaseEstimator):
         quota = np.full(n_classes, self.n_anchors // n_classes)
         quota[: self.n_anchors % n_classes] += 1
         if self.n_source is None:
-            n_src = np.minimum(np.bincount(np.searchsorted(classes, y)), quota)
-        else:
-            if self.n_source < n_classes:
-                raise ValueError(
-                    f"SMOTEAnchor needs n_source >= the number of classes ({n_classes}), one "
-                    f"source row per class at least; got n_source={self.n_source}."
-                )
-            n_src = np.full(n_classes, self.n_source // n_classes)
-            n_src[: self.n_source % n_classes] += 1
-            n_src = np.minimum(n_src, quota)
-        rows, labels = [], []
-        for c, cls in enumerate(classes):
-            pool = np.flatnonzero(y == cls)
-            if pool.size < n_src[c]:
-                raise ValueError(
-                    f"SMOTEAnchor: class {cls!r} has {pool.size} public rows, fewer than the "
-                    f"{n_src[c]} sources it needs. Lower n_source or give more public rows."
-                )
-            S = X[rng.choice(pool, size=n_src[c], replace=False)]
-            m = quota[c] - n_src[c]
-            if m == 0:
-                new = S[:0]
-            elif S.shape[0] == 1:
-                # one source: synthetic rows are noisy duplicates (an edge case [2] leaves open)
-                new = S + 0.01 * rng.standard_normal((m, n_features))
-            else:
-                # SMOTE within class c only: a two-class problem against one dummy row
-                dummy = S[:1] + 1.0
-                k = min(self.k_neighbors, S.shape[0] - 1)
-                smote = SMOTE(
-                    sampling_strategy={1: S.shape[0] + m},
-                    k_neighbors=k,
-                    random_state=rng.randint(np.iinfo(np.int32).max),
-                )
-                Xr, _ = smote.fit_resample(
-                    np.vstack([S, dummy]), np.r_[np.ones(S.shape[0], int), 0]
-                )
-                new = Xr[S.shape[0] + 1 :]  # imblearn appends the synthetic rows
-            rows.append(np.vstack([S, new]))
-            labels.append(np.full(quota[c], cls))
-        return np.vstack(rows), np.concatenate(labels)
+            return quota, np.minimum(np.bincount(np.searchsorted(classes, y)), quota)
+        if self.n_source < n_classes:
+            raise ValueError(
+                f"SMOTEAnchor needs n_source >= the number of classes ({n_classes}), one "
+                f"source row per class at least; got n_source={self.n_source}."
+            )
+        n_src = np.full(n_classes, self.n_source // n_classes)
+        n_src[: self.n_source % n_classes] += 1
+        return quota, np.minimum(n_src, quota)
+
+    def _synthesize(self, S, m, rng):
+        """``m`` synthetic rows of one class from its sources ``S`` by SMOTE."""
+        from imblearn.over_sampling import SMOTE
+
+        if m == 0:
+            return S[:0]
+        if S.shape[0] == 1:
+            # one source: synthetic rows are noisy duplicates (an edge case [2] leaves open)
+            return S + 0.01 * rng.standard_normal((m, S.shape[1]))
+        # SMOTE within the class only: a two-class problem against one dummy row
+        dummy = S[:1] + 1.0
+        k = min(self.k_neighbors, S.shape[0] - 1)
+        smote = SMOTE(
+            sampling_strategy={1: S.shape[0] + m},
+            k_neighbors=k,
+            random_state=rng.randint(np.iinfo(np.int32).max),
+        )
+        Xr, _ = smote.fit_resample(np.vstack([S, dummy]), np.r_[np.ones(S.shape[0], int), 0])
+        return Xr[S.shape[0] + 1 :]  # imblearn appends the synthetic rows
