@@ -54,8 +54,13 @@ _nosaka_reference_doc = """\
        Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
 """
 
-# three participants' PCA uploads of one uniform anchor: the linear integrations' examples
-_pca_uploads_example_doc = """>>> import numpy as np
+# the linear integrations' examples: the gallery, then three participants' PCA uploads of one
+# uniform anchor
+_pca_uploads_example_doc = """\
+The gallery example :ref:`sphx_glr_auto_examples_plot_kti_vs_linear.py` compares the
+    integrations.
+
+    >>> import numpy as np
     >>> from skdc.mechanisms import PCAMechanism
     >>> X = np.random.RandomState(0).rand(60, 5)
     >>> Y = PCAMechanism(3, n_components=3, anchor="uniform", n_anchors=20,

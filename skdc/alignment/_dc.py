@@ -84,9 +84,6 @@ class MPPAligner(_LinearIntegration):
 
     Examples
     --------
-    The gallery example :ref:`sphx_glr_auto_examples_plot_kti_vs_linear.py` compares the
-    integrations.
-
     {example}
     >>> from skdc.alignment import MPPAligner
     >>> MPPAligner().fit(Y).transform(Y).shape
@@ -153,9 +150,6 @@ class GEPAligner(_LinearIntegration):
 
     Examples
     --------
-    The gallery example :ref:`sphx_glr_auto_examples_plot_kti_vs_linear.py` compares the
-    integrations.
-
     {example}
     >>> from skdc.alignment import GEPAligner
     >>> gep = GEPAligner().fit(Y)
@@ -233,9 +227,6 @@ class ODCAligner(_LinearIntegration):
 
     Examples
     --------
-    The gallery example :ref:`sphx_glr_auto_examples_plot_kti_vs_linear.py` compares the
-    integrations.
-
     {example}
     >>> from skdc.alignment import ODCAligner
     >>> odc = ODCAligner().fit(Y)

@@ -99,9 +99,6 @@ class LTIAligner(_LinearIntegration):
 
     Examples
     --------
-    The gallery example :ref:`sphx_glr_auto_examples_plot_kti_vs_linear.py` compares the
-    integrations.
-
     {example}
     >>> from skdc.alignment import LTIAligner
     >>> lti = LTIAligner().fit(Y)
