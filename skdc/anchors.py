@@ -257,10 +257,10 @@ def check_full_rank_anchor(A, *, rtol=1e-10):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from skdc.anchors import check_full_rank_anchor, orthonormal_anchor
-    >>> check_full_rank_anchor(orthonormal_anchor(8, 2, random_state=0))
-    >>> check_full_rank_anchor(np.ones((8, 2)))
+    >>> check_full_rank_anchor(orthonormal_anchor(8, 2, random_state=0))  # passes silently
+    >>> import numpy as np
+    >>> check_full_rank_anchor(np.ones((8, 2)))  # every centered row is zero
     Traceback (most recent call last):
     ...
     ValueError: The centered anchor is rank-deficient ...
@@ -280,6 +280,18 @@ def check_full_rank_anchor(A, *, rtol=1e-10):
             f"largest {s[0]:.3g}): alignment cannot identify the rotations. Use "
             "anchor='orthonormal' or an anchor whose centered columns are independent."
         )
+
+
+def _split_over_classes(total, n_classes, refusal):
+    """``total`` rows split evenly over the classes, the first ``total % n_classes`` one more.
+
+    Raises ``ValueError(refusal)`` when some class would get none.
+    """
+    if total < n_classes:
+        raise ValueError(refusal)
+    counts = np.full(n_classes, total // n_classes)
+    counts[: total % n_classes] += 1
+    return counts
 
 
 # Transition aliases for the mechanisms room until it imports the public names (its branch
@@ -433,22 +445,18 @@ class SMOTEAnchor(BaseEstimator):
     def _class_counts(self, classes, y):
         """Per class: its anchor quota ``n_anchors / n_classes`` and its number of sources."""
         n_classes = classes.size
-        if self.n_anchors < n_classes:
-            raise ValueError(
-                f"SMOTEAnchor needs n_anchors >= the number of classes ({n_classes}); got "
-                f"n_anchors={self.n_anchors}. Increase n_anchors."
-            )
-        quota = np.full(n_classes, self.n_anchors // n_classes)
-        quota[: self.n_anchors % n_classes] += 1
+        quota = _split_over_classes(
+            self.n_anchors, n_classes,
+            f"SMOTEAnchor needs n_anchors >= the number of classes ({n_classes}); got "
+            f"n_anchors={self.n_anchors}. Increase n_anchors.",
+        )
         if self.n_source is None:
             return quota, np.minimum(np.bincount(np.searchsorted(classes, y)), quota)
-        if self.n_source < n_classes:
-            raise ValueError(
-                f"SMOTEAnchor needs n_source >= the number of classes ({n_classes}), one "
-                f"source row per class at least; got n_source={self.n_source}."
-            )
-        n_src = np.full(n_classes, self.n_source // n_classes)
-        n_src[: self.n_source % n_classes] += 1
+        n_src = _split_over_classes(
+            self.n_source, n_classes,
+            f"SMOTEAnchor needs n_source >= the number of classes ({n_classes}), one "
+            f"source row per class at least; got n_source={self.n_source}.",
+        )
         return quota, np.minimum(n_src, quota)
 
     def _synthesize(self, S, m, rng):
