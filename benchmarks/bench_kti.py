@@ -21,7 +21,7 @@ from sklearn.metrics.pairwise import rbf_kernel
 from threadpoolctl import threadpool_limits
 
 from skdc import Uploads
-from skdc.alignment import KTIAligner, LTIAligner, _kti
+from skdc.alignment import KTIAligner, LTIAligner, kernel_eigh_cache
 
 
 def _uploads(rng, K, n_a, width, n_rows=1000):
@@ -66,11 +66,11 @@ def targets(repeats):
     t_tsl = _median_time(lambda: KTIAligner(graph="gl", center=True).fit(Y), repeats)
 
     def eigh_cold():
-        _kti._EIGH_CACHE.clear()
+        kernel_eigh_cache.clear()
         KTIAligner(solver="eigh").fit(Y)
 
     def alpha_path(solver):
-        _kti._EIGH_CACHE.clear()
+        kernel_eigh_cache.clear()
         for alpha in ALPHAS:
             KTIAligner(alpha=alpha, solver=solver).fit(Y)
 

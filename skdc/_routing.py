@@ -9,6 +9,8 @@ the two the current configuration needs.
 
 # Licence: BSD 3 clause
 
+from .utils._sklearn_compat import HasMethods, validate_params
+
 __all__ = ["participant_fit_params"]
 
 
@@ -27,6 +29,10 @@ def _mechanism_paths(estimator, prefix=""):
             yield from _mechanism_paths(step, f"{prefix}{name}__")
 
 
+@validate_params(
+    {"estimator": [HasMethods(["fit"])], "participant": ["array-like"]},
+    prefer_skip_nested_validation=True,
+)
 def participant_fit_params(estimator, participant):
     """The ``fit`` keyword arguments that give ``participant`` ids to an skdc mechanism.
 
@@ -36,6 +42,8 @@ def participant_fit_params(estimator, participant):
     "Pipeline.fit does not accept the participant parameter", so the ids are addressed to each
     mechanism step by name, ``{"gdp__participant": participant}`` (nested pipelines and a
     search over a pipeline included).
+
+    Read more in the :ref:`User Guide <protocols>`.
 
     Parameters
     ----------

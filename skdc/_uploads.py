@@ -9,13 +9,58 @@ noise ``W_i`` (drawn by the participant's mechanism; see the developer guide, "R
 
 # Licence: BSD 3 clause
 
+import functools
+from numbers import Integral
+
 import numpy as np
 
-__all__ = ["Uploads", "check_uploads"]
+__all__ = ["Uploads", "check_participant_ids", "check_uploads"]
+
+
+def _validated_at_first_call(constraints):
+    """``validate_params(constraints())`` as sklearn applies it, but built at the first call.
+
+    The command line's ``--help`` imports this module through the upload files and must not
+    load scikit-learn; ``constraints`` is a function so that its sklearn objects are made late.
+    """
+
+    def decorator(func):
+        validated = None
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            nonlocal validated
+            if validated is None:
+                from .utils._sklearn_compat import validate_params
+
+                validated = validate_params(constraints(), prefer_skip_nested_validation=True)(
+                    func
+                )
+            return validated(*args, **kwargs)
+
+        return wrapper
+
+    return decorator
+
+
+def _participant_ids_constraints():
+    from .utils._sklearn_compat import Interval
+
+    return {"participant": ["array-like"],
+            "n_samples": [Interval(Integral, 0, None, closed="left")]}
+
+
+def _check_uploads_constraints():
+    from .utils._sklearn_compat import HasMethods
+
+    return {"X": "no_validation", "estimator": [HasMethods(["fit"])],
+            "require_anchors": ["boolean"]}
 
 
 class Uploads(np.ndarray):
     """Stacked participant uploads with their metadata.
+
+    Read more in the :ref:`User Guide <deployment>`.
 
     Row ``k`` of the array is the private-data upload of participant ``participant[k]``.
     Slicing rows keeps the matching metadata; any operation that changes the number or meaning
@@ -61,6 +106,9 @@ class Uploads(np.ndarray):
 
     Examples
     --------
+    The gallery example :ref:`sphx_glr_auto_examples_plot_quickstart.py` passes them from the
+    mechanism to the aligner.
+
     >>> import numpy as np
     >>> from skdc import Uploads
     >>> Y = Uploads(np.arange(8.0).reshape(4, 2), participant=[0, 1, 0, 1],
@@ -78,7 +126,7 @@ class Uploads(np.ndarray):
                 f"Uploads expects a 2-D array of shape (n_samples, n_components); got an array "
                 f"with {arr.ndim} dimension(s). Reshape your data, e.g. with X.reshape(-1, 1)."
             )
-        participant = _check_participant_ids(participant, arr.shape[0])
+        participant = check_participant_ids(participant, arr.shape[0])
         anchors = _check_anchor_list(anchors, arr.shape[1])
         if anchors is not None and participant.size and participant.max() >= len(anchors):
             raise ValueError(
@@ -182,6 +230,11 @@ class Uploads(np.ndarray):
         anchors : list of ndarray of shape (n_anchors, h_i) or None
             The noisy anchor uploads (``None`` when there are no anchor uploads).
 
+        References
+        ----------
+        .. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for
+           Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
+
         Examples
         --------
         >>> import numpy as np
@@ -241,7 +294,34 @@ def _same_anchors(a, b):
     return len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b))
 
 
-def _check_participant_ids(participant, n_samples):
+@_validated_at_first_call(_participant_ids_constraints)
+def check_participant_ids(participant, n_samples):
+    """Validate one participant id per row: whole, non-negative numbers.
+
+    Every step that takes ``participant`` ids (the mechanisms, :class:`Uploads`, the
+    baselines) checks them here, so that the same ids are refused with the same message.
+
+    Read more in the :ref:`User Guide <protocols>`.
+
+    Parameters
+    ----------
+    participant : array-like of int of shape (n_samples,)
+        The participant of each row, ids in ``0 .. n_participants - 1``; floats holding whole
+        numbers are accepted.
+    n_samples : int
+        Number of rows the ids describe.
+
+    Returns
+    -------
+    participant : ndarray of intp of shape (n_samples,)
+        The validated ids.
+
+    Examples
+    --------
+    >>> from skdc._uploads import check_participant_ids
+    >>> check_participant_ids([0, 1.0, 2], 3)
+    array([0, 1, 2])
+    """
     participant = np.asarray(participant)
     if participant.shape != (n_samples,):
         raise ValueError(
@@ -264,19 +344,41 @@ def _check_participant_ids(participant, n_samples):
     return participant
 
 
+# Transition alias for the mechanisms and experiments rooms until they import the public name
+# (their branches switch to check_participant_ids); delete it after the merge.
+_check_participant_ids = check_participant_ids
+
+
+def _one_per_participant(arrays):
+    """A 3-D array (participant, row, column) as the list of its 2-D blocks; others as given."""
+    if isinstance(arrays, np.ndarray) and arrays.ndim == 3:
+        return list(arrays)
+    return arrays
+
+
+def _finite_blocks(arrays, what, check_shape):
+    """float64 copies of one array per participant: ``check_shape(i, block)``, then finiteness."""
+    out = []
+    for i, block in enumerate(arrays):
+        block = np.asarray(block, dtype=np.float64)
+        check_shape(i, block)
+        if not np.all(np.isfinite(block)):
+            raise ValueError(f"{what} of participant {i} contains NaN or infinity.")
+        out.append(block)
+    return out
+
+
 def _check_anchor_list(anchors, n_columns):
     if anchors is None:
         return None
-    if isinstance(anchors, np.ndarray) and anchors.ndim == 3:
-        anchors = list(anchors)
+    anchors = _one_per_participant(anchors)
     if not isinstance(anchors, (list, tuple)) or not anchors:
         raise TypeError(
             "anchors must be a non-empty list of 2-D arrays, one per participant; got "
             f"{type(anchors).__name__}."
         )
-    out = []
-    for i, b in enumerate(anchors):
-        b = np.asarray(b, dtype=np.float64)
+
+    def check_shape(i, b):
         if b.ndim != 2:
             raise ValueError(f"anchor upload of participant {i} must be 2-D; got {b.ndim}-D.")
         if b.shape[1] > n_columns:
@@ -284,9 +386,8 @@ def _check_anchor_list(anchors, n_columns):
                 f"anchor upload of participant {i} has width {b.shape[1]}, wider than the "
                 f"{n_columns} columns of the data uploads."
             )
-        if not np.all(np.isfinite(b)):
-            raise ValueError(f"anchor upload of participant {i} contains NaN or infinity.")
-        out.append(b)
+
+    out = _finite_blocks(anchors, "anchor upload", check_shape)
     rows = {b.shape[0] for b in out}
     if len(rows) != 1:
         raise ValueError(
@@ -303,8 +404,7 @@ def _check_anchor_noise(anchor_noise, anchors):
             "anchor_noise was given without anchor uploads; unit anchor noise W_i belongs to an "
             "anchor upload B_i. Pass anchors= too, or anchor_noise=None."
         )
-    if isinstance(anchor_noise, np.ndarray) and anchor_noise.ndim == 3:
-        anchor_noise = list(anchor_noise)
+    anchor_noise = _one_per_participant(anchor_noise)
     if not isinstance(anchor_noise, (list, tuple)) or len(anchor_noise) != len(anchors):
         raise ValueError(
             f"anchor_noise must be a list of one array per anchor upload ({len(anchors)}); got "
@@ -312,25 +412,56 @@ def _check_anchor_noise(anchor_noise, anchors):
             + (f" of length {len(anchor_noise)}." if isinstance(anchor_noise, (list, tuple))
                else ".")
         )
-    out = []
-    for i, (w, b) in enumerate(zip(anchor_noise, anchors)):
-        w = np.asarray(w, dtype=np.float64)
-        if w.shape != b.shape:
+
+    def check_shape(i, w):
+        if w.shape != anchors[i].shape:
             raise ValueError(
                 f"anchor noise of participant {i} has shape {w.shape}; it must have the shape "
-                f"of that participant's anchor upload, {b.shape}."
+                f"of that participant's anchor upload, {anchors[i].shape}."
             )
-        if not np.all(np.isfinite(w)):
-            raise ValueError(f"anchor noise of participant {i} contains NaN or infinity.")
-        out.append(w)
-    return out
+
+    return _finite_blocks(anchor_noise, "anchor noise", check_shape)
 
 
+@_validated_at_first_call(_check_uploads_constraints)
 def check_uploads(X, estimator, *, require_anchors=True):
     """Return ``X`` if it is an :class:`Uploads` usable by ``estimator``, else raise.
 
-    Aligners never accept plain arrays (DESIGN.md section 2): a plain array means the
-    mechanism step that produces the uploads is missing from the pipeline.
+    Aligners never accept plain arrays: a plain array means the mechanism step that produces
+    the uploads is missing from the pipeline, and the error says so.
+
+    Read more in the :ref:`User Guide <protocols>`.
+
+    Parameters
+    ----------
+    X : object
+        What the estimator was given.
+    estimator : estimator
+        The estimator that needs the uploads; its class name goes into the error messages.
+    require_anchors : bool, default=True
+        Also refuse uploads without anchor uploads (what aligners fit on).
+
+    Returns
+    -------
+    X : Uploads
+        ``X`` itself.
+
+    Raises
+    ------
+    TypeError
+        When ``X`` is not an :class:`Uploads` with participant metadata.
+    ValueError
+        When ``require_anchors`` and ``X`` carries no anchor uploads.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdc._uploads import check_uploads
+    >>> from skdc.alignment import ReferenceAligner
+    >>> check_uploads(np.eye(3), ReferenceAligner())
+    Traceback (most recent call last):
+    ...
+    TypeError: ReferenceAligner expects skdc.Uploads produced by a mechanism step ...
     """
     name = type(estimator).__name__
     if not isinstance(X, Uploads) or X.participant is None:

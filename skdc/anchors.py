@@ -26,9 +26,28 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
-from .utils._sklearn_compat import Interval, validate_params
+from .utils._docstring import Substitution
+from .utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
 
-__all__ = ["SMOTEAnchor", "orthonormal_anchor", "uniform_anchor"]
+__all__ = [
+    "SMOTEAnchor", "check_full_rank_anchor", "orthonormal_anchor", "resolve_anchor",
+    "uniform_anchor",
+]
+
+# -- docstring fragments shared by the anchor makers (skdc.utils._docstring.Substitution) ------
+_random_state_returns_doc = """random_state : int, RandomState instance or None, default=None
+        Source of randomness.
+
+    Returns
+    -------
+    A : ndarray of shape (n_anchors, n_features)
+        The anchor.
+"""
+
+_nosaka_reference_doc = """\
+.. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for
+       Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
+"""
 
 
 @validate_params(
@@ -39,8 +58,11 @@ __all__ = ["SMOTEAnchor", "orthonormal_anchor", "uniform_anchor"]
     },
     prefer_skip_nested_validation=True,
 )
+@Substitution(random_state_returns=_random_state_returns_doc, reference=_nosaka_reference_doc)
 def orthonormal_anchor(n_anchors, n_features, random_state=None):
-    """Centered anchor with orthonormal columns, eq. (22) of [1]_ (spec section 2.4).
+    """Centered anchor with orthonormal columns, eq. (22) of [1]_ (and its supplement S.5).
+
+    Read more in the :ref:`User Guide <protocols>`.
 
     A Gaussian matrix is centered and orthonormalised by a sign-corrected thin QR, so that
     ``1^T A = 0``, ``A^T A = I`` and every singular value of ``A`` equals one.
@@ -51,18 +73,11 @@ def orthonormal_anchor(n_anchors, n_features, random_state=None):
         Number of anchor rows ``r``; must be at least ``n_features + 1``.
     n_features : int
         Width ``d``.
-    random_state : int, RandomState instance or None, default=None
-        Source of randomness.
-
-    Returns
-    -------
-    A : ndarray of shape (n_anchors, n_features)
-        The anchor.
+    {random_state_returns}
 
     References
     ----------
-    .. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for
-       Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
+    {reference}
 
     Examples
     --------
@@ -96,8 +111,11 @@ def orthonormal_anchor(n_anchors, n_features, random_state=None):
     },
     prefer_skip_nested_validation=True,
 )
+@Substitution(random_state_returns=_random_state_returns_doc)
 def uniform_anchor(n_anchors, n_features, *, low=0.0, high=1.0, random_state=None):
     """Anchor with i.i.d. uniform entries, the classic data-collaboration choice.
+
+    Read more in the :ref:`User Guide <protocols>`.
 
     Parameters
     ----------
@@ -107,13 +125,7 @@ def uniform_anchor(n_anchors, n_features, *, low=0.0, high=1.0, random_state=Non
         Width.
     low, high : float, default=0.0, 1.0
         Range of the entries; use the range of your (scaled) features.
-    random_state : int, RandomState instance or None, default=None
-        Source of randomness.
-
-    Returns
-    -------
-    A : ndarray of shape (n_anchors, n_features)
-        The anchor.
+    {random_state_returns}
 
     Examples
     --------
@@ -130,10 +142,58 @@ def uniform_anchor(n_anchors, n_features, *, low=0.0, high=1.0, random_state=Non
 _NAMED_ANCHORS = {"orthonormal": orthonormal_anchor, "uniform": uniform_anchor}
 
 
-def _make_anchor(anchor, n_anchors, n_features, random_state):
-    """Resolve a mechanism's ``anchor`` parameter into ``(A, anchor_y)``, validated.
+@validate_params(
+    {
+        "anchor": [StrOptions(set(_NAMED_ANCHORS)), HasMethods(["make_anchor"]), callable,
+                   "array-like"],
+        "n_anchors": [None, Interval(Integral, 1, None, closed="left")],
+        "n_features": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def resolve_anchor(anchor, n_anchors, n_features, random_state):
+    """The anchor ``A`` and its labels from a mechanism's ``anchor`` parameter, validated.
 
-    ``n_anchors=None`` means ``4 * n_features`` for generated anchors.
+    Every mechanism resolves its ``anchor`` parameter here (the forms are listed in the
+    module docstring), so that a name, an array, a callable and an anchor object such as
+    :class:`SMOTEAnchor` mean the same everywhere.
+
+    Read more in the :ref:`User Guide <protocols>`.
+
+    Parameters
+    ----------
+    anchor : {"orthonormal", "uniform"}, callable, anchor object or array-like
+        A name of :func:`orthonormal_anchor` or :func:`uniform_anchor`; a callable
+        ``f(n_anchors, n_features, random_state)`` returning ``A`` or ``(A, anchor_y)``; an
+        object with a ``make_anchor(n_features, random_state)`` method returning
+        ``(A, anchor_y)``; or the anchor itself, of shape (n_anchors, n_features).
+    n_anchors : int or None
+        Rows of a generated anchor; ``None`` means ``4 * n_features``. Ignored for arrays and
+        anchor objects, which fix their own row count.
+    n_features : int
+        Width ``d`` the anchor must have (the participants' data width).
+    random_state : int, RandomState instance or None
+        Source of randomness of a generated anchor.
+
+    Returns
+    -------
+    A : ndarray of shape (n_anchors, n_features)
+        The anchor, float64 and finite.
+    anchor_y : ndarray of shape (n_anchors,) or None
+        The anchor rows' labels when the anchor carries them (:class:`SMOTEAnchor`), else
+        ``None``.
+
+    See Also
+    --------
+    check_full_rank_anchor : The rank condition anchor alignment needs.
+
+    Examples
+    --------
+    >>> from skdc.anchors import resolve_anchor
+    >>> A, anchor_y = resolve_anchor("orthonormal", None, 3, random_state=0)
+    >>> A.shape, anchor_y is None
+    ((12, 3), True)
     """
     rng = check_random_state(random_state)
     r = 4 * n_features if n_anchors is None else n_anchors
@@ -165,8 +225,47 @@ def _make_anchor(anchor, n_anchors, n_features, random_state):
     return A, anchor_y
 
 
-def _check_full_rank_anchor(A, *, rtol=1e-10):
-    """Raise unless the centered anchor has full column rank (Props 2.12 and 3.1 of [1])."""
+@validate_params(
+    {"A": ["array-like"], "rtol": [Interval(Real, 0, None, closed="left")]},
+    prefer_skip_nested_validation=True,
+)
+@Substitution(reference=_nosaka_reference_doc)
+def check_full_rank_anchor(A, *, rtol=1e-10):
+    """Raise unless the centered anchor has full column rank (Props 2.12 and 3.1 of [1]_).
+
+    Anchor alignment identifies the participants' rotations only when the centered anchor
+    ``Abar = H_r A`` has full column rank, which needs ``n_anchors >= n_features + 1``.
+
+    Read more in the :ref:`User Guide <protocols>`.
+
+    Parameters
+    ----------
+    A : array-like of shape (n_anchors, n_features)
+        The anchor.
+    rtol : float, default=1e-10
+        ``Abar`` counts as rank-deficient when its smallest singular value is at most
+        ``rtol`` times its largest.
+
+    Returns
+    -------
+    None
+        Returns nothing; raises ``ValueError`` with what to change when the rank is short.
+
+    References
+    ----------
+    {reference}
+
+    Examples
+    --------
+    >>> from skdc.anchors import check_full_rank_anchor, orthonormal_anchor
+    >>> check_full_rank_anchor(orthonormal_anchor(8, 2, random_state=0))  # passes silently
+    >>> import numpy as np
+    >>> check_full_rank_anchor(np.ones((8, 2)))  # every centered row is zero
+    Traceback (most recent call last):
+    ...
+    ValueError: The centered anchor is rank-deficient ...
+    """
+    A = np.asarray(A, dtype=np.float64)
     r, d = A.shape
     if r < d + 1:
         raise ValueError(
@@ -183,8 +282,28 @@ def _check_full_rank_anchor(A, *, rtol=1e-10):
         )
 
 
+def _split_over_classes(total, n_classes, refusal):
+    """``total`` rows split evenly over the classes, the first ``total % n_classes`` one more.
+
+    Raises ``ValueError(refusal)`` when some class would get none.
+    """
+    if total < n_classes:
+        raise ValueError(refusal)
+    counts = np.full(n_classes, total // n_classes)
+    counts[: total % n_classes] += 1
+    return counts
+
+
+# Transition aliases for the mechanisms room until it imports the public names (its branch
+# switches to resolve_anchor and check_full_rank_anchor); delete them after the merge.
+_make_anchor = resolve_anchor
+_check_full_rank_anchor = check_full_rank_anchor
+
+
 class SMOTEAnchor(BaseEstimator):
-    """Class-balanced SMOTE anchor built from public source rows (spec section 6.2 of [2]_).
+    """Class-balanced SMOTE anchor built from public source rows (Section 5.1 of [2]_).
+
+    Read more in the :ref:`User Guide <nonlinear>`.
 
     Per class ``c``, ``n_source / n_classes`` public rows ``S_c`` are drawn without replacement
     and kept in the anchor; the remaining ``n_anchors / n_classes - |S_c|`` rows are synthesised
@@ -227,7 +346,7 @@ class SMOTEAnchor(BaseEstimator):
     Notes
     -----
     A class with a single source row cannot be interpolated; its synthetic rows are copies of
-    that row plus ``N(0, 0.01^2)`` noise (spec section 7, item 14).
+    that row plus ``N(0, 0.01^2)`` noise (our choice: [2]_ leaves this edge case open).
 
     References
     ----------
@@ -236,6 +355,9 @@ class SMOTEAnchor(BaseEstimator):
 
     Examples
     --------
+    The gallery example :ref:`sphx_glr_auto_examples_plot_kti_vs_linear.py` builds its anchor
+    with it.
+
     >>> import numpy as np
     >>> from skdc.anchors import SMOTEAnchor
     >>> rng = np.random.RandomState(0)
@@ -282,9 +404,29 @@ class SMOTEAnchor(BaseEstimator):
         anchor_y : ndarray of shape (n_anchors,)
             The class of each anchor row.
         """
-        from imblearn.over_sampling import SMOTE
-
         self._validate_params()
+        X, y = self._public_rows(n_features)
+        rng = check_random_state(
+            random_state if self.random_state is None else self.random_state
+        )
+        classes = np.unique(y)
+        quota, n_src = self._class_counts(classes, y)
+        rows, labels = [], []
+        for c, cls in enumerate(classes):
+            pool = np.flatnonzero(y == cls)
+            if pool.size < n_src[c]:
+                raise ValueError(
+                    f"SMOTEAnchor: class {cls!r} has {pool.size} public rows, fewer than the "
+                    f"{n_src[c]} sources it needs. Lower n_source or give more public rows."
+                )
+            S = X[rng.choice(pool, size=n_src[c], replace=False)]
+            new = self._synthesize(S, quota[c] - n_src[c], rng)
+            rows.append(np.vstack([S, new]))
+            labels.append(np.full(quota[c], cls))
+        return np.vstack(rows), np.concatenate(labels)
+
+    def _public_rows(self, n_features):
+        """``X_public`` as float64 and ``y_public``, checked against the data width."""
         X = np.asarray(self.X_public, dtype=np.float64)
         y = np.asarray(self.y_public)
         if X.ndim != 2 or X.shape[1] != n_features:
@@ -298,57 +440,41 @@ class SMOTEAnchor(BaseEstimator):
                 f"SMOTEAnchor's y_public must have one label per public row, shape "
                 f"({X.shape[0]},); got {y.shape}."
             )
-        rng = check_random_state(
-            random_state if self.random_state is None else self.random_state
-        )
-        classes = np.unique(y)
+        return X, y
+
+    def _class_counts(self, classes, y):
+        """Per class: its anchor quota ``n_anchors / n_classes`` and its number of sources."""
         n_classes = classes.size
-        if self.n_anchors < n_classes:
-            raise ValueError(
-                f"SMOTEAnchor needs n_anchors >= the number of classes ({n_classes}); got "
-                f"n_anchors={self.n_anchors}. Increase n_anchors."
-            )
-        quota = np.full(n_classes, self.n_anchors // n_classes)
-        quota[: self.n_anchors % n_classes] += 1
+        quota = _split_over_classes(
+            self.n_anchors, n_classes,
+            f"SMOTEAnchor needs n_anchors >= the number of classes ({n_classes}); got "
+            f"n_anchors={self.n_anchors}. Increase n_anchors.",
+        )
         if self.n_source is None:
-            n_src = np.minimum(np.bincount(np.searchsorted(classes, y)), quota)
-        else:
-            if self.n_source < n_classes:
-                raise ValueError(
-                    f"SMOTEAnchor needs n_source >= the number of classes ({n_classes}), one "
-                    f"source row per class at least; got n_source={self.n_source}."
-                )
-            n_src = np.full(n_classes, self.n_source // n_classes)
-            n_src[: self.n_source % n_classes] += 1
-            n_src = np.minimum(n_src, quota)
-        rows, labels = [], []
-        for c, cls in enumerate(classes):
-            pool = np.flatnonzero(y == cls)
-            if pool.size < n_src[c]:
-                raise ValueError(
-                    f"SMOTEAnchor: class {cls!r} has {pool.size} public rows, fewer than the "
-                    f"{n_src[c]} sources it needs. Lower n_source or give more public rows."
-                )
-            S = X[rng.choice(pool, size=n_src[c], replace=False)]
-            m = quota[c] - n_src[c]
-            if m == 0:
-                new = S[:0]
-            elif S.shape[0] == 1:
-                # one source: synthetic rows are noisy duplicates (spec section 7, item 14)
-                new = S + 0.01 * rng.standard_normal((m, n_features))
-            else:
-                # SMOTE within class c only: a two-class problem against one dummy row
-                dummy = S[:1] + 1.0
-                k = min(self.k_neighbors, S.shape[0] - 1)
-                smote = SMOTE(
-                    sampling_strategy={1: S.shape[0] + m},
-                    k_neighbors=k,
-                    random_state=rng.randint(np.iinfo(np.int32).max),
-                )
-                Xr, _ = smote.fit_resample(
-                    np.vstack([S, dummy]), np.r_[np.ones(S.shape[0], int), 0]
-                )
-                new = Xr[S.shape[0] + 1 :]  # imblearn appends the synthetic rows
-            rows.append(np.vstack([S, new]))
-            labels.append(np.full(quota[c], cls))
-        return np.vstack(rows), np.concatenate(labels)
+            return quota, np.minimum(np.bincount(np.searchsorted(classes, y)), quota)
+        n_src = _split_over_classes(
+            self.n_source, n_classes,
+            f"SMOTEAnchor needs n_source >= the number of classes ({n_classes}), one "
+            f"source row per class at least; got n_source={self.n_source}.",
+        )
+        return quota, np.minimum(n_src, quota)
+
+    def _synthesize(self, S, m, rng):
+        """``m`` synthetic rows of one class from its sources ``S`` by SMOTE."""
+        from imblearn.over_sampling import SMOTE
+
+        if m == 0:
+            return S[:0]
+        if S.shape[0] == 1:
+            # one source: synthetic rows are noisy duplicates (an edge case [2] leaves open)
+            return S + 0.01 * rng.standard_normal((m, S.shape[1]))
+        # SMOTE within the class only: a two-class problem against one dummy row
+        dummy = S[:1] + 1.0
+        k = min(self.k_neighbors, S.shape[0] - 1)
+        smote = SMOTE(
+            sampling_strategy={1: S.shape[0] + m},
+            k_neighbors=k,
+            random_state=rng.randint(np.iinfo(np.int32).max),
+        )
+        Xr, _ = smote.fit_resample(np.vstack([S, dummy]), np.r_[np.ones(S.shape[0], int), 0])
+        return Xr[S.shape[0] + 1 :]  # imblearn appends the synthetic rows

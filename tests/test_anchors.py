@@ -6,7 +6,7 @@ from skdc.anchors import orthonormal_anchor, uniform_anchor
 
 @pytest.mark.parametrize("r, d", [(12, 3), (400, 100), (1600, 400)])
 def test_orthonormal_anchor_is_centered_and_orthonormal(r, d):
-    # AC-1 (eq. 22)
+    # eq. (22) of Nosaka et al., arXiv:2608.18749
     A = orthonormal_anchor(r, d, random_state=0)
     assert A.shape == (r, d)
     assert np.abs(A.sum(axis=0)).max() < 1e-12

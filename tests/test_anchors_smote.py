@@ -1,4 +1,4 @@
-"""Tests for skdc.anchors.SMOTEAnchor (spec sections 6.2 and 8.2 "SMOTE anchor")."""
+"""Tests for skdc.anchors.SMOTEAnchor (Section 5.1 of Suetake et al., arXiv:2605.27219)."""
 
 import numpy as np
 import pytest

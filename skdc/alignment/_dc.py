@@ -1,4 +1,4 @@
-"""Linear data-collaboration integrations: MPP (SVD), GEP and ODC (spec sections 3.1-3.4).
+"""Linear data-collaboration integrations: MPP (SVD), GEP and ODC (Section 3.1 of [1]_).
 
 Each participant ``k`` uploads its reduced anchor ``A~(k) = f_k(A)`` (``n_a x h_k``). A linear
 integration builds ``G^(k)`` (``h_k x d^``) so that the collaboration representations
@@ -6,9 +6,9 @@ integration builds ``G^(k)`` (``h_k x d^``) so that the collaboration representa
 and Sakurai's minimum-perturbation SVD integration (MPP), Kawakami et al.'s generalized
 eigenvalue integration (GEP) and Nosaka et al.'s orthogonal integration (ODC).
 
-Pinned choices (spec section 3.0): every eigen/SVD target ``Z`` is fixed up to column signs
-by making each column's largest-magnitude entry positive (first index on ties); columns are
-ordered best first.
+Pinned choices (ours; the paper leaves them open): every eigen/SVD target ``Z`` is fixed up to
+column signs by making each column's largest-magnitude entry positive (first index on ties);
+columns are ordered best first.
 
 References
 ----------
@@ -18,76 +18,51 @@ References
 
 # Licence: BSD 3 clause
 
-from numbers import Integral
-
 import numpy as np
 import scipy.linalg
 
+from ..utils._docstring import Substitution
 from ..utils._linalg import polar
-from ..utils._sklearn_compat import Interval
-from ._base import BaseAligner, _check_reference, _stack_equal_width
+from ._base import (
+    _aligner_attributes_doc,
+    _integration_attributes_doc,
+    _LinearIntegration,
+    _n_components_constraint,
+    _n_components_doc,
+    _pca_uploads_example_doc,
+    _reference_constraint,
+    _reference_stack,
+    _resolve_n_components,
+    _sign_flip,
+    _suetake_reference_doc,
+)
 
 __all__ = ["GEPAligner", "MPPAligner", "ODCAligner"]
 
-_GEP_EPS = 1e-6  # ridge on a singular D (spec section 3.3, from the authors' code)
+_GEP_EPS = 1e-6  # ridge on a singular D (the authors' code; Section 3.1 of [1] assumes D > 0)
 
 
-def _sign_flip(Z):
-    """Signs making each column's largest-|.| entry positive (first index on ties)."""
-    idx = np.argmax(np.abs(Z), axis=0)
-    signs = np.sign(Z[idx, np.arange(Z.shape[1])])
-    signs[signs == 0] = 1.0
-    return signs
-
-
-def _check_anchor_uploads(anchors, estimator):
-    """Anchor uploads with one common row count; raise a clear error otherwise."""
-    rows = [b.shape[0] for b in anchors]
-    if len(set(rows)) != 1:
-        raise ValueError(
-            f"{type(estimator).__name__} needs every participant's anchor upload to have the "
-            f"same number of anchor rows n_anchors; got {rows}. Every participant must reduce "
-            "the same shared anchor (same anchor, same n_anchors in the mechanism)."
-        )
-    return [np.asarray(b, dtype=np.float64) for b in anchors]
-
-
-def _resolve_n_components(estimator, anchors, *, limit, limit_name):
-    """``n_components`` or the default (the largest width), checked against ``limit``."""
-    d = max(b.shape[1] for b in anchors) if estimator.n_components is None else (
-        estimator.n_components
-    )
-    if d > limit:
-        raise ValueError(
-            f"{type(estimator).__name__}: n_components={d} exceeds {limit_name} = {limit}. "
-            "Lower n_components or use more anchor rows (the mechanism's n_anchors)."
-        )
-    return int(d)
-
-
-class _LinearIntegration(BaseAligner):
-    """Shared map of linear integrations: participant ``k``'s rows ``x~ -> x~[:h_k] G^(k)``."""
-
-    def _store_widths(self, anchors):
-        self.widths_ = [b.shape[1] for b in anchors]
-
-    def _map(self, Y, i):
-        return Y[:, : self.widths_[i]] @ self.coef_[i]
-
-
+@Substitution(
+    attributes=_integration_attributes_doc,
+    reference=_suetake_reference_doc,
+    n_components=_n_components_doc,
+    example=_pca_uploads_example_doc,
+)
 class MPPAligner(_LinearIntegration):
-    """Imakura-Sakurai SVD integration ("DC-MPP", spec section 3.2 of [1]_).
+    """Imakura-Sakurai SVD integration ("DC-MPP", Sections 2.2 and 3.1 of [1]_).
+
+    Read more in the :ref:`User Guide <nonlinear>`.
 
     The target ``Z`` holds the top ``d^`` left singular vectors of the stacked anchor uploads
     ``W = [A~(1), ..., A~(K)]`` (the minimum-perturbation solution ``Z = U_1 C`` with
-    ``C = I``), and ``G^(k) = pinv(A~(k)) Z`` (spec section 3.1). Participants with larger
-    uploads weigh more in the SVD, and an invertible reparametrization of one participant
-    changes the result; :class:`LTIAligner` removes both.
+    ``C = I``), and ``G^(k) = pinv(A~(k)) Z`` (the least-squares map of Section 3.1 of
+    [1]_). Participants with larger uploads weigh more in the SVD, and an invertible
+    reparametrization of one participant changes the result; :class:`LTIAligner` removes
+    both.
 
     Parameters
     ----------
-    n_components : int, default=None
-        Integrated width ``d^``; ``None`` uses the largest upload width.
+    {n_components}
 
     Attributes
     ----------
@@ -97,12 +72,7 @@ class MPPAligner(_LinearIntegration):
         The maps ``G^(k)``.
     singular_values_ : ndarray of shape (n_components,)
         The top singular values of ``W``.
-    widths_ : list of int
-        Upload width ``h_k`` of each participant.
-    n_participants_ : int
-        Number of participants.
-    n_features_in_ : int
-        Number of features seen during fit.
+    {attributes}
 
     See Also
     --------
@@ -110,31 +80,23 @@ class MPPAligner(_LinearIntegration):
 
     References
     ----------
-    .. [1] Suetake et al., "Nonlinear Data Integration via Kernel Methods for Data
-       Collaboration Analysis", arXiv:2605.27219, 2026.
+    {reference}
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from skdc.mechanisms import PCAMechanism
+    {example}
     >>> from skdc.alignment import MPPAligner
-    >>> X = np.random.RandomState(0).rand(60, 5)
-    >>> Y = PCAMechanism(3, n_components=3, anchor="uniform", n_anchors=20,
-    ...                  random_state=0).fit_transform(X)
     >>> MPPAligner().fit(Y).transform(Y).shape
     (60, 3)
     """
 
-    _parameter_constraints: dict = {
-        "n_components": [None, Interval(Integral, 1, None, closed="left")],
-    }
+    _parameter_constraints: dict = {"n_components": _n_components_constraint}
 
     def __init__(self, n_components=None):
         self.n_components = n_components
 
     def _fit_maps(self, anchors, uploads):
-        anchors = _check_anchor_uploads(anchors, self)
-        self._store_widths(anchors)
+        anchors = self._prepare_anchors(anchors)
         W = np.hstack(anchors)
         d = _resolve_n_components(self, anchors, limit=min(W.shape), limit_name="min(n_anchors, "
                                   "total upload width)")
@@ -142,12 +104,20 @@ class MPPAligner(_LinearIntegration):
         Z = U[:, :d] * _sign_flip(U[:, :d])
         self.target_ = Z
         self.singular_values_ = s[:d]
-        self.coef_ = [np.linalg.pinv(b) @ Z for b in anchors]  # spec eq. G = pinv(A~) Z
+        self.coef_ = [np.linalg.pinv(b) @ Z for b in anchors]  # G = pinv(A~) Z, Section 3.1 of [1]
         return d
 
 
+@Substitution(
+    attributes=_integration_attributes_doc,
+    reference=_suetake_reference_doc,
+    n_components=_n_components_doc,
+    example=_pca_uploads_example_doc,
+)
 class GEPAligner(_LinearIntegration):
-    """Kawakami et al.'s generalized-eigenvalue integration ("DC-GEP", spec section 3.3).
+    """Kawakami et al.'s generalized-eigenvalue integration ("DC-GEP", Section 3.1 of [1]_).
+
+    Read more in the :ref:`User Guide <nonlinear>`.
 
     Minimises ``sum_{k,k'} ||A~(k) G^(k) - A~(k') G^(k')||_F^2`` under
     ``sum_k ||A~(k) G^(k)_{:,j}||^2 = 1``: the stacked columns ``g_j`` are the generalized
@@ -158,8 +128,7 @@ class GEPAligner(_LinearIntegration):
 
     Parameters
     ----------
-    n_components : int, default=None
-        Integrated width ``d^``; ``None`` uses the largest upload width.
+    {n_components}
 
     Attributes
     ----------
@@ -169,12 +138,7 @@ class GEPAligner(_LinearIntegration):
         The maps ``G^(k)``.
     eigenvalues_ : ndarray of shape (n_components,)
         The generalized eigenvalues ``eta``, descending.
-    widths_ : list of int
-        Upload width ``h_k`` of each participant.
-    n_participants_ : int
-        Number of participants.
-    n_features_in_ : int
-        Number of features seen during fit.
+    {attributes}
 
     See Also
     --------
@@ -182,32 +146,24 @@ class GEPAligner(_LinearIntegration):
 
     References
     ----------
-    .. [1] Suetake et al., "Nonlinear Data Integration via Kernel Methods for Data
-       Collaboration Analysis", arXiv:2605.27219, 2026.
+    {reference}
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from skdc.mechanisms import PCAMechanism
+    {example}
     >>> from skdc.alignment import GEPAligner
-    >>> X = np.random.RandomState(0).rand(60, 5)
-    >>> Y = PCAMechanism(3, n_components=3, anchor="uniform", n_anchors=20,
-    ...                  random_state=0).fit_transform(X)
     >>> gep = GEPAligner().fit(Y)
     >>> bool(np.all(gep.eigenvalues_ <= 3 + 1e-9))
     True
     """
 
-    _parameter_constraints: dict = {
-        "n_components": [None, Interval(Integral, 1, None, closed="left")],
-    }
+    _parameter_constraints: dict = {"n_components": _n_components_constraint}
 
     def __init__(self, n_components=None):
         self.n_components = n_components
 
     def _fit_maps(self, anchors, uploads):
-        anchors = _check_anchor_uploads(anchors, self)
-        self._store_widths(anchors)
+        anchors = self._prepare_anchors(anchors)
         W = np.hstack(anchors)
         n_total = W.shape[1]
         d = _resolve_n_components(self, anchors, limit=n_total, limit_name="the total width")
@@ -215,7 +171,7 @@ class GEPAligner(_LinearIntegration):
         scale = max(float(np.max(np.diag(D))), np.finfo(float).tiny)
         if any(
             np.linalg.matrix_rank(b) < b.shape[1] for b in anchors
-        ):  # D singular: ridge (spec section 3.3)
+        ):  # D singular: ridge (the authors' code)
             D = D + _GEP_EPS * scale * np.eye(n_total)
         WtW = W.T @ W
         eta, V = scipy.linalg.eigh(
@@ -231,8 +187,15 @@ class GEPAligner(_LinearIntegration):
         return d
 
 
+@Substitution(
+    attributes=_aligner_attributes_doc,
+    reference=_suetake_reference_doc,
+    example=_pca_uploads_example_doc,
+)
 class ODCAligner(_LinearIntegration):
-    """Orthogonal data collaboration ("DC-ODC", spec section 3.4 of [1]_, Nosaka et al.).
+    """Orthogonal data collaboration ("DC-ODC", Section 3.1 of [1]_, Nosaka et al.).
+
+    Read more in the :ref:`User Guide <nonlinear>`.
 
     The target is a reference participant's anchor upload, ``Z = A~(s)``, and every
     participant's map is the orthogonal Procrustes solution
@@ -252,10 +215,7 @@ class ODCAligner(_LinearIntegration):
         The orthogonal maps ``G^(k)``.
     widths_ : list of int
         Upload widths (all equal).
-    n_participants_ : int
-        Number of participants.
-    n_features_in_ : int
-        Number of features seen during fit.
+    {attributes}
 
     See Also
     --------
@@ -263,32 +223,25 @@ class ODCAligner(_LinearIntegration):
 
     References
     ----------
-    .. [1] Suetake et al., "Nonlinear Data Integration via Kernel Methods for Data
-       Collaboration Analysis", arXiv:2605.27219, 2026.
+    {reference}
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from skdc.mechanisms import PCAMechanism
+    {example}
     >>> from skdc.alignment import ODCAligner
-    >>> X = np.random.RandomState(0).rand(60, 5)
-    >>> Y = PCAMechanism(3, n_components=3, anchor="uniform", n_anchors=20,
-    ...                  random_state=0).fit_transform(X)
     >>> odc = ODCAligner().fit(Y)
     >>> bool(np.allclose(odc.coef_[1].T @ odc.coef_[1], np.eye(3)))
     True
     """
 
-    _parameter_constraints: dict = {"reference": [Interval(Integral, 0, None, closed="left")]}
+    _parameter_constraints: dict = {"reference": _reference_constraint}
 
     def __init__(self, reference=0):
         self.reference = reference
 
     def _fit_maps(self, anchors, uploads):
-        anchors = _check_anchor_uploads(anchors, self)
-        B = _stack_equal_width(anchors, self)
-        s = _check_reference(self, B.shape[0])
-        self._store_widths(anchors)
+        anchors = self._prepare_anchors(anchors)
+        B, s = _reference_stack(anchors, self)
         Z = B[s]
         self.target_ = Z
         self.coef_ = [polar(b.T @ Z) for b in B]  # argmin_{G^T G = I} ||A~ G - Z||

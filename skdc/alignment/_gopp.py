@@ -24,8 +24,14 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from ..utils._docstring import Substitution
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
-from ._base import BaseAligner, _stack_equal_width
+from ._base import (
+    BaseAligner,
+    _aligner_attributes_doc,
+    _nosaka_reference_doc,
+    _stack_equal_width,
+)
 from ._gopp_solver import solve_gopp
 
 __all__ = ["GOPPAligner", "ling_error_bound", "ling_sufficient_v", "v_phase_transition"]
@@ -36,16 +42,33 @@ def _ling_denominator(n_participants, n_features, n_anchors, log_term):
     return np.sqrt(p * d) + np.sqrt(r - 1) + log_term
 
 
-@validate_params(
-    {
-        "n_participants": [Interval(Integral, 2, None, closed="left")],
-        "n_features": [Interval(Integral, 1, None, closed="left")],
-        "n_anchors": [Interval(Integral, 2, None, closed="left")],
-    },
-    prefer_skip_nested_validation=True,
-)
+def _ling_theorem_denominator(n_participants, n_features, n_anchors, gamma):
+    """``sqrt(p d) + sqrt(r - 1) + sqrt(2 gamma p log p)`` of Theorem 4.6 of [1]_."""
+    p = n_participants
+    return _ling_denominator(p, n_features, n_anchors, np.sqrt(2 * gamma * p * np.log(p)))
+
+
+# the problem sizes of Ling's bounds, and the probability exponent of Theorem 4.6 of [1]_
+_ling_sizes_constraints = {
+    "n_participants": [Interval(Integral, 2, None, closed="left")],
+    "n_features": [Interval(Integral, 1, None, closed="left")],
+    "n_anchors": [Interval(Integral, 2, None, closed="left")],
+}
+_ling_gamma_constraint = {"gamma": [Interval(Real, 2, None, closed="neither")]}
+
+_ling_parameters_doc = """n_participants, n_features, n_anchors : int
+        ``p``, ``d`` and ``r``.
+    gamma : float, default=3.0
+        Probability exponent, ``gamma > 2``.
+"""
+
+
+@validate_params(_ling_sizes_constraints, prefer_skip_nested_validation=True)
+@Substitution(reference=_nosaka_reference_doc)
 def v_phase_transition(n_participants, n_features, n_anchors):
     """Empirical phase-transition anchor-noise level ``v_PT``, eq. (51) of [1]_.
+
+    Read more in the :ref:`User Guide <numbers>`.
 
     ``v_PT = 1.89 sqrt(p) / (sqrt(p d) + sqrt(r - 1) + 2 sqrt(p ln p))``. Below it the power
     method usually reaches a global solution in Ling's experiments [2]_; above it the success
@@ -65,6 +88,12 @@ def v_phase_transition(n_participants, n_features, n_anchors):
     v_pt : float
         The reference noise level.
 
+    References
+    ----------
+    {reference}
+    .. [2] Ling, "Solving orthogonal group synchronization via convex and low-rank optimization:
+       tightness and landscape analysis", Mathematical Programming, 2023.
+
     Examples
     --------
     >>> from skdc.alignment import v_phase_transition
@@ -80,28 +109,26 @@ def v_phase_transition(n_participants, n_features, n_anchors):
 
 
 @validate_params(
-    {
-        "n_participants": [Interval(Integral, 2, None, closed="left")],
-        "n_features": [Interval(Integral, 1, None, closed="left")],
-        "n_anchors": [Interval(Integral, 2, None, closed="left")],
-        "gamma": [Interval(Real, 2, None, closed="neither")],
-    },
-    prefer_skip_nested_validation=True,
+    {**_ling_sizes_constraints, **_ling_gamma_constraint}, prefer_skip_nested_validation=True
 )
+@Substitution(parameters=_ling_parameters_doc, reference=_nosaka_reference_doc)
 def ling_sufficient_v(n_participants, n_features, n_anchors, gamma=3.0):
     """Sufficient anchor-noise level of Theorem 4.6, eq. (49) of [1]_ (very conservative).
 
+    Read more in the :ref:`User Guide <numbers>`.
+
     Parameters
     ----------
-    n_participants, n_features, n_anchors : int
-        ``p``, ``d`` and ``r``.
-    gamma : float, default=3.0
-        Probability exponent, ``gamma > 2``.
+    {parameters}
 
     Returns
     -------
     v : float
         ``sqrt(p) / (14336 sqrt(d) (sqrt(p d) + sqrt(r - 1) + sqrt(2 gamma p log p)))``.
+
+    References
+    ----------
+    {reference}
 
     Examples
     --------
@@ -110,22 +137,21 @@ def ling_sufficient_v(n_participants, n_features, n_anchors, gamma=3.0):
     '3.60e-07'
     """
     p, d = n_participants, n_features
-    log_term = np.sqrt(2 * gamma * p * np.log(p))
-    return float(np.sqrt(p) / (14336 * np.sqrt(d) * _ling_denominator(p, d, n_anchors, log_term)))
+    return float(
+        np.sqrt(p) / (14336 * np.sqrt(d) * _ling_theorem_denominator(p, d, n_anchors, gamma))
+    )
 
 
 @validate_params(
-    {
-        "v": [Interval(Real, 0, None, closed="left")],
-        "n_participants": [Interval(Integral, 2, None, closed="left")],
-        "n_features": [Interval(Integral, 1, None, closed="left")],
-        "n_anchors": [Interval(Integral, 2, None, closed="left")],
-        "gamma": [Interval(Real, 2, None, closed="neither")],
-    },
+    {"v": [Interval(Real, 0, None, closed="left")], **_ling_sizes_constraints,
+     **_ling_gamma_constraint},
     prefer_skip_nested_validation=True,
 )
+@Substitution(parameters=_ling_parameters_doc, reference=_nosaka_reference_doc)
 def ling_error_bound(v, n_participants, n_features, n_anchors, gamma=3.0):
     """Rotational alignment-error bound of Theorem 4.6, eq. (50) of [1]_.
+
+    Read more in the :ref:`User Guide <numbers>`.
 
     Valid only for ``v`` at most :func:`ling_sufficient_v`.
 
@@ -133,15 +159,16 @@ def ling_error_bound(v, n_participants, n_features, n_anchors, gamma=3.0):
     ----------
     v : float
         Anchor noise level.
-    n_participants, n_features, n_anchors : int
-        ``p``, ``d`` and ``r``.
-    gamma : float, default=3.0
-        Probability exponent, ``gamma > 2``.
+    {parameters}
 
     Returns
     -------
     bound : float
         ``6 / (1 - 1/1024) v sqrt(d) (sqrt(p d) + sqrt(r - 1) + sqrt(2 gamma p log p)) / sqrt(p)``.
+
+    References
+    ----------
+    {reference}
 
     Examples
     --------
@@ -151,13 +178,33 @@ def ling_error_bound(v, n_participants, n_features, n_anchors, gamma=3.0):
     0.000419
     """
     p, d = n_participants, n_features
-    log_term = np.sqrt(2 * gamma * p * np.log(p))
-    den = _ling_denominator(p, d, n_anchors, log_term)
+    den = _ling_theorem_denominator(p, d, n_anchors, gamma)
     return float(6 / (1 - 1 / 1024) * v * np.sqrt(d) * den / np.sqrt(p))
 
 
+# fitted attribute of GOPPAligner -> field of the solver's GOPPResult it copies
+_RESULT_ATTRIBUTES = {
+    "rotations_": "rotations",
+    "template_": "template",
+    "n_iter_": "n_iter",
+    "converged_": "converged",
+    "objective_history_": "objective_history",
+    "step_history_": "step_history",
+    "gopp_residual_": "gopp_residual",
+    "relative_gopp_residual_": "relative_gopp_residual",
+    "fixed_point_residual_": "fixed_point_residual",
+    "eigengap_": "eigengap",
+    "relative_eigengap_": "relative_eigengap",
+    "multistart_objective_gap_": "multistart_objective_gap",
+    "anchor_condition_number_": "template_condition_number",
+}
+
+
+@Substitution(attributes=_aligner_attributes_doc, reference=_nosaka_reference_doc)
 class GOPPAligner(BaseAligner):
     """Noisy-anchor alignment by the generalized orthogonal Procrustes problem [1]_.
+
+    Read more in the :ref:`User Guide <protocols>`.
 
     At ``fit``, the analyst receives each participant's anchor upload with Gaussian noise of
     standard deviation ``v``, ``B_i + v W_i`` (Def 4.1 of [1]_), then solves the centered GOPP
@@ -219,7 +266,8 @@ class GOPPAligner(BaseAligner):
     relative_gopp_residual_ : float
         ``gopp_residual_ / sum_i ||Bbar_i||_F^2``.
     fixed_point_residual_ : float
-        ``||Pi_p(G Rhat) - Rhat||_F / max(1, ||Rhat||_F)`` (spec 8.26).
+        ``||Pi_p(G Rhat) - Rhat||_F / max(1, ||Rhat||_F)``, the residual of Fig. 9 of [1]_
+        (which the paper does not define; this is the authors' code's).
     multistart_objective_gap_ : float
         ``(max_k f_k - f_0) / f_0``: the objective ``tr(R^T G R)`` of the best of the
         ``n_restarts`` random restarts against that of the spectral start (positive: a
@@ -236,10 +284,7 @@ class GOPPAligner(BaseAligner):
         :func:`v_phase_transition` for the fitted sizes (NaN for one participant).
     elapsed_seconds_ : float
         Solver wall time.
-    n_participants_ : int
-        Number of participants.
-    n_features_in_ : int
-        Number of features seen during fit.
+    {attributes}
 
     See Also
     --------
@@ -249,11 +294,13 @@ class GOPPAligner(BaseAligner):
 
     References
     ----------
-    .. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for
-       Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
+    {reference}
 
     Examples
     --------
+    The gallery example :ref:`sphx_glr_auto_examples_plot_gopp_diagnostics.py` shows its
+    diagnostics below and above the phase transition.
+
     >>> import numpy as np
     >>> from skdc.mechanisms import IGDP
     >>> from skdc.alignment import GOPPAligner
@@ -300,33 +347,25 @@ class GOPPAligner(BaseAligner):
             n_restarts=self.n_restarts,
         )
         self.elapsed_seconds_ = time.perf_counter() - start
-        self.rotations_ = res.rotations
-        self.template_ = res.template
-        self.n_iter_ = res.n_iter
-        self.converged_ = res.converged
-        self.objective_history_ = res.objective_history
-        self.step_history_ = res.step_history
-        self.gopp_residual_ = res.gopp_residual
-        self.relative_gopp_residual_ = res.relative_gopp_residual
-        self.fixed_point_residual_ = res.fixed_point_residual
-        self.eigengap_ = res.eigengap
-        self.relative_eigengap_ = res.relative_eigengap
-        self.multistart_objective_gap_ = res.multistart_objective_gap
-        self.anchor_condition_number_ = res.template_condition_number
+        for attribute, field in _RESULT_ATTRIBUTES.items():
+            setattr(self, attribute, getattr(res, field))
         self.v_phase_transition_ = v_phase_transition(p, d, r) if p >= 2 else float("nan")
         if not res.converged:
-            warnings.warn(
-                f"GOPPAligner did not converge in max_iter={self.max_iter} iterations "
-                f"(last step {res.step_history[-1]:.3g} > tol={self.tol}; fixed-point "
-                f"residual {res.fixed_point_residual:.3g}; relative eigengap "
-                f"{res.relative_eigengap:.3g}). The last iterate is used. The anchor noise "
-                f"v={self.v} is {self.v / self.v_phase_transition_:.2f} x the phase-transition "
-                f"level v_phase_transition({p}, {d}, {r}) = {self.v_phase_transition_:.4g}: "
-                "above it alignment degrades sharply. Lower v, add anchor rows, or raise "
-                "max_iter.",
-                ConvergenceWarning,
-            )
+            self._warn_not_converged(res, p, d, r)
         return d
+
+    def _warn_not_converged(self, res, p, d, r):
+        warnings.warn(
+            f"GOPPAligner did not converge in max_iter={self.max_iter} iterations "
+            f"(last step {res.step_history[-1]:.3g} > tol={self.tol}; fixed-point "
+            f"residual {res.fixed_point_residual:.3g}; relative eigengap "
+            f"{res.relative_eigengap:.3g}). The last iterate is used. The anchor noise "
+            f"v={self.v} is {self.v / self.v_phase_transition_:.2f} x the phase-transition "
+            f"level v_phase_transition({p}, {d}, {r}) = {self.v_phase_transition_:.4g}: "
+            "above it alignment degrades sharply. Lower v, add anchor rows, or raise "
+            "max_iter.",
+            ConvergenceWarning,
+        )
 
     def _map(self, Y, i):
         return (Y - self.anchor_means_[i]) @ self.rotations_[i]

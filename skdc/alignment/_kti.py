@@ -8,10 +8,11 @@ common orthonormal anchor target ``Z``:
 For fixed ``Z`` the minimiser is ``alpha^(k) = (K^(k) + lambda I)^{-1} Z`` (Eq. 36) with value
 ``lambda tr(Z^T (K^(k) + lambda I)^{-1} Z)``, so ``Z`` holds the eigenvectors of the ``d^``
 smallest eigenvalues of ``M_lambda = lambda sum_k (K^(k) + lambda I)^{-1}`` (Eq. 37,
-Theorem 2; spec section 3.6). Options (spec sections 3.7-3.8): an intrinsic kNN graph on the
-anchor uploads (``"gl"`` geometric, ``"tsl"`` same-label), a target-dissimilarity penalty graph
-(``"tdl"``), giving ``(M_lambda + mu B) u = nu C u`` (Eqs. 40/43), and the centering constraint
-``1^T Z = 0`` solved in the Helmert basis (Eqs. 49-53). From the DC lab's code: the
+Theorem 2 in Section 4.2 of [1]_). Options (Sections 4.4-4.6 and Appendix B of [1]_): an
+intrinsic kNN graph on the anchor uploads (``"gl"`` geometric, ``"tsl"`` same-label), a
+target-dissimilarity penalty graph (``"tdl"``), giving ``(M_lambda + mu B) u = nu C u`` (Eqs.
+40/43), and the centering constraint ``1^T Z = 0`` solved in the Helmert basis (Eqs. 49-53).
+From the DC lab's code: the
 residual-only objective ``M = sum_k (I - S^(k))^2`` (``target_objective="residual"``), each
 kernel divided by its spectral radius (``kernel_normalization="spectral"``), and bandwidths
 tuned on each participant's own intermediate rows (``gamma_rows="own"``) by the median or the
@@ -34,7 +35,6 @@ References
 
 import hashlib
 import warnings
-from collections import OrderedDict
 from numbers import Integral, Real
 
 import numpy as np
@@ -47,39 +47,25 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import type_of_target
 
 from ..mechanisms import median_heuristic_gamma
+from ..utils._docstring import Substitution
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
-from ._base import BaseAligner
-from ._dc import _check_anchor_uploads, _resolve_n_components, _sign_flip
+from . import _eigh_cache
+from ._base import (
+    BaseAligner,
+    _check_anchor_uploads,
+    _helmert_dot,
+    _helmert_t_dot,
+    _integration_attributes_doc,
+    _n_components_constraint,
+    _sign_flip,
+    _suetake_reference_doc,
+    _target_width,
+)
 
 __all__ = ["KTIAligner", "anchor_graph"]
 
-# Kernel eigendecompositions kept for solver="eigh", so that refits with another alpha (a grid
-# search over alpha, a regularization path) reuse them: keyed by the anchor upload's bytes, the
-# kernel and its gamma; bounded in total bytes, oldest dropped first.
-_EIGH_CACHE = OrderedDict()
-_EIGH_CACHE_BYTES = 256 * 2**20
-
-
-def _cached_kernel_eigh(key, compute):
-    """``compute()`` once per key; later calls return the stored ``(eigenvalues, V)``."""
-    if key is None:
-        return compute()
-    if key in _EIGH_CACHE:
-        _EIGH_CACHE.move_to_end(key)
-        return _EIGH_CACHE[key]
-    value = compute()
-    size = value[0].nbytes + value[1].nbytes
-    if size <= _EIGH_CACHE_BYTES:
-        while _EIGH_CACHE and size + sum(
-            a.nbytes + b.nbytes for a, b in _EIGH_CACHE.values()
-        ) > _EIGH_CACHE_BYTES:
-            _EIGH_CACHE.popitem(last=False)
-        _EIGH_CACHE[key] = value
-    return value
-
-
 _MEDIAN_ROWS = 2000  # gamma="median" on more own rows: a random subset (pdist is quadratic)
-_EPS = 1e-9  # epsilon-regularization of a singular C (spec section 3.7, authors' default)
+_EPS = 1e-9  # epsilon-regularization of a singular C (Section 4.5 of [1]; authors' value)
 _GAMMA_KERNELS = {"rbf", "laplacian", "poly"}
 
 
@@ -92,8 +78,11 @@ _GAMMA_KERNELS = {"rbf", "laplacian", "poly"}
     },
     prefer_skip_nested_validation=True,
 )
+@Substitution(reference=_suetake_reference_doc)
 def anchor_graph(anchor_upload, *, kind="gl", anchor_y=None, n_neighbors=10):
-    """Symmetrized kNN graph of one participant's anchor upload (spec section 3.7, Eqs. 47-48).
+    """Symmetrized kNN graph of one participant's anchor upload (Eqs. 47-48, Appendix B of [1]_).
+
+    Read more in the :ref:`User Guide <nonlinear>`.
 
     ``N(i)`` are the ``n_neighbors`` Euclidean nearest other anchors of anchor ``i`` in the
     upload. Raw weights: ``"gl"`` 1 for ``i' in N(i)``; ``"tsl"`` 1 if also
@@ -116,6 +105,10 @@ def anchor_graph(anchor_upload, *, kind="gl", anchor_y=None, n_neighbors=10):
     -------
     W : scipy.sparse.csr_matrix of shape (n_anchors, n_anchors)
         Symmetric weights with zero diagonal.
+
+    References
+    ----------
+    {reference}
 
     Examples
     --------
@@ -151,7 +144,8 @@ def anchor_graph(anchor_upload, *, kind="gl", anchor_y=None, n_neighbors=10):
         if y.shape != (n,):
             raise ValueError(f"anchor_y must have shape ({n},); got {y.shape}.")
         if kind == "tsl" and type_of_target(y) == "continuous":
-            s2 = float(np.var(y)) or 1.0  # sigma_y = std(y_a) (spec section 3.7)
+            # sigma_y = std(y_a): Appendix B of [1] leaves sigma_y open
+            s2 = float(np.var(y)) or 1.0
             w = np.exp(-((y[rows] - y[cols]) ** 2) / s2)
         elif kind == "tsl":
             w = (y[rows] == y[cols]).astype(np.float64)
@@ -188,31 +182,11 @@ def _laplacian(W):
     return (sp.diags(np.asarray(W.sum(axis=1)).ravel()) - W).tocsr()
 
 
-def _helmert_t_dot(X):
-    """``T^T X`` for the Helmert basis ``T`` (n x (n-1)) of ``{x : 1^T x = 0}``, in O(n m).
-
-    Column ``j`` (1-based) of ``T`` is ``1/sqrt(j(j+1))`` in rows ``1..j`` and
-    ``-j/sqrt(j(j+1))`` in row ``j+1`` (spec section 3.8).
-    """
-    n = X.shape[0]
-    j = np.arange(1, n, dtype=np.float64)
-    cs = np.cumsum(X, axis=0)[:-1]
-    return (cs - j[:, None] * X[1:]) / np.sqrt(j * (j + 1))[:, None]
-
-
-def _helmert_dot(Y):
-    """``T Y`` for the Helmert basis ``T``, ``Y`` of shape (n-1, m), in O(n m)."""
-    m = Y.shape[0]
-    j = np.arange(1, m + 1, dtype=np.float64)
-    Yc = Y / np.sqrt(j * (j + 1))[:, None]
-    out = np.zeros((m + 1, Y.shape[1]))
-    out[:m] = np.cumsum(Yc[::-1], axis=0)[::-1]
-    out[1:] -= j[:, None] * Yc
-    return out
-
-
+@Substitution(attributes=_integration_attributes_doc, reference=_suetake_reference_doc)
 class KTIAligner(BaseAligner):
     """Kernel-based Target-normalized Integration (Theorem 2, Algorithm 2 of [1]_).
+
+    Read more in the :ref:`User Guide <nonlinear>`.
 
     Fits ``Z`` (``n_anchors x d^``, ``Z^T C Z = I``) and one kernel ridge map per participant,
     ``g_k(x~) = kappa_k(x~, A~(k)) alpha^(k)`` with ``alpha^(k) = (K^(k) + lambda I)^{-1} Z``
@@ -257,7 +231,7 @@ class KTIAligner(BaseAligner):
     gamma_neighbors : int, default=7
         The neighbour rank of ``gamma="knn"`` (7 in [2]_).
     graph : {None, "gl", "tsl", "tdl"}, default=None
-        Graph regularization (spec section 3.7): ``"gl"`` geometric kNN Laplacian, ``"tsl"``
+        Graph regularization (Sections 4.4-4.5 of [1]_): ``"gl"`` geometric kNN Laplacian, ``"tsl"``
         same-label kNN Laplacian, ``"tdl"`` TSL as intrinsic graph plus the different-label
         kNN Laplacian as penalty ``C``. ``"tsl"``/``"tdl"`` need labelled anchors
         (:class:`~skdc.anchors.SMOTEAnchor`), which then must be shareable with the analyst.
@@ -266,7 +240,7 @@ class KTIAligner(BaseAligner):
     n_neighbors : int, default=10
         ``k_nn`` of the anchor graphs.
     center : bool, default=False
-        Impose ``1^T Z = 0`` (spec section 3.8).
+        Impose ``1^T Z = 0`` (Section 4.6, Eqs. 49-53 of [1]_).
     n_components : int, default=None
         Integrated width ``d^``; ``None`` uses the largest upload width. At most
         ``n_anchors`` (``n_anchors - 1`` with ``center``).
@@ -279,10 +253,12 @@ class KTIAligner(BaseAligner):
     solver : {"cholesky", "eigh"}, default="cholesky"
         How the exact fit factors ``K^(k) + lambda I``: a Cholesky factorization (fastest for
         one ``alpha``), or a symmetric eigendecomposition ``K^(k) = V diag(l) V^T`` that serves
-        every ``alpha``: it is kept (up to 256 MiB, keyed by the anchor upload, kernel and
-        ``gamma``) and reused when the aligner is refitted with another ``alpha``, as in a grid
-        search over ``alpha``. The first fit is about 4x slower than Cholesky at
-        ``n_anchors = 1000``. Neither forms a general matrix inverse.
+        every ``alpha``: it is kept in :data:`~skdc.alignment.kernel_eigh_cache` (a
+        :class:`~skdc.alignment.KernelEighCache`, up to 256 MiB, keyed by the anchor upload,
+        kernel and ``gamma``) and reused when an aligner is refitted with another ``alpha``,
+        as in a grid search over ``alpha``; ``kernel_eigh_cache.clear()`` frees it. The
+        first fit is about 4x slower than Cholesky at ``n_anchors = 1000``. Neither forms a
+        general matrix inverse.
     random_state : int, RandomState instance or None, default=None
         Picks the Nystroem landmarks and the Lanczos start vector.
 
@@ -308,12 +284,7 @@ class KTIAligner(BaseAligner):
         The aggregated, scaled intrinsic Laplacian ``B``.
     penalty_laplacian_ : scipy.sparse.csr_matrix of shape (n_anchors, n_anchors) or None
         The aggregated penalty Laplacian ``C`` scaled to ``tr(C) = n_anchors`` (``"tdl"``).
-    widths_ : list of int
-        Upload width ``h_k`` of each participant.
-    n_participants_ : int
-        Number of participants.
-    n_features_in_ : int
-        Number of features seen during fit.
+    {attributes}
 
     See Also
     --------
@@ -328,12 +299,14 @@ class KTIAligner(BaseAligner):
 
     References
     ----------
-    .. [1] Suetake et al., "Nonlinear Data Integration via Kernel Methods for Data
-       Collaboration Analysis", arXiv:2605.27219, 2026.
+    {reference}
     .. [2] Zelnik-Manor and Perona, "Self-Tuning Spectral Clustering", NeurIPS 2004.
 
     Examples
     --------
+    The gallery example :ref:`sphx_glr_auto_examples_plot_kti_vs_linear.py` compares KTI with
+    the linear integrations under UMAP.
+
     >>> import numpy as np
     >>> from skdc.mechanisms import KernelPCAMechanism
     >>> from skdc.alignment import KTIAligner
@@ -366,7 +339,7 @@ class KTIAligner(BaseAligner):
         "mu": [Interval(Real, 0, None, closed="left")],
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
         "center": ["boolean"],
-        "n_components": [None, Interval(Integral, 1, None, closed="left")],
+        "n_components": _n_components_constraint,
         "graph_scale": [StrOptions({"trace", "none"})],
         "n_kernel_components": [None, Interval(Integral, 1, None, closed="left")],
         "solver": [StrOptions({"cholesky", "eigh"})],
@@ -466,7 +439,8 @@ class KTIAligner(BaseAligner):
                 )
         intrinsic = "gl" if self.graph == "gl" else "tsl"
         K = len(anchors)
-        # aggregate the per-participant symmetrized graphs by their mean (spec section 3.7)
+        # aggregate the per-participant symmetrized graphs by their mean (the paper says
+        # "aggregated"; the mean is the authors' code's)
         WB = sum(
             anchor_graph(b, kind=intrinsic, anchor_y=anchor_y, n_neighbors=self.n_neighbors)
             for b in anchors
@@ -475,7 +449,7 @@ class KTIAligner(BaseAligner):
         tr = float(LB.diagonal().sum())
         if self.graph_scale == "trace":
             if tr > 0:
-                LB = LB * (trace_M / tr)  # tr(B) = tr(M_lambda) (spec section 3.7)
+                LB = LB * (trace_M / tr)  # tr(B) = tr(M_lambda) (authors' code)
             else:
                 warnings.warn(
                     f"KTIAligner: the {intrinsic!r} graph has no edges (no neighbouring "
@@ -504,13 +478,7 @@ class KTIAligner(BaseAligner):
         anchors = _check_anchor_uploads(anchors, self)
         self.widths_ = [b.shape[1] for b in anchors]
         n_a = anchors[0].shape[0]
-        limit = n_a - 1 if self.center else n_a
-        d = _resolve_n_components(
-            self,
-            anchors,
-            limit=limit,
-            limit_name="n_anchors - 1 (center=True)" if self.center else "n_anchors",
-        )
+        d = _target_width(self, anchors)
         rng = check_random_state(self.random_state)
         uses_rows = isinstance(self.gamma, str) and self.gamma_rows == "own"
         own = self._own_rows(uploads, anchors) if uses_rows else [None] * len(anchors)
@@ -536,49 +504,53 @@ class KTIAligner(BaseAligner):
         Neither calls a general matrix inverse. With ``kernel_normalization="spectral"``,
         ``K^(k)`` is divided by ``rho_k = lambda_max(K^(k))`` first.
         """
+        factor = self._eigh_factor if self.solver == "eigh" else self._cholesky_factor
+        return [factor(b, self._kernel(b, b, g), g, k)
+                for k, (b, g) in enumerate(zip(anchors, self.gammas_))]
+
+    def _eigh_factor(self, b, Kmat, g, k):
+        """``(inv, solve, rho)`` from ``K^(k) = V diag(l) V^T``, kept in the shared cache."""
         lam = float(self.alpha)
-        spectral = self.kernel_normalization == "spectral"
-        out = []
-        for k, (b, g) in enumerate(zip(anchors, self.gammas_)):
-            Kmat = self._kernel(b, b, g)
-            if self.solver == "eigh":
-                key = None
-                if not callable(self.kernel):
-                    digest = hashlib.blake2b(np.ascontiguousarray(b).tobytes(), digest_size=16)
-                    key = (digest.hexdigest(), b.shape, self.kernel, float(g))
-                ev, V = _cached_kernel_eigh(key, lambda Kmat=Kmat, k=k: self._psd_eigh(Kmat, k))
-                rho = float(ev.max()) if spectral else 1.0
-                if not rho > 0:
-                    raise self._zero_kernel_error(k)
-                ev = ev / rho
-                inv = (V / (ev + lam)) @ V.T
+        key = None
+        if not callable(self.kernel):
+            digest = hashlib.blake2b(np.ascontiguousarray(b).tobytes(), digest_size=16)
+            key = (digest.hexdigest(), b.shape, self.kernel, float(g))
+        ev, V = _eigh_cache.kernel_eigh_cache.get(key, lambda: self._psd_eigh(Kmat, k))
+        rho = float(ev.max()) if self.kernel_normalization == "spectral" else 1.0
+        if not rho > 0:
+            raise self._zero_kernel_error(k)
+        ev = ev / rho
+        inv = (V / (ev + lam)) @ V.T
 
-                def solve(Z, V=V, ev=ev):
-                    return (V / (ev + lam)) @ (V.T @ Z)
+        def solve(Z):
+            return (V / (ev + lam)) @ (V.T @ Z)
 
-            else:
-                if callable(self.kernel):
-                    self._check_psd(scipy.linalg.eigvalsh((Kmat + Kmat.T) / 2), k)
-                Ks = (Kmat + Kmat.T) / 2
-                rho = _spectral_radius(Ks) if spectral else 1.0
-                if not rho > 0:
-                    raise self._zero_kernel_error(k)
-                Kl = Ks / rho + lam * np.eye(Kmat.shape[0])
-                c, info = scipy.linalg.lapack.dpotrf(Kl, lower=True, clean=True)
-                if info != 0:
-                    self._check_psd(scipy.linalg.eigvalsh(Kmat), k)
-                    raise np.linalg.LinAlgError(
-                        f"KTIAligner: Cholesky of K + alpha I failed for participant {k}; "
-                        "increase alpha or use solver='eigh'."
-                    )
-                inv, _ = scipy.linalg.lapack.dpotri(c, lower=True)
-                inv = np.tril(inv) + np.tril(inv, -1).T
+        return inv, solve, rho
 
-                def solve(Z, c=c):
-                    return scipy.linalg.cho_solve((c, True), Z)
+    def _cholesky_factor(self, b, Kmat, g, k):
+        """``(inv, solve, rho)`` from one Cholesky factor ``L L^T = K^(k) / rho + lambda I``."""
+        lam = float(self.alpha)
+        if callable(self.kernel):
+            self._check_psd(scipy.linalg.eigvalsh((Kmat + Kmat.T) / 2), k)
+        Ks = (Kmat + Kmat.T) / 2
+        rho = _spectral_radius(Ks) if self.kernel_normalization == "spectral" else 1.0
+        if not rho > 0:
+            raise self._zero_kernel_error(k)
+        Kl = Ks / rho + lam * np.eye(Kmat.shape[0])
+        c, info = scipy.linalg.lapack.dpotrf(Kl, lower=True, clean=True)
+        if info != 0:
+            self._check_psd(scipy.linalg.eigvalsh(Kmat), k)
+            raise np.linalg.LinAlgError(
+                f"KTIAligner: Cholesky of K + alpha I failed for participant {k}; "
+                "increase alpha or use solver='eigh'."
+            )
+        inv, _ = scipy.linalg.lapack.dpotri(c, lower=True)
+        inv = np.tril(inv) + np.tril(inv, -1).T
 
-            out.append((inv, solve, rho))
-        return out
+        def solve(Z):
+            return scipy.linalg.cho_solve((c, True), Z)
+
+        return inv, solve, rho
 
     def _zero_kernel_error(self, k):
         return ValueError(
@@ -618,7 +590,7 @@ class KTIAligner(BaseAligner):
             if C is not None:
                 C = _helmert_t_dot(_helmert_t_dot(C).T)
         if C is not None:
-            C = (C + C.T) / 2 + _EPS * np.eye(C.shape[0])  # C_eps (spec section 3.7)
+            C = (C + C.T) / 2 + _EPS * np.eye(C.shape[0])  # C_eps (Section 4.5 of [1])
         nu, Y = scipy.linalg.eigh((A + A.T) / 2, C, subset_by_index=[0, d - 1])
         Z = _helmert_dot(Y) if self.center else Y
         Z = Z * _sign_flip(Z)
@@ -629,53 +601,75 @@ class KTIAligner(BaseAligner):
         self.kernel_anchors_ = list(anchors)
 
     def _fit_nystroem(self, anchors, anchor_y, d, m, rng):
+        """KTI on rank-``m`` Nystroem kernels: Woodbury for ``M``, Lanczos for ``Z``."""
         lam_ridge = float(self.alpha)
         n_a = anchors[0].shape[0]
         K = len(anchors)
         idx = np.sort(rng.choice(n_a, size=m, replace=False))
-        factors, scales = [], []
-        for k, (b, g) in enumerate(zip(anchors, self.gammas_)):
-            Cm = self._kernel(b, b[idx], g)
-            w, Vw = self._psd_eigh(Cm[idx], k)
-            keep = w > w.max() * m * np.finfo(float).eps
-            P = Vw[:, keep] / np.sqrt(w[keep])  # W^{-1/2} on its range
-            Phi = Cm @ P  # Nystroem features: K^(k) ~ Phi Phi^T
-            # Phi = U diag(s) R^T from the small Gram matrix Phi^T Phi = R diag(s^2) R^T
-            s2, R = scipy.linalg.eigh(Phi.T @ Phi)
-            big = s2 > s2.max() * Phi.shape[1] * np.finfo(float).eps
-            s2, R = s2[big], R[:, big]
-            U = (Phi @ R) / np.sqrt(s2)
-            rho = float(s2.max()) if self.kernel_normalization == "spectral" else 1.0
-            # K^(k) / rho ~ (Phi / sqrt(rho)) (Phi / sqrt(rho))^T: U stays, s^2 scales
-            s2, P, Phi = s2 / rho, P / np.sqrt(rho), Phi / np.sqrt(rho)
-            scales.append(rho)
-            D = s2 / (s2 + lam_ridge)
-            factors.append((U, D, P, Phi))
-        self.kernel_scales_ = np.array(scales)
+        factors = [self._nystroem_factor(b, g, idx, k)
+                   for k, (b, g) in enumerate(zip(anchors, self.gammas_))]
+        self.kernel_scales_ = np.array([rho for *_, rho in factors])
         # Woodbury: lambda (Phi Phi^T + lambda I)^{-1} = I - U diag(s^2/(s^2+lambda)) U^T; its
         # square (target_objective="residual") is I - U diag(2 D - D^2) U^T
         if self.target_objective == "residual":
-            Ds = [2.0 * D - D**2 for _, D, _, _ in factors]
+            Ds = [2.0 * D - D**2 for _, D, _, _, _ in factors]
         else:
-            Ds = [D for _, D, _, _ in factors]
+            Ds = [D for _, D, _, _, _ in factors]
         trace_M = K * n_a - sum(float(D.sum()) for D in Ds)
         LB, _ = self._graphs(anchors, anchor_y, trace_M)
         self.intrinsic_laplacian_, self.penalty_laplacian_ = LB, None
+        Z, self.eigenvalues_ = self._nystroem_target([f[0] for f in factors], Ds, LB, d, rng)
+        self.target_ = Z
+        coefs, kanchors = [], []
+        for b, (U, D, P, Phi, _) in zip(anchors, factors):
+            alpha_k = (Z - U @ (D[:, None] * (U.T @ Z))) / lam_ridge  # (Phi Phi^T+lambda I)^-1 Z
+            # g(x) = phi(x) Phi^T alpha with phi(x) = kappa(x, landmarks) W^{-1/2}
+            coefs.append(P @ (Phi.T @ alpha_k))
+            kanchors.append(b[idx])
+        self.coef_ = coefs
+        self.kernel_anchors_ = kanchors
+
+    def _nystroem_factor(self, b, g, idx, k):
+        """One participant's Nystroem kernel ``K^(k) / rho_k ~ Phi Phi^T = U diag(s^2) U^T``.
+
+        Returns ``(U, D, P, Phi, rho_k)`` with ``D = s^2 / (s^2 + lambda)`` and ``P`` the
+        landmark map ``W^{-1/2}`` (``phi(x) = kappa(x, landmarks) P``).
+        """
+        m = idx.size
+        Cm = self._kernel(b, b[idx], g)
+        w, Vw = self._psd_eigh(Cm[idx], k)
+        keep = w > w.max() * m * np.finfo(float).eps
+        P = Vw[:, keep] / np.sqrt(w[keep])  # W^{-1/2} on its range
+        Phi = Cm @ P  # Nystroem features: K^(k) ~ Phi Phi^T
+        # Phi = U diag(s) R^T from the small Gram matrix Phi^T Phi = R diag(s^2) R^T
+        s2, R = scipy.linalg.eigh(Phi.T @ Phi)
+        big = s2 > s2.max() * Phi.shape[1] * np.finfo(float).eps
+        s2, R = s2[big], R[:, big]
+        U = (Phi @ R) / np.sqrt(s2)
+        rho = float(s2.max()) if self.kernel_normalization == "spectral" else 1.0
+        # K^(k) / rho ~ (Phi / sqrt(rho)) (Phi / sqrt(rho))^T: U stays, s^2 scales
+        s2, P, Phi = s2 / rho, P / np.sqrt(rho), Phi / np.sqrt(rho)
+        return U, s2 / (s2 + float(self.alpha)), P, Phi, rho
+
+    def _nystroem_target(self, Us, Ds, LB, d, rng):
+        """The ``d`` bottom eigenvectors of ``M + mu B`` (``1^T Z = 0`` with ``center``).
+
+        ``M = K I - sum_k U_k diag(D_k) U_k^T`` is never formed: Lanczos finds the top of
+        ``c I - (M + mu B)`` with ``c >= lambda_max(M + mu B)``. Returns ``(Z, nu)``.
+        """
+        n_a, K = Us[0].shape[0], len(Us)
         mu = self.mu if LB is not None else 0.0
         bound = 2.0 * float(LB.diagonal().max()) if LB is not None else 0.0
         shift = K + mu * bound  # c >= lambda_max(M + mu B): top of c I - A = bottom of A
-
-        def smoother(x):
-            out = np.zeros_like(x)
-            for (U, _, _, _), D in zip(factors, Ds):
-                out += U @ (D[:, None] * (U.T @ x))
-            return out
 
         def op(x):
             x = x.reshape(n_a, -1)
             if self.center:
                 x = x - x.mean(axis=0)
-            y = (shift - K) * x + smoother(x)
+            smoothed = np.zeros_like(x)
+            for U, D in zip(Us, Ds):
+                smoothed += U @ (D[:, None] * (U.T @ x))
+            y = (shift - K) * x + smoothed
             if LB is not None:
                 y = y - mu * (LB @ x)
             if self.center:
@@ -687,17 +681,7 @@ class KTIAligner(BaseAligner):
         theta, Z = eigsh(lin, k=d, which="LA", v0=v0, tol=1e-12)
         order = np.argsort(theta)[::-1]
         theta, Z = theta[order], Z[:, order]
-        Z = Z * _sign_flip(Z)
-        self.target_ = Z
-        self.eigenvalues_ = shift - theta
-        coefs, kanchors = [], []
-        for b, (U, D, P, Phi) in zip(anchors, factors):
-            alpha_k = (Z - U @ (D[:, None] * (U.T @ Z))) / lam_ridge  # (Phi Phi^T+lambda I)^-1 Z
-            # g(x) = phi(x) Phi^T alpha with phi(x) = kappa(x, landmarks) W^{-1/2}
-            coefs.append(P @ (Phi.T @ alpha_k))
-            kanchors.append(b[idx])
-        self.coef_ = coefs
-        self.kernel_anchors_ = kanchors
+        return Z * _sign_flip(Z), shift - theta
 
     def _map(self, Y, i):
         Ki = self._kernel(Y[:, : self.widths_[i]], self.kernel_anchors_[i], self.gammas_[i])

@@ -5,7 +5,7 @@ of [1]_). For a fixed ``Z`` the best map is ``G^(k) = pinv(A~(k)) Z``, whose res
 ``tr(Z^T (I - P^(k)) Z)`` with ``P^(k) = Q^(k) Q^(k)^T`` the projector on ``range(A~(k))``. So
 the objective is ``K d^ - tr(Z^T M Z)`` with ``M = W_Q W_Q^T``, ``W_Q = [Q^(1), ..., Q^(K)]``
 (Eq. 21), and by Ky Fan ``Z`` spans the top ``d^`` left singular vectors of ``W_Q``
-(spec section 3.5). Orthonormalizing each participant first makes LTI invariant to any
+(Theorem 1 of [1]_). Orthonormalizing each participant first makes LTI invariant to any
 invertible reparametrization ``A~(k) -> A~(k) E_k``, unlike MPP. ``center=True`` adds the
 zero-sum constraint ``1^T Z = 0`` of the DC lab's code, the linear counterpart of KTI+Center
 (Eqs. 49-53 of [1]_): with ``T`` the Helmert basis of ``{x : 1^T x = 0}``, ``Z = T Y`` and ``Y``
@@ -20,19 +20,27 @@ References
 # Licence: BSD 3 clause
 
 import warnings
-from numbers import Integral
 
 import numpy as np
 
-from ..utils._sklearn_compat import Interval
-from ._dc import _check_anchor_uploads, _LinearIntegration, _resolve_n_components, _sign_flip
-from ._kti import _helmert_dot, _helmert_t_dot
+from ..utils._docstring import Substitution
+from ._base import (
+    _helmert_dot,
+    _helmert_t_dot,
+    _integration_attributes_doc,
+    _LinearIntegration,
+    _n_components_constraint,
+    _pca_uploads_example_doc,
+    _sign_flip,
+    _suetake_reference_doc,
+    _target_width,
+)
 
 __all__ = ["LTIAligner"]
 
 
 def _orth(B):
-    """Orthonormal basis of ``range(B)`` by SVD with the numerical-rank tolerance of spec 3.5."""
+    """Orthonormal basis of ``range(B)`` by SVD (rank tolerance of ``numpy.linalg.matrix_rank``)."""
     U, s, _ = np.linalg.svd(B, full_matrices=False)
     if s.size == 0 or s[0] == 0:
         return U[:, :0]
@@ -40,8 +48,15 @@ def _orth(B):
     return U[:, s > tol]
 
 
+@Substitution(
+    attributes=_integration_attributes_doc,
+    reference=_suetake_reference_doc,
+    example=_pca_uploads_example_doc,
+)
 class LTIAligner(_LinearIntegration):
     """Linear Target-normalized Integration (Theorem 1, Algorithm 1 of [1]_).
+
+    Read more in the :ref:`User Guide <nonlinear>`.
 
     ``Z`` holds the top ``d^`` left singular vectors of ``W_Q = [Q^(1), ..., Q^(K)]`` (each
     ``Q^(k)`` an orthonormal basis of participant ``k``'s anchor upload), and
@@ -71,12 +86,7 @@ class LTIAligner(_LinearIntegration):
         ``sigma_j(W_Q)`` (``sigma_j(T^T W_Q)`` with ``center``), descending.
     ranks_ : list of int
         Numerical rank of each anchor upload.
-    widths_ : list of int
-        Upload width ``h_k`` of each participant.
-    n_participants_ : int
-        Number of participants.
-    n_features_in_ : int
-        Number of features seen during fit.
+    {attributes}
 
     See Also
     --------
@@ -85,17 +95,12 @@ class LTIAligner(_LinearIntegration):
 
     References
     ----------
-    .. [1] Suetake et al., "Nonlinear Data Integration via Kernel Methods for Data
-       Collaboration Analysis", arXiv:2605.27219, 2026.
+    {reference}
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from skdc.mechanisms import PCAMechanism
+    {example}
     >>> from skdc.alignment import LTIAligner
-    >>> X = np.random.RandomState(0).rand(60, 5)
-    >>> Y = PCAMechanism(3, n_components=3, anchor="uniform", n_anchors=20,
-    ...                  random_state=0).fit_transform(X)
     >>> lti = LTIAligner().fit(Y)
     >>> bool(np.allclose(lti.target_.T @ lti.target_, np.eye(3)))
     True
@@ -105,7 +110,7 @@ class LTIAligner(_LinearIntegration):
     """
 
     _parameter_constraints: dict = {
-        "n_components": [None, Interval(Integral, 1, None, closed="left")],
+        "n_components": _n_components_constraint,
         "center": ["boolean"],
     }
 
@@ -114,15 +119,9 @@ class LTIAligner(_LinearIntegration):
         self.center = center
 
     def _fit_maps(self, anchors, uploads):
-        anchors = _check_anchor_uploads(anchors, self)
-        self._store_widths(anchors)
+        anchors = self._prepare_anchors(anchors)
         n_a = anchors[0].shape[0]
-        d = _resolve_n_components(
-            self,
-            anchors,
-            limit=n_a - 1 if self.center else n_a,
-            limit_name="n_anchors - 1 (center=True)" if self.center else "n_anchors",
-        )
+        d = _target_width(self, anchors)
         Qs = [_orth(b) for b in anchors]
         self.ranks_ = [q.shape[1] for q in Qs]
         WQ = np.hstack(Qs)  # W_Q, Eq. (21) of [1]

@@ -14,19 +14,26 @@ References
 
 # Licence: BSD 3 clause
 
-from numbers import Integral
-
 import numpy as np
 
+from ..utils._docstring import Substitution
 from ..utils._linalg import polar_batched
-from ..utils._sklearn_compat import Interval
-from ._base import BaseAligner, _check_reference, _stack_equal_width
+from ._base import (
+    BaseAligner,
+    _aligner_attributes_doc,
+    _nosaka_reference_doc,
+    _reference_constraint,
+    _reference_stack,
+)
 
 __all__ = ["ReferenceAligner"]
 
 
+@Substitution(attributes=_aligner_attributes_doc, reference=_nosaka_reference_doc)
 class ReferenceAligner(BaseAligner):
     """Align every participant onto a reference participant's frame (Algorithm 2 of [1]_).
+
+    Read more in the :ref:`User Guide <protocols>`.
 
     The map of participant ``i`` is ``N_i(T) = (T - b_i) R_i + b_s`` with
     ``R_i = Pi(Bbar_i^T Bbar_s)`` and ``b_i`` the mean of its anchor upload; the reference keeps
@@ -45,10 +52,7 @@ class ReferenceAligner(BaseAligner):
         The anchor-upload means ``b_i``.
     anchor_uploads_ : ndarray of shape (n_participants, n_anchors, n_features)
         The anchor uploads as the analyst received them.
-    n_participants_ : int
-        Number of participants.
-    n_features_in_ : int
-        Number of features seen during fit.
+    {attributes}
 
     See Also
     --------
@@ -56,11 +60,13 @@ class ReferenceAligner(BaseAligner):
 
     References
     ----------
-    .. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for
-       Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
+    {reference}
 
     Examples
     --------
+    The gallery example :ref:`sphx_glr_auto_examples_plot_cgdp_igdp_aligned.py` compares it with
+    C-GDP and unaligned I-GDP.
+
     >>> import numpy as np
     >>> from skdc.mechanisms import CGDP, IGDP
     >>> from skdc.alignment import ReferenceAligner
@@ -71,14 +77,13 @@ class ReferenceAligner(BaseAligner):
     True
     """
 
-    _parameter_constraints: dict = {"reference": [Interval(Integral, 0, None, closed="left")]}
+    _parameter_constraints: dict = {"reference": _reference_constraint}
 
     def __init__(self, reference=0):
         self.reference = reference
 
     def _fit_maps(self, anchors, uploads):
-        B = _stack_equal_width(anchors, self)
-        s = _check_reference(self, B.shape[0])
+        B, s = _reference_stack(anchors, self)
         self.anchor_uploads_ = B
         self.anchor_means_ = B.mean(axis=1)
         Bbar = B - self.anchor_means_[:, None, :]

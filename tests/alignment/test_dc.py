@@ -1,4 +1,7 @@
-"""Tests for skdc.alignment MPPAligner, GEPAligner and ODCAligner (spec 3.2-3.4, 8.2)."""
+"""Tests for skdc.alignment MPPAligner, GEPAligner and ODCAligner.
+
+The integrations of Section 3.1 of Suetake et al., arXiv:2605.27219.
+"""
 
 import numpy as np
 import pytest

@@ -37,7 +37,7 @@ def _phi(C, R, tau, B):
 
 
 def _dense_gpm(Bbar, n_iter):
-    """The textbook GPM with the dense block Gram matrix (for AC-14)."""
+    """The textbook GPM with the dense block Gram matrix (for the matrix-free iteration's test)."""
     p, r, d = Bbar.shape
     D = np.concatenate([b.T for b in Bbar])  # (pd) x r
     G = D @ D.T
@@ -50,9 +50,9 @@ def _dense_gpm(Bbar, n_iter):
     return iterates
 
 
-# -- GOPP structure (spec 6.5) ---------------------------------------------------------------
+# -- GOPP structure (Props 4.2, 4.4, Lemma 4.3 of Nosaka et al., arXiv:2608.18749) ----------------
 def test_reduction_identity():
-    # AC-9 / Prop 4.4 and Lemmas S.4-S.5
+    # Prop 4.4 and Lemmas S.4-S.5
     _, _, _, _, B = _problem(v=0.3)
     Bbar = _center(B)
     p = B.shape[0]
@@ -75,7 +75,7 @@ def test_reduction_identity():
 
 
 def test_gauge_invariance_of_objective():
-    # AC-10 / Prop 4.2, and the centering of Lemma 4.3
+    # Prop 4.2, and the centering of Lemma 4.3
     _, _, _, _, B = _problem(v=0.2)
     rng = np.random.RandomState(2)
     p, r, d = B.shape
@@ -94,7 +94,7 @@ def test_gauge_invariance_of_objective():
 @pytest.mark.parametrize("acceleration", [None, "anderson"])
 @pytest.mark.parametrize("v", [0.0, 0.05, 0.3, 1.0])
 def test_objective_is_monotone(v, acceleration):
-    # AC-11
+    # the power method's objective is monotone (Algorithm 4)
     _, _, _, _, B = _problem(v=v, seed=3)
     res = solve_gopp(_center(B), acceleration=acceleration, max_iter=200)
     hist = np.asarray(res.objective_history)
@@ -103,7 +103,7 @@ def test_objective_is_monotone(v, acceleration):
 
 @pytest.mark.parametrize("acceleration", [None, "anderson"])
 def test_exact_at_zero_noise(acceleration):
-    # AC-12 (eq. 36-37)
+    # v = 0 is exact (eq. 36-37)
     X = np.random.RandomState(0).randn(90, 8)
     pipe = Pipeline([("gdp", IGDP(5, random_state=0)),
                      ("align", GOPPAligner(0.0, acceleration=acceleration))])
@@ -124,7 +124,7 @@ def test_exact_at_zero_noise(acceleration):
 
 
 def test_gauge_equivariance_of_the_iteration():
-    # AC-13: starting from Pi_p(U) Q0 multiplies every iterate by Q0
+    # gauge equivariance: starting from Pi_p(U) Q0 multiplies every iterate by Q0
     _, _, _, _, B = _problem(v=0.2, seed=4)
     Bbar = _center(B)
     p, _, d = Bbar.shape
@@ -137,7 +137,7 @@ def test_gauge_equivariance_of_the_iteration():
 
 
 def test_matrix_free_equals_dense():
-    # AC-14: per iterate, up to the gauge of the spectral start
+    # matrix-free = dense GPM of eq. (32): per iterate, up to the gauge of the spectral start
     _, _, _, _, B = _problem(v=0.2, seed=6)
     Bbar = _center(B)
     dense = _dense_gpm(Bbar, 4)
@@ -151,7 +151,7 @@ def test_matrix_free_equals_dense():
 
 
 def test_iteration_cap_warns_and_returns_orthogonal_rotations():
-    # AC-15
+    # the stopping rule (tol, max_iter) of the power method
     X = np.random.RandomState(0).randn(60, 6)
     Y = IGDP(4, random_state=0).fit_transform(X)
     align = GOPPAligner(v=2.0, max_iter=3, acceleration=None)
@@ -232,9 +232,9 @@ def test_warm_polar_factors_keep_the_exact_fixed_point(monkeypatch):
     np.testing.assert_allclose(fast.rotations @ Q, plain.rotations, rtol=0, atol=1e-9)
 
 
-# -- anchor noise (spec 6.7) -----------------------------------------------------------------
+# -- anchor noise (eqs. 38-48) -----------------------------------------------------------------
 def test_mean_decomposition():
-    # AC-17: b_i = Psi_i + eta_i with eta_i = (v / r) W_i^T 1 for a centered anchor
+    # eq. (39): b_i = Psi_i + eta_i with eta_i = (v / r) W_i^T 1 for a centered anchor
     X = np.random.RandomState(0).randn(50, 5)
     v = 0.1
     mech = IGDP(3, random_state=0, noise_random_state=11)
@@ -250,7 +250,7 @@ def test_mean_decomposition():
 
 
 def test_residual_translation_law():
-    # AC-18 / Prop 4.5 (Monte Carlo): R_i^T eta_i - R_j^T eta_j ~ N(0, 2 v^2 / r I_d)
+    # Prop 4.5 (Monte Carlo): R_i^T eta_i - R_j^T eta_j ~ N(0, 2 v^2 / r I_d)
     p, d, r, v = 3, 3, 12, 0.2
     rng = np.random.RandomState(0)
     A = orthonormal_anchor(r, d, random_state=rng)
@@ -295,9 +295,9 @@ def test_pickled_aligner_holds_no_participant_secret():
             assert value.tobytes() not in blob
 
 
-# -- theory numbers (spec 6.8-6.9) -----------------------------------------------------------
+# -- theory numbers (Theorem 4.6, eq. 51) ---------------------------------------------------------
 def test_phase_transition_values():
-    # AC-22 (eq. 51)
+    # eq. (51)
     assert round(v_phase_transition(10, 100, 400), 4) == 0.0977
     expected = [0.03785, 0.04676, 0.05297, 0.05833, 0.06383]
     got = [round(v_phase_transition(p, 400, 1600), 5) for p in (2, 5, 10, 20, 50)]
@@ -305,7 +305,7 @@ def test_phase_transition_values():
 
 
 def test_ling_bounds():
-    # AC-23 (eq. 49-50)
+    # eqs. (49)-(50)
     assert ling_sufficient_v(10, 100, 400, gamma=2 + 1e-12) == pytest.approx(3.60e-7, rel=5e-3)
     assert ling_sufficient_v(10, 100, 400, gamma=3) == pytest.approx(3.48e-7, rel=5e-3)
     for p, d, r, g in [(10, 100, 400, 3.0), (50, 400, 1600, 2.5)]:

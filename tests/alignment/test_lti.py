@@ -1,4 +1,4 @@
-"""Tests for skdc.alignment.LTIAligner (spec sections 3.5 and 8.2 "LTI")."""
+"""Tests for skdc.alignment.LTIAligner (Theorem 1, Algorithm 1 of Suetake et al., 2026)."""
 
 import numpy as np
 import pytest

@@ -11,7 +11,7 @@ def _data(seed=0, n=80, d=6):
 @pytest.mark.parametrize("anchor", ["orthonormal", "general"])
 @pytest.mark.parametrize("reference", [0, 2])
 def test_exact_alignment_noiseless(anchor, reference):
-    # AC-5 / Lemma S.2 / Prop 2.12: R_i = O_i^T O_s and Z = X O_s + Psi_s (= C-GDP output)
+    # Lemma S.2 / Prop 2.12: R_i = O_i^T O_s and Z = X O_s + Psi_s (= C-GDP output)
     X = _data()
     if anchor == "general":
         anchor = np.random.RandomState(3).randn(30, 6) * 2 + 7  # non-centered, non-orthonormal
