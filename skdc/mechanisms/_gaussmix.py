@@ -28,7 +28,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._uploads import Uploads, _check_participant_ids
-from ..privacy import RDPCurve, adaptive_threshold, gaussmix_epsilon
+from ..privacy import RDPCurve, adaptive_threshold, gaussmix_epsilon, smallest_scale
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context, validate_data
 from ._base import _row_digests
 
@@ -87,8 +87,6 @@ def calibrate_gaussmix(k, epsilon, delta, adaptive, eta=None, conversion="improv
     eta : float or None
         The eigenvalue noise multiplier used (adaptive only).
     """
-    from ..privacy._gaussmix_rdp import _smallest_scale
-
     if adaptive:
         def eps_of(g):
             return _adaptive_eps(k, g, eta if eta is not None else g / math.sqrt(k), delta,
@@ -97,7 +95,7 @@ def calibrate_gaussmix(k, epsilon, delta, adaptive, eta=None, conversion="improv
         def eps_of(g):
             return gaussmix_epsilon(k, g, delta, conversion=conversion)[0]
 
-    gamma = _smallest_scale(eps_of, float(epsilon))
+    gamma = smallest_scale(eps_of, float(epsilon))
     eta_used = (eta if eta is not None else gamma / math.sqrt(k)) if adaptive else None
     return gamma, eta_used
 
