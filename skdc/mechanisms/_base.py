@@ -73,7 +73,9 @@ def _unit_anchor_noise(noise_seed, participant, shape):
     return rng.standard_normal(shape)
 
 
-# The ``noise_random_state`` parameter every mechanism has, written once for all docstrings.
+# Docstring fragments every mechanism shares, substituted by
+# ``@Substitution(noise_random_state=..., mechanism_attributes=...)``: the
+# ``noise_random_state`` parameter and the fitted attributes of every mechanism.
 _NOISE_RANDOM_STATE_DOC = """\
     noise_random_state : int, RandomState instance or None, default=None
         Seeds the participants' noise stream: each participant's unit anchor noise ``W_i``
@@ -83,7 +85,6 @@ _NOISE_RANDOM_STATE_DOC = """\
         deployment (secrets, anchor, partition) stays fixed.
 """
 
-# The fitted attributes every mechanism has, written once for all their docstrings.
 _MECHANISM_ATTRIBUTES_DOC = """\
     anchor_ : ndarray of shape (n_anchors, n_features) or None
         The raw shared anchor ``A`` (participant-side; never sent to the analyst).
@@ -100,14 +101,6 @@ _MECHANISM_ATTRIBUTES_DOC = """\
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Names of features seen during fit, when ``X`` has string column names.
 """
-
-
-def _fill_mechanism_doc(cls):
-    """Class decorator: fill the shared ``{noise_random_state}`` and ``{mechanism_attributes}``."""
-    cls.__doc__ = cls.__doc__.replace("{noise_random_state}\n", _NOISE_RANDOM_STATE_DOC).replace(
-        "{mechanism_attributes}\n", _MECHANISM_ATTRIBUTES_DOC
-    )
-    return cls
 
 
 class BaseMechanism(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):

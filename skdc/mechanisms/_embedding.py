@@ -28,8 +28,9 @@ from sklearn.decomposition import PCA, KernelPCA
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from ..utils._docstring import Substitution
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions
-from ._base import _SEED_MAX, BaseMechanism, _fill_mechanism_doc
+from ._base import _MECHANISM_ATTRIBUTES_DOC, _NOISE_RANDOM_STATE_DOC, _SEED_MAX, BaseMechanism
 
 __all__ = [
     "KernelPCAMechanism",
@@ -38,6 +39,18 @@ __all__ = [
     "UMAPMechanism",
     "median_heuristic_gamma",
 ]
+
+_REDUCTION_REFERENCE_DOC = """\
+    .. [1] Suetake et al., "Nonlinear Data Integration via Kernel Methods for Data
+       Collaboration Analysis", arXiv:2605.27219, 2026.
+"""
+
+# One decorator fills the shared fragments of the per-participant reductions' docstrings.
+_reduction_doc = Substitution(
+    noise_random_state=_NOISE_RANDOM_STATE_DOC,
+    mechanism_attributes=_MECHANISM_ATTRIBUTES_DOC,
+    reduction_reference=_REDUCTION_REFERENCE_DOC,
+)
 
 # UMAP's metric by 1-based participant index k mod 3 (spec section 2 / Table 2 of [1]).
 _UMAP_METRICS = ("correlation", "cosine", "euclidean")
@@ -130,7 +143,7 @@ class _PerParticipantMechanism(BaseMechanism):
         return tags
 
 
-@_fill_mechanism_doc
+@_reduction_doc
 class ParticipantWise(_PerParticipantMechanism):
     """Fit one clone of any transformer per participant, on that participant's rows only.
 
@@ -160,7 +173,7 @@ class ParticipantWise(_PerParticipantMechanism):
         Participants fitted in parallel (joblib threads).
     random_state : int, RandomState instance or None, default=None
         Seeds the anchor, the participants' seeds and hyperparameters, and the row hash.
-{noise_random_state}
+    {noise_random_state}
 
     Attributes
     ----------
@@ -170,7 +183,7 @@ class ParticipantWise(_PerParticipantMechanism):
         The hyperparameters set on each clone.
     widths_ : list of int
         Output width ``h_i`` of each participant.
-{mechanism_attributes}
+    {mechanism_attributes}
     See Also
     --------
     UMAPMechanism : Per-participant UMAP with the paper's heterogeneity.
@@ -179,8 +192,7 @@ class ParticipantWise(_PerParticipantMechanism):
 
     References
     ----------
-    .. [1] Suetake et al., "Nonlinear Data Integration via Kernel Methods for Data
-       Collaboration Analysis", arXiv:2605.27219, 2026.
+    {reduction_reference}
 
     Examples
     --------
@@ -254,7 +266,7 @@ class ParticipantWise(_PerParticipantMechanism):
         return estimators
 
 
-@_fill_mechanism_doc
+@_reduction_doc
 class PCAMechanism(_PerParticipantMechanism):
     """Per-participant PCA: ``f_k(x) = (x - mean_k) V_k`` fitted on participant ``k``'s rows.
 
@@ -276,7 +288,7 @@ class PCAMechanism(_PerParticipantMechanism):
         Participants fitted in parallel (joblib threads).
     random_state : int, RandomState instance or None, default=None
         Seeds the anchor and the row hash.
-{noise_random_state}
+    {noise_random_state}
 
     Attributes
     ----------
@@ -284,15 +296,14 @@ class PCAMechanism(_PerParticipantMechanism):
         Each participant's fitted PCA (its secret).
     widths_ : list of int
         Output width of each participant.
-{mechanism_attributes}
+    {mechanism_attributes}
     See Also
     --------
     KernelPCAMechanism : The nonlinear counterpart.
 
     References
     ----------
-    .. [1] Suetake et al., "Nonlinear Data Integration via Kernel Methods for Data
-       Collaboration Analysis", arXiv:2605.27219, 2026.
+    {reduction_reference}
 
     Examples
     --------
@@ -345,7 +356,7 @@ class PCAMechanism(_PerParticipantMechanism):
         ]
 
 
-@_fill_mechanism_doc
+@_reduction_doc
 class KernelPCAMechanism(_PerParticipantMechanism):
     """Per-participant kernel PCA on standardized rows, median-heuristic RBF bandwidth.
 
@@ -373,7 +384,7 @@ class KernelPCAMechanism(_PerParticipantMechanism):
         Participants fitted in parallel (joblib threads).
     random_state : int, RandomState instance or None, default=None
         Seeds the anchor and the row hash.
-{noise_random_state}
+    {noise_random_state}
 
     Attributes
     ----------
@@ -383,15 +394,14 @@ class KernelPCAMechanism(_PerParticipantMechanism):
         The bandwidth each participant used.
     widths_ : list of int
         Output width of each participant.
-{mechanism_attributes}
+    {mechanism_attributes}
     See Also
     --------
     median_heuristic_gamma : The bandwidth rule.
 
     References
     ----------
-    .. [1] Suetake et al., "Nonlinear Data Integration via Kernel Methods for Data
-       Collaboration Analysis", arXiv:2605.27219, 2026.
+    {reduction_reference}
 
     Examples
     --------
@@ -458,7 +468,7 @@ class KernelPCAMechanism(_PerParticipantMechanism):
             )
 
 
-@_fill_mechanism_doc
+@_reduction_doc
 class UMAPMechanism(_PerParticipantMechanism):
     """Per-participant UMAP with the heterogeneous settings of [1]_ (spec section 2).
 
@@ -505,7 +515,7 @@ class UMAPMechanism(_PerParticipantMechanism):
         Participants fitted in parallel (joblib threads).
     random_state : int, RandomState instance or None, default=None
         Seeds the anchor, the participants' hyperparameters and UMAP seeds, and the row hash.
-{noise_random_state}
+    {noise_random_state}
 
     Attributes
     ----------
@@ -515,7 +525,7 @@ class UMAPMechanism(_PerParticipantMechanism):
         Each participant's ``metric``, ``n_neighbors``, ``min_dist`` and ``random_state``.
     widths_ : list of int
         Output width of each participant.
-{mechanism_attributes}
+    {mechanism_attributes}
     See Also
     --------
     KernelPCAMechanism : Per-participant kernel PCA.
@@ -523,8 +533,7 @@ class UMAPMechanism(_PerParticipantMechanism):
 
     References
     ----------
-    .. [1] Suetake et al., "Nonlinear Data Integration via Kernel Methods for Data
-       Collaboration Analysis", arXiv:2605.27219, 2026.
+    {reduction_reference}
 
     Examples
     --------
