@@ -22,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._uploads import Uploads, _check_participant_ids
 from ..anchors import _check_full_rank_anchor, _make_anchor
+from ..utils._docstring import Substitution
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, _fit_context, validate_data
 
 __all__ = ["BaseMechanism"]
@@ -63,6 +64,33 @@ def _row_noise(noise_seed, participant, row_seeds, width):
     return out
 
 
+def _assign_participants(participant, digests, n_participants, n_samples, who, *, fitting):
+    """Each row's participant: the given ids (checked against ``n_participants``) or, when
+    ``participant`` is None, the keyed hash of the row's bytes (first digest column).
+
+    ``fitting`` picks the advice of the error for an id ``>= n_participants``: at fit, raise
+    ``n_participants``; later, fit with rows of every participant.
+    """
+    p = n_participants
+    if participant is None:
+        return (digests[:, 0] % np.uint64(p)).astype(np.intp)
+    participant = _check_participant_ids(participant, n_samples)
+    unseen = np.unique(participant[participant >= p])
+    if unseen.size and fitting:
+        raise ValueError(
+            f"participant ids must lie in 0 .. n_participants - 1 = {p - 1}; got id "
+            f"{int(unseen.max())}. Set n_participants={int(unseen.max()) + 1} or "
+            "relabel the participants."
+        )
+    if unseen.size:
+        raise ValueError(
+            f"participant id(s) {unseen.tolist()} were not seen when "
+            f"{who} was fitted (fitted participants: 0 .. {p - 1}). Fit "
+            "the mechanism with rows of every participant that will upload."
+        )
+    return participant
+
+
 def _unit_anchor_noise(noise_seed, participant, shape):
     """Participant ``participant``'s unit anchor noise ``W_i`` (standard normal, Def 4.1 of [1]).
 
@@ -100,6 +128,17 @@ _MECHANISM_ATTRIBUTES_DOC = """\
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Names of features seen during fit, when ``X`` has string column names.
+"""
+
+# The parameters of ``fit`` and ``fit_transform`` (method docstrings: eight spaces).
+_FIT_PARAMETERS_DOC = """\
+        X : array-like of shape (n_samples, n_features)
+            Training rows of all participants.
+        y : Ignored
+            Not used, present for API consistency by convention.
+        participant : array-like of int of shape (n_samples,), default=None
+            The participant of each row (routed metadata). ``None`` assigns rows by a keyed
+            hash of their bytes.
 """
 
 
@@ -153,39 +192,20 @@ class BaseMechanism(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
 
     # -- participants -------------------------------------------------------------------
     def _assign(self, X, participant, digests, *, fitting):
-        p = self.n_participants
-        if participant is None:
-            return (digests[:, 0] % np.uint64(p)).astype(np.intp)
-        participant = _check_participant_ids(participant, X.shape[0])
-        unseen = np.unique(participant[participant >= p])
-        if unseen.size and fitting:
-            raise ValueError(
-                f"participant ids must lie in 0 .. n_participants - 1 = {p - 1}; got id "
-                f"{int(unseen.max())}. Set n_participants={int(unseen.max()) + 1} or "
-                "relabel the participants."
-            )
-        if unseen.size:
-            raise ValueError(
-                f"participant id(s) {unseen.tolist()} were not seen when "
-                f"{type(self).__name__} was fitted (fitted participants: 0 .. {p - 1}). Fit "
-                "the mechanism with rows of every participant that will upload."
-            )
-        return participant
+        return _assign_participants(
+            participant, digests, self.n_participants, X.shape[0], type(self).__name__,
+            fitting=fitting,
+        )
 
     # -- sklearn API --------------------------------------------------------------------
     @_fit_context(prefer_skip_nested_validation=False)
+    @Substitution(fit_parameters=_FIT_PARAMETERS_DOC)
     def fit(self, X, y=None, participant=None):
         """Draw each participant's secrets and the shared anchor.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training rows of all participants.
-        y : Ignored
-            Not used, present for API consistency by convention.
-        participant : array-like of int of shape (n_samples,), default=None
-            The participant of each row (routed metadata). ``None`` assigns rows by a keyed
-            hash of their bytes.
+        {fit_parameters}
 
         Returns
         -------
@@ -236,17 +256,13 @@ class BaseMechanism(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         ]
         return self
 
+    @Substitution(fit_parameters=_FIT_PARAMETERS_DOC)
     def fit_transform(self, X, y=None, participant=None):
         """Fit the mechanism and return the uploads of ``X``; equals ``fit(X).transform(X)``.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training rows of all participants.
-        y : Ignored
-            Not used, present for API consistency by convention.
-        participant : array-like of int of shape (n_samples,), default=None
-            The participant of each row (routed metadata).
+        {fit_parameters}
 
         Returns
         -------

@@ -40,17 +40,41 @@ __all__ = [
     "median_heuristic_gamma",
 ]
 
+_REDUCTION_WIDTH_DOC = """\
+    n_participants : int, default=2
+        Number of participants.
+    n_components : int, default=2
+        Width ``d~`` of every participant's representation.
+"""
+
+_REDUCTION_ANCHOR_DOC = """\
+    anchor : {"orthonormal", "uniform"}, array-like, callable or object, default=None
+        The shared anchor (see :mod:`skdc.anchors`), e.g. a :class:`~skdc.anchors.SMOTEAnchor`.
+    n_anchors : int, default=None
+        Number of anchor rows for generated anchors (``None``: ``4 * n_features``).
+    n_jobs : int, default=None
+        Participants fitted in parallel (joblib threads).
+"""
+
+_REDUCTION_ATTRIBUTES_DOC = """\
+    widths_ : list of int
+        Output width ``h_i`` of each participant.
+""" + _MECHANISM_ATTRIBUTES_DOC
+
 _REDUCTION_REFERENCE_DOC = """\
     .. [1] Suetake et al., "Nonlinear Data Integration via Kernel Methods for Data
        Collaboration Analysis", arXiv:2605.27219, 2026.
 """
 
-# One decorator fills the shared fragments of the per-participant reductions' docstrings.
-_reduction_doc = Substitution(
-    noise_random_state=_NOISE_RANDOM_STATE_DOC,
-    mechanism_attributes=_MECHANISM_ATTRIBUTES_DOC,
-    reduction_reference=_REDUCTION_REFERENCE_DOC,
-)
+# The fragments every per-participant mechanism's docstring names; the fixed reductions (PCA,
+# kernel PCA, UMAP) also name ``{reduction_width}``.
+_REDUCTION_FRAGMENTS = {
+    "reduction_anchor": _REDUCTION_ANCHOR_DOC,
+    "noise_random_state": _NOISE_RANDOM_STATE_DOC,
+    "reduction_attributes": _REDUCTION_ATTRIBUTES_DOC,
+    "reduction_reference": _REDUCTION_REFERENCE_DOC,
+}
+_reduction_doc = Substitution(reduction_width=_REDUCTION_WIDTH_DOC, **_REDUCTION_FRAGMENTS)
 
 # UMAP's metric by 1-based participant index k mod 3 (spec section 2 / Table 2 of [1]).
 _UMAP_METRICS = ("correlation", "cosine", "euclidean")
@@ -143,7 +167,7 @@ class _PerParticipantMechanism(BaseMechanism):
         return tags
 
 
-@_reduction_doc
+@Substitution(**_REDUCTION_FRAGMENTS)
 class ParticipantWise(_PerParticipantMechanism):
     """Fit one clone of any transformer per participant, on that participant's rows only.
 
@@ -165,12 +189,7 @@ class ParticipantWise(_PerParticipantMechanism):
         (``rng`` a ``RandomState``) returning the value. ``None``: every clone has the same
         parameters. If the estimator has a ``random_state`` parameter, each clone gets its own
         seed drawn from ``random_state`` unless ``vary`` sets it.
-    anchor : {"orthonormal", "uniform"}, array-like, callable or object, default=None
-        The shared anchor (see :mod:`skdc.anchors`), e.g. a :class:`~skdc.anchors.SMOTEAnchor`.
-    n_anchors : int, default=None
-        Number of anchor rows for generated anchors (``None``: ``4 * n_features``).
-    n_jobs : int, default=None
-        Participants fitted in parallel (joblib threads).
+    {reduction_anchor}
     random_state : int, RandomState instance or None, default=None
         Seeds the anchor, the participants' seeds and hyperparameters, and the row hash.
     {noise_random_state}
@@ -181,9 +200,7 @@ class ParticipantWise(_PerParticipantMechanism):
         The fitted per-participant transformers (participants' secrets).
     participant_params_ : list of dict
         The hyperparameters set on each clone.
-    widths_ : list of int
-        Output width ``h_i`` of each participant.
-    {mechanism_attributes}
+    {reduction_attributes}
     See Also
     --------
     UMAPMechanism : Per-participant UMAP with the paper's heterogeneity.
@@ -276,16 +293,8 @@ class PCAMechanism(_PerParticipantMechanism):
 
     Parameters
     ----------
-    n_participants : int, default=2
-        Number of participants.
-    n_components : int, default=2
-        Width ``d~`` of every participant's representation.
-    anchor : {"orthonormal", "uniform"}, array-like, callable or object, default=None
-        The shared anchor (see :mod:`skdc.anchors`).
-    n_anchors : int, default=None
-        Number of anchor rows for generated anchors.
-    n_jobs : int, default=None
-        Participants fitted in parallel (joblib threads).
+    {reduction_width}
+    {reduction_anchor}
     random_state : int, RandomState instance or None, default=None
         Seeds the anchor and the row hash.
     {noise_random_state}
@@ -294,9 +303,7 @@ class PCAMechanism(_PerParticipantMechanism):
     ----------
     estimators_ : list of PCA
         Each participant's fitted PCA (its secret).
-    widths_ : list of int
-        Output width of each participant.
-    {mechanism_attributes}
+    {reduction_attributes}
     See Also
     --------
     KernelPCAMechanism : The nonlinear counterpart.
@@ -368,20 +375,12 @@ class KernelPCAMechanism(_PerParticipantMechanism):
 
     Parameters
     ----------
-    n_participants : int, default=2
-        Number of participants.
-    n_components : int, default=2
-        Width ``d~`` of every participant's representation.
+    {reduction_width}
     gamma : float or "median", default="median"
         RBF bandwidth; ``"median"`` is the per-participant median heuristic.
     standardize : bool, default=True
         Standardize each participant's rows before the kernel PCA.
-    anchor : {"orthonormal", "uniform"}, array-like, callable or object, default=None
-        The shared anchor (see :mod:`skdc.anchors`).
-    n_anchors : int, default=None
-        Number of anchor rows for generated anchors.
-    n_jobs : int, default=None
-        Participants fitted in parallel (joblib threads).
+    {reduction_anchor}
     random_state : int, RandomState instance or None, default=None
         Seeds the anchor and the row hash.
     {noise_random_state}
@@ -392,9 +391,7 @@ class KernelPCAMechanism(_PerParticipantMechanism):
         Each participant's fitted scaler + kernel PCA (its secret).
     gammas_ : ndarray of shape (n_participants,)
         The bandwidth each participant used.
-    widths_ : list of int
-        Output width of each participant.
-    {mechanism_attributes}
+    {reduction_attributes}
     See Also
     --------
     median_heuristic_gamma : The bandwidth rule.
@@ -485,10 +482,7 @@ class UMAPMechanism(_PerParticipantMechanism):
 
     Parameters
     ----------
-    n_participants : int, default=2
-        Number of participants.
-    n_components : int, default=2
-        Width ``d~`` of every participant's representation.
+    {reduction_width}
     heterogeneous : bool, default=True
         Draw per-participant metric, ``n_neighbors`` and ``min_dist`` as in [1]_.
     n_neighbors : int, default=15
@@ -507,12 +501,7 @@ class UMAPMechanism(_PerParticipantMechanism):
         small ``n_neighbors`` of the heterogeneous setting the kNN graph is often
         disconnected, and umap-learn 0.5's layout of disconnected components is then not
         reproducible run to run even with a fixed seed. ``"pca"`` is reproducible.
-    anchor : {"orthonormal", "uniform"}, array-like, callable or object, default=None
-        The shared anchor (see :mod:`skdc.anchors`), e.g. a :class:`~skdc.anchors.SMOTEAnchor`.
-    n_anchors : int, default=None
-        Number of anchor rows for generated anchors.
-    n_jobs : int, default=None
-        Participants fitted in parallel (joblib threads).
+    {reduction_anchor}
     random_state : int, RandomState instance or None, default=None
         Seeds the anchor, the participants' hyperparameters and UMAP seeds, and the row hash.
     {noise_random_state}
@@ -523,9 +512,7 @@ class UMAPMechanism(_PerParticipantMechanism):
         Each participant's fitted scaler + UMAP (its secret).
     participant_params_ : list of dict
         Each participant's ``metric``, ``n_neighbors``, ``min_dist`` and ``random_state``.
-    widths_ : list of int
-        Output width of each participant.
-    {mechanism_attributes}
+    {reduction_attributes}
     See Also
     --------
     KernelPCAMechanism : Per-participant kernel PCA.

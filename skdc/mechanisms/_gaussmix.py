@@ -12,8 +12,8 @@ sensitivity 1, and the non-adaptive branch uses ``sqrt(gamma) C`` noise.
 
 References
 ----------
-.. [1] Lev, Srinivasan, Shenfeld, Ligett, Sekhari and Wilson, "The Gaussian Mixing Mechanism:
-   Renyi Differential Privacy via Gaussian Sketches", arXiv:2505.24603, 2025.
+.. [1] Lev et al., "The Gaussian Mixing Mechanism: Renyi Differential Privacy via Gaussian
+   Sketches", arXiv:2505.24603, 2025.
 """
 
 # Licence: BSD 3 clause
@@ -27,20 +27,14 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._uploads import Uploads, _check_participant_ids
+from .._uploads import Uploads
 from ..privacy import RDPCurve, adaptive_threshold, gaussmix_epsilon, smallest_scale
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context, validate_data
-from ._base import _row_digests
+from ._base import _SEED_MAX, _assign_participants, _row_digests
 
 __all__ = [
-    "GaussMix",
-    "adaptive_noise_scale",
-    "calibrate_gaussmix",
-    "check_row_bound",
-    "gaussmix_release",
+    "GaussMix", "adaptive_noise_scale", "calibrate_gaussmix", "check_row_bound", "gaussmix_release"
 ]
-
-_SEED_MAX = np.iinfo(np.int32).max
 
 
 def check_row_bound(Z, bound, *, clip, what="row"):
@@ -270,17 +264,6 @@ class GaussMix(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         self.clip = clip
         self.random_state = random_state
 
-    def _participants(self, X, participant, digests):
-        p = self.n_participants
-        if participant is None:
-            return (digests[:, 0] % np.uint64(p)).astype(np.intp)
-        participant = _check_participant_ids(participant, X.shape[0])
-        if participant.size and participant.max() >= p:
-            raise ValueError(
-                f"participant ids must lie in 0 .. {p - 1}; got {int(participant.max())}."
-            )
-        return participant
-
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, participant=None):
         """Calibrate the release and draw its seed.
@@ -349,7 +332,9 @@ class GaussMix(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         X = check_row_bound(X, self.row_bound, clip=self.clip)
         digests = _row_digests(X, self._hash_key)
-        part = self._participants(X, participant, digests)
+        part = _assign_participants(
+            participant, digests, self.n_participants, X.shape[0], "GaussMix", fitting=True
+        )
         blocks, owners = [], []
         for i in np.unique(part):
             rows = part == i
