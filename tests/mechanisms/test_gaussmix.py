@@ -133,5 +133,6 @@ def test_bad_parameters(param, value, match):
 def test_participant_id_out_of_range_says_what_to_set():
     X = np.random.RandomState(0).uniform(-0.4, 0.4, size=(10, 2))
     mech = GaussMix(n_participants=2, k=2, random_state=0).fit(X)
-    with pytest.raises(ValueError, match=r"0 \.\. n_participants - 1 = 1; got id 5.*n_participants=6"):
+    match = r"0 \.\. n_participants - 1 = 1; got id 5.*n_participants=6"
+    with pytest.raises(ValueError, match=match):
         mech.transform(X, participant=np.full(10, 5))
