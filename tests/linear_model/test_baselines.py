@@ -25,13 +25,9 @@ def test_g17_sheffet_w2():
 
 
 @pytest.fixture(scope="module")
-def problem():
-    rng = np.random.RandomState(0)
-    n, d = 20000, 5
-    theta = rng.uniform(-1, 1, d)
-    theta /= 1.2 * np.linalg.norm(theta)
-    X = rng.uniform(-1, 1, (n, d)) / np.sqrt(d)
-    y = np.clip(X @ theta + 0.05 * rng.standard_normal(n), -1, 1)
+def problem(regression_problem):
+    """The training half of the shared least-squares problem (conftest.py)."""
+    X, y, _, _ = regression_problem
     return X, y
 
 
