@@ -13,8 +13,8 @@ deviation ``sigma`` (Def 2.6 and 2.13 in [1]_). Three mechanisms cover the paper
 
 References
 ----------
-.. [1] Nosaka, Suetake, Takano, Okada, Yoshise, "Geometric Data Perturbation with Noisy-Anchor
-   Alignment for Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
+.. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for
+   Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
 """
 
 # Licence: BSD 3 clause
@@ -429,10 +429,10 @@ class IGDP(_BaseGDPMechanism):
 
     Examples
     --------
-    >>> from sklearn.datasets import make_classification
+    >>> import numpy as np
     >>> from skdc.mechanisms import IGDP
-    >>> X, y = make_classification(n_samples=60, n_features=5, random_state=0)
-    >>> Y = IGDP(n_participants=3, random_state=0).fit_transform(X, y)
-    >>> Y.shape, len(Y.anchors), Y.anchors[0].shape
-    ((60, 5), 3, (20, 5))
+    >>> rng = np.random.RandomState(0)
+    >>> Y = IGDP(n_participants=3, noise=0.1, random_state=0).fit_transform(rng.randn(60, 5))
+    >>> Y.shape, len(Y.anchors), Y.anchors[0].shape, Y.anchor_noise[0].shape
+    ((60, 5), 3, (20, 5), (20, 5))
     """
