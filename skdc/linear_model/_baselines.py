@@ -24,7 +24,7 @@ from sklearn.utils import check_random_state
 
 from ..privacy import RDPCurve
 from ..utils._docstring import Substitution
-from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
+from ..utils._sklearn_compat import Interval, StrOptions, _fit_context, validate_params
 from ._base import (
     _BOUNDS_DOC,
     _CLIP_RANDOM_STATE_DOC,
@@ -49,11 +49,49 @@ _baseline_doc = Substitution(
 )
 
 
+@validate_params(
+    {
+        "n_features": [Interval(Integral, 1, None, closed="left")],
+        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "delta": [Interval(Real, 0, 1, closed="neither")],
+        "rho": [Interval(Real, 0, 1, closed="neither")],
+        "row_bound_x": [Interval(Real, 0, None, closed="neither")],
+    },
+    prefer_skip_nested_validation=True,
+)
 def adassp_constants(n_features, epsilon, delta, rho=0.05, row_bound_x=1.0):
     """AdaSSP's noise multiplier ``c``, eigenvalue shift and ridge threshold (Wang 2018, Alg. 2).
 
     ``L = ln(6/delta)``, ``c = sqrt(L) / (eps/3)``, shift ``L C^2 / (eps/3)``, threshold
-    ``sqrt(d L ln(2 d^2 / rho)) C^2 / (eps/3)``.
+    ``sqrt(d L ln(2 d^2 / rho)) C^2 / (eps/3)``: the budget split in thirds between the
+    eigenvalue, ``X^T X`` and ``X^T y`` releases (Algorithm 2 of [1]_).
+
+    Parameters
+    ----------
+    n_features : int
+        Number of features ``d``.
+    epsilon : float
+        Privacy budget of the whole fit, > 0.
+    delta : float
+        In (0, 1).
+    rho : float, default=0.05
+        Failure probability of the ridge choice, in (0, 1).
+    row_bound_x : float, default=1.0
+        Public bound ``C`` on ``||x_i||``.
+
+    Returns
+    -------
+    c : float
+        Noise multiplier of each of the three Gaussian releases.
+    shift : float
+        Downward shift of the released eigenvalue.
+    threshold : float
+        Ridge threshold: the ridge is ``max(threshold - lam_tilde, 0)``.
+
+    References
+    ----------
+    .. [1] Wang, "Revisiting differentially private linear regression: optimal and adaptive
+       prediction & estimation in unbounded domain", UAI 2018.
 
     Examples
     --------
@@ -71,11 +109,39 @@ def adassp_constants(n_features, epsilon, delta, rho=0.05, row_bound_x=1.0):
     )
 
 
+@validate_params(
+    {
+        "k": [Interval(Integral, 1, None, closed="left")],
+        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "delta": [Interval(Real, 0, 1, closed="neither")],
+        "bound_sq": [Interval(Real, 0, None, closed="neither")],
+        "form": [StrOptions({"review", "code"})],
+    },
+    prefer_skip_nested_validation=True,
+)
 def sheffet_w2(k, epsilon, delta, bound_sq, form="review"):
     """Sheffet's noise level ``w^2`` (spec 7.2, step 2).
 
     ``(4 C^2 / eps) (sqrt(2 k ln(8/delta)) + 2 ln(8/delta))`` in the review's form; the
     authors' code uses ``+ ln(8/delta)`` (``form="code"``).
+
+    Parameters
+    ----------
+    k : int
+        Sketch rows.
+    epsilon : float
+        Privacy budget, > 0.
+    delta : float
+        In (0, 1).
+    bound_sq : float
+        Squared public bound ``C^2`` on the rows of ``[X, y]`` (``C_X^2 + C_Y^2``).
+    form : {"review", "code"}, default="review"
+        The review's ``2 ln(8/delta)`` term or the authors' code's ``ln(8/delta)``.
+
+    Returns
+    -------
+    w2 : float
+        Noise variance of the noisy branch.
 
     Examples
     --------

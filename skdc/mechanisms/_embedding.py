@@ -29,7 +29,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from ..utils._docstring import Substitution
-from ..utils._sklearn_compat import HasMethods, Interval, StrOptions
+from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
 from ._base import _MECHANISM_ATTRIBUTES_DOC, _NOISE_RANDOM_STATE_DOC, _SEED_MAX, BaseMechanism
 
 __all__ = [
@@ -80,6 +80,7 @@ _reduction_doc = Substitution(reduction_width=_REDUCTION_WIDTH_DOC, **_REDUCTION
 _UMAP_METRICS = ("correlation", "cosine", "euclidean")
 
 
+@validate_params({"X": ["array-like"]}, prefer_skip_nested_validation=True)
 def median_heuristic_gamma(X):
     """RBF bandwidth ``1 / (2 m^2)`` with ``m`` the median nonzero pairwise distance of ``X``.
 

@@ -29,7 +29,13 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._uploads import Uploads
 from ..privacy import RDPCurve, adaptive_threshold, gaussmix_epsilon, smallest_scale
-from ..utils._sklearn_compat import Interval, StrOptions, _fit_context, validate_data
+from ..utils._sklearn_compat import (
+    Interval,
+    StrOptions,
+    _fit_context,
+    validate_data,
+    validate_params,
+)
 from ._base import _SEED_MAX, _assign_participants, _row_digests
 
 __all__ = [
@@ -37,10 +43,44 @@ __all__ = [
 ]
 
 
+@validate_params(
+    {
+        "Z": ["array-like"],
+        "bound": [Interval(Real, 0, None, closed="left")],
+        "clip": ["boolean"],
+        "what": [str],
+    },
+    prefer_skip_nested_validation=True,
+)
 def check_row_bound(Z, bound, *, clip, what="row"):
     """Refuse rows whose L2 norm exceeds the public ``bound``, or clip them when ``clip``.
 
     Clipping is per record (no dataset-wide statistic), so it keeps the privacy analysis.
+
+    Parameters
+    ----------
+    Z : array-like of shape (n_samples, n_features) or (n_samples,)
+        Records: rows (their L2 norm is bounded) or scalars such as targets (their absolute
+        value is).
+    bound : float
+        The public bound, >= 0.
+    clip : bool
+        Scale each record over the bound down to the bound instead of refusing the batch.
+    what : str, default="row"
+        What a record is called in the error message.
+
+    Returns
+    -------
+    Z : ndarray of float64
+        The records, clipped where ``clip`` and needed.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdc.mechanisms import check_row_bound
+    >>> check_row_bound(np.array([[3.0, 4.0], [0.3, 0.4]]), 1.0, clip=True)
+    array([[0.6, 0.8],
+           [0.3, 0.4]])
     """
     Z = np.asarray(Z, dtype=np.float64)
     norms = np.linalg.norm(Z, axis=1) if Z.ndim == 2 else np.abs(Z)
@@ -67,19 +107,53 @@ def _adaptive_eps(k, gamma, eta, delta, conversion):
     )[0]
 
 
+@validate_params(
+    {
+        "k": [Interval(Integral, 1, None, closed="left")],
+        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "delta": [Interval(Real, 0, 1, closed="neither")],
+        "adaptive": ["boolean"],
+        "eta": [None, Interval(Real, 0, None, closed="neither")],
+        "conversion": [StrOptions({"improved", "classic"})],
+    },
+    prefer_skip_nested_validation=True,
+)
 @lru_cache(maxsize=256)
 def calibrate_gaussmix(k, epsilon, delta, adaptive, eta=None, conversion="improved"):
     """Smallest dimensionless scale ``gamma`` whose release is ``(epsilon, delta)``-DP.
 
     Non-adaptive: the sketch alone at ``delta``. Adaptive: sketch plus the eigenvalue release
     with noise multiplier ``eta`` (default ``gamma / sqrt(k)``, the authors' choice), composed
-    in RDP at ``2 delta / 3`` plus the ``delta / 3`` bad event.
+    in RDP at ``2 delta / 3`` plus the ``delta / 3`` bad event. Results are cached.
+
+    Parameters
+    ----------
+    k : int
+        Sketch dimension.
+    epsilon : float
+        Target privacy budget, > 0.
+    delta : float
+        In (0, 1).
+    adaptive : bool
+        Calibrate the adaptive release (sketch plus eigenvalue release).
+    eta : float or None, default=None
+        Fixed eigenvalue noise multiplier; ``None`` ties it to ``gamma / sqrt(k)``.
+    conversion : {"improved", "classic"}, default="improved"
+        RDP to ``(epsilon, delta)`` conversion.
 
     Returns
     -------
     gamma : float
+        The smallest scale reaching ``(epsilon, delta)``.
     eta : float or None
         The eigenvalue noise multiplier used (adaptive only).
+
+    Examples
+    --------
+    >>> from skdc.mechanisms import calibrate_gaussmix
+    >>> gamma, eta = calibrate_gaussmix(10, 1.0, 1e-6, False)
+    >>> round(gamma, 4), eta
+    (18.8417, None)
     """
     if adaptive:
         def eps_of(g):
@@ -94,6 +168,21 @@ def calibrate_gaussmix(k, epsilon, delta, adaptive, eta=None, conversion="improv
     return gamma, eta_used
 
 
+def _adaptive_noise_scale(lam_bar, z, gamma, eta, tau):
+    lam_tilde = np.maximum(lam_bar + eta * (np.asarray(z, dtype=float) - tau), 0.0)
+    return np.maximum(gamma - lam_tilde, 0.0), lam_tilde
+
+
+@validate_params(
+    {
+        "lam_bar": [Real, "array-like"],
+        "z": [Real, "array-like"],
+        "gamma": [Interval(Real, 0, None, closed="left")],
+        "eta": [Interval(Real, 0, None, closed="left")],
+        "tau": [Real],
+    },
+    prefer_skip_nested_validation=True,
+)
 def adaptive_noise_scale(lam_bar, z, *, gamma, eta, tau):
     """Noise variance, in units of ``C^2``, of the corrected adaptive release (spec 4.4).
 
@@ -101,22 +190,79 @@ def adaptive_noise_scale(lam_bar, z, *, gamma, eta, tau):
     0)``, with ``lam_bar = lambda_min(X^T X) / C^2`` (sensitivity 1). On ``{z <= tau}``,
     ``eta_tilde^2 + lam_bar >= gamma``: the effective scale reaches the target.
 
+    Parameters
+    ----------
+    lam_bar : float or array-like
+        The normalised eigenvalue ``lambda_min(X^T X) / C^2``.
+    z : float or array-like
+        Standard normal draw(s) of the eigenvalue release.
+    gamma : float
+        Target dimensionless scale.
+    eta : float
+        Eigenvalue noise multiplier.
+    tau : float
+        Threshold of the good event ``{z <= tau}``.
+
     Returns
     -------
     eta_tilde2 : float or ndarray
+        Noise variance to add, in units of ``C^2``.
     lam_tilde : float or ndarray
+        The released (private) eigenvalue.
+
+    Examples
+    --------
+    >>> from skdc.mechanisms import adaptive_noise_scale
+    >>> eta_tilde2, lam_tilde = adaptive_noise_scale(3.0, 0.5, gamma=5.0, eta=1.0, tau=2.0)
+    >>> float(eta_tilde2), float(lam_tilde)
+    (3.5, 1.5)
     """
-    lam_tilde = np.maximum(lam_bar + eta * (np.asarray(z, dtype=float) - tau), 0.0)
-    return np.maximum(gamma - lam_tilde, 0.0), lam_tilde
+    return _adaptive_noise_scale(lam_bar, z, gamma, eta, tau)
 
 
+def _gaussmix_release(Z, k, row_bound, gamma, adaptive, eta, delta, exact_tau, random_state):
+    rng = check_random_state(random_state)
+    Z = np.asarray(Z, dtype=np.float64)
+    n, d = Z.shape
+    c2 = float(row_bound) ** 2
+    info = {"tau": None, "eta": None, "lam_tilde": None}
+    if adaptive:
+        eta = gamma / math.sqrt(k) if eta is None else float(eta)
+        tau = adaptive_threshold(delta, exact=exact_tau)
+        lam_bar = max(float(np.linalg.eigvalsh(Z.T @ Z)[0]), 0.0) / c2 if n else 0.0
+        eta_t2, lam_tilde = _adaptive_noise_scale(lam_bar, rng.standard_normal(), gamma, eta,
+                                                  tau)
+        sigma = math.sqrt(float(eta_t2) * c2)
+        info.update(tau=tau, eta=eta, lam_tilde=float(lam_tilde))
+    else:
+        sigma = math.sqrt(gamma * c2)  # sqrt(gamma) C, not gamma C (review objection M3)
+    S = rng.standard_normal((k, n))
+    M = S @ Z + sigma * rng.standard_normal((k, d))
+    info["sigma"] = sigma
+    return M, info
+
+
+@validate_params(
+    {
+        "Z": ["array-like"],
+        "k": [Interval(Integral, 1, None, closed="left")],
+        "row_bound": [Interval(Real, 0, None, closed="neither")],
+        "gamma": [Interval(Real, 0, None, closed="left")],
+        "adaptive": ["boolean"],
+        "eta": [None, Interval(Real, 0, None, closed="neither")],
+        "delta": [Interval(Real, 0, 1, closed="neither")],
+        "exact_tau": ["boolean"],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
 def gaussmix_release(Z, *, k, row_bound, gamma, adaptive=False, eta=None, delta=1e-6,
                      exact_tau=False, random_state=None):
     """One GaussMix release of ``Z``: corrected Algorithm 1 of [1]_ (spec section 4.4).
 
     Parameters
     ----------
-    Z : ndarray of shape (n, d)
+    Z : array-like of shape (n, d)
         Rows already within ``row_bound``.
     k : int
         Sketch dimension.
@@ -134,7 +280,7 @@ def gaussmix_release(Z, *, k, row_bound, gamma, adaptive=False, eta=None, delta=
         Sets ``tau = sqrt(2 ln(3/delta))`` (or the exact quantile with ``exact_tau``).
     exact_tau : bool, default=False
         Use ``Phi^{-1}(1 - delta/3)`` for ``tau``.
-    random_state : int, RandomState or None
+    random_state : int, RandomState instance or None, default=None
         Source of ``S``, ``xi`` and ``z``.
 
     Returns
@@ -143,26 +289,23 @@ def gaussmix_release(Z, *, k, row_bound, gamma, adaptive=False, eta=None, delta=
         The release.
     info : dict
         ``sigma`` (noise std used), ``lam_tilde`` (published, adaptive only), ``tau``, ``eta``.
+
+    References
+    ----------
+    .. [1] Lev et al., "The Gaussian Mixing Mechanism: Renyi Differential Privacy via Gaussian
+       Sketches", arXiv:2505.24603, 2025.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdc.mechanisms import gaussmix_release
+    >>> X = np.random.RandomState(0).uniform(-0.4, 0.4, size=(100, 3))
+    >>> M, info = gaussmix_release(X, k=6, row_bound=1.0, gamma=4.0, random_state=0)
+    >>> M.shape, info["sigma"]  # sqrt(gamma) C
+    ((6, 3), 2.0)
     """
-    rng = check_random_state(random_state)
-    Z = np.asarray(Z, dtype=np.float64)
-    n, d = Z.shape
-    c2 = float(row_bound) ** 2
-    info = {"tau": None, "eta": None, "lam_tilde": None}
-    if adaptive:
-        eta = gamma / math.sqrt(k) if eta is None else float(eta)
-        tau = adaptive_threshold(delta, exact=exact_tau)
-        lam_bar = max(float(np.linalg.eigvalsh(Z.T @ Z)[0]), 0.0) / c2 if n else 0.0
-        eta_t2, lam_tilde = adaptive_noise_scale(lam_bar, rng.standard_normal(), gamma=gamma,
-                                                 eta=eta, tau=tau)
-        sigma = math.sqrt(float(eta_t2) * c2)
-        info.update(tau=tau, eta=eta, lam_tilde=float(lam_tilde))
-    else:
-        sigma = math.sqrt(gamma * c2)  # sqrt(gamma) C, not gamma C (review objection M3)
-    S = rng.standard_normal((k, n))
-    M = S @ Z + sigma * rng.standard_normal((k, d))
-    info["sigma"] = sigma
-    return M, info
+    return _gaussmix_release(Z, k, row_bound, gamma, adaptive, eta, delta, exact_tau,
+                             random_state)
 
 
 class GaussMix(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -342,10 +485,9 @@ class GaussMix(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
             seed = np.random.SeedSequence(
                 [self.noise_seed_, int(i), *content.view(np.uint32).tolist()]
             ).generate_state(1)[0]
-            M, _ = gaussmix_release(
-                X[rows], k=self.k_, row_bound=self.row_bound, gamma=self.scale_,
-                adaptive=self.adaptive, eta=self._eta, delta=self.delta,
-                random_state=np.random.RandomState(int(seed)),
+            M, _ = _gaussmix_release(
+                X[rows], self.k_, self.row_bound, self.scale_, self.adaptive, self._eta,
+                self.delta, False, np.random.RandomState(int(seed)),
             ) if self.noise is None else (self._fixed_release(X[rows], int(seed)), None)
             blocks.append(M)
             owners.append(np.full(self.k_, i))

@@ -71,3 +71,17 @@ def test_bounds_enforced():
         with pytest.raises(ValueError, match="exceed the declared bound"):
             est.fit(X, y)
         est.set_params(clip=True, random_state=0).fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: adassp_constants(0, 1.0, 1e-6), "n_features"),
+        (lambda: adassp_constants(3, 1.0, 1e-6, rho=1.5), "rho"),
+        (lambda: sheffet_w2(25, 1.0, 1e-6, 1.0, form="paper"), "form"),
+        (lambda: sheffet_w2(25, -1.0, 1e-6, 1.0), "epsilon"),
+    ],
+)
+def test_constants_validate_their_parameters(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()

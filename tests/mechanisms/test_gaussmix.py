@@ -7,7 +7,7 @@ import pytest
 from scipy.stats import norm
 
 from skdc import Uploads
-from skdc.mechanisms import GaussMix
+from skdc.mechanisms import GaussMix, calibrate_gaussmix, check_row_bound
 from skdc.mechanisms._gaussmix import adaptive_noise_scale, gaussmix_release
 from skdc.privacy import gaussmix_epsilon
 
@@ -136,3 +136,18 @@ def test_participant_id_out_of_range_says_what_to_set():
     match = r"0 \.\. n_participants - 1 = 1; got id 5.*n_participants=6"
     with pytest.raises(ValueError, match=match):
         mech.transform(X, participant=np.full(10, 5))
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: check_row_bound(np.ones((2, 2)), -1.0, clip=False), "bound"),
+        (lambda: gaussmix_release(np.ones((3, 2)), k=0, row_bound=1.0, gamma=4.0), "k"),
+        (lambda: gaussmix_release(np.ones((3, 2)), k=2, row_bound=0.0, gamma=4.0), "row_bound"),
+        (lambda: adaptive_noise_scale(1.0, 0.0, gamma=-1.0, eta=1.0, tau=2.0), "gamma"),
+        (lambda: calibrate_gaussmix(10, 1.0, 1e-6, False, conversion="exact"), "conversion"),
+    ],
+)
+def test_public_functions_validate_their_parameters(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
