@@ -120,7 +120,7 @@ def adassp_constants(n_features, epsilon, delta, rho=0.05, row_bound_x=1.0):
     prefer_skip_nested_validation=True,
 )
 def sheffet_w2(k, epsilon, delta, bound_sq, form="review"):
-    """Sheffet's noise level ``w^2`` (spec 7.2, step 2).
+    """Sheffet's noise level ``w^2``: step 2 of Algorithm 1 of [1]_ (App. H.2 of [2]_).
 
     ``(4 C^2 / eps) (sqrt(2 k ln(8/delta)) + 2 ln(8/delta))`` in the review's form; the
     authors' code uses ``+ ln(8/delta)`` (``form="code"``).
@@ -142,6 +142,11 @@ def sheffet_w2(k, epsilon, delta, bound_sq, form="review"):
     -------
     w2 : float
         Noise variance of the noisy branch.
+
+    References
+    ----------
+    .. [1] Sheffet, "Differentially private ordinary least squares", ICML 2017.
+    .. [2] Lev et al., "The Gaussian Mixing Mechanism", arXiv:2505.24603, 2025.
 
     Examples
     --------
@@ -238,7 +243,8 @@ class SheffetSketchRegressor(_PrivateRegressor):
     """Sheffet's private OLS by a Gaussian sketch of ``[X, y]`` (Sheffet 2017, Alg. 1).
 
     A Laplace-noised test on ``lambda_min([X, y]^T [X, y])`` decides whether the sketch is
-    released without noise or with noise ``w`` (spec 7.2); OLS on the release.
+    released without noise or with noise ``w`` (step 4 of Algorithm 1 of Sheffet 2017); OLS on
+    the release.
 
     Parameters
     ----------

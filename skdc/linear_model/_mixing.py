@@ -5,7 +5,7 @@ Gaussian mixing mechanism and solve least squares on the ``k`` sketch rows, whic
 post-processing. Since ``E[X~^T X~] = k (X^T X + sigma~^2 I)`` the solution is implicitly
 ridge-regularised. Logistic regression replaces the log-likelihood by its degree-2 Chebyshev
 approximation on ``[-Q, Q]``, which depends on the data only through ``X^T X`` and ``X^T y``
-(Sec 6 of the spec).
+(Corollary 2 of [1]_).
 
 References
 ----------

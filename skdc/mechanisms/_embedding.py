@@ -6,8 +6,8 @@ reduced shared anchor ``f_k(A)``. The analyst never sees ``f_k``; integration al
 (:class:`~skdc.alignment.LTIAligner`, :class:`~skdc.alignment.KTIAligner`, ...) bring the
 uploads into one space through the anchor. :class:`ParticipantWise` turns any scikit-learn
 transformer into such a mechanism; :class:`UMAPMechanism`, :class:`KernelPCAMechanism` and
-:class:`PCAMechanism` fix the settings of [1]_ (spec section 2), including its per-participant
-heterogeneity, which can be switched off.
+:class:`PCAMechanism` fix the settings of [1]_ (Table 2 and the RQ4 study of Sec. 5.5),
+including its per-participant heterogeneity, which can be switched off.
 
 References
 ----------
@@ -76,16 +76,18 @@ _REDUCTION_FRAGMENTS = {
 }
 _reduction_doc = Substitution(reduction_width=_REDUCTION_WIDTH_DOC, **_REDUCTION_FRAGMENTS)
 
-# UMAP's metric by 1-based participant index k mod 3 (spec section 2 / Table 2 of [1]).
+# UMAP's metric by 1-based participant index k mod 3 (Table 2 of [1]).
 _UMAP_METRICS = ("correlation", "cosine", "euclidean")
 
 
 @validate_params({"X": ["array-like"]}, prefer_skip_nested_validation=True)
+@Substitution(reduction_reference=_REDUCTION_REFERENCE_DOC)
 def median_heuristic_gamma(X):
     """RBF bandwidth ``1 / (2 m^2)`` with ``m`` the median nonzero pairwise distance of ``X``.
 
-    The convention of spec section 2 (item 13 of section 7); kernel PCA applies it to each
-    participant's standardized rows.
+    The authors' code's form of the median heuristic of Sec. 5.5 of [1]_ (the paper names the
+    heuristic, not the formula; ``1 / m^2`` is the other common convention). Kernel PCA applies
+    it to each participant's standardized rows.
 
     Parameters
     ----------
@@ -96,6 +98,10 @@ def median_heuristic_gamma(X):
     -------
     gamma : float
         The bandwidth; ``1.0`` when every row is identical.
+
+    References
+    ----------
+    {reduction_reference}
 
     Examples
     --------
@@ -174,7 +180,7 @@ class ParticipantWise(_PerParticipantMechanism):
 
     Participant ``i``'s clone ``f_i`` is fitted on its own rows, applied to its rows and to the
     shared anchor (``anchors[i] = f_i(A)``), and never seen by the analyst: the generic private
-    obfuscation of data collaboration (spec section 1.2 of [1]_). Widths may differ between
+    obfuscation of data collaboration (Sec. 3 of [1]_). Widths may differ between
     participants (``vary={"n_components": [...]}``); participant ``i``'s rows then fill the
     first ``h_i`` columns of the uploads and the rest is zero.
 
@@ -288,7 +294,7 @@ class ParticipantWise(_PerParticipantMechanism):
 class PCAMechanism(_PerParticipantMechanism):
     """Per-participant PCA: ``f_k(x) = (x - mean_k) V_k`` fitted on participant ``k``'s rows.
 
-    The linear reduction of RQ4 in [1]_ (spec section 2): no standardization, no whitening.
+    The linear reduction of RQ4 in [1]_ (Sec. 5.5): no standardization, no whitening.
     A linear ``f_k`` is easy to invert from a few leaked anchor pairs; it is the high-risk end
     of the paper's utility-privacy table.
 
@@ -371,7 +377,7 @@ class KernelPCAMechanism(_PerParticipantMechanism):
     Participant ``k`` standardizes its rows (``StandardScaler`` fitted on them), sets
     ``gamma_k = 1 / (2 m_k^2)`` with ``m_k`` the median nonzero pairwise distance of its
     standardized rows, and fits ``KernelPCA(n_components, kernel="rbf", gamma=gamma_k)``
-    (spec section 2; RQ4 of [1]_). The per-participant bandwidth is the heterogeneity; a
+    (RQ4, Sec. 5.5 of [1]_). The per-participant bandwidth is the heterogeneity; a
     numeric ``gamma`` switches it off.
 
     Parameters
@@ -468,7 +474,7 @@ class KernelPCAMechanism(_PerParticipantMechanism):
 
 @_reduction_doc
 class UMAPMechanism(_PerParticipantMechanism):
-    """Per-participant UMAP with the heterogeneous settings of [1]_ (spec section 2).
+    """Per-participant UMAP with the heterogeneous settings of [1]_ (Table 2).
 
     Participant ``k`` (1-based) standardizes its rows and fits ``UMAP(n_components)`` on them
     only, with metric ``correlation`` / ``cosine`` / ``euclidean`` for ``k mod 3 = 0 / 1 / 2``,
@@ -580,7 +586,7 @@ class UMAPMechanism(_PerParticipantMechanism):
         self.noise_random_state = noise_random_state
 
     def _draw_params(self, rng):
-        """Per-participant UMAP settings (spec section 2), drawn in a fixed order."""
+        """Per-participant UMAP settings (Table 2 of [1]), drawn in a fixed order."""
         p = self.n_participants
         seeds = rng.randint(_SEED_MAX, size=p)
         n_neighbors = rng.randint(2, 8, size=p)  # U{2..7}
@@ -588,7 +594,7 @@ class UMAPMechanism(_PerParticipantMechanism):
         params = []
         for i in range(p):
             if self.heterogeneous:
-                # paper: metric by k mod 3 with 1-based k (spec section 7, item 12)
+                # Table 2 of [1]: metric by k mod 3 with the 1-based party index k
                 d = {
                     "metric": _UMAP_METRICS[(i + 1) % 3],
                     "n_neighbors": int(n_neighbors[i]),

@@ -6,9 +6,12 @@ noisy sketch of the Gram matrix and is ``(alpha, phi(alpha; k, zeta))``-RDP (Lem
 Stacked uploads of ``p`` participants have the law of one sketch of all rows, with the noises
 adding up: ``(1/k) sum_i M_i^T M_i ~ X^T X + p sigma^2 I``.
 
-:func:`gaussmix_release` implements the corrected adaptive Algorithm 1 of [1]_ (spec section
-4.4): the eigenvalue is released in normalised units, ``lambda_min(X^T X) / C^2`` with
-sensitivity 1, and the non-adaptive branch uses ``sqrt(gamma) C`` noise.
+:func:`gaussmix_release` implements the adaptive Algorithm 1 of [1]_ with two corrections. The
+printed algorithm subtracts the unnormalised ``lambda_min(X^T X)`` from the dimensionless
+``gamma`` (under-private when ``C > 1``); here the eigenvalue is released in normalised units,
+``lambda_min(X^T X) / C^2`` with sensitivity 1, so that ``eta_tilde^2 + lambda_min / C^2 >=
+gamma`` on the good event ``{z <= tau}``. The printed non-adaptive branch adds ``gamma C`` noise
+(effective scale ``gamma^2``); here it adds ``sqrt(gamma) C``.
 
 References
 ----------
@@ -101,7 +104,7 @@ def check_row_bound(Z, bound, *, clip, what="row"):
 def _adaptive_eps(k, gamma, eta, delta, conversion):
     # sketch (conditional on the good event z <= tau) plus the Gaussian release of
     # lam_bar (sensitivity 1, noise eta): RDP alpha / (2 eta^2), converted at 2 delta / 3; the
-    # bad event costs delta / 3 (spec 4.4)
+    # bad event costs delta / 3 (the split of Algorithm 1 of [1])
     return gaussmix_epsilon(
         k, gamma, 2 * delta / 3, conversion=conversion, extra_rdp=lambda a: a / (2 * eta**2)
     )[0]
@@ -184,7 +187,7 @@ def _adaptive_noise_scale(lam_bar, z, gamma, eta, tau):
     prefer_skip_nested_validation=True,
 )
 def adaptive_noise_scale(lam_bar, z, *, gamma, eta, tau):
-    """Noise variance, in units of ``C^2``, of the corrected adaptive release (spec 4.4).
+    """Noise variance, in units of ``C^2``, of the corrected adaptive Algorithm 1 of Lev et al.
 
     ``lam_tilde = max(lam_bar + eta (z - tau), 0)`` and ``eta_tilde^2 = max(gamma - lam_tilde,
     0)``, with ``lam_bar = lambda_min(X^T X) / C^2`` (sensitivity 1). On ``{z <= tau}``,
@@ -235,7 +238,7 @@ def _gaussmix_release(Z, k, row_bound, gamma, adaptive, eta, delta, exact_tau, r
         sigma = math.sqrt(float(eta_t2) * c2)
         info.update(tau=tau, eta=eta, lam_tilde=float(lam_tilde))
     else:
-        sigma = math.sqrt(gamma * c2)  # sqrt(gamma) C, not gamma C (review objection M3)
+        sigma = math.sqrt(gamma * c2)  # sqrt(gamma) C, not the printed gamma C (scale gamma^2)
     S = rng.standard_normal((k, n))
     M = S @ Z + sigma * rng.standard_normal((k, d))
     info["sigma"] = sigma
@@ -258,7 +261,11 @@ def _gaussmix_release(Z, k, row_bound, gamma, adaptive, eta, delta, exact_tau, r
 )
 def gaussmix_release(Z, *, k, row_bound, gamma, adaptive=False, eta=None, delta=1e-6,
                      exact_tau=False, random_state=None):
-    """One GaussMix release of ``Z``: corrected Algorithm 1 of [1]_ (spec section 4.4).
+    """One GaussMix release of ``Z``: Algorithm 1 of [1]_, corrected in units and noise scale.
+
+    The eigenvalue is released as ``lambda_min(Z^T Z) / C^2`` (sensitivity 1) and the
+    non-adaptive branch adds ``sqrt(gamma) C`` noise (the printed algorithm subtracts the
+    unnormalised eigenvalue from the dimensionless ``gamma`` and adds ``gamma C``).
 
     Parameters
     ----------

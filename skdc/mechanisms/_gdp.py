@@ -42,7 +42,11 @@ __all__ = ["CGDP", "GDP", "IGDP"]
 
 
 def _draw_gdp_secret(n_features, translation_scale, rng):
-    """One participant's GDP secret ``(O, Psi)``: Haar ``O`` (spec 2.1), Gaussian ``Psi`` (2.2)."""
+    """One participant's GDP secret ``(O, Psi)`` of Def 2.3 of [1].
+
+    ``O`` is Haar-distributed and ``Psi ~ N(0, translation_scale^2 I)``: the paper only asks for a
+    private ``O`` in ``O(d)`` and a ``Psi`` in ``R^d``; these are the authors' code's choices.
+    """
     O = haar_orthogonal(n_features, rng)
     psi = translation_scale * rng.standard_normal(n_features)
     return O, psi

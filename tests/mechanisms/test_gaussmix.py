@@ -19,7 +19,7 @@ def _printed_eta_tilde2(lam_min, z, *, C, gamma, eta, tau):
 
 
 def test_g13_printed_algorithm_fails_and_corrected_one_holds():
-    """Regression test for the units error (review objection M1)."""
+    """Regression test for the units error of the printed Algorithm 1 of Lev et al. (2025)."""
     C, gamma, eta, tau = 10.0, 3.0, 1.0, 2.0
     z = np.random.RandomState(0).standard_normal(400_000)
     eff = _printed_eta_tilde2(200.0, z, C=C, gamma=gamma, eta=eta, tau=tau) + 200.0 / C**2
