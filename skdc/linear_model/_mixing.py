@@ -102,6 +102,8 @@ class _BaseMixing(BaseEstimator):
 class LinearMixingRegressor(_PrivateRegressor, _BaseMixing):
     """Differentially private least squares from one Gaussian sketch (Algorithm 2 of [1]_).
 
+    Read more in the :ref:`User Guide <gaussian_sketches>`.
+
     Rows ``[x_i, y_i]`` (with a constant 1 when ``fit_intercept``) are bounded by the public
     ``sqrt(row_bound_x^2 + bound_y^2 (+1))``; the sketch is calibrated so that the whole fit is
     ``(epsilon, delta)``-DP. The adaptive release (corrected Algorithm 1) adds less noise on
@@ -125,6 +127,11 @@ class LinearMixingRegressor(_PrivateRegressor, _BaseMixing):
     intercept_ : float
         The intercept (0 unless ``fit_intercept``).
     {mixing_attributes}
+
+    References
+    ----------
+    .. [1] Lev et al., "The Gaussian Mixing Mechanism: Renyi Differential Privacy via Gaussian
+       Sketches", arXiv:2505.24603, 2025.
 
     Examples
     --------
@@ -189,6 +196,8 @@ def _chebyshev_quadratic(Q):
 @_mixing_doc
 class MixingLogisticRegression(ClassifierMixin, _BaseMixing):
     """Differentially private logistic regression through a quadratic surrogate and one sketch.
+
+    Read more in the :ref:`User Guide <gaussian_sketches>`.
 
     The log-likelihood is replaced by its degree-2 Chebyshev approximation on ``[-Q, Q]``,
     ``a0 + a1 u + a2 u^2`` with ``u = y x^T theta``, ``y in {-1, 1}``; it needs only

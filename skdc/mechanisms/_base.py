@@ -145,6 +145,8 @@ _FIT_PARAMETERS_DOC = """\
 class BaseMechanism(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Base class of participant-side mechanisms.
 
+    Read more in the :ref:`User Guide <protocols>`.
+
     Warning: This class should not be used directly. Use derived classes instead.
     """
 

@@ -85,6 +85,8 @@ _UMAP_METRICS = ("correlation", "cosine", "euclidean")
 def median_heuristic_gamma(X):
     """RBF bandwidth ``1 / (2 m^2)`` with ``m`` the median nonzero pairwise distance of ``X``.
 
+    Read more in the :ref:`User Guide <nonlinear_participant_side>`.
+
     The authors' code's form of the median heuristic of Sec. 5.5 of [1]_ (the paper names the
     heuristic, not the formula; ``1 / m^2`` is the other common convention). Kernel PCA applies
     it to each participant's standardized rows.
@@ -177,6 +179,8 @@ class _PerParticipantMechanism(BaseMechanism):
 @Substitution(**_REDUCTION_FRAGMENTS)
 class ParticipantWise(_PerParticipantMechanism):
     """Fit one clone of any transformer per participant, on that participant's rows only.
+
+    Read more in the :ref:`User Guide <nonlinear_participant_side>`.
 
     Participant ``i``'s clone ``f_i`` is fitted on its own rows, applied to its rows and to the
     shared anchor (``anchors[i] = f_i(A)``), and never seen by the analyst: the generic private
@@ -294,6 +298,8 @@ class ParticipantWise(_PerParticipantMechanism):
 class PCAMechanism(_PerParticipantMechanism):
     """Per-participant PCA: ``f_k(x) = (x - mean_k) V_k`` fitted on participant ``k``'s rows.
 
+    Read more in the :ref:`User Guide <nonlinear_participant_side>`.
+
     The linear reduction of RQ4 in [1]_ (Sec. 5.5): no standardization, no whitening.
     A linear ``f_k`` is easy to invert from a few leaked anchor pairs; it is the high-risk end
     of the paper's utility-privacy table.
@@ -321,6 +327,9 @@ class PCAMechanism(_PerParticipantMechanism):
 
     Examples
     --------
+    The example :ref:`sphx_glr_auto_examples_plot_kti_vs_linear.py` measures its
+    reconstruction risk.
+
     >>> import numpy as np
     >>> from skdc.mechanisms import PCAMechanism
     >>> X = np.random.RandomState(0).rand(40, 6)
@@ -374,6 +383,8 @@ class PCAMechanism(_PerParticipantMechanism):
 class KernelPCAMechanism(_PerParticipantMechanism):
     """Per-participant kernel PCA on standardized rows, median-heuristic RBF bandwidth.
 
+    Read more in the :ref:`User Guide <nonlinear_participant_side>`.
+
     Participant ``k`` standardizes its rows (``StandardScaler`` fitted on them), sets
     ``gamma_k = 1 / (2 m_k^2)`` with ``m_k`` the median nonzero pairwise distance of its
     standardized rows, and fits ``KernelPCA(n_components, kernel="rbf", gamma=gamma_k)``
@@ -409,6 +420,9 @@ class KernelPCAMechanism(_PerParticipantMechanism):
 
     Examples
     --------
+    The example :ref:`sphx_glr_auto_examples_plot_kti_vs_linear.py` measures its
+    reconstruction risk.
+
     >>> import numpy as np
     >>> from skdc.mechanisms import KernelPCAMechanism
     >>> X = np.random.RandomState(0).rand(40, 6)
@@ -476,6 +490,8 @@ class KernelPCAMechanism(_PerParticipantMechanism):
 class UMAPMechanism(_PerParticipantMechanism):
     """Per-participant UMAP with the heterogeneous settings of [1]_ (Table 2).
 
+    Read more in the :ref:`User Guide <nonlinear_participant_side>`.
+
     Participant ``k`` (1-based) standardizes its rows and fits ``UMAP(n_components)`` on them
     only, with metric ``correlation`` / ``cosine`` / ``euclidean`` for ``k mod 3 = 0 / 1 / 2``,
     ``n_neighbors ~ U{2..7}``, ``min_dist ~ U[0, 0.8)`` and its own seed, all drawn from
@@ -531,6 +547,8 @@ class UMAPMechanism(_PerParticipantMechanism):
 
     Examples
     --------
+    The example :ref:`sphx_glr_auto_examples_plot_kti_vs_linear.py` integrates its uploads with KTI.
+
     >>> import numpy as np
     >>> from skdc.mechanisms import UMAPMechanism
     >>> X = np.random.RandomState(0).rand(80, 6)

@@ -32,6 +32,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._uploads import Uploads
 from ..privacy import RDPCurve, adaptive_threshold, gaussmix_epsilon, smallest_scale
+from ..utils._docstring import Substitution
 from ..utils._sklearn_compat import (
     Interval,
     StrOptions,
@@ -46,6 +47,12 @@ __all__ = [
 ]
 
 
+_GAUSSMIX_REFERENCE_DOC = """\
+    .. [1] Lev et al., "The Gaussian Mixing Mechanism: Renyi Differential Privacy via Gaussian
+       Sketches", arXiv:2505.24603, 2025.
+"""
+
+
 @validate_params(
     {
         "Z": ["array-like"],
@@ -57,6 +64,8 @@ __all__ = [
 )
 def check_row_bound(Z, bound, *, clip, what="row"):
     """Refuse rows whose L2 norm exceeds the public ``bound``, or clip them when ``clip``.
+
+    Read more in the :ref:`User Guide <gaussian_sketches>`.
 
     Clipping is per record (no dataset-wide statistic), so it keeps the privacy analysis.
 
@@ -125,6 +134,8 @@ def _adaptive_eps(k, gamma, eta, delta, conversion):
 def calibrate_gaussmix(k, epsilon, delta, adaptive, eta=None, conversion="improved"):
     """Smallest dimensionless scale ``gamma`` whose release is ``(epsilon, delta)``-DP.
 
+    Read more in the :ref:`User Guide <gaussian_sketches>`.
+
     Non-adaptive: the sketch alone at ``delta``. Adaptive: sketch plus the eigenvalue release
     with noise multiplier ``eta`` (default ``gamma / sqrt(k)``, the authors' choice), composed
     in RDP at ``2 delta / 3`` plus the ``delta / 3`` bad event. Results are cached.
@@ -188,6 +199,8 @@ def _adaptive_noise_scale(lam_bar, z, gamma, eta, tau):
 )
 def adaptive_noise_scale(lam_bar, z, *, gamma, eta, tau):
     """Noise variance, in units of ``C^2``, of the corrected adaptive Algorithm 1 of Lev et al.
+
+    Read more in the :ref:`User Guide <gaussian_sketches>`.
 
     ``lam_tilde = max(lam_bar + eta (z - tau), 0)`` and ``eta_tilde^2 = max(gamma - lam_tilde,
     0)``, with ``lam_bar = lambda_min(X^T X) / C^2`` (sensitivity 1). On ``{z <= tau}``,
@@ -259,9 +272,12 @@ def _gaussmix_release(Z, k, row_bound, gamma, adaptive, eta, delta, exact_tau, r
     },
     prefer_skip_nested_validation=True,
 )
+@Substitution(gaussmix_reference=_GAUSSMIX_REFERENCE_DOC)
 def gaussmix_release(Z, *, k, row_bound, gamma, adaptive=False, eta=None, delta=1e-6,
                      exact_tau=False, random_state=None):
     """One GaussMix release of ``Z``: Algorithm 1 of [1]_, corrected in units and noise scale.
+
+    Read more in the :ref:`User Guide <gaussian_sketches>`.
 
     The eigenvalue is released as ``lambda_min(Z^T Z) / C^2`` (sensitivity 1) and the
     non-adaptive branch adds ``sqrt(gamma) C`` noise (the printed algorithm subtracts the
@@ -299,15 +315,15 @@ def gaussmix_release(Z, *, k, row_bound, gamma, adaptive=False, eta=None, delta=
 
     References
     ----------
-    .. [1] Lev et al., "The Gaussian Mixing Mechanism: Renyi Differential Privacy via Gaussian
-       Sketches", arXiv:2505.24603, 2025.
+    {gaussmix_reference}
 
     Examples
     --------
     >>> import numpy as np
     >>> from skdc.mechanisms import gaussmix_release
-    >>> X = np.random.RandomState(0).uniform(-0.4, 0.4, size=(100, 3))
-    >>> M, info = gaussmix_release(X, k=6, row_bound=1.0, gamma=4.0, random_state=0)
+    >>> rng = np.random.RandomState(0)
+    >>> M, info = gaussmix_release(rng.uniform(-0.4, 0.4, size=(100, 3)), k=6, row_bound=1.0,
+    ...                            gamma=4.0, random_state=0)
     >>> M.shape, info["sigma"]  # sqrt(gamma) C
     ((6, 3), 2.0)
     """
@@ -315,8 +331,11 @@ def gaussmix_release(Z, *, k, row_bound, gamma, adaptive=False, eta=None, delta=
                              random_state)
 
 
+@Substitution(gaussmix_reference=_GAUSSMIX_REFERENCE_DOC)
 class GaussMix(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Gaussian mixing mechanism: each participant uploads a noisy sketch ``S X_i + sigma xi``.
+
+    Read more in the :ref:`User Guide <gaussian_sketches>`.
 
     Each participant's ``k`` upload rows are i.i.d. ``N(0, X_i^T X_i + sigma^2 I)``; the release
     is ``(epsilon, delta)``-DP for the participant's rows under a public row bound (Lemma 1 and
@@ -370,8 +389,7 @@ class GaussMix(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
 
     References
     ----------
-    .. [1] Lev et al., "The Gaussian Mixing Mechanism: Renyi Differential Privacy via Gaussian
-       Sketches", arXiv:2505.24603, 2025.
+    {gaussmix_reference}
 
     Examples
     --------

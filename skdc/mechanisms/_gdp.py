@@ -99,6 +99,8 @@ _GDP_REFERENCE_DOC = """\
 class GDP(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """One party's geometric data perturbation ``X O + Psi`` (+ noise), Def 2.3 of [1]_.
 
+    Read more in the :ref:`User Guide <protocols>`.
+
     Parameters
     ----------
     noise : float, default=0.0
@@ -345,6 +347,8 @@ _gdp_mechanism_doc = Substitution(
 class CGDP(_BaseGDPMechanism):
     """Common GDP: one secret ``(O, Psi)`` shared by all participants (Def 2.4 of [1]_).
 
+    Read more in the :ref:`User Guide <protocols>`.
+
     Every participant uploads ``X_i O + Psi (+ sigma W_i)``; the stacked uploads are already in
     one frame, so no aligner is needed. One colluding participant discloses the common secret
     and with it everybody's rows (Prop 2.5 of [1]_). With the same ``random_state``, the common
@@ -370,6 +374,9 @@ class CGDP(_BaseGDPMechanism):
 
     Examples
     --------
+    The example :ref:`sphx_glr_auto_examples_plot_cgdp_igdp_aligned.py` compares it with
+    aligned I-GDP.
+
     >>> from sklearn.datasets import make_classification
     >>> from skdc.mechanisms import CGDP
     >>> X, y = make_classification(n_samples=60, n_features=5, random_state=0)
@@ -406,6 +413,8 @@ class CGDP(_BaseGDPMechanism):
 class IGDP(_BaseGDPMechanism):
     """Independent GDP: a secret ``(O_i, Psi_i)`` per participant, with anchor uploads.
 
+    Read more in the :ref:`User Guide <protocols>`.
+
     Participant ``i`` uploads ``Y_i = X_i O_i + Psi_i (+ sigma W_i)`` and the same map applied
     to the shared anchor, ``B_i = A O_i + Psi_i`` (Def 2.7, 2.10, 2.13 and 4.1 of [1]_). Without
     an aligner the blocks live in unrelated frames (the I-GDP baseline); with
@@ -433,6 +442,9 @@ class IGDP(_BaseGDPMechanism):
 
     Examples
     --------
+    The example :ref:`sphx_glr_auto_examples_plot_cgdp_igdp_aligned.py` aligns its uploads
+    through the anchor.
+
     >>> import numpy as np
     >>> from skdc.mechanisms import IGDP
     >>> rng = np.random.RandomState(0)
