@@ -20,8 +20,8 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._uploads import Uploads, _check_participant_ids
-from ..anchors import _check_full_rank_anchor, _make_anchor
+from .._uploads import Uploads, check_participant_ids
+from ..anchors import check_full_rank_anchor, resolve_anchor
 from ..utils._docstring import Substitution
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, _fit_context, validate_data
 
@@ -74,7 +74,7 @@ def _assign_participants(participant, digests, n_participants, n_samples, who, *
     p = n_participants
     if participant is None:
         return (digests[:, 0] % np.uint64(p)).astype(np.intp)
-    participant = _check_participant_ids(participant, n_samples)
+    participant = check_participant_ids(participant, n_samples)
     unseen = np.unique(participant[participant >= p])
     if unseen.size and fitting:
         raise ValueError(
@@ -244,11 +244,11 @@ class BaseMechanism(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         if self.anchor is None:
             self.anchor_, self.anchor_y_ = None, None
         else:
-            self.anchor_, self.anchor_y_ = _make_anchor(
+            self.anchor_, self.anchor_y_ = resolve_anchor(
                 self.anchor, self.n_anchors, X.shape[1], np.random.RandomState(anchor_seed)
             )
             if self._requires_full_rank_anchor:
-                _check_full_rank_anchor(self.anchor_)
+                check_full_rank_anchor(self.anchor_)
         width = self._fit_participants(X, participant, np.random.RandomState(secret_seed))
         self._n_features_out = width
         # each participant's unit anchor noise W_i, drawn once from its noise stream
