@@ -319,12 +319,14 @@ def gaussmix_release(Z, *, k, row_bound, gamma, adaptive=False, eta=None, delta=
 
     Examples
     --------
+    The non-adaptive branch adds ``sqrt(gamma) C`` noise to the ``k`` sketch rows:
+
     >>> import numpy as np
     >>> from skdc.mechanisms import gaussmix_release
     >>> rng = np.random.RandomState(0)
     >>> M, info = gaussmix_release(rng.uniform(-0.4, 0.4, size=(100, 3)), k=6, row_bound=1.0,
     ...                            gamma=4.0, random_state=0)
-    >>> M.shape, info["sigma"]  # sqrt(gamma) C
+    >>> M.shape, info["sigma"]
     ((6, 3), 2.0)
     """
     return _gaussmix_release(Z, k, row_bound, gamma, adaptive, eta, delta, exact_tau,
