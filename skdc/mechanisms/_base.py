@@ -199,6 +199,45 @@ class BaseMechanism(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
             fitting=fitting,
         )
 
+    # -- fit steps ----------------------------------------------------------------------
+    def _draw_seeds(self):
+        """Seeds of the deployment, from ``random_state`` in a fixed order; the noise seed
+        from ``noise_random_state`` when given. Sets the hash key and ``noise_seed_``;
+        returns the secret and anchor seeds."""
+        rng = check_random_state(self.random_state)
+        secret_seed, anchor_seed, noise_seed, hash_seed = rng.randint(_SEED_MAX, size=4)
+        if self.noise_random_state is not None:
+            noise_seed = check_random_state(self.noise_random_state).randint(_SEED_MAX)
+        self._hash_key = np.random.RandomState(hash_seed).bytes(16)
+        self.noise_seed_ = int(noise_seed)
+        return secret_seed, anchor_seed
+
+    def _partition(self, X, participant):
+        """Each training row's participant; every participant must have rows."""
+        self.participants_ = np.arange(self.n_participants)
+        participant = self._assign(X, participant, _row_digests(X, self._hash_key), fitting=True)
+        counts = np.bincount(participant, minlength=self.n_participants)
+        if np.any(counts == 0):
+            empty = np.flatnonzero(counts == 0).tolist()
+            raise ValueError(
+                f"participant(s) {empty} have no rows among the {X.shape[0]} training rows. "
+                "Every participant needs rows: lower n_participants, give more rows, or pass "
+                "a participant array covering 0 .. n_participants - 1."
+            )
+        self.n_samples_per_participant_ = counts
+        return participant
+
+    def _fit_anchor(self, n_features, anchor_seed):
+        """The shared raw anchor ``A`` (full column rank where the mechanism needs it)."""
+        if self.anchor is None:
+            self.anchor_, self.anchor_y_ = None, None
+            return
+        self.anchor_, self.anchor_y_ = resolve_anchor(
+            self.anchor, self.n_anchors, n_features, np.random.RandomState(anchor_seed)
+        )
+        if self._requires_full_rank_anchor:
+            check_full_rank_anchor(self.anchor_)
+
     # -- sklearn API --------------------------------------------------------------------
     @_fit_context(prefer_skip_nested_validation=False)
     @Substitution(fit_parameters=_FIT_PARAMETERS_DOC)
@@ -215,42 +254,18 @@ class BaseMechanism(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
             Fitted mechanism.
         """
         X = validate_data(self, X, dtype=np.float64)
-        n_samples = X.shape[0]
-        p = self.n_participants
-        if n_samples < p:
+        if X.shape[0] < self.n_participants:
             raise ValueError(
-                f"{type(self).__name__} got n_samples={n_samples} rows, fewer than "
-                f"n_participants={p}: every participant needs at least one row. Lower "
-                "n_participants or give more rows."
+                f"{type(self).__name__} got n_samples={X.shape[0]} rows, fewer than "
+                f"n_participants={self.n_participants}: every participant needs at least one "
+                "row. Lower n_participants or give more rows."
             )
-        rng = check_random_state(self.random_state)
-        secret_seed, anchor_seed, noise_seed, hash_seed = rng.randint(_SEED_MAX, size=4)
-        if self.noise_random_state is not None:
-            noise_seed = check_random_state(self.noise_random_state).randint(_SEED_MAX)
-        self._hash_key = np.random.RandomState(hash_seed).bytes(16)
-        self.noise_seed_ = int(noise_seed)
-        digests = _row_digests(X, self._hash_key)
-        self.participants_ = np.arange(p)
-        participant = self._assign(X, participant, digests, fitting=True)
-        counts = np.bincount(participant, minlength=p)
-        if np.any(counts == 0):
-            empty = np.flatnonzero(counts == 0).tolist()
-            raise ValueError(
-                f"participant(s) {empty} have no rows among the {n_samples} training rows. "
-                "Every participant needs rows: lower n_participants, give more rows, or pass "
-                "a participant array covering 0 .. n_participants - 1."
-            )
-        self.n_samples_per_participant_ = counts
-        if self.anchor is None:
-            self.anchor_, self.anchor_y_ = None, None
-        else:
-            self.anchor_, self.anchor_y_ = resolve_anchor(
-                self.anchor, self.n_anchors, X.shape[1], np.random.RandomState(anchor_seed)
-            )
-            if self._requires_full_rank_anchor:
-                check_full_rank_anchor(self.anchor_)
-        width = self._fit_participants(X, participant, np.random.RandomState(secret_seed))
-        self._n_features_out = width
+        secret_seed, anchor_seed = self._draw_seeds()
+        participant = self._partition(X, participant)
+        self._fit_anchor(X.shape[1], anchor_seed)
+        self._n_features_out = self._fit_participants(
+            X, participant, np.random.RandomState(secret_seed)
+        )
         # each participant's unit anchor noise W_i, drawn once from its noise stream
         anchors = self._anchor_uploads()
         self._unit_anchor_noise = None if anchors is None else [
