@@ -62,7 +62,7 @@ _baseline_doc = Substitution(
 def adassp_constants(n_features, epsilon, delta, rho=0.05, row_bound_x=1.0):
     """AdaSSP's noise multiplier ``c``, eigenvalue shift and ridge threshold (Wang 2018, Alg. 2).
 
-    Read more in the :ref:`User Guide <gaussian_sketches>`.
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
 
     ``L = ln(6/delta)``, ``c = sqrt(L) / (eps/3)``, shift ``L C^2 / (eps/3)``, threshold
     ``sqrt(d L ln(2 d^2 / rho)) C^2 / (eps/3)``: the budget split in thirds between the
@@ -124,7 +124,7 @@ def adassp_constants(n_features, epsilon, delta, rho=0.05, row_bound_x=1.0):
 def sheffet_w2(k, epsilon, delta, bound_sq, form="review"):
     """Sheffet's noise level ``w^2``: step 2 of Algorithm 1 of [1]_ (App. H.2 of [2]_).
 
-    Read more in the :ref:`User Guide <gaussian_sketches>`.
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
 
     ``(4 C^2 / eps) (sqrt(2 k ln(8/delta)) + 2 ln(8/delta))`` in the review's form; the
     authors' code uses ``+ ln(8/delta)`` (``form="code"``).
@@ -167,7 +167,7 @@ def sheffet_w2(k, epsilon, delta, bound_sq, form="review"):
 class AdaSSPRegressor(_PrivateRegressor):
     """AdaSSP: private ridge regression from noisy sufficient statistics (Wang 2018, Alg. 2).
 
-    Read more in the :ref:`User Guide <gaussian_sketches>`.
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
 
     Parameters
     ----------
@@ -248,7 +248,7 @@ class AdaSSPRegressor(_PrivateRegressor):
 class SheffetSketchRegressor(_PrivateRegressor):
     """Sheffet's private OLS by a Gaussian sketch of ``[X, y]`` (Sheffet 2017, Alg. 1).
 
-    Read more in the :ref:`User Guide <gaussian_sketches>`.
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
 
     A Laplace-noised test on ``lambda_min([X, y]^T [X, y])`` decides whether the sketch is
     released without noise or with noise ``w`` (step 4 of Algorithm 1 of Sheffet 2017); OLS on

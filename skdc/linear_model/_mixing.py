@@ -102,7 +102,7 @@ class _BaseMixing(BaseEstimator):
 class LinearMixingRegressor(_PrivateRegressor, _BaseMixing):
     """Differentially private least squares from one Gaussian sketch (Algorithm 2 of [1]_).
 
-    Read more in the :ref:`User Guide <gaussian_sketches>`.
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
 
     Rows ``[x_i, y_i]`` (with a constant 1 when ``fit_intercept``) are bounded by the public
     ``sqrt(row_bound_x^2 + bound_y^2 (+1))``; the sketch is calibrated so that the whole fit is
@@ -197,7 +197,7 @@ def _chebyshev_quadratic(Q):
 class MixingLogisticRegression(ClassifierMixin, _BaseMixing):
     """Differentially private logistic regression through a quadratic surrogate and one sketch.
 
-    Read more in the :ref:`User Guide <gaussian_sketches>`.
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
 
     The log-likelihood is replaced by its degree-2 Chebyshev approximation on ``[-Q, Q]``,
     ``a0 + a1 u + a2 u^2`` with ``u = y x^T theta``, ``y in {-1, 1}``; it needs only

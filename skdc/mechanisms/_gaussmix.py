@@ -65,7 +65,7 @@ _GAUSSMIX_REFERENCE_DOC = """\
 def check_row_bound(Z, bound, *, clip, what="row"):
     """Refuse rows whose L2 norm exceeds the public ``bound``, or clip them when ``clip``.
 
-    Read more in the :ref:`User Guide <gaussian_sketches>`.
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
 
     Clipping is per record (no dataset-wide statistic), so it keeps the privacy analysis.
 
@@ -134,7 +134,7 @@ def _adaptive_eps(k, gamma, eta, delta, conversion):
 def calibrate_gaussmix(k, epsilon, delta, adaptive, eta=None, conversion="improved"):
     """Smallest dimensionless scale ``gamma`` whose release is ``(epsilon, delta)``-DP.
 
-    Read more in the :ref:`User Guide <gaussian_sketches>`.
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
 
     Non-adaptive: the sketch alone at ``delta``. Adaptive: sketch plus the eigenvalue release
     with noise multiplier ``eta`` (default ``gamma / sqrt(k)``, the authors' choice), composed
@@ -200,7 +200,7 @@ def _adaptive_noise_scale(lam_bar, z, gamma, eta, tau):
 def adaptive_noise_scale(lam_bar, z, *, gamma, eta, tau):
     """Noise variance, in units of ``C^2``, of the corrected adaptive Algorithm 1 of Lev et al.
 
-    Read more in the :ref:`User Guide <gaussian_sketches>`.
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
 
     ``lam_tilde = max(lam_bar + eta (z - tau), 0)`` and ``eta_tilde^2 = max(gamma - lam_tilde,
     0)``, with ``lam_bar = lambda_min(X^T X) / C^2`` (sensitivity 1). On ``{z <= tau}``,
@@ -277,7 +277,7 @@ def gaussmix_release(Z, *, k, row_bound, gamma, adaptive=False, eta=None, delta=
                      exact_tau=False, random_state=None):
     """One GaussMix release of ``Z``: Algorithm 1 of [1]_, corrected in units and noise scale.
 
-    Read more in the :ref:`User Guide <gaussian_sketches>`.
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
 
     The eigenvalue is released as ``lambda_min(Z^T Z) / C^2`` (sensitivity 1) and the
     non-adaptive branch adds ``sqrt(gamma) C`` noise (the printed algorithm subtracts the
@@ -337,7 +337,7 @@ def gaussmix_release(Z, *, k, row_bound, gamma, adaptive=False, eta=None, delta=
 class GaussMix(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Gaussian mixing mechanism: each participant uploads a noisy sketch ``S X_i + sigma xi``.
 
-    Read more in the :ref:`User Guide <gaussian_sketches>`.
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
 
     Each participant's ``k`` upload rows are i.i.d. ``N(0, X_i^T X_i + sigma^2 I)``; the release
     is ``(epsilon, delta)``-DP for the participant's rows under a public row bound (Lemma 1 and

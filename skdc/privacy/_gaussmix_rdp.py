@@ -224,7 +224,7 @@ def paper_budget(eta, gamma, k, delta):
 def smallest_scale(epsilon_of, epsilon):
     """Smallest effective scale ``zeta`` whose release is ``epsilon``-private.
 
-    Read more in the :ref:`User Guide <gaussian_sketches>`.
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
 
     The inverse calibration of a GaussMix release: ``epsilon_of(zeta)`` is the privacy loss of
     the release at scale ``zeta = (sigma^2 + lambda_low) / C_X^2`` (Lemma 1 and Proposition 1
