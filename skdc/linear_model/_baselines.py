@@ -23,17 +23,77 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from ..privacy import RDPCurve
-from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
-from ._base import _PrivateRegressor
+from ..utils._docstring import Substitution
+from ..utils._sklearn_compat import Interval, StrOptions, _fit_context, validate_params
+from ._base import (
+    _BOUNDS_DOC,
+    _CLIP_RANDOM_STATE_DOC,
+    _FIT_DOC,
+    _PRIVACY_BUDGET_DOC,
+    _PrivateRegressor,
+)
 
 __all__ = ["AdaSSPRegressor", "SheffetSketchRegressor", "adassp_constants", "sheffet_w2"]
 
+# The baselines' coefficients: least squares through the origin.
+_BASELINE_COEF_DOC = """\
+    coef_ : ndarray of shape (n_features,)
+        Weights of the private fit.
+    intercept_ : float
+        Always 0.
+"""
 
+_baseline_doc = Substitution(
+    privacy_budget=_PRIVACY_BUDGET_DOC, bounds=_BOUNDS_DOC,
+    clip_random_state=_CLIP_RANDOM_STATE_DOC, baseline_coef=_BASELINE_COEF_DOC,
+)
+
+
+@validate_params(
+    {
+        "n_features": [Interval(Integral, 1, None, closed="left")],
+        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "delta": [Interval(Real, 0, 1, closed="neither")],
+        "rho": [Interval(Real, 0, 1, closed="neither")],
+        "row_bound_x": [Interval(Real, 0, None, closed="neither")],
+    },
+    prefer_skip_nested_validation=True,
+)
 def adassp_constants(n_features, epsilon, delta, rho=0.05, row_bound_x=1.0):
     """AdaSSP's noise multiplier ``c``, eigenvalue shift and ridge threshold (Wang 2018, Alg. 2).
 
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
+
     ``L = ln(6/delta)``, ``c = sqrt(L) / (eps/3)``, shift ``L C^2 / (eps/3)``, threshold
-    ``sqrt(d L ln(2 d^2 / rho)) C^2 / (eps/3)``.
+    ``sqrt(d L ln(2 d^2 / rho)) C^2 / (eps/3)``: the budget split in thirds between the
+    eigenvalue, ``X^T X`` and ``X^T y`` releases (Algorithm 2 of [1]_).
+
+    Parameters
+    ----------
+    n_features : int
+        Number of features ``d``.
+    epsilon : float
+        Privacy budget of the whole fit, > 0.
+    delta : float
+        In (0, 1).
+    rho : float, default=0.05
+        Failure probability of the ridge choice, in (0, 1).
+    row_bound_x : float, default=1.0
+        Public bound ``C`` on ``||x_i||``.
+
+    Returns
+    -------
+    c : float
+        Noise multiplier of each of the three Gaussian releases.
+    shift : float
+        Downward shift of the released eigenvalue.
+    threshold : float
+        Ridge threshold: the ridge is ``max(threshold - lam_tilde, 0)``.
+
+    References
+    ----------
+    .. [1] Wang, "Revisiting differentially private linear regression: optimal and adaptive
+       prediction & estimation in unbounded domain", UAI 2018.
 
     Examples
     --------
@@ -51,11 +111,46 @@ def adassp_constants(n_features, epsilon, delta, rho=0.05, row_bound_x=1.0):
     )
 
 
+@validate_params(
+    {
+        "k": [Interval(Integral, 1, None, closed="left")],
+        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "delta": [Interval(Real, 0, 1, closed="neither")],
+        "bound_sq": [Interval(Real, 0, None, closed="neither")],
+        "form": [StrOptions({"review", "code"})],
+    },
+    prefer_skip_nested_validation=True,
+)
 def sheffet_w2(k, epsilon, delta, bound_sq, form="review"):
-    """Sheffet's noise level ``w^2`` (spec 7.2, step 2).
+    """Sheffet's noise level ``w^2``: step 2 of Algorithm 1 of [1]_ (App. H.2 of [2]_).
+
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
 
     ``(4 C^2 / eps) (sqrt(2 k ln(8/delta)) + 2 ln(8/delta))`` in the review's form; the
     authors' code uses ``+ ln(8/delta)`` (``form="code"``).
+
+    Parameters
+    ----------
+    k : int
+        Sketch rows.
+    epsilon : float
+        Privacy budget, > 0.
+    delta : float
+        In (0, 1).
+    bound_sq : float
+        Squared public bound ``C^2`` on the rows of ``[X, y]`` (``C_X^2 + C_Y^2``).
+    form : {"review", "code"}, default="review"
+        The review's ``2 ln(8/delta)`` term or the authors' code's ``ln(8/delta)``.
+
+    Returns
+    -------
+    w2 : float
+        Noise variance of the noisy branch.
+
+    References
+    ----------
+    .. [1] Sheffet, "Differentially private ordinary least squares", ICML 2017.
+    .. [2] Lev et al., "The Gaussian Mixing Mechanism", arXiv:2505.24603, 2025.
 
     Examples
     --------
@@ -68,53 +163,43 @@ def sheffet_w2(k, epsilon, delta, bound_sq, form="review"):
     return (4 * bound_sq / epsilon) * (math.sqrt(2 * k * L) + factor * L)
 
 
+@_baseline_doc
 class AdaSSPRegressor(_PrivateRegressor):
     """AdaSSP: private ridge regression from noisy sufficient statistics (Wang 2018, Alg. 2).
 
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
+
     Parameters
     ----------
-    epsilon : float, default=1.0
-    delta : float, default=1e-6
-    row_bound_x : float, default=1.0
-        Public bound on ``||x_i||``.
-    bound_y : float, default=1.0
-        Public bound on ``|y_i|``.
+    {privacy_budget}
+    {bounds}
     rho : float, default=0.05
         Failure probability of the ridge choice.
-    clip : bool, default=False
-        Clip rows and targets to the bounds instead of refusing them.
-    random_state : int, RandomState instance or None, default=None
+    {clip_random_state}
 
     Attributes
     ----------
-    coef_ : ndarray of shape (n_features,)
-    intercept_ : float
-        Always 0.
+    {baseline_coef}
     ridge_ : float
         The ridge ``lambda`` chosen.
     privacy_spent_ : dict
         ``{"eps", "delta", "rdp"}``: three Gaussian mechanisms of noise multiplier ``c``.
     n_features_in_ : int
+        Number of features seen during fit.
 
     Examples
     --------
     >>> import numpy as np
     >>> from skdc.linear_model import AdaSSPRegressor
-    >>> rng = np.random.RandomState(0)
-    >>> X = rng.uniform(-0.5, 0.5, size=(5000, 2))
-    >>> reg = AdaSSPRegressor(random_state=0).fit(X, X @ np.array([0.8, -0.6]))
-    >>> reg.coef_.shape
-    (2,)
+    >>> X = np.random.RandomState(0).uniform(-0.5, 0.5, size=(5000, 2))
+    >>> reg = AdaSSPRegressor(epsilon=1.0, random_state=0).fit(X, X @ [0.8, -0.6])
+    >>> reg.coef_.shape, reg.ridge_  # well conditioned: no ridge needed
+    ((2,), 0.0)
     """
 
-    _parameter_constraints = {
-        "epsilon": [Interval(Real, 0, None, closed="neither")],
-        "delta": [Interval(Real, 0, 1, closed="neither")],
-        "row_bound_x": [Interval(Real, 0, None, closed="neither")],
-        "bound_y": [Interval(Real, 0, None, closed="neither")],
+    _parameter_constraints: dict = {
+        **_PrivateRegressor._parameter_constraints,
         "rho": [Interval(Real, 0, 1, closed="neither")],
-        "clip": ["boolean"],
-        "random_state": ["random_state"],
     }
 
     def __init__(self, epsilon=1.0, delta=1e-6, *, row_bound_x=1.0, bound_y=1.0, rho=0.05,
@@ -128,17 +213,11 @@ class AdaSSPRegressor(_PrivateRegressor):
         self.random_state = random_state
 
     @_fit_context(prefer_skip_nested_validation=True)
+    @Substitution(fit=_FIT_DOC)
     def fit(self, X, y):
         """Release the noisy statistics and solve the adaptive ridge problem.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-
-        Returns
-        -------
-        self : object
+        {fit}
         """
         X, y = self._checked(X, y)
         rng = check_random_state(self.random_state)
@@ -165,30 +244,29 @@ class AdaSSPRegressor(_PrivateRegressor):
         return self
 
 
+@_baseline_doc
 class SheffetSketchRegressor(_PrivateRegressor):
     """Sheffet's private OLS by a Gaussian sketch of ``[X, y]`` (Sheffet 2017, Alg. 1).
 
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
+
     A Laplace-noised test on ``lambda_min([X, y]^T [X, y])`` decides whether the sketch is
-    released without noise or with noise ``w`` (spec 7.2); OLS on the release.
+    released without noise or with noise ``w`` (step 4 of Algorithm 1 of Sheffet 2017); OLS on
+    the release.
 
     Parameters
     ----------
-    epsilon : float, default=1.0
-    delta : float, default=1e-6
+    {privacy_budget}
     k : int or "auto", default="auto"
         Sketch rows; ``"auto"`` is ``ceil(2.5 (n_features + 1))``.
-    row_bound_x : float, default=1.0
-    bound_y : float, default=1.0
+    {bounds}
     w2_form : {"review", "code"}, default="review"
         The review's ``2 ln(8/delta)`` term or the authors' code's ``ln(8/delta)``.
-    clip : bool, default=False
-    random_state : int, RandomState instance or None, default=None
+    {clip_random_state}
 
     Attributes
     ----------
-    coef_ : ndarray of shape (n_features,)
-    intercept_ : float
-        Always 0.
+    {baseline_coef}
     w2_ : float
         Noise variance of the noisy branch.
     noisy_ : bool
@@ -197,6 +275,7 @@ class SheffetSketchRegressor(_PrivateRegressor):
         ``{"eps", "delta", "rdp"}``; Sheffet's analysis is ``(eps, delta)`` only, so ``rdp`` is
         None.
     n_features_in_ : int
+        Number of features seen during fit.
 
     Examples
     --------
@@ -205,19 +284,14 @@ class SheffetSketchRegressor(_PrivateRegressor):
     >>> rng = np.random.RandomState(0)
     >>> X = rng.uniform(-0.5, 0.5, size=(5000, 2))
     >>> reg = SheffetSketchRegressor(random_state=0).fit(X, X @ np.array([0.8, -0.6]))
-    >>> reg.coef_.shape
-    (2,)
+    >>> reg.coef_.shape, reg.noisy_  # lambda_min is small next to w^2 here: the noisy branch
+    ((2,), True)
     """
 
-    _parameter_constraints = {
-        "epsilon": [Interval(Real, 0, None, closed="neither")],
-        "delta": [Interval(Real, 0, 1, closed="neither")],
+    _parameter_constraints: dict = {
+        **_PrivateRegressor._parameter_constraints,
         "k": [StrOptions({"auto"}), Interval(Integral, 1, None, closed="left")],
-        "row_bound_x": [Interval(Real, 0, None, closed="neither")],
-        "bound_y": [Interval(Real, 0, None, closed="neither")],
         "w2_form": [StrOptions({"review", "code"})],
-        "clip": ["boolean"],
-        "random_state": ["random_state"],
     }
 
     def __init__(self, epsilon=1.0, delta=1e-6, *, k="auto", row_bound_x=1.0, bound_y=1.0,
@@ -232,17 +306,11 @@ class SheffetSketchRegressor(_PrivateRegressor):
         self.random_state = random_state
 
     @_fit_context(prefer_skip_nested_validation=True)
+    @Substitution(fit=_FIT_DOC)
     def fit(self, X, y):
         """Release Sheffet's sketch of ``[X, y]`` and solve OLS on it.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-
-        Returns
-        -------
-        self : object
+        {fit}
         """
         X, y = self._checked(X, y)
         rng = check_random_state(self.random_state)

@@ -5,7 +5,7 @@ Gaussian mixing mechanism and solve least squares on the ``k`` sketch rows, whic
 post-processing. Since ``E[X~^T X~] = k (X^T X + sigma~^2 I)`` the solution is implicitly
 ridge-regularised. Logistic regression replaces the log-likelihood by its degree-2 Chebyshev
 approximation on ``[-Q, Q]``, which depends on the data only through ``X^T X`` and ``X^T y``
-(Sec 6 of the spec).
+(Corollary 2 of [1]_).
 
 References
 ----------
@@ -26,10 +26,46 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..mechanisms import calibrate_gaussmix, check_row_bound, gaussmix_release
 from ..privacy import RDPCurve
+from ..utils._docstring import Substitution
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context, validate_data
-from ._base import _PrivateRegressor
+from ._base import (
+    _BOUNDS_DOC,
+    _CLIP_RANDOM_STATE_DOC,
+    _FIT_DOC,
+    _PREDICT_DOC,
+    _PRIVACY_BUDGET_DOC,
+    _PRIVATE_MODEL_CONSTRAINTS,
+    _PrivateRegressor,
+)
 
 __all__ = ["LinearMixingRegressor", "MixingLogisticRegression"]
+
+# Docstring fragments of the two Linear Mixing estimators (with those of ``_base``).
+_MIXING_RELEASE_DOC = """\
+    adaptive : bool, default=True
+        Corrected adaptive Algorithm 1 of the Gaussian mixing paper: a privately released
+        ``lambda_min`` lowers the noise on well-conditioned data.
+    eta : float or None, default=None
+        Eigenvalue noise multiplier (``gamma / sqrt(k)`` if None).
+""" + _CLIP_RANDOM_STATE_DOC
+
+_MIXING_ATTRIBUTES_DOC = """\
+    k_ : int
+        Sketch rows used.
+    scale_ : float
+        Dimensionless scale ``gamma``.
+    noise_ : float
+        Standard deviation of the noise actually added.
+    privacy_spent_ : dict
+        ``{"eps", "delta", "rdp"}``.
+    n_features_in_ : int
+        Number of features seen during fit.
+"""
+
+_mixing_doc = Substitution(
+    privacy_budget=_PRIVACY_BUDGET_DOC, mixing_release=_MIXING_RELEASE_DOC,
+    mixing_attributes=_MIXING_ATTRIBUTES_DOC,
+)
 
 
 def _privacy_spent(epsilon, delta, k, gamma, eta):
@@ -38,15 +74,11 @@ def _privacy_spent(epsilon, delta, k, gamma, eta):
 
 
 class _BaseMixing(BaseEstimator):
-    _parameter_constraints = {
-        "epsilon": [Interval(Real, 0, None, closed="neither")],
-        "delta": [Interval(Real, 0, 1, closed="neither")],
+    _parameter_constraints: dict = {
+        **_PRIVATE_MODEL_CONSTRAINTS,
         "k": [StrOptions({"auto"}), Interval(Integral, 1, None, closed="left")],
-        "row_bound_x": [Interval(Real, 0, None, closed="neither")],
         "adaptive": ["boolean"],
         "eta": [None, Interval(Real, 0, None, closed="neither")],
-        "clip": ["boolean"],
-        "random_state": ["random_state"],
     }
 
     def _release(self, Z, row_bound, rng):
@@ -65,8 +97,12 @@ class _BaseMixing(BaseEstimator):
         return M
 
 
+@_mixing_doc
+@Substitution(bounds=_BOUNDS_DOC)
 class LinearMixingRegressor(_PrivateRegressor, _BaseMixing):
     """Differentially private least squares from one Gaussian sketch (Algorithm 2 of [1]_).
+
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
 
     Rows ``[x_i, y_i]`` (with a constant 1 when ``fit_intercept``) are bounded by the public
     ``sqrt(row_bound_x^2 + bound_y^2 (+1))``; the sketch is calibrated so that the whole fit is
@@ -75,41 +111,27 @@ class LinearMixingRegressor(_PrivateRegressor, _BaseMixing):
 
     Parameters
     ----------
-    epsilon : float, default=1.0
-        Privacy budget.
-    delta : float, default=1e-6
-        In (0, 1).
+    {privacy_budget}
     k : int or "auto", default="auto"
         Sketch rows; ``"auto"`` is ``ceil(2.5 w)`` with ``w`` the width of the sketched
         ``[X, (1,) y]``.
-    row_bound_x : float, default=1.0
-        Public bound on ``||x_i||``.
-    bound_y : float, default=1.0
-        Public bound on ``|y_i|``.
+    {bounds}
     fit_intercept : bool, default=False
         Append a constant column (its bound is counted in the row bound).
-    adaptive : bool, default=True
-        Corrected adaptive Algorithm 1.
-    eta : float or None, default=None
-        Eigenvalue noise multiplier (``gamma / sqrt(k)`` if None).
-    clip : bool, default=False
-        Clip rows and targets to the bounds instead of refusing them.
-    random_state : int, RandomState instance or None, default=None
-        Source of the sketch and noise.
+    {mixing_release}
 
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
+        Weights of the private least-squares fit.
     intercept_ : float
-    k_ : int
-        Sketch rows used.
-    scale_ : float
-        Dimensionless scale ``gamma``.
-    noise_ : float
-        Standard deviation of the noise actually added.
-    privacy_spent_ : dict
-        ``{"eps", "delta", "rdp"}``.
-    n_features_in_ : int
+        The intercept (0 unless ``fit_intercept``).
+    {mixing_attributes}
+
+    References
+    ----------
+    .. [1] Lev et al., "The Gaussian Mixing Mechanism: Renyi Differential Privacy via Gaussian
+       Sketches", arXiv:2505.24603, 2025.
 
     Examples
     --------
@@ -123,9 +145,9 @@ class LinearMixingRegressor(_PrivateRegressor, _BaseMixing):
     (1.0, (2,))
     """
 
-    _parameter_constraints = {
+    _parameter_constraints: dict = {
+        **_PrivateRegressor._parameter_constraints,
         **_BaseMixing._parameter_constraints,
-        "bound_y": [Interval(Real, 0, None, closed="neither")],
         "fit_intercept": ["boolean"],
     }
 
@@ -143,17 +165,11 @@ class LinearMixingRegressor(_PrivateRegressor, _BaseMixing):
         self.random_state = random_state
 
     @_fit_context(prefer_skip_nested_validation=True)
+    @Substitution(fit=_FIT_DOC)
     def fit(self, X, y):
         """Release the sketch of ``[X, y]`` and solve least squares on it.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-
-        Returns
-        -------
-        self : object
+        {fit}
         """
         X, y = self._checked(X, y)
         cols = [X, np.ones((X.shape[0], 1))] if self.fit_intercept else [X]
@@ -177,8 +193,11 @@ def _chebyshev_quadratic(Q):
     return coef[0], coef[1], coef[2]
 
 
+@_mixing_doc
 class MixingLogisticRegression(ClassifierMixin, _BaseMixing):
     """Differentially private logistic regression through a quadratic surrogate and one sketch.
+
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
 
     The log-likelihood is replaced by its degree-2 Chebyshev approximation on ``[-Q, Q]``,
     ``a0 + a1 u + a2 u^2`` with ``u = y x^T theta``, ``y in {-1, 1}``; it needs only
@@ -188,37 +207,24 @@ class MixingLogisticRegression(ClassifierMixin, _BaseMixing):
 
     Parameters
     ----------
-    epsilon : float, default=1.0
-        Privacy budget.
-    delta : float, default=1e-6
-        In (0, 1).
+    {privacy_budget}
     k : int or "auto", default="auto"
         Sketch rows; ``"auto"`` is ``ceil(2.5 (n_features + 1 + n_classes))``.
     row_bound_x : float, default=1.0
         Public bound on ``||x_i||``.
     Q : float, default=2.0
         Half-width of the approximation interval of the margin ``y x^T theta``.
-    adaptive : bool, default=True
-        Corrected adaptive Algorithm 1.
-    eta : float or None, default=None
-        Eigenvalue noise multiplier.
-    clip : bool, default=False
-        Clip rows to ``row_bound_x`` instead of refusing them.
-    random_state : int, RandomState instance or None, default=None
-        Source of the sketch and noise.
+    {mixing_release}
 
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
+        The class labels.
     coef_ : ndarray of shape (n_classes, n_features)
         One-vs-rest weights (one row for binary problems: class 1 against class 0).
     intercept_ : ndarray of shape (n_classes,) or (1,)
-    k_ : int
-    scale_ : float
-    noise_ : float
-    privacy_spent_ : dict
-        ``{"eps", "delta", "rdp"}``.
-    n_features_in_ : int
+        One-vs-rest intercepts.
+    {mixing_attributes}
 
     Examples
     --------
@@ -232,7 +238,7 @@ class MixingLogisticRegression(ClassifierMixin, _BaseMixing):
     True
     """
 
-    _parameter_constraints = {
+    _parameter_constraints: dict = {
         **_BaseMixing._parameter_constraints,
         "Q": [Interval(Real, 0, None, closed="neither")],
     }
@@ -250,17 +256,11 @@ class MixingLogisticRegression(ClassifierMixin, _BaseMixing):
         self.random_state = random_state
 
     @_fit_context(prefer_skip_nested_validation=True)
+    @Substitution(fit=_FIT_DOC)
     def fit(self, X, y):
         """Release the sketch of ``[X, 1, onehot(y)]`` and maximise the surrogate.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-
-        Returns
-        -------
-        self : object
+        {fit}
         """
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
@@ -300,16 +300,11 @@ class MixingLogisticRegression(ClassifierMixin, _BaseMixing):
         scores = X @ self.coef_.T + self.intercept_
         return scores[:, 0] if self.classes_.size == 2 else scores
 
+    @Substitution(predict=_PREDICT_DOC)
     def predict(self, X):
         """Predicted class labels.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
+        {predict}
         """
         scores = self.decision_function(X)
         if self.classes_.size == 2:

@@ -20,8 +20,9 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._uploads import Uploads, _check_participant_ids
-from ..anchors import _check_full_rank_anchor, _make_anchor
+from .._uploads import Uploads, check_participant_ids
+from ..anchors import check_full_rank_anchor, resolve_anchor
+from ..utils._docstring import Substitution
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, _fit_context, validate_data
 
 __all__ = ["BaseMechanism"]
@@ -63,6 +64,33 @@ def _row_noise(noise_seed, participant, row_seeds, width):
     return out
 
 
+def _assign_participants(participant, digests, n_participants, n_samples, who, *, fitting):
+    """Each row's participant: the given ids (checked against ``n_participants``) or, when
+    ``participant`` is None, the keyed hash of the row's bytes (first digest column).
+
+    ``fitting`` picks the advice of the error for an id ``>= n_participants``: at fit, raise
+    ``n_participants``; later, fit with rows of every participant.
+    """
+    p = n_participants
+    if participant is None:
+        return (digests[:, 0] % np.uint64(p)).astype(np.intp)
+    participant = check_participant_ids(participant, n_samples)
+    unseen = np.unique(participant[participant >= p])
+    if unseen.size and fitting:
+        raise ValueError(
+            f"participant ids must lie in 0 .. n_participants - 1 = {p - 1}; got id "
+            f"{int(unseen.max())}. Set n_participants={int(unseen.max()) + 1} or "
+            "relabel the participants."
+        )
+    if unseen.size:
+        raise ValueError(
+            f"participant id(s) {unseen.tolist()} were not seen when "
+            f"{who} was fitted (fitted participants: 0 .. {p - 1}). Fit "
+            "the mechanism with rows of every participant that will upload."
+        )
+    return participant
+
+
 def _unit_anchor_noise(noise_seed, participant, shape):
     """Participant ``participant``'s unit anchor noise ``W_i`` (standard normal, Def 4.1 of [1]).
 
@@ -73,7 +101,9 @@ def _unit_anchor_noise(noise_seed, participant, shape):
     return rng.standard_normal(shape)
 
 
-# The ``noise_random_state`` parameter every mechanism has, written once for all docstrings.
+# Docstring fragments every mechanism shares, substituted by
+# ``@Substitution(noise_random_state=..., mechanism_attributes=...)``: the
+# ``noise_random_state`` parameter and the fitted attributes of every mechanism.
 _NOISE_RANDOM_STATE_DOC = """\
     noise_random_state : int, RandomState instance or None, default=None
         Seeds the participants' noise stream: each participant's unit anchor noise ``W_i``
@@ -83,7 +113,6 @@ _NOISE_RANDOM_STATE_DOC = """\
         deployment (secrets, anchor, partition) stays fixed.
 """
 
-# The fitted attributes every mechanism has, written once for all their docstrings.
 _MECHANISM_ATTRIBUTES_DOC = """\
     anchor_ : ndarray of shape (n_anchors, n_features) or None
         The raw shared anchor ``A`` (participant-side; never sent to the analyst).
@@ -101,17 +130,22 @@ _MECHANISM_ATTRIBUTES_DOC = """\
         Names of features seen during fit, when ``X`` has string column names.
 """
 
-
-def _fill_mechanism_doc(cls):
-    """Class decorator: fill the shared ``{noise_random_state}`` and ``{mechanism_attributes}``."""
-    cls.__doc__ = cls.__doc__.replace("{noise_random_state}\n", _NOISE_RANDOM_STATE_DOC).replace(
-        "{mechanism_attributes}\n", _MECHANISM_ATTRIBUTES_DOC
-    )
-    return cls
+# The parameters of ``fit`` and ``fit_transform`` (method docstrings: eight spaces).
+_FIT_PARAMETERS_DOC = """\
+        X : array-like of shape (n_samples, n_features)
+            Training rows of all participants.
+        y : Ignored
+            Not used, present for API consistency by convention.
+        participant : array-like of int of shape (n_samples,), default=None
+            The participant of each row (routed metadata). ``None`` assigns rows by a keyed
+            hash of their bytes.
+"""
 
 
 class BaseMechanism(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Base class of participant-side mechanisms.
+
+    Read more in the :ref:`User Guide <protocols>`.
 
     Warning: This class should not be used directly. Use derived classes instead.
     """
@@ -160,39 +194,59 @@ class BaseMechanism(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
 
     # -- participants -------------------------------------------------------------------
     def _assign(self, X, participant, digests, *, fitting):
-        p = self.n_participants
-        if participant is None:
-            return (digests[:, 0] % np.uint64(p)).astype(np.intp)
-        participant = _check_participant_ids(participant, X.shape[0])
-        unseen = np.unique(participant[participant >= p])
-        if unseen.size and fitting:
+        return _assign_participants(
+            participant, digests, self.n_participants, X.shape[0], type(self).__name__,
+            fitting=fitting,
+        )
+
+    # -- fit steps ----------------------------------------------------------------------
+    def _draw_seeds(self):
+        """Seeds of the deployment, from ``random_state`` in a fixed order; the noise seed
+        from ``noise_random_state`` when given. Sets the hash key and ``noise_seed_``;
+        returns the secret and anchor seeds."""
+        rng = check_random_state(self.random_state)
+        secret_seed, anchor_seed, noise_seed, hash_seed = rng.randint(_SEED_MAX, size=4)
+        if self.noise_random_state is not None:
+            noise_seed = check_random_state(self.noise_random_state).randint(_SEED_MAX)
+        self._hash_key = np.random.RandomState(hash_seed).bytes(16)
+        self.noise_seed_ = int(noise_seed)
+        return secret_seed, anchor_seed
+
+    def _partition(self, X, participant):
+        """Each training row's participant; every participant must have rows."""
+        self.participants_ = np.arange(self.n_participants)
+        participant = self._assign(X, participant, _row_digests(X, self._hash_key), fitting=True)
+        counts = np.bincount(participant, minlength=self.n_participants)
+        if np.any(counts == 0):
+            empty = np.flatnonzero(counts == 0).tolist()
             raise ValueError(
-                f"participant ids must lie in 0 .. n_participants - 1 = {p - 1}; got id "
-                f"{int(unseen.max())}. Set n_participants={int(unseen.max()) + 1} or "
-                "relabel the participants."
+                f"participant(s) {empty} have no rows among the {X.shape[0]} training rows. "
+                "Every participant needs rows: lower n_participants, give more rows, or pass "
+                "a participant array covering 0 .. n_participants - 1."
             )
-        if unseen.size:
-            raise ValueError(
-                f"participant id(s) {unseen.tolist()} were not seen when "
-                f"{type(self).__name__} was fitted (fitted participants: 0 .. {p - 1}). Fit "
-                "the mechanism with rows of every participant that will upload."
-            )
+        self.n_samples_per_participant_ = counts
         return participant
+
+    def _fit_anchor(self, n_features, anchor_seed):
+        """The shared raw anchor ``A`` (full column rank where the mechanism needs it)."""
+        if self.anchor is None:
+            self.anchor_, self.anchor_y_ = None, None
+            return
+        self.anchor_, self.anchor_y_ = resolve_anchor(
+            self.anchor, self.n_anchors, n_features, np.random.RandomState(anchor_seed)
+        )
+        if self._requires_full_rank_anchor:
+            check_full_rank_anchor(self.anchor_)
 
     # -- sklearn API --------------------------------------------------------------------
     @_fit_context(prefer_skip_nested_validation=False)
+    @Substitution(fit_parameters=_FIT_PARAMETERS_DOC)
     def fit(self, X, y=None, participant=None):
         """Draw each participant's secrets and the shared anchor.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training rows of all participants.
-        y : Ignored
-            Not used, present for API consistency by convention.
-        participant : array-like of int of shape (n_samples,), default=None
-            The participant of each row (routed metadata). ``None`` assigns rows by a keyed
-            hash of their bytes.
+        {fit_parameters}
 
         Returns
         -------
@@ -200,42 +254,18 @@ class BaseMechanism(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
             Fitted mechanism.
         """
         X = validate_data(self, X, dtype=np.float64)
-        n_samples = X.shape[0]
-        p = self.n_participants
-        if n_samples < p:
+        if X.shape[0] < self.n_participants:
             raise ValueError(
-                f"{type(self).__name__} got n_samples={n_samples} rows, fewer than "
-                f"n_participants={p}: every participant needs at least one row. Lower "
-                "n_participants or give more rows."
+                f"{type(self).__name__} got n_samples={X.shape[0]} rows, fewer than "
+                f"n_participants={self.n_participants}: every participant needs at least one "
+                "row. Lower n_participants or give more rows."
             )
-        rng = check_random_state(self.random_state)
-        secret_seed, anchor_seed, noise_seed, hash_seed = rng.randint(_SEED_MAX, size=4)
-        if self.noise_random_state is not None:
-            noise_seed = check_random_state(self.noise_random_state).randint(_SEED_MAX)
-        self._hash_key = np.random.RandomState(hash_seed).bytes(16)
-        self.noise_seed_ = int(noise_seed)
-        digests = _row_digests(X, self._hash_key)
-        self.participants_ = np.arange(p)
-        participant = self._assign(X, participant, digests, fitting=True)
-        counts = np.bincount(participant, minlength=p)
-        if np.any(counts == 0):
-            empty = np.flatnonzero(counts == 0).tolist()
-            raise ValueError(
-                f"participant(s) {empty} have no rows among the {n_samples} training rows. "
-                "Every participant needs rows: lower n_participants, give more rows, or pass "
-                "a participant array covering 0 .. n_participants - 1."
-            )
-        self.n_samples_per_participant_ = counts
-        if self.anchor is None:
-            self.anchor_, self.anchor_y_ = None, None
-        else:
-            self.anchor_, self.anchor_y_ = _make_anchor(
-                self.anchor, self.n_anchors, X.shape[1], np.random.RandomState(anchor_seed)
-            )
-            if self._requires_full_rank_anchor:
-                _check_full_rank_anchor(self.anchor_)
-        width = self._fit_participants(X, participant, np.random.RandomState(secret_seed))
-        self._n_features_out = width
+        secret_seed, anchor_seed = self._draw_seeds()
+        participant = self._partition(X, participant)
+        self._fit_anchor(X.shape[1], anchor_seed)
+        self._n_features_out = self._fit_participants(
+            X, participant, np.random.RandomState(secret_seed)
+        )
         # each participant's unit anchor noise W_i, drawn once from its noise stream
         anchors = self._anchor_uploads()
         self._unit_anchor_noise = None if anchors is None else [
@@ -243,17 +273,13 @@ class BaseMechanism(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         ]
         return self
 
+    @Substitution(fit_parameters=_FIT_PARAMETERS_DOC)
     def fit_transform(self, X, y=None, participant=None):
         """Fit the mechanism and return the uploads of ``X``; equals ``fit(X).transform(X)``.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training rows of all participants.
-        y : Ignored
-            Not used, present for API consistency by convention.
-        participant : array-like of int of shape (n_samples,), default=None
-            The participant of each row (routed metadata).
+        {fit_parameters}
 
         Returns
         -------

@@ -6,8 +6,8 @@ reduced shared anchor ``f_k(A)``. The analyst never sees ``f_k``; integration al
 (:class:`~skdc.alignment.LTIAligner`, :class:`~skdc.alignment.KTIAligner`, ...) bring the
 uploads into one space through the anchor. :class:`ParticipantWise` turns any scikit-learn
 transformer into such a mechanism; :class:`UMAPMechanism`, :class:`KernelPCAMechanism` and
-:class:`PCAMechanism` fix the settings of [1]_ (spec section 2), including its per-participant
-heterogeneity, which can be switched off.
+:class:`PCAMechanism` fix the settings of [1]_ (Table 2 and the RQ4 study of Sec. 5.5),
+including its per-participant heterogeneity, which can be switched off.
 
 References
 ----------
@@ -28,8 +28,9 @@ from sklearn.decomposition import PCA, KernelPCA
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from ..utils._sklearn_compat import HasMethods, Interval, StrOptions
-from ._base import _SEED_MAX, BaseMechanism, _fill_mechanism_doc
+from ..utils._docstring import Substitution
+from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
+from ._base import _MECHANISM_ATTRIBUTES_DOC, _NOISE_RANDOM_STATE_DOC, _SEED_MAX, BaseMechanism
 
 __all__ = [
     "KernelPCAMechanism",
@@ -39,15 +40,56 @@ __all__ = [
     "median_heuristic_gamma",
 ]
 
-# UMAP's metric by 1-based participant index k mod 3 (spec section 2 / Table 2 of [1]).
+_REDUCTION_WIDTH_DOC = """\
+    n_participants : int, default=2
+        Number of participants.
+    n_components : int, default=2
+        Width ``d~`` of every participant's representation.
+"""
+
+_REDUCTION_ANCHOR_DOC = """\
+    anchor : {"orthonormal", "uniform"}, array-like, callable or object, default=None
+        The shared anchor (see :mod:`skdc.anchors`), e.g. a :class:`~skdc.anchors.SMOTEAnchor`.
+    n_anchors : int, default=None
+        Number of anchor rows for generated anchors (``None``: ``4 * n_features``).
+    n_jobs : int, default=None
+        Participants fitted in parallel (joblib threads).
+"""
+
+_REDUCTION_ATTRIBUTES_DOC = """\
+    widths_ : list of int
+        Output width ``h_i`` of each participant.
+""" + _MECHANISM_ATTRIBUTES_DOC
+
+_REDUCTION_REFERENCE_DOC = """\
+    .. [1] Suetake et al., "Nonlinear Data Integration via Kernel Methods for Data
+       Collaboration Analysis", arXiv:2605.27219, 2026.
+"""
+
+# The fragments every per-participant mechanism's docstring names; the fixed reductions (PCA,
+# kernel PCA, UMAP) also name ``{reduction_width}``.
+_REDUCTION_FRAGMENTS = {
+    "reduction_anchor": _REDUCTION_ANCHOR_DOC,
+    "noise_random_state": _NOISE_RANDOM_STATE_DOC,
+    "reduction_attributes": _REDUCTION_ATTRIBUTES_DOC,
+    "reduction_reference": _REDUCTION_REFERENCE_DOC,
+}
+_reduction_doc = Substitution(reduction_width=_REDUCTION_WIDTH_DOC, **_REDUCTION_FRAGMENTS)
+
+# UMAP's metric by 1-based participant index k mod 3 (Table 2 of [1]).
 _UMAP_METRICS = ("correlation", "cosine", "euclidean")
 
 
+@validate_params({"X": ["array-like"]}, prefer_skip_nested_validation=True)
+@Substitution(reduction_reference=_REDUCTION_REFERENCE_DOC)
 def median_heuristic_gamma(X):
     """RBF bandwidth ``1 / (2 m^2)`` with ``m`` the median nonzero pairwise distance of ``X``.
 
-    The convention of spec section 2 (item 13 of section 7); kernel PCA applies it to each
-    participant's standardized rows.
+    Read more in the :ref:`User Guide <nonlinear_participant_side>`.
+
+    The authors' code's form of the median heuristic of Sec. 5.5 of [1]_ (the paper names the
+    heuristic, not the formula; ``1 / m^2`` is the other common convention). Kernel PCA applies
+    it to each participant's standardized rows.
 
     Parameters
     ----------
@@ -58,6 +100,10 @@ def median_heuristic_gamma(X):
     -------
     gamma : float
         The bandwidth; ``1.0`` when every row is identical.
+
+    References
+    ----------
+    {reduction_reference}
 
     Examples
     --------
@@ -130,13 +176,15 @@ class _PerParticipantMechanism(BaseMechanism):
         return tags
 
 
-@_fill_mechanism_doc
+@Substitution(**_REDUCTION_FRAGMENTS)
 class ParticipantWise(_PerParticipantMechanism):
     """Fit one clone of any transformer per participant, on that participant's rows only.
 
+    Read more in the :ref:`User Guide <nonlinear_participant_side>`.
+
     Participant ``i``'s clone ``f_i`` is fitted on its own rows, applied to its rows and to the
     shared anchor (``anchors[i] = f_i(A)``), and never seen by the analyst: the generic private
-    obfuscation of data collaboration (spec section 1.2 of [1]_). Widths may differ between
+    obfuscation of data collaboration (Sec. 3 of [1]_). Widths may differ between
     participants (``vary={"n_components": [...]}``); participant ``i``'s rows then fill the
     first ``h_i`` columns of the uploads and the rest is zero.
 
@@ -152,15 +200,10 @@ class ParticipantWise(_PerParticipantMechanism):
         (``rng`` a ``RandomState``) returning the value. ``None``: every clone has the same
         parameters. If the estimator has a ``random_state`` parameter, each clone gets its own
         seed drawn from ``random_state`` unless ``vary`` sets it.
-    anchor : {"orthonormal", "uniform"}, array-like, callable or object, default=None
-        The shared anchor (see :mod:`skdc.anchors`), e.g. a :class:`~skdc.anchors.SMOTEAnchor`.
-    n_anchors : int, default=None
-        Number of anchor rows for generated anchors (``None``: ``4 * n_features``).
-    n_jobs : int, default=None
-        Participants fitted in parallel (joblib threads).
+    {reduction_anchor}
     random_state : int, RandomState instance or None, default=None
         Seeds the anchor, the participants' seeds and hyperparameters, and the row hash.
-{noise_random_state}
+    {noise_random_state}
 
     Attributes
     ----------
@@ -168,9 +211,7 @@ class ParticipantWise(_PerParticipantMechanism):
         The fitted per-participant transformers (participants' secrets).
     participant_params_ : list of dict
         The hyperparameters set on each clone.
-    widths_ : list of int
-        Output width ``h_i`` of each participant.
-{mechanism_attributes}
+    {reduction_attributes}
     See Also
     --------
     UMAPMechanism : Per-participant UMAP with the paper's heterogeneity.
@@ -179,8 +220,7 @@ class ParticipantWise(_PerParticipantMechanism):
 
     References
     ----------
-    .. [1] Suetake et al., "Nonlinear Data Integration via Kernel Methods for Data
-       Collaboration Analysis", arXiv:2605.27219, 2026.
+    {reduction_reference}
 
     Examples
     --------
@@ -254,48 +294,42 @@ class ParticipantWise(_PerParticipantMechanism):
         return estimators
 
 
-@_fill_mechanism_doc
+@_reduction_doc
 class PCAMechanism(_PerParticipantMechanism):
     """Per-participant PCA: ``f_k(x) = (x - mean_k) V_k`` fitted on participant ``k``'s rows.
 
-    The linear reduction of RQ4 in [1]_ (spec section 2): no standardization, no whitening.
+    Read more in the :ref:`User Guide <nonlinear_participant_side>`.
+
+    The linear reduction of RQ4 in [1]_ (Sec. 5.5): no standardization, no whitening.
     A linear ``f_k`` is easy to invert from a few leaked anchor pairs; it is the high-risk end
     of the paper's utility-privacy table.
 
     Parameters
     ----------
-    n_participants : int, default=2
-        Number of participants.
-    n_components : int, default=2
-        Width ``d~`` of every participant's representation.
-    anchor : {"orthonormal", "uniform"}, array-like, callable or object, default=None
-        The shared anchor (see :mod:`skdc.anchors`).
-    n_anchors : int, default=None
-        Number of anchor rows for generated anchors.
-    n_jobs : int, default=None
-        Participants fitted in parallel (joblib threads).
+    {reduction_width}
+    {reduction_anchor}
     random_state : int, RandomState instance or None, default=None
         Seeds the anchor and the row hash.
-{noise_random_state}
+    {noise_random_state}
 
     Attributes
     ----------
     estimators_ : list of PCA
         Each participant's fitted PCA (its secret).
-    widths_ : list of int
-        Output width of each participant.
-{mechanism_attributes}
+    {reduction_attributes}
     See Also
     --------
     KernelPCAMechanism : The nonlinear counterpart.
 
     References
     ----------
-    .. [1] Suetake et al., "Nonlinear Data Integration via Kernel Methods for Data
-       Collaboration Analysis", arXiv:2605.27219, 2026.
+    {reduction_reference}
 
     Examples
     --------
+    The example :ref:`sphx_glr_auto_examples_plot_kti_vs_linear.py` measures its
+    reconstruction risk.
+
     >>> import numpy as np
     >>> from skdc.mechanisms import PCAMechanism
     >>> X = np.random.RandomState(0).rand(40, 6)
@@ -345,35 +379,29 @@ class PCAMechanism(_PerParticipantMechanism):
         ]
 
 
-@_fill_mechanism_doc
+@_reduction_doc
 class KernelPCAMechanism(_PerParticipantMechanism):
     """Per-participant kernel PCA on standardized rows, median-heuristic RBF bandwidth.
+
+    Read more in the :ref:`User Guide <nonlinear_participant_side>`.
 
     Participant ``k`` standardizes its rows (``StandardScaler`` fitted on them), sets
     ``gamma_k = 1 / (2 m_k^2)`` with ``m_k`` the median nonzero pairwise distance of its
     standardized rows, and fits ``KernelPCA(n_components, kernel="rbf", gamma=gamma_k)``
-    (spec section 2; RQ4 of [1]_). The per-participant bandwidth is the heterogeneity; a
+    (RQ4, Sec. 5.5 of [1]_). The per-participant bandwidth is the heterogeneity; a
     numeric ``gamma`` switches it off.
 
     Parameters
     ----------
-    n_participants : int, default=2
-        Number of participants.
-    n_components : int, default=2
-        Width ``d~`` of every participant's representation.
+    {reduction_width}
     gamma : float or "median", default="median"
         RBF bandwidth; ``"median"`` is the per-participant median heuristic.
     standardize : bool, default=True
         Standardize each participant's rows before the kernel PCA.
-    anchor : {"orthonormal", "uniform"}, array-like, callable or object, default=None
-        The shared anchor (see :mod:`skdc.anchors`).
-    n_anchors : int, default=None
-        Number of anchor rows for generated anchors.
-    n_jobs : int, default=None
-        Participants fitted in parallel (joblib threads).
+    {reduction_anchor}
     random_state : int, RandomState instance or None, default=None
         Seeds the anchor and the row hash.
-{noise_random_state}
+    {noise_random_state}
 
     Attributes
     ----------
@@ -381,20 +409,20 @@ class KernelPCAMechanism(_PerParticipantMechanism):
         Each participant's fitted scaler + kernel PCA (its secret).
     gammas_ : ndarray of shape (n_participants,)
         The bandwidth each participant used.
-    widths_ : list of int
-        Output width of each participant.
-{mechanism_attributes}
+    {reduction_attributes}
     See Also
     --------
     median_heuristic_gamma : The bandwidth rule.
 
     References
     ----------
-    .. [1] Suetake et al., "Nonlinear Data Integration via Kernel Methods for Data
-       Collaboration Analysis", arXiv:2605.27219, 2026.
+    {reduction_reference}
 
     Examples
     --------
+    The example :ref:`sphx_glr_auto_examples_plot_kti_vs_linear.py` measures its
+    reconstruction risk.
+
     >>> import numpy as np
     >>> from skdc.mechanisms import KernelPCAMechanism
     >>> X = np.random.RandomState(0).rand(40, 6)
@@ -458,9 +486,11 @@ class KernelPCAMechanism(_PerParticipantMechanism):
             )
 
 
-@_fill_mechanism_doc
+@_reduction_doc
 class UMAPMechanism(_PerParticipantMechanism):
-    """Per-participant UMAP with the heterogeneous settings of [1]_ (spec section 2).
+    """Per-participant UMAP with the heterogeneous settings of [1]_ (Table 2).
+
+    Read more in the :ref:`User Guide <nonlinear_participant_side>`.
 
     Participant ``k`` (1-based) standardizes its rows and fits ``UMAP(n_components)`` on them
     only, with metric ``correlation`` / ``cosine`` / ``euclidean`` for ``k mod 3 = 0 / 1 / 2``,
@@ -475,10 +505,7 @@ class UMAPMechanism(_PerParticipantMechanism):
 
     Parameters
     ----------
-    n_participants : int, default=2
-        Number of participants.
-    n_components : int, default=2
-        Width ``d~`` of every participant's representation.
+    {reduction_width}
     heterogeneous : bool, default=True
         Draw per-participant metric, ``n_neighbors`` and ``min_dist`` as in [1]_.
     n_neighbors : int, default=15
@@ -497,15 +524,10 @@ class UMAPMechanism(_PerParticipantMechanism):
         small ``n_neighbors`` of the heterogeneous setting the kNN graph is often
         disconnected, and umap-learn 0.5's layout of disconnected components is then not
         reproducible run to run even with a fixed seed. ``"pca"`` is reproducible.
-    anchor : {"orthonormal", "uniform"}, array-like, callable or object, default=None
-        The shared anchor (see :mod:`skdc.anchors`), e.g. a :class:`~skdc.anchors.SMOTEAnchor`.
-    n_anchors : int, default=None
-        Number of anchor rows for generated anchors.
-    n_jobs : int, default=None
-        Participants fitted in parallel (joblib threads).
+    {reduction_anchor}
     random_state : int, RandomState instance or None, default=None
         Seeds the anchor, the participants' hyperparameters and UMAP seeds, and the row hash.
-{noise_random_state}
+    {noise_random_state}
 
     Attributes
     ----------
@@ -513,9 +535,7 @@ class UMAPMechanism(_PerParticipantMechanism):
         Each participant's fitted scaler + UMAP (its secret).
     participant_params_ : list of dict
         Each participant's ``metric``, ``n_neighbors``, ``min_dist`` and ``random_state``.
-    widths_ : list of int
-        Output width of each participant.
-{mechanism_attributes}
+    {reduction_attributes}
     See Also
     --------
     KernelPCAMechanism : Per-participant kernel PCA.
@@ -523,11 +543,12 @@ class UMAPMechanism(_PerParticipantMechanism):
 
     References
     ----------
-    .. [1] Suetake et al., "Nonlinear Data Integration via Kernel Methods for Data
-       Collaboration Analysis", arXiv:2605.27219, 2026.
+    {reduction_reference}
 
     Examples
     --------
+    The example :ref:`sphx_glr_auto_examples_plot_kti_vs_linear.py` integrates its uploads with KTI.
+
     >>> import numpy as np
     >>> from skdc.mechanisms import UMAPMechanism
     >>> X = np.random.RandomState(0).rand(80, 6)
@@ -583,7 +604,7 @@ class UMAPMechanism(_PerParticipantMechanism):
         self.noise_random_state = noise_random_state
 
     def _draw_params(self, rng):
-        """Per-participant UMAP settings (spec section 2), drawn in a fixed order."""
+        """Per-participant UMAP settings (Table 2 of [1]), drawn in a fixed order."""
         p = self.n_participants
         seeds = rng.randint(_SEED_MAX, size=p)
         n_neighbors = rng.randint(2, 8, size=p)  # U{2..7}
@@ -591,7 +612,7 @@ class UMAPMechanism(_PerParticipantMechanism):
         params = []
         for i in range(p):
             if self.heterogeneous:
-                # paper: metric by k mod 3 with 1-based k (spec section 7, item 12)
+                # Table 2 of [1]: metric by k mod 3 with the 1-based party index k
                 d = {
                     "metric": _UMAP_METRICS[(i + 1) % 3],
                     "n_neighbors": int(n_neighbors[i]),

@@ -6,14 +6,17 @@ noisy sketch of the Gram matrix and is ``(alpha, phi(alpha; k, zeta))``-RDP (Lem
 Stacked uploads of ``p`` participants have the law of one sketch of all rows, with the noises
 adding up: ``(1/k) sum_i M_i^T M_i ~ X^T X + p sigma^2 I``.
 
-:func:`gaussmix_release` implements the corrected adaptive Algorithm 1 of [1]_ (spec section
-4.4): the eigenvalue is released in normalised units, ``lambda_min(X^T X) / C^2`` with
-sensitivity 1, and the non-adaptive branch uses ``sqrt(gamma) C`` noise.
+:func:`gaussmix_release` implements the adaptive Algorithm 1 of [1]_ with two corrections. The
+printed algorithm subtracts the unnormalised ``lambda_min(X^T X)`` from the dimensionless
+``gamma`` (under-private when ``C > 1``); here the eigenvalue is released in normalised units,
+``lambda_min(X^T X) / C^2`` with sensitivity 1, so that ``eta_tilde^2 + lambda_min / C^2 >=
+gamma`` on the good event ``{z <= tau}``. The printed non-adaptive branch adds ``gamma C`` noise
+(effective scale ``gamma^2``); here it adds ``sqrt(gamma) C``.
 
 References
 ----------
-.. [1] Lev, Srinivasan, Shenfeld, Ligett, Sekhari and Wilson, "The Gaussian Mixing Mechanism:
-   Renyi Differential Privacy via Gaussian Sketches", arXiv:2505.24603, 2025.
+.. [1] Lev et al., "The Gaussian Mixing Mechanism: Renyi Differential Privacy via Gaussian
+   Sketches", arXiv:2505.24603, 2025.
 """
 
 # Licence: BSD 3 clause
@@ -27,26 +30,69 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._uploads import Uploads, _check_participant_ids
-from ..privacy import RDPCurve, adaptive_threshold, gaussmix_epsilon
-from ..utils._sklearn_compat import Interval, StrOptions, _fit_context, validate_data
-from ._base import _row_digests
+from .._uploads import Uploads
+from ..privacy import RDPCurve, adaptive_threshold, gaussmix_epsilon, smallest_scale
+from ..utils._docstring import Substitution
+from ..utils._sklearn_compat import (
+    Interval,
+    StrOptions,
+    _fit_context,
+    validate_data,
+    validate_params,
+)
+from ._base import _SEED_MAX, _assign_participants, _row_digests
 
 __all__ = [
-    "GaussMix",
-    "adaptive_noise_scale",
-    "calibrate_gaussmix",
-    "check_row_bound",
-    "gaussmix_release",
+    "GaussMix", "adaptive_noise_scale", "calibrate_gaussmix", "check_row_bound", "gaussmix_release"
 ]
 
-_SEED_MAX = np.iinfo(np.int32).max
+
+_GAUSSMIX_REFERENCE_DOC = """\
+    .. [1] Lev et al., "The Gaussian Mixing Mechanism: Renyi Differential Privacy via Gaussian
+       Sketches", arXiv:2505.24603, 2025.
+"""
 
 
+@validate_params(
+    {
+        "Z": ["array-like"],
+        "bound": [Interval(Real, 0, None, closed="left")],
+        "clip": ["boolean"],
+        "what": [str],
+    },
+    prefer_skip_nested_validation=True,
+)
 def check_row_bound(Z, bound, *, clip, what="row"):
     """Refuse rows whose L2 norm exceeds the public ``bound``, or clip them when ``clip``.
 
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
+
     Clipping is per record (no dataset-wide statistic), so it keeps the privacy analysis.
+
+    Parameters
+    ----------
+    Z : array-like of shape (n_samples, n_features) or (n_samples,)
+        Records: rows (their L2 norm is bounded) or scalars such as targets (their absolute
+        value is).
+    bound : float
+        The public bound, >= 0.
+    clip : bool
+        Scale each record over the bound down to the bound instead of refusing the batch.
+    what : str, default="row"
+        What a record is called in the error message.
+
+    Returns
+    -------
+    Z : ndarray of float64
+        The records, clipped where ``clip`` and needed.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdc.mechanisms import check_row_bound
+    >>> check_row_bound(np.array([[3.0, 4.0], [0.3, 0.4]]), 1.0, clip=True)
+    array([[0.6, 0.8],
+           [0.3, 0.4]])
     """
     Z = np.asarray(Z, dtype=np.float64)
     norms = np.linalg.norm(Z, axis=1) if Z.ndim == 2 else np.abs(Z)
@@ -67,28 +113,62 @@ def check_row_bound(Z, bound, *, clip, what="row"):
 def _adaptive_eps(k, gamma, eta, delta, conversion):
     # sketch (conditional on the good event z <= tau) plus the Gaussian release of
     # lam_bar (sensitivity 1, noise eta): RDP alpha / (2 eta^2), converted at 2 delta / 3; the
-    # bad event costs delta / 3 (spec 4.4)
+    # bad event costs delta / 3 (the split of Algorithm 1 of [1])
     return gaussmix_epsilon(
         k, gamma, 2 * delta / 3, conversion=conversion, extra_rdp=lambda a: a / (2 * eta**2)
     )[0]
 
 
+@validate_params(
+    {
+        "k": [Interval(Integral, 1, None, closed="left")],
+        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "delta": [Interval(Real, 0, 1, closed="neither")],
+        "adaptive": ["boolean"],
+        "eta": [None, Interval(Real, 0, None, closed="neither")],
+        "conversion": [StrOptions({"improved", "classic"})],
+    },
+    prefer_skip_nested_validation=True,
+)
 @lru_cache(maxsize=256)
 def calibrate_gaussmix(k, epsilon, delta, adaptive, eta=None, conversion="improved"):
     """Smallest dimensionless scale ``gamma`` whose release is ``(epsilon, delta)``-DP.
 
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
+
     Non-adaptive: the sketch alone at ``delta``. Adaptive: sketch plus the eigenvalue release
     with noise multiplier ``eta`` (default ``gamma / sqrt(k)``, the authors' choice), composed
-    in RDP at ``2 delta / 3`` plus the ``delta / 3`` bad event.
+    in RDP at ``2 delta / 3`` plus the ``delta / 3`` bad event. Results are cached.
+
+    Parameters
+    ----------
+    k : int
+        Sketch dimension.
+    epsilon : float
+        Target privacy budget, > 0.
+    delta : float
+        In (0, 1).
+    adaptive : bool
+        Calibrate the adaptive release (sketch plus eigenvalue release).
+    eta : float or None, default=None
+        Fixed eigenvalue noise multiplier; ``None`` ties it to ``gamma / sqrt(k)``.
+    conversion : {"improved", "classic"}, default="improved"
+        RDP to ``(epsilon, delta)`` conversion.
 
     Returns
     -------
     gamma : float
+        The smallest scale reaching ``(epsilon, delta)``.
     eta : float or None
         The eigenvalue noise multiplier used (adaptive only).
-    """
-    from ..privacy._gaussmix_rdp import _smallest_scale
 
+    Examples
+    --------
+    >>> from skdc.mechanisms import calibrate_gaussmix
+    >>> gamma, eta = calibrate_gaussmix(10, 1.0, 1e-6, False)
+    >>> round(gamma, 4), eta
+    (18.8417, None)
+    """
     if adaptive:
         def eps_of(g):
             return _adaptive_eps(k, g, eta if eta is not None else g / math.sqrt(k), delta,
@@ -97,34 +177,115 @@ def calibrate_gaussmix(k, epsilon, delta, adaptive, eta=None, conversion="improv
         def eps_of(g):
             return gaussmix_epsilon(k, g, delta, conversion=conversion)[0]
 
-    gamma = _smallest_scale(eps_of, float(epsilon))
+    gamma = smallest_scale(eps_of, float(epsilon))
     eta_used = (eta if eta is not None else gamma / math.sqrt(k)) if adaptive else None
     return gamma, eta_used
 
 
+def _adaptive_noise_scale(lam_bar, z, gamma, eta, tau):
+    lam_tilde = np.maximum(lam_bar + eta * (np.asarray(z, dtype=float) - tau), 0.0)
+    return np.maximum(gamma - lam_tilde, 0.0), lam_tilde
+
+
+@validate_params(
+    {
+        "lam_bar": [Real, "array-like"],
+        "z": [Real, "array-like"],
+        "gamma": [Interval(Real, 0, None, closed="left")],
+        "eta": [Interval(Real, 0, None, closed="left")],
+        "tau": [Real],
+    },
+    prefer_skip_nested_validation=True,
+)
 def adaptive_noise_scale(lam_bar, z, *, gamma, eta, tau):
-    """Noise variance, in units of ``C^2``, of the corrected adaptive release (spec 4.4).
+    """Noise variance, in units of ``C^2``, of the corrected adaptive Algorithm 1 of Lev et al.
+
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
 
     ``lam_tilde = max(lam_bar + eta (z - tau), 0)`` and ``eta_tilde^2 = max(gamma - lam_tilde,
     0)``, with ``lam_bar = lambda_min(X^T X) / C^2`` (sensitivity 1). On ``{z <= tau}``,
     ``eta_tilde^2 + lam_bar >= gamma``: the effective scale reaches the target.
 
+    Parameters
+    ----------
+    lam_bar : float or array-like
+        The normalised eigenvalue ``lambda_min(X^T X) / C^2``.
+    z : float or array-like
+        Standard normal draw(s) of the eigenvalue release.
+    gamma : float
+        Target dimensionless scale.
+    eta : float
+        Eigenvalue noise multiplier.
+    tau : float
+        Threshold of the good event ``{z <= tau}``.
+
     Returns
     -------
     eta_tilde2 : float or ndarray
+        Noise variance to add, in units of ``C^2``.
     lam_tilde : float or ndarray
+        The released (private) eigenvalue.
+
+    Examples
+    --------
+    >>> from skdc.mechanisms import adaptive_noise_scale
+    >>> eta_tilde2, lam_tilde = adaptive_noise_scale(3.0, 0.5, gamma=5.0, eta=1.0, tau=2.0)
+    >>> float(eta_tilde2), float(lam_tilde)
+    (3.5, 1.5)
     """
-    lam_tilde = np.maximum(lam_bar + eta * (np.asarray(z, dtype=float) - tau), 0.0)
-    return np.maximum(gamma - lam_tilde, 0.0), lam_tilde
+    return _adaptive_noise_scale(lam_bar, z, gamma, eta, tau)
 
 
+def _gaussmix_release(Z, k, row_bound, gamma, adaptive, eta, delta, exact_tau, random_state):
+    rng = check_random_state(random_state)
+    Z = np.asarray(Z, dtype=np.float64)
+    n, d = Z.shape
+    c2 = float(row_bound) ** 2
+    info = {"tau": None, "eta": None, "lam_tilde": None}
+    if adaptive:
+        eta = gamma / math.sqrt(k) if eta is None else float(eta)
+        tau = adaptive_threshold(delta, exact=exact_tau)
+        lam_bar = max(float(np.linalg.eigvalsh(Z.T @ Z)[0]), 0.0) / c2 if n else 0.0
+        eta_t2, lam_tilde = _adaptive_noise_scale(lam_bar, rng.standard_normal(), gamma, eta,
+                                                  tau)
+        sigma = math.sqrt(float(eta_t2) * c2)
+        info.update(tau=tau, eta=eta, lam_tilde=float(lam_tilde))
+    else:
+        sigma = math.sqrt(gamma * c2)  # sqrt(gamma) C, not the printed gamma C (scale gamma^2)
+    S = rng.standard_normal((k, n))
+    M = S @ Z + sigma * rng.standard_normal((k, d))
+    info["sigma"] = sigma
+    return M, info
+
+
+@validate_params(
+    {
+        "Z": ["array-like"],
+        "k": [Interval(Integral, 1, None, closed="left")],
+        "row_bound": [Interval(Real, 0, None, closed="neither")],
+        "gamma": [Interval(Real, 0, None, closed="left")],
+        "adaptive": ["boolean"],
+        "eta": [None, Interval(Real, 0, None, closed="neither")],
+        "delta": [Interval(Real, 0, 1, closed="neither")],
+        "exact_tau": ["boolean"],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
+@Substitution(gaussmix_reference=_GAUSSMIX_REFERENCE_DOC)
 def gaussmix_release(Z, *, k, row_bound, gamma, adaptive=False, eta=None, delta=1e-6,
                      exact_tau=False, random_state=None):
-    """One GaussMix release of ``Z``: corrected Algorithm 1 of [1]_ (spec section 4.4).
+    """One GaussMix release of ``Z``: Algorithm 1 of [1]_, corrected in units and noise scale.
+
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
+
+    The eigenvalue is released as ``lambda_min(Z^T Z) / C^2`` (sensitivity 1) and the
+    non-adaptive branch adds ``sqrt(gamma) C`` noise (the printed algorithm subtracts the
+    unnormalised eigenvalue from the dimensionless ``gamma`` and adds ``gamma C``).
 
     Parameters
     ----------
-    Z : ndarray of shape (n, d)
+    Z : array-like of shape (n, d)
         Rows already within ``row_bound``.
     k : int
         Sketch dimension.
@@ -142,7 +303,7 @@ def gaussmix_release(Z, *, k, row_bound, gamma, adaptive=False, eta=None, delta=
         Sets ``tau = sqrt(2 ln(3/delta))`` (or the exact quantile with ``exact_tau``).
     exact_tau : bool, default=False
         Use ``Phi^{-1}(1 - delta/3)`` for ``tau``.
-    random_state : int, RandomState or None
+    random_state : int, RandomState instance or None, default=None
         Source of ``S``, ``xi`` and ``z``.
 
     Returns
@@ -151,30 +312,32 @@ def gaussmix_release(Z, *, k, row_bound, gamma, adaptive=False, eta=None, delta=
         The release.
     info : dict
         ``sigma`` (noise std used), ``lam_tilde`` (published, adaptive only), ``tau``, ``eta``.
+
+    References
+    ----------
+    {gaussmix_reference}
+
+    Examples
+    --------
+    The non-adaptive branch adds ``sqrt(gamma) C`` noise to the ``k`` sketch rows:
+
+    >>> import numpy as np
+    >>> from skdc.mechanisms import gaussmix_release
+    >>> rng = np.random.RandomState(0)
+    >>> M, info = gaussmix_release(rng.uniform(-0.4, 0.4, size=(100, 3)), k=6, row_bound=1.0,
+    ...                            gamma=4.0, random_state=0)
+    >>> M.shape, info["sigma"]
+    ((6, 3), 2.0)
     """
-    rng = check_random_state(random_state)
-    Z = np.asarray(Z, dtype=np.float64)
-    n, d = Z.shape
-    c2 = float(row_bound) ** 2
-    info = {"tau": None, "eta": None, "lam_tilde": None}
-    if adaptive:
-        eta = gamma / math.sqrt(k) if eta is None else float(eta)
-        tau = adaptive_threshold(delta, exact=exact_tau)
-        lam_bar = max(float(np.linalg.eigvalsh(Z.T @ Z)[0]), 0.0) / c2 if n else 0.0
-        eta_t2, lam_tilde = adaptive_noise_scale(lam_bar, rng.standard_normal(), gamma=gamma,
-                                                 eta=eta, tau=tau)
-        sigma = math.sqrt(float(eta_t2) * c2)
-        info.update(tau=tau, eta=eta, lam_tilde=float(lam_tilde))
-    else:
-        sigma = math.sqrt(gamma * c2)  # sqrt(gamma) C, not gamma C (review objection M3)
-    S = rng.standard_normal((k, n))
-    M = S @ Z + sigma * rng.standard_normal((k, d))
-    info["sigma"] = sigma
-    return M, info
+    return _gaussmix_release(Z, k, row_bound, gamma, adaptive, eta, delta, exact_tau,
+                             random_state)
 
 
+@Substitution(gaussmix_reference=_GAUSSMIX_REFERENCE_DOC)
 class GaussMix(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Gaussian mixing mechanism: each participant uploads a noisy sketch ``S X_i + sigma xi``.
+
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
 
     Each participant's ``k`` upload rows are i.i.d. ``N(0, X_i^T X_i + sigma^2 I)``; the release
     is ``(epsilon, delta)``-DP for the participant's rows under a public row bound (Lemma 1 and
@@ -228,8 +391,7 @@ class GaussMix(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
 
     References
     ----------
-    .. [1] Lev et al., "The Gaussian Mixing Mechanism: Renyi Differential Privacy via Gaussian
-       Sketches", arXiv:2505.24603, 2025.
+    {gaussmix_reference}
 
     Examples
     --------
@@ -271,17 +433,6 @@ class GaussMix(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         self.eta = eta
         self.clip = clip
         self.random_state = random_state
-
-    def _participants(self, X, participant, digests):
-        p = self.n_participants
-        if participant is None:
-            return (digests[:, 0] % np.uint64(p)).astype(np.intp)
-        participant = _check_participant_ids(participant, X.shape[0])
-        if participant.size and participant.max() >= p:
-            raise ValueError(
-                f"participant ids must lie in 0 .. {p - 1}; got {int(participant.max())}."
-            )
-        return participant
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, participant=None):
@@ -351,7 +502,9 @@ class GaussMix(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         X = check_row_bound(X, self.row_bound, clip=self.clip)
         digests = _row_digests(X, self._hash_key)
-        part = self._participants(X, participant, digests)
+        part = _assign_participants(
+            participant, digests, self.n_participants, X.shape[0], "GaussMix", fitting=True
+        )
         blocks, owners = [], []
         for i in np.unique(part):
             rows = part == i
@@ -359,10 +512,9 @@ class GaussMix(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
             seed = np.random.SeedSequence(
                 [self.noise_seed_, int(i), *content.view(np.uint32).tolist()]
             ).generate_state(1)[0]
-            M, _ = gaussmix_release(
-                X[rows], k=self.k_, row_bound=self.row_bound, gamma=self.scale_,
-                adaptive=self.adaptive, eta=self._eta, delta=self.delta,
-                random_state=np.random.RandomState(int(seed)),
+            M, _ = _gaussmix_release(
+                X[rows], self.k_, self.row_bound, self.scale_, self.adaptive, self._eta,
+                self.delta, False, np.random.RandomState(int(seed)),
             ) if self.noise is None else (self._fixed_release(X[rows], int(seed)), None)
             blocks.append(M)
             owners.append(np.full(self.k_, i))

@@ -13,8 +13,8 @@ deviation ``sigma`` (Def 2.6 and 2.13 in [1]_). Three mechanisms cover the paper
 
 References
 ----------
-.. [1] Nosaka, Suetake, Takano, Okada, Yoshise, "Geometric Data Perturbation with Noisy-Anchor
-   Alignment for Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
+.. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for
+   Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
 """
 
 # Licence: BSD 3 clause
@@ -27,6 +27,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from ..utils._docstring import Substitution
 from ..utils._linalg import haar_orthogonal
 from ..utils._sklearn_compat import Interval, _fit_context, validate_data
 from ._base import (
@@ -41,7 +42,11 @@ __all__ = ["CGDP", "GDP", "IGDP"]
 
 
 def _draw_gdp_secret(n_features, translation_scale, rng):
-    """One participant's GDP secret ``(O, Psi)``: Haar ``O`` (spec 2.1), Gaussian ``Psi`` (2.2)."""
+    """One participant's GDP secret ``(O, Psi)`` of Def 2.3 of [1].
+
+    ``O`` is Haar-distributed and ``Psi ~ N(0, translation_scale^2 I)``: the paper only asks for a
+    private ``O`` in ``O(d)`` and a ``Psi`` in ``R^d``; these are the authors' code's choices.
+    """
     O = haar_orthogonal(n_features, rng)
     psi = translation_scale * rng.standard_normal(n_features)
     return O, psi
@@ -84,8 +89,17 @@ def _shift(X, O, psi, who):
     return X @ O + psi
 
 
+_GDP_REFERENCE_DOC = """\
+    .. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for
+       Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
+"""
+
+
+@Substitution(gdp_reference=_GDP_REFERENCE_DOC)
 class GDP(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """One party's geometric data perturbation ``X O + Psi`` (+ noise), Def 2.3 of [1]_.
+
+    Read more in the :ref:`User Guide <protocols>`.
 
     Parameters
     ----------
@@ -121,8 +135,7 @@ class GDP(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
     References
     ----------
-    .. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for
-       Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
+    {gdp_reference}
 
     Examples
     --------
@@ -288,9 +301,9 @@ class _BaseGDPMechanism(BaseMechanism):
         return out
 
 
-_GDP_PARAMS_DOC = """
-    Parameters
-    ----------
+# Docstring fragments that CGDP and IGDP share (``GDP`` shares the reference); the anchor
+# and attributes fragments end with the fragments every mechanism shares.
+_GDP_PARAMETERS_DOC = """\
     n_participants : int, default=2
         Number of participants ``p``.
     noise : float, default=0.0
@@ -302,7 +315,11 @@ _GDP_PARAMS_DOC = """
         (an absolute scale, not relative to the data). Rows much smaller than the translation
         lose digits when shifted in float64: beyond 4 digits lost ``transform`` warns, beyond
         12 it refuses; rescale the rows (e.g. ``StandardScaler``) or set this near their scale.
-    anchor : {{'orthonormal', 'uniform'}}, array-like, callable or None, default={anchor!r}
+"""
+
+# The description of ``anchor`` and the parameters after it; the type line of ``anchor``, with
+# each class's default, stays in the class's docstring.
+_GDP_ANCHOR_DOC = """\
         The shared anchor ``A`` (participant-side; never given to the analyst). The default
         orthonormal anchor is eq. (22) of [1]_. ``None`` uploads no anchor.
     n_anchors : int, default=None
@@ -310,42 +327,56 @@ _GDP_PARAMS_DOC = """
         least ``n_features + 1``.
     random_state : int, RandomState instance or None, default=None
         Seeds the secrets, the anchor and the row-to-participant hash key.
-{noise_random_state}
-    Attributes
-    ----------
+""" + _NOISE_RANDOM_STATE_DOC
+
+_GDP_ATTRIBUTES_DOC = """\
     rotations_ : ndarray of shape (n_participants, n_features, n_features)
         The secret orthogonal matrices ``O_i``.
     translations_ : ndarray of shape (n_participants, n_features)
         The secret translations ``Psi_i``.
-{mechanism_attributes}"""
+""" + _MECHANISM_ATTRIBUTES_DOC
+
+# One decorator fills CGDP's and IGDP's docstrings.
+_gdp_mechanism_doc = Substitution(
+    gdp_parameters=_GDP_PARAMETERS_DOC, gdp_anchor=_GDP_ANCHOR_DOC,
+    gdp_attributes=_GDP_ATTRIBUTES_DOC, gdp_reference=_GDP_REFERENCE_DOC,
+)
 
 
+@_gdp_mechanism_doc
 class CGDP(_BaseGDPMechanism):
-    __doc__ = (
-        """Common GDP: one secret ``(O, Psi)`` shared by all participants (Def 2.4 of [1]_).
+    """Common GDP: one secret ``(O, Psi)`` shared by all participants (Def 2.4 of [1]_).
+
+    Read more in the :ref:`User Guide <protocols>`.
 
     Every participant uploads ``X_i O + Psi (+ sigma W_i)``; the stacked uploads are already in
     one frame, so no aligner is needed. One colluding participant discloses the common secret
     and with it everybody's rows (Prop 2.5 of [1]_). With the same ``random_state``, the common
     secret equals :class:`IGDP`'s participant-0 secret: the paper's matched comparison.
-"""
-        + _GDP_PARAMS_DOC.format(
-            anchor=None,
-            noise_random_state=_NOISE_RANDOM_STATE_DOC,
-            mechanism_attributes=_MECHANISM_ATTRIBUTES_DOC,
-        )
-        + """
+
+    Parameters
+    ----------
+    {gdp_parameters}
+    anchor : {'orthonormal', 'uniform'}, array-like, callable or None, default=None
+        {gdp_anchor}
+
+    Attributes
+    ----------
+    {gdp_attributes}
+
     See Also
     --------
     IGDP : Independent secrets with anchor uploads.
 
     References
     ----------
-    .. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for
-       Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
+    {gdp_reference}
 
     Examples
     --------
+    The example :ref:`sphx_glr_auto_examples_plot_cgdp_igdp_aligned.py` compares it with
+    aligned I-GDP.
+
     >>> from sklearn.datasets import make_classification
     >>> from skdc.mechanisms import CGDP
     >>> X, y = make_classification(n_samples=60, n_features=5, random_state=0)
@@ -353,7 +384,6 @@ class CGDP(_BaseGDPMechanism):
     >>> Y.shape, sorted(set(Y.participant.tolist()))
     ((60, 5), [0, 1, 2])
     """
-    )
 
     _common_secret = True
 
@@ -379,22 +409,28 @@ class CGDP(_BaseGDPMechanism):
         )
 
 
+@_gdp_mechanism_doc
 class IGDP(_BaseGDPMechanism):
-    __doc__ = (
-        """Independent GDP: a secret ``(O_i, Psi_i)`` per participant, with anchor uploads.
+    """Independent GDP: a secret ``(O_i, Psi_i)`` per participant, with anchor uploads.
+
+    Read more in the :ref:`User Guide <protocols>`.
 
     Participant ``i`` uploads ``Y_i = X_i O_i + Psi_i (+ sigma W_i)`` and the same map applied
     to the shared anchor, ``B_i = A O_i + Psi_i`` (Def 2.7, 2.10, 2.13 and 4.1 of [1]_). Without
     an aligner the blocks live in unrelated frames (the I-GDP baseline); with
     :class:`~skdc.alignment.ReferenceAligner` or :class:`~skdc.alignment.GOPPAligner` they are
     brought into one frame.
-"""
-        + _GDP_PARAMS_DOC.format(
-            anchor="orthonormal",
-            noise_random_state=_NOISE_RANDOM_STATE_DOC,
-            mechanism_attributes=_MECHANISM_ATTRIBUTES_DOC,
-        )
-        + """
+
+    Parameters
+    ----------
+    {gdp_parameters}
+    anchor : {'orthonormal', 'uniform'}, array-like, callable or None, default='orthonormal'
+        {gdp_anchor}
+
+    Attributes
+    ----------
+    {gdp_attributes}
+
     See Also
     --------
     CGDP : One common secret.
@@ -402,16 +438,17 @@ class IGDP(_BaseGDPMechanism):
 
     References
     ----------
-    .. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for
-       Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
+    {gdp_reference}
 
     Examples
     --------
-    >>> from sklearn.datasets import make_classification
+    The example :ref:`sphx_glr_auto_examples_plot_cgdp_igdp_aligned.py` aligns its uploads
+    through the anchor.
+
+    >>> import numpy as np
     >>> from skdc.mechanisms import IGDP
-    >>> X, y = make_classification(n_samples=60, n_features=5, random_state=0)
-    >>> Y = IGDP(n_participants=3, random_state=0).fit_transform(X, y)
-    >>> Y.shape, len(Y.anchors), Y.anchors[0].shape
-    ((60, 5), 3, (20, 5))
+    >>> rng = np.random.RandomState(0)
+    >>> Y = IGDP(n_participants=3, noise=0.1, random_state=0).fit_transform(rng.randn(60, 5))
+    >>> Y.shape, len(Y.anchors), Y.anchors[0].shape, Y.anchor_noise[0].shape
+    ((60, 5), 3, (20, 5), (20, 5))
     """
-    )

@@ -14,7 +14,7 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "._codebook": ["CodebookRelease"],
     "._gaussmix_rdp": [
         "RDPCurve", "GaussMixAccountant", "adaptive_threshold", "gaussmix_epsilon",
-        "gaussmix_rdp", "paper_budget",
+        "gaussmix_rdp", "paper_budget", "smallest_scale",
     ],
     "._bound": [
         "ReconstructionBound", "bound_slack_score", "make_bound_scorer", "make_slack_scorer",

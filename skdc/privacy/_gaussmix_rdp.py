@@ -27,6 +27,7 @@ from numbers import Integral, Real
 import numpy as np
 from scipy import optimize
 
+from ..utils._sklearn_compat import Interval, validate_params
 from ._leakage import LN2, _check_delta, _finite, gaussmix_kl
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "gaussmix_epsilon",
     "adaptive_threshold",
     "paper_budget",
+    "smallest_scale",
 ]
 
 
@@ -215,16 +217,48 @@ def paper_budget(eta, gamma, k, delta):
     return eps + math.sqrt(2 * math.log(3.75 / delta)) / eta
 
 
-def _smallest_scale(eps_of_zeta, eps_target):
-    """Smallest zeta with ``eps_of_zeta(zeta) <= eps_target`` (decreasing in zeta)."""
+@validate_params(
+    {"epsilon_of": [callable], "epsilon": [Interval(Real, 0, None, closed="neither")]},
+    prefer_skip_nested_validation=True,
+)
+def smallest_scale(epsilon_of, epsilon):
+    """Smallest effective scale ``zeta`` whose release is ``epsilon``-private.
+
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
+
+    The inverse calibration of a GaussMix release: ``epsilon_of(zeta)`` is the privacy loss of
+    the release at scale ``zeta = (sigma^2 + lambda_low) / C_X^2`` (Lemma 1 and Proposition 1
+    of [1]_, possibly composed with other releases), decreasing in ``zeta``. The smallest
+    ``zeta`` with ``epsilon_of(zeta) <= epsilon`` is bracketed by doubling ``ln zeta`` from
+    ``ln 2`` and then bisected in ``ln zeta`` to ``1e-12``.
+
+    Parameters
+    ----------
+    epsilon_of : callable
+        ``zeta -> epsilon``, decreasing in ``zeta > 1``.
+    epsilon : float
+        Target privacy loss, > 0.
+
+    Returns
+    -------
+    zeta : float
+        The smallest scale (to a relative ``1e-12``) that reaches ``epsilon``.
+
+    Examples
+    --------
+    >>> from skdc.privacy import gaussmix_epsilon, smallest_scale
+    >>> zeta = smallest_scale(lambda z: gaussmix_epsilon(10, z, 1e-6)[0], 1.0)
+    >>> bool(gaussmix_epsilon(10, zeta, 1e-6)[0] <= 1.0)
+    True
+    """
     lo, hi = math.log(1.0 + 1e-9), math.log(2.0)
-    while eps_of_zeta(math.exp(hi)) > eps_target:
+    while epsilon_of(math.exp(hi)) > epsilon:
         lo, hi = hi, hi + 1.0
         if hi > 60:
-            raise ValueError(f"no noise scale reaches epsilon={eps_target}.")
+            raise ValueError(f"no noise scale reaches epsilon={epsilon}.")
     for _ in range(200):
         mid = 0.5 * (lo + hi)
-        if eps_of_zeta(math.exp(mid)) > eps_target:
+        if epsilon_of(math.exp(mid)) > epsilon:
             lo = mid
         else:
             hi = mid
@@ -325,7 +359,7 @@ class GaussMixAccountant:
             raise ValueError(f"epsilon must be > 0; got {epsilon!r}.")
         delta = _check_delta(delta)
         extra = self._extra if self.__dict__.get("curves_") else None
-        zeta = _smallest_scale(
+        zeta = smallest_scale(
             lambda z: gaussmix_epsilon(k, z, delta, conversion=self.conversion,
                                        extra_rdp=extra)[0],
             float(epsilon),

@@ -25,13 +25,9 @@ def test_g17_sheffet_w2():
 
 
 @pytest.fixture(scope="module")
-def problem():
-    rng = np.random.RandomState(0)
-    n, d = 20000, 5
-    theta = rng.uniform(-1, 1, d)
-    theta /= 1.2 * np.linalg.norm(theta)
-    X = rng.uniform(-1, 1, (n, d)) / np.sqrt(d)
-    y = np.clip(X @ theta + 0.05 * rng.standard_normal(n), -1, 1)
+def problem(regression_problem):
+    """The training half of the shared least-squares problem (conftest.py)."""
+    X, y, _, _ = regression_problem
     return X, y
 
 
@@ -75,3 +71,17 @@ def test_bounds_enforced():
         with pytest.raises(ValueError, match="exceed the declared bound"):
             est.fit(X, y)
         est.set_params(clip=True, random_state=0).fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: adassp_constants(0, 1.0, 1e-6), "n_features"),
+        (lambda: adassp_constants(3, 1.0, 1e-6, rho=1.5), "rho"),
+        (lambda: sheffet_w2(25, 1.0, 1e-6, 1.0, form="paper"), "form"),
+        (lambda: sheffet_w2(25, -1.0, 1e-6, 1.0), "epsilon"),
+    ],
+)
+def test_constants_validate_their_parameters(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()

@@ -149,3 +149,8 @@ def test_umap_too_few_rows_names_n_neighbors():
     part = np.r_[np.zeros(17, int), np.ones(3, int)]
     with pytest.raises(ValueError, match="participant 1 has 3 rows.*n_neighbors=5"):
         UMAPMechanism(2, heterogeneous=False, n_neighbors=5).fit(X, participant=part)
+
+
+def test_median_heuristic_gamma_wants_rows():
+    with pytest.raises(ValueError, match="'X' parameter"):
+        median_heuristic_gamma(3.0)

@@ -7,7 +7,7 @@ import pytest
 from scipy.stats import norm
 
 from skdc import Uploads
-from skdc.mechanisms import GaussMix
+from skdc.mechanisms import GaussMix, calibrate_gaussmix, check_row_bound
 from skdc.mechanisms._gaussmix import adaptive_noise_scale, gaussmix_release
 from skdc.privacy import gaussmix_epsilon
 
@@ -19,7 +19,7 @@ def _printed_eta_tilde2(lam_min, z, *, C, gamma, eta, tau):
 
 
 def test_g13_printed_algorithm_fails_and_corrected_one_holds():
-    """Regression test for the units error (review objection M1)."""
+    """Regression test for the units error of the printed Algorithm 1 of Lev et al. (2025)."""
     C, gamma, eta, tau = 10.0, 3.0, 1.0, 2.0
     z = np.random.RandomState(0).standard_normal(400_000)
     eff = _printed_eta_tilde2(200.0, z, C=C, gamma=gamma, eta=eta, tau=tau) + 200.0 / C**2
@@ -128,3 +128,26 @@ def test_noise_and_adaptive_exclude_each_other():
 def test_bad_parameters(param, value, match):
     with pytest.raises(ValueError, match=match):
         GaussMix(**{param: value}).fit(np.zeros((3, 2)))
+
+
+def test_participant_id_out_of_range_says_what_to_set():
+    X = np.random.RandomState(0).uniform(-0.4, 0.4, size=(10, 2))
+    mech = GaussMix(n_participants=2, k=2, random_state=0).fit(X)
+    match = r"0 \.\. n_participants - 1 = 1; got id 5.*n_participants=6"
+    with pytest.raises(ValueError, match=match):
+        mech.transform(X, participant=np.full(10, 5))
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: check_row_bound(np.ones((2, 2)), -1.0, clip=False), "bound"),
+        (lambda: gaussmix_release(np.ones((3, 2)), k=0, row_bound=1.0, gamma=4.0), "k"),
+        (lambda: gaussmix_release(np.ones((3, 2)), k=2, row_bound=0.0, gamma=4.0), "row_bound"),
+        (lambda: adaptive_noise_scale(1.0, 0.0, gamma=-1.0, eta=1.0, tau=2.0), "gamma"),
+        (lambda: calibrate_gaussmix(10, 1.0, 1e-6, False, conversion="exact"), "conversion"),
+    ],
+)
+def test_public_functions_validate_their_parameters(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()

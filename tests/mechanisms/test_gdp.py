@@ -15,7 +15,8 @@ def _data(seed=0, n=60, d=5):
 
 # -- primitives ------------------------------------------------------------------------------
 def test_haar_orthogonal_law():
-    # AC-2: orthogonal, det takes both signs about equally, E[O_11^2] = 1/d
+    # Haar sampling of the secret O (Def 2.3 of the GDP paper): orthogonal, det takes both
+    # signs about equally, E[O_11^2] = 1/d
     rng = np.random.RandomState(0)
     d = 4
     draws = np.stack([haar_orthogonal(d, rng) for _ in range(4000)])
@@ -26,7 +27,8 @@ def test_haar_orthogonal_law():
 
 
 def test_polar_factor_maximises_inner_product():
-    # AC-3: Pi(S) is orthogonal and beats 1,000 random Haar matrices on <S, R>
+    # polar projection, eq. (30)-(31) of the GDP paper: Pi(S) is orthogonal and beats 1,000
+    # random Haar matrices on <S, R>
     rng = np.random.RandomState(1)
     S = rng.randn(4, 4)
     P = polar(S)
@@ -81,7 +83,7 @@ def test_igdp_uploads_are_the_participant_maps():
 
 
 def test_known_secret_inversion_c_gdp():
-    # AC-4 / Prop 2.5: the common secret inverts every participant; with private noise the
+    # Prop 2.5 of the GDP paper: the common secret inverts every participant; with private noise the
     # inversion returns X + sigma W O^T exactly
     X = _data(n=80)
     mech = CGDP(4, random_state=0)
@@ -97,8 +99,8 @@ def test_known_secret_inversion_c_gdp():
 
 
 def test_private_noise_equivalence_coupled():
-    # AC-7 / Prop 3.2 and Cor 3.3: with W^C_i = W_i O_i^T O_s, AA-I-GDP (private noise) and
-    # C-GDP (private noise) give the same analyst matrix to ~1e-13
+    # Prop 3.2 and Cor 3.3 of the GDP paper: with W^C_i = W_i O_i^T O_s, AA-I-GDP (private
+    # noise) and C-GDP (private noise) give the same analyst matrix to ~1e-13
     X = _data(n=90, d=6)
     sigma = 0.7
     mech = IGDP(3, noise=sigma, random_state=1)
@@ -117,7 +119,7 @@ def test_private_noise_equivalence_coupled():
 
 
 def test_rotated_noise_is_standard_normal():
-    # AC-8: entries of W O_i^T O_s are i.i.d. N(0, 1) for fixed secrets
+    # Cor 3.3 of the GDP paper: entries of W O_i^T O_s are i.i.d. N(0, 1) for fixed secrets
     X = _data(n=40000, d=5)
     mech = IGDP(2, noise=1.0, random_state=5)
     Y = mech.fit_transform(X)

@@ -135,10 +135,10 @@ def test_g11_inverse_calibration(k, eps, gamma):
 
 def test_algorithm2_budget_targets():
     """Spec 9: gamma targets of the paper-style budget with eta = gamma / sqrt(k)."""
-    from skdc.privacy._gaussmix_rdp import _smallest_scale
+    from skdc.privacy import smallest_scale
 
     for k, eps, target in [(25, 1, 51.77), (25, 10, 6.10), (250, 1, 144.95)]:
-        g = _smallest_scale(lambda z, k=k: paper_budget(z / math.sqrt(k), z, k, 1e-6), eps)
+        g = smallest_scale(lambda z, k=k: paper_budget(z / math.sqrt(k), z, k, 1e-6), eps)
         assert g == pytest.approx(target, abs=0.01)
 
 
