@@ -81,11 +81,11 @@ def _run_bound(args):
         nu2=(0.2, 0.4, 0.8, 1.6, 3.2, 6.4) if args.nu2 is None
         else tuple(_number_list(args.nu2, float, "--nu2")),
         alpha=args.alpha, rotation=args.rotation, device=args.device,
-        random_state=args.seed, checkpoint=args.checkpoint,
+        random_state=args.seed,
         progress="auto" if args.progress else False,
     )
     tic = time.perf_counter()
-    ent.fit(X, X_perp=X_perp)
+    ent.fit(X, X_perp=X_perp, checkpoint=args.checkpoint)
     print(f"entropy grid: {len(ent.pairs_)} pairs on {ent.n_samples_} x {ent.n_components_} "
           f"rows (padded to {ent.padded_dim_}), device {ent.device_}, "
           f"{time.perf_counter() - tic:.1f} s; confidence {1 - args.alpha:g}; "
