@@ -442,7 +442,10 @@ class BlockEntropyLowerBound(BaseEstimator):
         """``Psi(X)`` in float64; ``reset`` records the input width (the estimation rows)."""
         if reset:
             dtype = np.float64 if self.representation is None else None
-            X = validate_data(self, X, dtype=dtype, allow_nd=self.representation is not None)
+            X = validate_data(
+                self, X, dtype=dtype, allow_nd=self.representation is not None,
+                ensure_min_samples=2,
+            )
         if self.representation is None:
             return check_array(X, dtype=np.float64)
         return check_array(self.representation.transform(X), dtype=np.float64)

@@ -298,3 +298,33 @@ def test_cuda_bound_agrees_with_the_cpu_bound():
     for a, b in zip(cpu.pairs_, gpu.pairs_):
         assert (a["k"], a["nu2"], a["t_mc"], a["t_md"]) == (b["k"], b["nu2"], b["t_mc"], b["t_md"])
         assert abs(a["h_hat"] - b["h_hat"]) < 0.05 * a["k"]
+
+
+def test_random_state_takes_a_generator_or_none():
+    """The standard constraint: an int seeds the dithers as before; a RandomState seeded
+    alike or None draws the seed at fit, and a negative int is refused."""
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    rng = np.random.RandomState(0)
+    X, X_perp = rng.standard_normal((200, 4)), rng.standard_normal((60, 4))
+    params = dict(block_sizes=[2], nu2=(1.6,), device="cpu", progress=False)
+    a, b, c = (BlockEntropyLowerBound(random_state=rs, **params).fit(X, X_perp=X_perp)
+               for rs in (np.random.RandomState(3), np.random.RandomState(3), None))
+    assert a.pairs_ == b.pairs_ and len(c.pairs_) == 1
+    with pytest.raises(InvalidParameterError, match="random_state"):
+        BlockEntropyLowerBound(random_state=-1, **params).fit(X, X_perp=X_perp)
+
+
+def test_clones_keep_no_checkpoint_path(tmp_path):
+    """The checkpoint belongs to one fit's data, not to the estimator: a clone fitted on other
+    rows writes its own file and never meets the first one's."""
+    from sklearn.base import clone
+
+    rng = np.random.RandomState(0)
+    X, X_perp = rng.standard_normal((200, 4)), rng.standard_normal((60, 4))
+    ent = BlockEntropyLowerBound(block_sizes=[2], nu2=(1.6,), device="cpu", progress=False)
+    ent.fit(X, X_perp=X_perp, checkpoint=tmp_path / "a.json")
+    twin = clone(ent).fit(X + 1, X_perp=X_perp, checkpoint=tmp_path / "b.json")
+    assert "checkpoint" not in ent.get_params()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json", "b.json"]
+    assert json.loads((tmp_path / "b.json").read_text())["pairs"] == twin.pairs_
