@@ -22,10 +22,11 @@ References
 
 import math
 import warnings
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 
+from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
 from ._leakage import GaussianReleaseLeakage
 
 __all__ = [
@@ -41,6 +42,15 @@ __all__ = [
 _TWO_PI_E = 2 * math.pi * math.e
 
 
+@validate_params(
+    {
+        "h_bits": [Real],
+        "gamma_bits": [Real],
+        "dim": [Interval(Integral, 1, None, closed="left")],
+        "dither_var": [Interval(Real, 0, None, closed="left")],
+    },
+    prefer_skip_nested_validation=True,
+)
 def shannon_lower_bound(h_bits, gamma_bits, dim, dither_var=0.0):
     """Absolute MSE floor of Theorem 3.6 of [1]_: ``[(m/(2 pi e)) 2^{2(h - gamma)/m} - m s^2]_+``.
 
@@ -210,6 +220,14 @@ class ReconstructionBound:
         return rho**2 * tp * self._scale(tp, self._records()[2])
 
 
+@validate_params(
+    {
+        "Z_true": ["array-like"],
+        "Z_hat": ["array-like"],
+        "trace": [Interval(Real, 0, None, closed="neither")],
+    },
+    prefer_skip_nested_validation=True,
+)
 def reconstruction_ratio_score(Z_true, Z_hat, trace):
     """Empirical ``rho`` of an attack: ``sqrt(mean ||z - z_hat||^2 / trace)`` (lower: stronger).
 
@@ -228,6 +246,10 @@ def reconstruction_ratio_score(Z_true, Z_hat, trace):
     return float(math.sqrt(mse / float(trace)))
 
 
+@validate_params(
+    {"attack_error": [Real, "array-like", callable], "bound": [Real, "array-like", callable]},
+    prefer_skip_nested_validation=True,
+)
 def bound_slack_score(attack_error, bound):
     """An attack's error minus the provable floor; a negative *mean* signals a bug.
 
@@ -257,6 +279,10 @@ def bound_slack_score(attack_error, bound):
     return float(slack)
 
 
+@validate_params(
+    {"mechanism": [object], "radius": [Interval(Real, 0, None, closed="left")]},
+    prefer_skip_nested_validation=True,
+)
 def mechanism_leakage_bits(mechanism, radius):
     """Per-record leakage (bits) of a fitted mechanism's private-data noise (E1/E3 of [1]_).
 
@@ -287,6 +313,14 @@ def _find_mechanism(estimator):
     raise TypeError("the pipeline has no mechanism step with a noise level or leakage_bits().")
 
 
+@validate_params(
+    {
+        "bound": [HasMethods(["rho_star", "mse_floor"])],
+        "radius": [Interval(Real, 0, None, closed="left")],
+        "units": [StrOptions({"rho", "rmse"})],
+    },
+    prefer_skip_nested_validation=True,
+)
 def make_bound_scorer(bound, *, radius, units="rho"):
     """Scorer giving the provable error floor of a fitted pipeline's mechanism.
 
@@ -309,9 +343,6 @@ def make_bound_scorer(bound, *, radius, units="rho"):
     -------
     scorer : callable
     """
-    if units not in ("rho", "rmse"):
-        raise ValueError(f"units must be 'rho' or 'rmse'; got {units!r}.")
-
     def scorer(estimator, X, y=None):
         gamma = mechanism_leakage_bits(_find_mechanism(estimator), radius)
         if not np.isfinite(gamma):
@@ -324,6 +355,10 @@ def make_bound_scorer(bound, *, radius, units="rho"):
     return scorer
 
 
+@validate_params(
+    {"attack_scorer": [callable], "bound_scorer": [callable], "attack_sign": [Real]},
+    prefer_skip_nested_validation=True,
+)
 def make_slack_scorer(attack_scorer, bound_scorer, *, attack_sign=1.0):
     """Scorer ``(estimator, X, y) -> attack error - provable floor`` for model selection.
 

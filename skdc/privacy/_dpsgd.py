@@ -22,6 +22,7 @@ import numpy as np
 import torch
 from torch.utils.data import default_collate
 
+from ..utils._sklearn_compat import validate_params
 from ._leakage import DPSGDLeakageAccountant, _check_delta, _check_positive, _check_rate
 
 __all__ = ["DPSGDMixin", "PoissonBatchLoader", "make_dpsgd_net"]
@@ -285,6 +286,7 @@ class DPSGDMixin:
                 "leakage_bits": acct.leakage_bits_, "runs": list(acct.runs_)}
 
 
+@validate_params({"net_class": [type]}, prefer_skip_nested_validation=True)
 def make_dpsgd_net(net_class):
     """A DP-SGD subclass of a skorch net class: ``make_dpsgd_net(NeuralNetClassifier)``.
 

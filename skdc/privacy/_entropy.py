@@ -39,7 +39,14 @@ from sklearn.utils.validation import check_array
 from ..utils._device import resolve_device
 from ..utils._parallel import available_cpus
 from ..utils._progress import progress_bar
-from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, _fit_context, validate_data
+from ..utils._sklearn_compat import (
+    HasMethods,
+    Interval,
+    StrOptions,
+    _fit_context,
+    validate_data,
+    validate_params,
+)
 from ._hadamard import _DEFAULT_FACTORS, apply_hadamard, hadamard_factors, hadamard_order
 
 __all__ = [
@@ -58,6 +65,19 @@ def _binary_entropy(p):
     return -p * math.log2(p) - (1 - p) * math.log2(1 - p)
 
 
+def _mc_constant(k, s, m_hat):
+    rk = s * math.sqrt(k)
+    return (9 * k * s**2 + 8 * (2 + rk) * m_hat + 3 * (11 * rk + 1) * math.sqrt(m_hat)) / s**2
+
+
+@validate_params(
+    {
+        "k": [Interval(Integral, 1, None, closed="left")],
+        "s": [Interval(Real, 0, None, closed="neither")],
+        "m_hat": [Interval(Real, 0, None, closed="left")],
+    },
+    prefer_skip_nested_validation=True,
+)
 def mc_constant(k, s, m_hat):
     """Monte Carlo variance constant ``c_MC`` (nats^2), eq. 33 of [1]_ as read in the spec.
 
@@ -70,10 +90,20 @@ def mc_constant(k, s, m_hat):
     >>> round(mc_constant(1, 0.2 ** 0.5, 1.0), 2)
     195.68
     """
-    rk = s * math.sqrt(k)
-    return (9 * k * s**2 + 8 * (2 + rk) * m_hat + 3 * (11 * rk + 1) * math.sqrt(m_hat)) / s**2
+    return _mc_constant(k, s, m_hat)
 
 
+@validate_params(
+    {
+        "c_bar": [Interval(Real, 0, None, closed="left")],
+        "n_blocks": [Interval(Integral, 1, None, closed="left")],
+        "n": [Interval(Integral, 1, None, closed="left")],
+        "n_mc": [Interval(Integral, 1, None, closed="left")],
+        "n_pairs": [Interval(Integral, 1, None, closed="left")],
+        "alpha1": [Interval(Real, 0, 1, closed="neither")],
+    },
+    prefer_skip_nested_validation=True,
+)
 def mc_margin(c_bar, n_blocks, n, n_mc, n_pairs, alpha1):
     """Cantelli margin ``t_MC`` (bits) on the Monte Carlo estimate of the block entropy.
 
@@ -89,6 +119,20 @@ def mc_margin(c_bar, n_blocks, n, n_mc, n_pairs, alpha1):
     return math.sqrt(sigma2) * math.sqrt(n_pairs / alpha1 - 1)
 
 
+def _sampling_margin(n, n_pairs, alpha2):
+    if n < 2:
+        raise ValueError(f"the sampling margin needs n >= 2 estimation rows; got {n}.")
+    return _binary_entropy(1.0 / n) * math.sqrt(0.5 * n * math.log(n_pairs / alpha2))
+
+
+@validate_params(
+    {
+        "n": [Interval(Integral, 2, None, closed="left")],
+        "n_pairs": [Interval(Integral, 1, None, closed="left")],
+        "alpha2": [Interval(Real, 0, 1, closed="neither")],
+    },
+    prefer_skip_nested_validation=True,
+)
 def sampling_margin(n, n_pairs, alpha2):
     """McDiarmid margin ``t_MD = H_b(1/n) sqrt((n/2) ln(|G| / alpha_2))`` (bits).
 
@@ -98,11 +142,18 @@ def sampling_margin(n, n_pairs, alpha2):
     >>> round(sampling_margin(59000, 48, 0.025), 5)
     0.1384
     """
-    if n < 2:
-        raise ValueError(f"the sampling margin needs n >= 2 estimation rows; got {n}.")
-    return _binary_entropy(1.0 / n) * math.sqrt(0.5 * n * math.log(n_pairs / alpha2))
+    return _sampling_margin(n, n_pairs, alpha2)
 
 
+@validate_params(
+    {
+        "centres": ["array-like"],
+        "s": [Interval(Real, 0, None, closed="neither")],
+        "n_mc": [Interval(Integral, 1, None, closed="left")],
+        "random_state": [None, Interval(Integral, 0, None, closed="left")],
+    },
+    prefer_skip_nested_validation=True,
+)
 def plugin_entropy(centres, s, n_mc, random_state=None):
     """Monte Carlo plug-in entropy (bits) of the empirical measure convolved with ``N(0, s^2 I)``.
 
@@ -138,6 +189,15 @@ def plugin_entropy(centres, s, n_mc, random_state=None):
     return float(_block_entropies_numpy(C[None], float(s), int(n_mc), seed, n_threads=1)[0])
 
 
+@validate_params(
+    {
+        "Z": ["array-like"],
+        "diameter_sq": [Interval(Real, 0, None, closed="neither")],
+        "delta": [Interval(Real, 0, 1, closed="neither")],
+        "random_state": [None, Interval(Integral, 0, None, closed="left"), np.random.Generator],
+    },
+    prefer_skip_nested_validation=True,
+)
 def trace_ucb(Z, diameter_sq, delta=0.05, random_state=None):
     """Upper confidence bound on ``tr Cov(Z)`` by empirical Bernstein (App. G.2 of [1]_).
 
@@ -255,7 +315,7 @@ def _int_seed(random_state):
 def _required_rows(n, n_pairs, alpha2):
     """The smallest power-of-two multiple of ``n`` whose ``t_MD`` is below ``log2(n) / 2``."""
     need = n
-    while sampling_margin(need, n_pairs, alpha2) >= 0.5 * math.log2(need):
+    while _sampling_margin(need, n_pairs, alpha2) >= 0.5 * math.log2(need):
         need *= 2
     return need
 
@@ -433,7 +493,7 @@ class BlockEntropyLowerBound(BaseEstimator):
         self._calibrate(Zp)
         self._fix_rotation(Zp)
         K, nu2 = self._grid()
-        t_md = self._sampling_margin(n, len(K) * len(nu2))
+        t_md = self._fixed_sampling_margin(n, len(K) * len(nu2))
         self.pairs_ = self._estimate_grid(self._rotate(Z), K, nu2, t_md, checkpoint)
         return self
 
@@ -534,9 +594,9 @@ class BlockEntropyLowerBound(BaseEstimator):
             raise ValueError(f"nu2 must be a non-empty list of positive dither levels; got {nu2}.")
         return K, nu2
 
-    def _sampling_margin(self, n, n_pairs):
+    def _fixed_sampling_margin(self, n, n_pairs):
         """``t_MD`` (Prop. 5.1 of [1]_), refused where it swallows half of the log2(n) cap."""
-        t_md = sampling_margin(n, n_pairs, self.alpha / 2)
+        t_md = _sampling_margin(n, n_pairs, self.alpha / 2)
         if t_md >= 0.5 * math.log2(n):
             raise ValueError(
                 f"too few estimation rows for confidence 1 - alpha = {1 - self.alpha} over "
@@ -573,7 +633,7 @@ class BlockEntropyLowerBound(BaseEstimator):
         m_hat = np.einsum("bij,bij->b", C, C) / n
         h_blocks = self._block_entropies(C, s, n_mc, [self._seed, *index])
         h_hat = float(np.mean(h_blocks))
-        c_bar = float(np.mean([mc_constant(k, s, mb) for mb in m_hat]))
+        c_bar = float(np.mean([_mc_constant(k, s, mb) for mb in m_hat]))
         t_mc = mc_margin(c_bar, n_blocks, n, n_mc, n_pairs, self.alpha / 2)
         return {"k": k, "nu2": v, "s": s, "n_mc": n_mc, "h_hat": h_hat,
                 "h_lb": h_hat - t_mc - t_md, "t_mc": t_mc, "t_md": t_md, "c_mc_bar": c_bar}

@@ -14,8 +14,11 @@ paper's 6).
 
 import math
 from functools import lru_cache
+from numbers import Integral
 
 import numpy as np
+
+from ..utils._sklearn_compat import Interval, validate_params
 
 __all__ = ["hadamard", "hadamard_factors", "hadamard_order", "apply_hadamard"]
 
@@ -93,6 +96,13 @@ def _split(order, factors):
     return None
 
 
+@validate_params(
+    {
+        "m": [Interval(Integral, 1, None, closed="left")],
+        "factors": [tuple, list],
+    },
+    prefer_skip_nested_validation=True,
+)
 def hadamard_order(m, factors=_DEFAULT_FACTORS):
     """Smallest constructible Hadamard order ``>= m`` (zero-padding target).
 
@@ -110,6 +120,13 @@ def hadamard_order(m, factors=_DEFAULT_FACTORS):
     return order
 
 
+@validate_params(
+    {
+        "order": [Interval(Integral, 1, None, closed="left")],
+        "factors": [tuple, list],
+    },
+    prefer_skip_nested_validation=True,
+)
 def hadamard_factors(order, factors=_DEFAULT_FACTORS):
     """The small Hadamard factors whose Kronecker product has the given ``order``.
 
@@ -128,6 +145,13 @@ def hadamard_factors(order, factors=_DEFAULT_FACTORS):
     return [_factor_matrix(p) for p in parts]
 
 
+@validate_params(
+    {
+        "order": [Interval(Integral, 1, None, closed="left")],
+        "factors": [tuple, list],
+    },
+    prefer_skip_nested_validation=True,
+)
 def hadamard(order, factors=_DEFAULT_FACTORS):
     """Dense Hadamard matrix of the given order (for tests and small orders only)."""
     H = np.ones((1, 1))
@@ -136,6 +160,9 @@ def hadamard(order, factors=_DEFAULT_FACTORS):
     return H
 
 
+@validate_params(
+    {"X": ["array-like"], "factors": [tuple, list]}, prefer_skip_nested_validation=True
+)
 def apply_hadamard(X, factors):
     """Rows of ``X`` times ``H^T`` for ``H`` the Kronecker product of ``factors``."""
     n = X.shape[0]

@@ -113,6 +113,33 @@ def _gauss_hermite(n_quad):
     return _GH_CACHE[n_quad]
 
 
+def _subsampled_gaussian_kl(q, sigma, n_quad=256):
+    """``subsampled_gaussian_kl`` without parameter validation (the accountants' loops)."""
+    q = _check_rate(q)
+    sigma = _check_positive(sigma, "sigma")
+    if q == 1.0:
+        return 1.0 / (2.0 * sigma**2)
+    x, w = _gauss_hermite(n_quad)
+    lq, l1q = math.log(q), math.log1p(-q)
+
+    def llr(y):  # log(P/Q)(y) = log((1 - q) + q exp((2y - 1) / (2 sigma^2))), overflow-safe
+        return np.logaddexp(l1q, lq + (2.0 * y - 1.0) / (2.0 * sigma**2))
+
+    with np.errstate(over="ignore", invalid="ignore"):
+        e0 = w @ llr(math.sqrt(2.0) * sigma * x)
+        e1 = w @ llr(1.0 + math.sqrt(2.0) * sigma * x)
+    kl = (1.0 - q) * e0 + q * e1
+    return float(_finite(max(kl, 0.0), f"KL(q={q}, sigma={sigma})"))
+
+
+@validate_params(
+    {
+        "q": [Interval(Real, 0, 1, closed="right")],
+        "sigma": [Interval(Real, 0, None, closed="neither")],
+        "n_quad": [Interval(Integral, 1, None, closed="left")],
+    },
+    prefer_skip_nested_validation=True,
+)
 def subsampled_gaussian_kl(q, sigma, n_quad=256):
     """KL divergence (nats) of one Poisson-subsampled Gaussian step, ``KL(P || Q)``.
 
@@ -143,21 +170,7 @@ def subsampled_gaussian_kl(q, sigma, n_quad=256):
     >>> round(subsampled_gaussian_kl(0.5, 0.2), 6)
     5.574057
     """
-    q = _check_rate(q)
-    sigma = _check_positive(sigma, "sigma")
-    if q == 1.0:
-        return 1.0 / (2.0 * sigma**2)
-    x, w = _gauss_hermite(n_quad)
-    lq, l1q = math.log(q), math.log1p(-q)
-
-    def llr(y):  # log(P/Q)(y) = log((1 - q) + q exp((2y - 1) / (2 sigma^2))), overflow-safe
-        return np.logaddexp(l1q, lq + (2.0 * y - 1.0) / (2.0 * sigma**2))
-
-    with np.errstate(over="ignore", invalid="ignore"):
-        e0 = w @ llr(math.sqrt(2.0) * sigma * x)
-        e1 = w @ llr(1.0 + math.sqrt(2.0) * sigma * x)
-    kl = (1.0 - q) * e0 + q * e1
-    return float(_finite(max(kl, 0.0), f"KL(q={q}, sigma={sigma})"))
+    return _subsampled_gaussian_kl(q, sigma, n_quad)
 
 
 def _log_sub(x, y):
@@ -214,6 +227,34 @@ def _log_a_frac(q, sigma, alpha):
     return float(np.logaddexp(log_a0, log_a1))
 
 
+def _subsampled_gaussian_rdp(q, sigma, steps, orders=DEFAULT_ORDERS):
+    """``subsampled_gaussian_rdp`` without parameter validation (the accountants' loops)."""
+    q = _check_rate(q)
+    sigma = _check_positive(sigma, "sigma")
+    steps = _check_steps(steps)
+    orders = np.atleast_1d(np.asarray(orders, dtype=float))
+    if np.any(orders <= 1):
+        raise ValueError(f"Renyi orders must be > 1; got {orders[orders <= 1].tolist()}.")
+    out = np.empty(orders.shape)
+    for n, a in enumerate(orders):
+        if q == 1.0:
+            out[n] = a / (2.0 * sigma**2)
+        elif float(a).is_integer():
+            out[n] = _log_a_int(q, sigma, int(a)) / (a - 1)
+        else:
+            out[n] = _log_a_frac(q, sigma, float(a)) / (a - 1)
+    return _finite(out * steps, "subsampled Gaussian RDP")
+
+
+@validate_params(
+    {
+        "q": [Interval(Real, 0, 1, closed="right")],
+        "sigma": [Interval(Real, 0, None, closed="neither")],
+        "steps": [Interval(Integral, 0, None, closed="left")],
+        "orders": [Real, "array-like"],
+    },
+    prefer_skip_nested_validation=True,
+)
 def subsampled_gaussian_rdp(q, sigma, steps, orders=DEFAULT_ORDERS):
     """Renyi DP of ``steps`` Poisson-subsampled Gaussian steps, at each order (nats).
 
@@ -242,23 +283,40 @@ def subsampled_gaussian_rdp(q, sigma, steps, orders=DEFAULT_ORDERS):
     >>> float(subsampled_gaussian_rdp(1.0, 2.0, 1, orders=[2.0])[0])
     0.25
     """
-    q = _check_rate(q)
-    sigma = _check_positive(sigma, "sigma")
-    steps = _check_steps(steps)
+    return _subsampled_gaussian_rdp(q, sigma, steps, orders)
+
+
+def _rdp_to_dp(rdp, orders, delta, *, conversion="improved"):
+    """``rdp_to_dp`` without parameter validation (the accountants' loops)."""
+    delta = _check_delta(delta)
+    rdp = np.atleast_1d(np.asarray(rdp, dtype=float))
     orders = np.atleast_1d(np.asarray(orders, dtype=float))
-    if np.any(orders <= 1):
-        raise ValueError(f"Renyi orders must be > 1; got {orders[orders <= 1].tolist()}.")
-    out = np.empty(orders.shape)
-    for n, a in enumerate(orders):
-        if q == 1.0:
-            out[n] = a / (2.0 * sigma**2)
-        elif float(a).is_integer():
-            out[n] = _log_a_int(q, sigma, int(a)) / (a - 1)
-        else:
-            out[n] = _log_a_frac(q, sigma, float(a)) / (a - 1)
-    return _finite(out * steps, "subsampled Gaussian RDP")
+    if conversion == "improved":
+        eps = (
+            rdp
+            - (np.log(delta) + np.log(orders)) / (orders - 1)
+            + np.log((orders - 1) / orders)
+        )
+    elif conversion == "classic":
+        eps = rdp + np.log(1.0 / delta) / (orders - 1)
+    else:
+        raise ValueError(f"conversion must be 'improved' or 'classic'; got {conversion!r}.")
+    eps = np.where(np.isnan(eps), np.inf, eps)
+    best = int(np.argmin(eps))
+    if not np.isfinite(eps[best]):
+        raise FloatingPointError("every order gives an infinite epsilon; check the RDP curve.")
+    return float(max(eps[best], 0.0)), float(orders[best])
 
 
+@validate_params(
+    {
+        "rdp": [Real, "array-like"],
+        "orders": [Real, "array-like"],
+        "delta": [Interval(Real, 0, 1, closed="neither")],
+        "conversion": [StrOptions({"improved", "classic"})],
+    },
+    prefer_skip_nested_validation=True,
+)
 def rdp_to_dp(rdp, orders, delta, *, conversion="improved"):
     """Convert an RDP curve into ``(epsilon, delta)``-DP, returning ``(epsilon, best_order)``.
 
@@ -291,24 +349,7 @@ def rdp_to_dp(rdp, orders, delta, *, conversion="improved"):
     >>> round(eps, 4), a
     (4.8376, 4.0)
     """
-    delta = _check_delta(delta)
-    rdp = np.atleast_1d(np.asarray(rdp, dtype=float))
-    orders = np.atleast_1d(np.asarray(orders, dtype=float))
-    if conversion == "improved":
-        eps = (
-            rdp
-            - (np.log(delta) + np.log(orders)) / (orders - 1)
-            + np.log((orders - 1) / orders)
-        )
-    elif conversion == "classic":
-        eps = rdp + np.log(1.0 / delta) / (orders - 1)
-    else:
-        raise ValueError(f"conversion must be 'improved' or 'classic'; got {conversion!r}.")
-    eps = np.where(np.isnan(eps), np.inf, eps)
-    best = int(np.argmin(eps))
-    if not np.isfinite(eps[best]):
-        raise FloatingPointError("every order gives an infinite epsilon; check the RDP curve.")
-    return float(max(eps[best], 0.0)), float(orders[best])
+    return _rdp_to_dp(rdp, orders, delta, conversion=conversion)
 
 
 # -- (epsilon, delta) of DP-SGD runs: Opacus' PRV accountant or the RDP curve above ---------
@@ -357,8 +398,8 @@ def _runs_epsilon(runs, delta, accountant, orders=DEFAULT_ORDERS, conversion="im
     orders = np.asarray(orders, dtype=float)
     rdp = np.zeros(orders.shape)
     for q, sigma, steps in runs:
-        rdp = rdp + subsampled_gaussian_rdp(q, sigma, steps, orders)
-    return rdp_to_dp(rdp, orders, delta, conversion=conversion)
+        rdp = rdp + _subsampled_gaussian_rdp(q, sigma, steps, orders)
+    return _rdp_to_dp(rdp, orders, delta, conversion=conversion)
 
 
 _SIGMA_RANGE = (1e-2, 1e6)
@@ -544,7 +585,7 @@ class DPSGDLeakageAccountant:
         cache = self.__dict__.setdefault("_kl_cache", {})
         key = (q, sigma)
         if key not in cache:
-            cache[key] = subsampled_gaussian_kl(q, sigma, self.n_quad)
+            cache[key] = _subsampled_gaussian_kl(q, sigma, self.n_quad)
         return cache[key]
 
     def step_kl(self, q, sigma):
@@ -647,7 +688,7 @@ class DPSGDLeakageAccountant:
         per_step = target * LN2 / steps
 
         def f(log_s):
-            return subsampled_gaussian_kl(q, math.exp(log_s), self.n_quad) - per_step
+            return _subsampled_gaussian_kl(q, math.exp(log_s), self.n_quad) - per_step
 
         lo, hi = math.log(1e-3), math.log(1e3)
         while f(lo) < 0:
@@ -729,6 +770,10 @@ class GaussianReleaseLeakage:
         return float(_finite(min(bounds), "leakage"))
 
 
+@validate_params(
+    {"f0": [Interval(Real, 0, 1, closed="both")], "p": [Interval(Real, 0, 1, closed="both")]},
+    prefer_skip_nested_validation=True,
+)
 def binary_symmetric_leakage(f0, p):
     """Leakage (bits) of a two-cell codebook index sent through a binary symmetric channel.
 
