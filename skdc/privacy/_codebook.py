@@ -37,12 +37,23 @@ from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted
 
+from ..utils._docstring import Substitution
 from ..utils._sklearn_compat import Interval, _fit_context, validate_data
 from ._bound import reconstruction_ratio_score
 from ._entropy import _block_entropies_numpy
 from ._leakage import binary_symmetric_leakage
 
 __all__ = ["CodebookRelease"]
+
+# The parameter of the methods that read a release (posterior, attack), up to Returns.
+_released_doc = """Parameters
+        ----------
+        Q : array-like of int of shape (n_samples,)
+            Released indices.
+
+        Returns
+        -------
+"""
 
 _TWO_PI_E = 2 * math.pi * math.e
 
@@ -282,16 +293,11 @@ class CodebookRelease(BaseEstimator):
             Q = np.where(flip, 1 - Q, Q)
         return Q
 
+    @Substitution(released=_released_doc)
     def posterior(self, Q):
         """``Pr(true cell = c | release)`` of every cell, per released index.
 
-        Parameters
-        ----------
-        Q : array-like of int of shape (n_samples,)
-            Released indices.
-
-        Returns
-        -------
+        {released}
         proba : ndarray of shape (n_samples, M)
             One-hot for the deterministic codebook; under the channel
             ``f_c p^[c = Q] (1 - p)^[c != Q]``, normalised.
@@ -312,16 +318,11 @@ class CodebookRelease(BaseEstimator):
         prior_free = like / like.sum(axis=1, keepdims=True)
         return np.where(total > 0, post / np.where(total > 0, total, 1.0), prior_free)
 
+    @Substitution(released=_released_doc)
     def attack(self, Q):
         """The conditional-mean reconstruction ``E[Psi(x) | release]``.
 
-        Parameters
-        ----------
-        Q : array-like of int of shape (n_samples,)
-            Released indices.
-
-        Returns
-        -------
+        {released}
         X_hat : ndarray of shape (n_samples, n_features)
             The released cell's mean, or the posterior-weighted mean of the two cells under
             the binary symmetric channel.

@@ -25,6 +25,9 @@ __all__ = ["hadamard", "hadamard_factors", "hadamard_order", "apply_hadamard"]
 _DEFAULT_FACTORS = (12, 28, 28)
 _MAX_POW2_FACTOR = 64
 
+# The parameters of the functions that build a Hadamard matrix of a given order.
+_ORDER_PARAMS = {"order": [Interval(Integral, 1, None, closed="left")], "factors": [tuple, list]}
+
 
 def _is_prime(q):
     return q > 1 and all(q % p for p in range(2, int(math.isqrt(q)) + 1))
@@ -120,13 +123,7 @@ def hadamard_order(m, factors=_DEFAULT_FACTORS):
     return order
 
 
-@validate_params(
-    {
-        "order": [Interval(Integral, 1, None, closed="left")],
-        "factors": [tuple, list],
-    },
-    prefer_skip_nested_validation=True,
-)
+@validate_params(_ORDER_PARAMS, prefer_skip_nested_validation=True)
 def hadamard_factors(order, factors=_DEFAULT_FACTORS):
     """The small Hadamard factors whose Kronecker product has the given ``order``.
 
@@ -145,13 +142,7 @@ def hadamard_factors(order, factors=_DEFAULT_FACTORS):
     return [_factor_matrix(p) for p in parts]
 
 
-@validate_params(
-    {
-        "order": [Interval(Integral, 1, None, closed="left")],
-        "factors": [tuple, list],
-    },
-    prefer_skip_nested_validation=True,
-)
+@validate_params(_ORDER_PARAMS, prefer_skip_nested_validation=True)
 def hadamard(order, factors=_DEFAULT_FACTORS):
     """Dense Hadamard matrix of the given order (for tests and small orders only)."""
     H = np.ones((1, 1))

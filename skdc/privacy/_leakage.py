@@ -32,12 +32,14 @@ References
 # Licence: BSD 3 clause
 
 import math
+import textwrap
 import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from scipy import special
 
+from ..utils._docstring import Substitution
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 
 __all__ = [
@@ -50,6 +52,19 @@ __all__ = [
     "subsampled_gaussian_rdp",
     "rdp_to_dp",
 ]
+
+# A DP-SGD run's rate and noise, shared by the RDP curve and the accountant's add_run; written
+# once and indented for a function's (4) or a method's (8) docstring.
+_RUN_PARAMS = """q : float
+    Poisson sampling rate, in (0, 1].
+sigma : float
+    Noise multiplier, > 0.
+"""
+
+
+def _indented(text, spaces):
+    return textwrap.indent(text, " " * spaces)
+
 
 LN2 = math.log(2.0)
 DEFAULT_ORDERS = tuple([1 + x / 10.0 for x in range(1, 100)] + list(range(12, 64)))
@@ -255,6 +270,7 @@ def _subsampled_gaussian_rdp(q, sigma, steps, orders=DEFAULT_ORDERS):
     },
     prefer_skip_nested_validation=True,
 )
+@Substitution(run=_indented(_RUN_PARAMS, 4))
 def subsampled_gaussian_rdp(q, sigma, steps, orders=DEFAULT_ORDERS):
     """Renyi DP of ``steps`` Poisson-subsampled Gaussian steps, at each order (nats).
 
@@ -263,10 +279,7 @@ def subsampled_gaussian_rdp(q, sigma, steps, orders=DEFAULT_ORDERS):
 
     Parameters
     ----------
-    q : float
-        Poisson sampling rate, in (0, 1].
-    sigma : float
-        Noise multiplier, > 0.
+    {run}
     steps : int
         Number of steps.
     orders : sequence of float, default=DEFAULT_ORDERS
@@ -592,15 +605,13 @@ class DPSGDLeakageAccountant:
         """KL charge (nats) of one step at ``(q, sigma)``."""
         return self._kl(_check_rate(q), _check_positive(sigma, "sigma"))
 
+    @Substitution(run=_indented(_RUN_PARAMS, 8))
     def add_run(self, q, sigma, steps):
         """Charge a run of ``steps`` steps at sampling rate ``q`` and noise multiplier ``sigma``.
 
         Parameters
         ----------
-        q : float
-            Poisson sampling rate, in (0, 1].
-        sigma : float
-            Noise multiplier, > 0.
+        {run}
         steps : int
             Number of noisy steps taken.
 
