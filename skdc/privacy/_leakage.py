@@ -505,15 +505,21 @@ def calibrate_sigma(target_epsilon, *, delta, q, steps, accountant="prv", rtol=1
         eps, _ = _runs_epsilon([(q, math.exp(log_sigma), steps)], delta, accountant)
         return math.log(max(eps, 1e-300)) - math.log(target)
 
-    lo_lim, hi_lim = (math.log(s) for s in _SIGMA_RANGE)
     if accountant == "prv":
         # RDP over-estimates the privacy loss, so its sigma starts the search just above PRV's
         x0 = math.log(calibrate_sigma(target, delta=delta, q=q, steps=steps,
                                       accountant="rdp", rtol=1e-3))
     else:
         x0 = 0.0
+    bracket = _bracket_log_sigma(f, x0, f"epsilon={target} at delta={delta}, q={q}, "
+                                        f"steps={steps}")
+    return math.exp(_illinois(f, *bracket, width=math.log1p(rtol)))
+
+
+def _bracket_log_sigma(f, x0, run):
+    """``(lo, f(lo), hi, f(hi))`` with ``f(lo) > 0 >= f(hi)``, by doubling steps from ``x0``."""
+    lo_lim, hi_lim = (math.log(s) for s in _SIGMA_RANGE)
     f0 = f(x0)
-    # bracket: lo spends more than the target (f > 0), hi at most the target (f <= 0)
     step = max(abs(f0), 0.01)  # eps ~ 1 / sigma: the log-gap is a good first step
     x1 = x0 - step if f0 <= 0 else x0 + step
     f1 = f(x1)
@@ -523,20 +529,22 @@ def calibrate_sigma(target_epsilon, *, delta, q, steps, accountant="prv", rtol=1
         x1 = x0 - step if f0 <= 0 else x0 + step
         if x1 > hi_lim:
             raise ValueError(
-                f"no noise multiplier up to {_SIGMA_RANGE[1]:g} reaches epsilon={target} at "
-                f"delta={delta}, q={q}, steps={steps}: the budget is too small. Raise "
-                "target_epsilon or delta, or lower q or steps."
+                f"no noise multiplier up to {_SIGMA_RANGE[1]:g} reaches {run}: the budget is "
+                "too small. Raise target_epsilon or delta, or lower q or steps."
             )
         if x1 < lo_lim:
             raise ValueError(
-                f"epsilon={target} at delta={delta}, q={q}, steps={steps} needs a noise "
-                f"multiplier below {_SIGMA_RANGE[0]:g}, where the accountants are unreliable. "
-                "Lower target_epsilon."
+                f"{run} needs a noise multiplier below {_SIGMA_RANGE[0]:g}, where the "
+                "accountants are unreliable. Lower target_epsilon."
             )
         f1 = f(x1)
-    (lo, flo), (hi, fhi) = ((x0, f0), (x1, f1)) if f0 > 0 else ((x1, f1), (x0, f0))
+    return (x0, f0, x1, f1) if f0 > 0 else (x1, f1, x0, f0)
+
+
+def _illinois(f, lo, flo, hi, fhi, *, width):
+    """Illinois regula falsi on the bracket ``f(lo) > 0 >= f(hi)``; returns the ``hi`` end
+    (where ``f <= 0``) once the bracket is narrower than ``width``."""
     side = 0
-    width = math.log1p(rtol)
     while hi - lo > width:
         x = hi - fhi * (hi - lo) / (fhi - flo)  # regula falsi on the bracket
         x = min(max(x, lo + 0.01 * (hi - lo)), hi - 0.01 * (hi - lo))
@@ -551,7 +559,7 @@ def calibrate_sigma(target_epsilon, *, delta, q, steps, accountant="prv", rtol=1
             if side == 1:
                 flo *= 0.5
             side = 1
-    return math.exp(hi)
+    return hi
 
 
 class DPSGDLeakageAccountant:
