@@ -54,6 +54,8 @@ _TWO_PI_E = 2 * math.pi * math.e
 def shannon_lower_bound(h_bits, gamma_bits, dim, dither_var=0.0):
     """Absolute MSE floor of Theorem 3.6 of [1]_: ``[(m/(2 pi e)) 2^{2(h - gamma)/m} - m s^2]_+``.
 
+    Read more in the :ref:`User Guide <reconstruction_floor>`.
+
     Parameters
     ----------
     h_bits : float
@@ -83,6 +85,9 @@ def shannon_lower_bound(h_bits, gamma_bits, dim, dither_var=0.0):
 
 class ReconstructionBound:
     """Provable floor on any attack's reconstruction error, given the leakage in bits.
+
+    Read more in the :ref:`User Guide <reconstruction_floor>`; the example
+    :ref:`sphx_glr_auto_examples_plot_bound_vs_attacks.py` uses it.
 
     Parameters
     ----------
@@ -183,7 +188,9 @@ class ReconstructionBound:
         return self._best(gamma_bits, "h_lb")
 
     def max_leakage(self, rho_target, *, tol=1e-9):
-        """Largest leakage (bits) whose floor is still ``>= rho_target`` (spec 2.5, step 1).
+        """Largest leakage (bits) whose floor is still ``>= rho_target``.
+
+        Step 7 of Algorithm 1 of [1]_, first half.
 
         Feed it to :meth:`DPSGDLeakageAccountant.calibrate_sigma` to pick the noise of a run
         that provably keeps every attack's ``rho`` at or above ``rho_target``.
@@ -231,6 +238,8 @@ class ReconstructionBound:
 def reconstruction_ratio_score(Z_true, Z_hat, trace):
     """Empirical ``rho`` of an attack: ``sqrt(mean ||z - z_hat||^2 / trace)`` (lower: stronger).
 
+    Read more in the :ref:`User Guide <floor_tightness>`.
+
     Examples
     --------
     >>> import numpy as np
@@ -252,6 +261,8 @@ def reconstruction_ratio_score(Z_true, Z_hat, trace):
 )
 def bound_slack_score(attack_error, bound):
     """An attack's error minus the provable floor; a negative *mean* signals a bug.
+
+    Read more in the :ref:`User Guide <floor_and_attacks>`.
 
     Parameters
     ----------
@@ -284,7 +295,9 @@ def bound_slack_score(attack_error, bound):
     prefer_skip_nested_validation=True,
 )
 def mechanism_leakage_bits(mechanism, radius):
-    """Per-record leakage (bits) of a fitted mechanism's private-data noise (E1/E3 of [1]_).
+    """Per-record leakage (bits) of a fitted mechanism's private-data noise (Lemma 3.4 of [1]_).
+
+    Read more in the :ref:`User Guide <floor_and_attacks>`.
 
     For C-GDP / I-GDP / GDP with noise ``sigma`` the rotation earns no credit and rows within
     ``radius`` of a known centre leak ``radius^2 / (2 sigma^2 ln 2)`` bits; a mechanism exposing
@@ -324,6 +337,8 @@ def _find_mechanism(estimator):
 def make_bound_scorer(bound, *, radius, units="rho"):
     """Scorer giving the provable error floor of a fitted pipeline's mechanism.
 
+    Read more in the :ref:`User Guide <floor_and_attacks>`.
+
     The returned callable has the scorer signature ``(estimator, X, y=None) -> float``, so it
     sits next to the attack scorers in ``GridSearchCV(scoring={...})``. It finds the mechanism
     (the first step with a ``noise`` level or ``leakage_bits()``), bounds its per-record leakage
@@ -361,6 +376,8 @@ def make_bound_scorer(bound, *, radius, units="rho"):
 )
 def make_slack_scorer(attack_scorer, bound_scorer, *, attack_sign=1.0):
     """Scorer ``(estimator, X, y) -> attack error - provable floor`` for model selection.
+
+    Read more in the :ref:`User Guide <floor_and_attacks>`.
 
     Parameters
     ----------

@@ -101,6 +101,8 @@ def _cell_means(X, labels, M, empty):
 class CodebookRelease(BaseEstimator):
     """Nearest-codeword release of ``R`` bits and its conditional-mean attack (App. G.6 of [1]_).
 
+    Read more in the :ref:`User Guide <floor_tightness>`.
+
     ``fit`` builds the codebook: k-means with ``M = 2^n_bits`` centroids on ``X_shadow``, one
     balanced assignment of the estimation rows ``X`` (at most ``ceil(n_est / M)`` per cell),
     codewords = cell means. :meth:`release` returns each record's nearest-codeword index (sent

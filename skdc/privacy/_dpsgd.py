@@ -41,6 +41,8 @@ def _empty_like_batch(batch):
 class PoissonBatchLoader:
     """Poisson-sampled training batches: record ``i`` joins each batch with probability ``q``.
 
+    Read more in the :ref:`User Guide <leakage_bits>`.
+
     A drop-in ``iterator_train`` for skorch. An "epoch" is ``steps`` batches (default
     ``round(1 / q)``, one pass in expectation). Batches may be empty; they still count as a
     (noise-only) step.
@@ -86,6 +88,8 @@ class PoissonBatchLoader:
 
 class DPSGDMixin:
     """Mixin giving a skorch net Poisson-subsampled DP-SGD (per-sample clipping + noise).
+
+    Read more in the :ref:`User Guide <leakage_bits>`.
 
     Put it first in the bases: ``class DPNet(DPSGDMixin, NeuralNetClassifier)`` (or use
     :func:`make_dpsgd_net`). The module must support per-sample gradients (no BatchNorm; use
@@ -289,6 +293,8 @@ class DPSGDMixin:
 @validate_params({"net_class": [type]}, prefer_skip_nested_validation=True)
 def make_dpsgd_net(net_class):
     """A DP-SGD subclass of a skorch net class: ``make_dpsgd_net(NeuralNetClassifier)``.
+
+    Read more in the :ref:`User Guide <leakage_bits>`.
 
     The class is registered in this module under ``DPSGD<name>`` so that fitted nets pickle.
     """

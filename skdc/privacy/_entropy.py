@@ -79,7 +79,12 @@ def _mc_constant(k, s, m_hat):
     prefer_skip_nested_validation=True,
 )
 def mc_constant(k, s, m_hat):
-    """Monte Carlo variance constant ``c_MC`` (nats^2), eq. 33 of [1]_ as read in the spec.
+    """Monte Carlo variance constant ``c_MC`` (nats^2), eq. 33 of [1]_.
+
+    Read more in the :ref:`User Guide <reconstruction_floor>`.
+
+    The printed eq. 33 is garbled; this is the form consistent with its fragments and with
+    the authors' code.
 
     ``c_MC = [9 k s^2 + 8 (2 + s sqrt(k)) m_hat + 3 (11 s sqrt(k) + 1) sqrt(m_hat)] / s^2``,
     with ``m_hat`` the mean squared norm of the block centres.
@@ -106,6 +111,8 @@ def mc_constant(k, s, m_hat):
 )
 def mc_margin(c_bar, n_blocks, n, n_mc, n_pairs, alpha1):
     """Cantelli margin ``t_MC`` (bits) on the Monte Carlo estimate of the block entropy.
+
+    Read more in the :ref:`User Guide <reconstruction_floor>`.
 
     ``sigma_MC^2 = c_bar / ((ln 2)^2 N_k n n_MC)`` and ``t_MC = sigma_MC sqrt(|G| / alpha_1 - 1)``.
 
@@ -136,6 +143,8 @@ def _sampling_margin(n, n_pairs, alpha2):
 def sampling_margin(n, n_pairs, alpha2):
     """McDiarmid margin ``t_MD = H_b(1/n) sqrt((n/2) ln(|G| / alpha_2))`` (bits).
 
+    Read more in the :ref:`User Guide <reconstruction_floor>`.
+
     Examples
     --------
     >>> from skdc.privacy import sampling_margin
@@ -156,6 +165,8 @@ def sampling_margin(n, n_pairs, alpha2):
 )
 def plugin_entropy(centres, s, n_mc, random_state=None):
     """Monte Carlo plug-in entropy (bits) of the empirical measure convolved with ``N(0, s^2 I)``.
+
+    Read more in the :ref:`User Guide <reconstruction_floor>`.
 
     ``h_hat_MC = -(1/(n n_MC)) sum_i sum_r log2 f_hat(c_i + W_ir)``, eq. 31 of [1]_, with
     ``f_hat`` evaluated exactly over all ``n`` centres.
@@ -200,6 +211,8 @@ def plugin_entropy(centres, s, n_mc, random_state=None):
 )
 def trace_ucb(Z, diameter_sq, delta=0.05, random_state=None):
     """Upper confidence bound on ``tr Cov(Z)`` by empirical Bernstein (App. G.2 of [1]_).
+
+    Read more in the :ref:`User Guide <reconstruction_floor>`.
 
     Random disjoint pairs give ``Y = ||z - z'||^2 / 2`` with ``E Y = tr Sigma`` and
     ``Y in [0, B/2]``; Theorem 4 of Maurer and Pontil (2009) bounds the mean of ``Y/(B/2)``.
@@ -330,7 +343,7 @@ class BlockEntropyLowerBound(BaseEstimator):
     every pair at once. Rotation, centre and scale come from a calibration sample ``X_perp``
     disjoint from ``X`` (never from ``X``), on which the entropies are estimated.
 
-    Read more in the :ref:`User Guide <privacy_accounting>`; the example
+    Read more in the :ref:`User Guide <reconstruction_floor>`; the example
     :ref:`sphx_glr_auto_examples_plot_bound_vs_attacks.py` turns it into a reconstruction floor.
 
     Parameters

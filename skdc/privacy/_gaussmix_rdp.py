@@ -10,7 +10,7 @@ the release is ``(alpha, phi(alpha; k, zeta))``-RDP for ``alpha in (1, zeta)``, 
 
 This module holds that curve, its conversion to ``(epsilon, delta)`` (Proposition 1 of [1]_, the
 improved conversion of Canonne, Kamath and Steinke), truncated CDP (Corollary 1), inverse
-calibration, composition, and the corrected adaptive Algorithm 1 (spec section 4.4: release
+calibration, composition, and the adaptive Algorithm 1 of [1]_ with its units corrected (release
 ``lambda_min / C_X^2`` with sensitivity 1; ``sqrt(gamma) C_X`` noise in the non-adaptive branch).
 
 References
@@ -79,6 +79,8 @@ def _gaussmix_rdp(alpha, k, zeta):
 )
 def gaussmix_rdp(alpha, k, zeta):
     """The GaussMix RDP curve ``phi(alpha; k, zeta)`` in nats (Lemma 1 of [1]_).
+
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
 
     At ``alpha = 1`` returns the KL limit ``(k/2)[1/(zeta-1) + ln(1-1/zeta)]``.
 
@@ -152,6 +154,8 @@ def _minimise_order(objective, upper):
 def gaussmix_epsilon(k, zeta, delta, *, conversion="improved", extra_rdp=None):
     """``(epsilon, alpha*)`` of one GaussMix release (Proposition 1 of [1]_).
 
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
+
     Parameters
     ----------
     k : int
@@ -200,6 +204,8 @@ def gaussmix_epsilon(k, zeta, delta, *, conversion="improved", extra_rdp=None):
 def adaptive_threshold(delta, *, exact=False):
     """Threshold ``tau`` with ``P(z > tau) <= delta / 3`` for the adaptive release.
 
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
+
     ``sqrt(2 ln(3 / delta))`` (the authors' code) or, with ``exact=True``, the exact Gaussian
     quantile ``Phi^{-1}(1 - delta / 3)``, which is smaller and also valid.
 
@@ -227,7 +233,9 @@ def adaptive_threshold(delta, *, exact=False):
     prefer_skip_nested_validation=True,
 )
 def paper_budget(eta, gamma, k, delta):
-    """The paper-style budget ``e_eps(eta, gamma, k, delta)`` of Algorithm 2 (spec 4.5).
+    """The paper-style budget ``e_eps(eta, gamma, k, delta)`` of Algorithm 2 of [1]_.
+
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
 
     The sketch at ``delta / 3`` by the improved conversion plus ``sqrt(2 ln(3.75/delta)) / eta``
     for the eigenvalue release (classic Gaussian-mechanism constant, as in the authors' code).
@@ -269,6 +277,8 @@ def _smallest_scale(eps_of_zeta, eps_target):
 
 class GaussMixAccountant:
     """Privacy accounting of Gaussian-sketch releases (Lemma 1, Prop. 1, Cor. 1 of [1]_).
+
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
 
     Parameters
     ----------
@@ -386,6 +396,8 @@ class GaussMixAccountant:
 
 class RDPCurve:
     """A picklable RDP curve ``alpha -> nats``: a GaussMix release plus Gaussian releases.
+
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
 
     ``gaussmix_rdp(alpha, k, zeta)`` (if ``k``) plus ``n_gaussian * alpha / (2 noise^2)`` (a
     Gaussian mechanism of sensitivity 1 and noise multiplier ``noise``, composed

@@ -2,7 +2,7 @@
 
 Sylvester doubling gives the powers of two; Paley's constructions give ``q + 1`` (Paley I, a
 prime ``q = 3 mod 4``) and ``2 (q + 1)`` (Paley II, a prime ``q = 1 mod 4``). The default factor
-set is the one of Bourne and Allison (2026, Sec 4.2 of the spec): powers of two, ``H12`` (Paley I,
+set is the one of Bourne and Allison (arXiv:2610.13768, Sec 4): powers of two, ``H12`` (Paley I,
 ``q = 11``) once and ``H28`` (Paley II, ``q = 13``) up to twice, each listed factor being used at
 most once. Then MNIST's 784 = 28 x 28, CIFAR's 3072 = 12 x 256, CelebA's 12,288 = 12 x 1024 and
 LPIPS' 31,872 padded to 2^15 come out as in the paper's table (allowing ``H12`` twice would pad
@@ -109,6 +109,8 @@ def _split(order, factors):
 def hadamard_order(m, factors=_DEFAULT_FACTORS):
     """Smallest constructible Hadamard order ``>= m`` (zero-padding target).
 
+    Read more in the :ref:`User Guide <reconstruction_floor>`.
+
     Examples
     --------
     >>> from skdc.privacy import hadamard_order
@@ -127,6 +129,8 @@ def hadamard_order(m, factors=_DEFAULT_FACTORS):
 def hadamard_factors(order, factors=_DEFAULT_FACTORS):
     """The small Hadamard factors whose Kronecker product has the given ``order``.
 
+    Read more in the :ref:`User Guide <reconstruction_floor>`.
+
     Examples
     --------
     >>> from skdc.privacy import hadamard_factors
@@ -144,7 +148,10 @@ def hadamard_factors(order, factors=_DEFAULT_FACTORS):
 
 @validate_params(_ORDER_PARAMS, prefer_skip_nested_validation=True)
 def hadamard(order, factors=_DEFAULT_FACTORS):
-    """Dense Hadamard matrix of the given order (for tests and small orders only)."""
+    """Dense Hadamard matrix of the given order (for tests and small orders only).
+
+    Read more in the :ref:`User Guide <reconstruction_floor>`.
+    """
     H = np.ones((1, 1))
     for F in hadamard_factors(order, factors):
         H = np.kron(H, F)
@@ -155,7 +162,10 @@ def hadamard(order, factors=_DEFAULT_FACTORS):
     {"X": ["array-like"], "factors": [tuple, list]}, prefer_skip_nested_validation=True
 )
 def apply_hadamard(X, factors):
-    """Rows of ``X`` times ``H^T`` for ``H`` the Kronecker product of ``factors``."""
+    """Rows of ``X`` times ``H^T`` for ``H`` the Kronecker product of ``factors``.
+
+    Read more in the :ref:`User Guide <reconstruction_floor>`.
+    """
     n = X.shape[0]
     shape = [F.shape[0] for F in factors]
     T = np.asarray(X, dtype=np.float64).reshape([n, *shape])

@@ -9,8 +9,10 @@ through ``gamma = I(x_i; release | X_{-i})`` in bits (Lemma 3.4 of [1]_). This m
   256-node Gauss-Hermite quadrature (:class:`DPSGDLeakageAccountant`);
 * an additive Gaussian release of a representation, ``y = A(x) + N(0, sigma^2 I)``, including
   the private-data noise of C-GDP / I-GDP, where the secret rotation earns no credit
-  (extensions E1 and E3 of the spec, :class:`GaussianReleaseLeakage`);
-* a Gaussian-sketch release ``S X + sigma xi`` (extension E4, :class:`GaussMixLeakage`).
+  (Lemma 3.4 of [1]_ with the Gaussian maximum-entropy and golden-formula bounds on the
+  mutual information, :class:`GaussianReleaseLeakage`);
+* a Gaussian-sketch release ``S X + sigma xi`` (its KL limit, by the same lemma,
+  :class:`GaussMixLeakage`).
 
 The module also computes the Renyi DP of the Poisson-subsampled Gaussian (Mironov, Talwar and
 Zhang, 2019), so that a DP-SGD run reports ``(epsilon, delta)`` next to its leakage, with the
@@ -158,6 +160,8 @@ def _subsampled_gaussian_kl(q, sigma, n_quad=256):
 def subsampled_gaussian_kl(q, sigma, n_quad=256):
     """KL divergence (nats) of one Poisson-subsampled Gaussian step, ``KL(P || Q)``.
 
+    Read more in the :ref:`User Guide <leakage_bits>`.
+
     ``P = (1 - q) N(0, sigma^2) + q N(1, sigma^2)`` (record sampled with probability ``q``) and
     ``Q = N(0, sigma^2)`` (record absent), the dominating pair of Theorem 4.1 of [1]_. Both
     expectations of the log-likelihood ratio use ``n_quad``-node Gauss-Hermite quadrature;
@@ -274,6 +278,8 @@ def _subsampled_gaussian_rdp(q, sigma, steps, orders=DEFAULT_ORDERS):
 def subsampled_gaussian_rdp(q, sigma, steps, orders=DEFAULT_ORDERS):
     """Renyi DP of ``steps`` Poisson-subsampled Gaussian steps, at each order (nats).
 
+    Read more in the :ref:`User Guide <leakage_bits>`.
+
     The exact Renyi divergence ``D_alpha(P || Q)`` of the pair of :func:`subsampled_gaussian_kl`
     (Theorem 4 and Sec 3.3 of [2]_), times ``steps``.
 
@@ -332,6 +338,8 @@ def _rdp_to_dp(rdp, orders, delta, *, conversion="improved"):
 )
 def rdp_to_dp(rdp, orders, delta, *, conversion="improved"):
     """Convert an RDP curve into ``(epsilon, delta)``-DP, returning ``(epsilon, best_order)``.
+
+    Read more in the :ref:`User Guide <leakage_bits>`.
 
     ``"improved"`` is Proposition 12 of Canonne, Kamath and Steinke (2020) / Balle et al. (2020),
     ``eps = rdp + ln(1/delta)/(a-1) + ln(1 - 1/a) - ln(a)/(a-1)``, as in Opacus;
@@ -431,6 +439,8 @@ _SIGMA_RANGE = (1e-2, 1e6)
 )
 def calibrate_sigma(target_epsilon, *, delta, q, steps, accountant="prv", rtol=1e-6):
     """Noise multiplier of a Poisson-subsampled DP-SGD run that spends ``target_epsilon``.
+
+    Read more in the :ref:`User Guide <leakage_bits>`.
 
     Returns the ``sigma`` at which ``steps`` steps at sampling rate ``q`` are
     ``(target_epsilon, delta)``-DP by the chosen accountant, found by a bracketed root search
@@ -564,6 +574,8 @@ def _illinois(f, lo, flo, hi, fhi, *, width):
 
 class DPSGDLeakageAccountant:
     """Leakage in bits of Poisson-subsampled DP-SGD runs, Theorem 4.1 of [1]_.
+
+    Read more in the :ref:`User Guide <leakage_bits>`.
 
     Every run on the protected records (hyperparameter searches included) is appended with
     :meth:`add_run`; the leakage of the whole schedule is the sum of per-step KL charges,
@@ -732,15 +744,18 @@ def _check_radius_or_cov(cov, radius):
 
 
 class GaussianReleaseLeakage:
-    """Leakage in bits of an additive Gaussian release of a representation (E1-E3 of [1]_).
+    """Leakage in bits of an additive Gaussian release of a representation (Lemma 3.4 of [1]_).
+
+    Read more in the :ref:`User Guide <leakage_bits>`; the example
+    :ref:`sphx_glr_auto_examples_plot_bound_vs_attacks.py` uses it.
 
     For ``y = A(x) + N(0, sigma^2 I)`` with ``A`` fixed independently of the data and fresh noise
     per record, ``gamma <= min(0.5 log2 det(I + T cov / sigma^2), T radius^2 / (2 sigma^2 ln 2))``
     (Gaussian maximum entropy, and the golden formula with the reference ``N(c, sigma^2 I)``;
     ``T`` repeated releases with independent noise add up as one release of variance
-    ``sigma^2 / T``, E2). Geometric data perturbation ``y = x O + t + noise`` (C-GDP, I-GDP) is
+    ``sigma^2 / T``). Geometric data perturbation ``y = x O + t + noise`` (C-GDP, I-GDP) is
     covered with ``A = id``: the analysis lets the adversary know ``O`` and ``t``, so the rotation
-    earns no credit (E3).
+    earns no credit.
 
     Parameters
     ----------
@@ -796,6 +811,8 @@ class GaussianReleaseLeakage:
 def binary_symmetric_leakage(f0, p):
     """Leakage (bits) of a two-cell codebook index sent through a binary symmetric channel.
 
+    Read more in the :ref:`User Guide <floor_tightness>`.
+
     ``gamma = H_b(f0 p + (1 - f0)(1 - p)) - H_b(p)`` (App. G.6 of [1]_): the cell of the record
     (probabilities ``f0``, ``1 - f0``) is kept with probability ``p``.
 
@@ -825,7 +842,9 @@ def gaussmix_kl(k, zeta):
 
 
 class GaussMixLeakage:
-    """Leakage in bits of one Gaussian-sketch release ``S X + sigma xi`` (E4 of [1]_).
+    """Leakage in bits of one Gaussian-sketch release ``S X + sigma xi`` (Lemma 3.4 of [1]_).
+
+    Read more in the :ref:`User Guide <leakage_bits>`.
 
     ``gamma <= (k / (2 ln 2)) [1/(zeta - 1) + ln(1 - 1/zeta)]`` with
     ``zeta = (sigma^2 + lambda_low) / row_bound^2``: the ``alpha -> 1`` limit of the GaussMix

@@ -71,6 +71,8 @@ def _row_key(row):
 class PriorAwareLikelihoodAttack(BaseEstimator):
     """Posterior-mean reconstruction from a DP-SGD release of a linear layer (App. G.5 of [1]_).
 
+    Read more in the :ref:`User Guide <floor_tightness>`.
+
     Fitted on a candidate prior ``D_shadow`` (which must exclude the targets; it also fixes the
     centring mean ``x_bar``), the estimator simulates the per-step release of a target's clipped
     gradient, ``Y_t = 1_t a(u) u + sigma C xi_t`` (:meth:`release`), and runs the prior-aware

@@ -1,4 +1,4 @@
-"""Hadamard factors and Kronecker application (spec 4.2, checks A21-A22)."""
+"""Hadamard factors and Kronecker application (Sec 4 of Bourne and Allison, arXiv:2610.13768)."""
 
 import numpy as np
 import pytest
