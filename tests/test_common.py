@@ -13,6 +13,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from skdc import attacks
 from skdc.alignment import (
     GEPAligner,
     GOPPAligner,
@@ -23,16 +24,6 @@ from skdc.alignment import (
     ReferenceAligner,
 )
 from skdc.anchors import SMOTEAnchor
-from skdc.attacks import (
-    AlignmentMapAttack,
-    AnchorRegressionAttack,
-    BaseAttack,
-    ICAAttack,
-    KnownAnchorAttack,
-    KnownInputAttack,
-    KnownSampleAttack,
-    KnownSecretAttack,
-)
 from skdc.experiments import Central, Local
 from skdc.linear_model import (
     AdaSSPRegressor,
@@ -133,13 +124,13 @@ PRIVACY_ESTIMATORS = [
 # the SMOTE anchor is drawn by a mechanism (make_anchor); sklearn's checks of fit, predict and
 # transform cannot apply to them, the others (clone, get_params, set_params, repr) do.
 ATTACKS = [
-    KnownSecretAttack(),
-    KnownAnchorAttack(),
-    AlignmentMapAttack(),
-    AnchorRegressionAttack(),
-    KnownInputAttack(),
-    KnownSampleAttack(),
-    ICAAttack(random_state=0),
+    attacks.KnownSecretAttack(),
+    attacks.KnownAnchorAttack(),
+    attacks.AlignmentMapAttack(),
+    attacks.AnchorRegressionAttack(),
+    attacks.KnownInputAttack(),
+    attacks.KnownSampleAttack(),
+    attacks.ICAAttack(random_state=0),
 ]
 ANCHORS = [
     SMOTEAnchor(
@@ -227,7 +218,7 @@ _LOCAL_CHECKS = (
 
 
 def _expected_failed_checks(estimator):
-    if isinstance(estimator, BaseAttack):
+    if isinstance(estimator, attacks.BaseAttack):
         return dict.fromkeys(_FIT_CHECKS, _ATTACK_REASON)
     if isinstance(estimator, SMOTEAnchor):
         return dict.fromkeys(_FIT_CHECKS, _ANCHOR_REASON)
