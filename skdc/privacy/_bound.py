@@ -302,6 +302,16 @@ def mechanism_leakage_bits(mechanism, radius):
     For C-GDP / I-GDP / GDP with noise ``sigma`` the rotation earns no credit and rows within
     ``radius`` of a known centre leak ``radius^2 / (2 sigma^2 ln 2)`` bits; a mechanism exposing
     ``leakage_bits()`` (a GaussMix release) reports its own.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdc.mechanisms import CGDP
+    >>> from skdc.privacy import mechanism_leakage_bits
+    >>> X = np.random.RandomState(0).rand(40, 3)
+    >>> mech = CGDP(2, noise=0.5, random_state=0).fit(X)
+    >>> round(mechanism_leakage_bits(mech, radius=1.0), 4)  # 1 / (2 * 0.25 * ln 2)
+    2.8854
     """
     if hasattr(mechanism, "leakage_bits") and callable(mechanism.leakage_bits):
         return float(mechanism.leakage_bits())
@@ -357,6 +367,18 @@ def make_bound_scorer(bound, *, radius, units="rho"):
     Returns
     -------
     scorer : callable
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdc.mechanisms import CGDP
+    >>> from skdc.privacy import ReconstructionBound, make_bound_scorer
+    >>> X = np.random.RandomState(0).rand(40, 3)
+    >>> mech = CGDP(2, noise=5.0, random_state=0).fit(X)
+    >>> bound = ReconstructionBound([{"k": 1, "nu2": 0.2, "h_lb": 2.0}])
+    >>> scorer = make_bound_scorer(bound, radius=1.0)
+    >>> round(scorer(mech, X), 4)
+    0.8367
     """
     def scorer(estimator, X, y=None):
         gamma = mechanism_leakage_bits(_find_mechanism(estimator), radius)
@@ -393,6 +415,19 @@ def make_slack_scorer(attack_scorer, bound_scorer, *, attack_sign=1.0):
     -------
     scorer : callable
         A negative mean over folds signals a bug or an invalid attack.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdc.mechanisms import CGDP
+    >>> from skdc.privacy import ReconstructionBound, make_bound_scorer, make_slack_scorer
+    >>> X = np.random.RandomState(0).rand(40, 3)
+    >>> mech = CGDP(2, noise=5.0, random_state=0).fit(X)
+    >>> floor = make_bound_scorer(ReconstructionBound([{"k": 1, "nu2": 0.2, "h_lb": 2.0}]),
+    ...                           radius=1.0)
+    >>> slack = make_slack_scorer(lambda est, X, y=None: 0.9, floor)  # an attack's rho of 0.9
+    >>> round(slack(mech, X), 4)
+    0.0633
     """
 
     def scorer(estimator, X, y=None):

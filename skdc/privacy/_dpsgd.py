@@ -297,6 +297,14 @@ def make_dpsgd_net(net_class):
     Read more in the :ref:`User Guide <leakage_bits>`.
 
     The class is registered in this module under ``DPSGD<name>`` so that fitted nets pickle.
+
+    Examples
+    --------
+    >>> from skorch import NeuralNetClassifier
+    >>> from skdc.privacy import make_dpsgd_net
+    >>> DPNet = make_dpsgd_net(NeuralNetClassifier)
+    >>> DPNet.__name__, DPNet is make_dpsgd_net(NeuralNetClassifier)
+    ('DPSGDNeuralNetClassifier', True)
     """
     name = f"DPSGD{net_class.__name__}"
     cls = globals().get(name)

@@ -231,6 +231,14 @@ def trace_ucb(Z, diameter_sq, delta=0.05, random_state=None):
     Returns
     -------
     ucb : float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdc.privacy import trace_ucb
+    >>> Z = np.random.RandomState(0).uniform(0, 1, (2000, 5))  # tr Cov = 5 / 12 = 0.4167
+    >>> round(trace_ucb(Z, diameter_sq=5.0, random_state=0), 4)
+    0.4597
     """
     Z = np.asarray(Z, dtype=np.float64)
     m_pairs = Z.shape[0] // 2

@@ -241,6 +241,12 @@ def paper_budget(eta, gamma, k, delta):
     for the eigenvalue release (classic Gaussian-mechanism constant, as in the authors' code).
     Kept to reproduce the paper; :class:`~skdc.linear_model.LinearMixingRegressor` accounts the
     eigenvalue release by RDP instead.
+
+    Examples
+    --------
+    >>> from skdc.privacy import paper_budget
+    >>> round(paper_budget(1.0, 10.0, 5, 1e-5), 4)
+    6.6659
     """
     k = _check_k(k)
     zeta = _check_zeta(gamma)

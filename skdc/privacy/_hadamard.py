@@ -151,6 +151,12 @@ def hadamard(order, factors=_DEFAULT_FACTORS):
     """Dense Hadamard matrix of the given order (for tests and small orders only).
 
     Read more in the :ref:`User Guide <reconstruction_floor>`.
+
+    Examples
+    --------
+    >>> from skdc.privacy import hadamard
+    >>> hadamard(4).astype(int).tolist()
+    [[1, 1, 1, 1], [1, -1, 1, -1], [1, 1, -1, -1], [1, -1, -1, 1]]
     """
     H = np.ones((1, 1))
     for F in hadamard_factors(order, factors):
@@ -165,6 +171,14 @@ def apply_hadamard(X, factors):
     """Rows of ``X`` times ``H^T`` for ``H`` the Kronecker product of ``factors``.
 
     Read more in the :ref:`User Guide <reconstruction_floor>`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdc.privacy import apply_hadamard, hadamard, hadamard_factors
+    >>> X = np.random.RandomState(0).standard_normal((3, 12))
+    >>> bool(np.allclose(apply_hadamard(X, hadamard_factors(12)), X @ hadamard(12).T))
+    True
     """
     n = X.shape[0]
     shape = [F.shape[0] for F in factors]
