@@ -5,13 +5,15 @@ section 2), so they are checked inside a pipeline behind a mechanism, as imbalan
 its Pipeline.
 """
 
-import inspect
 
+import numpy as np
 import pytest
 from sklearn.decomposition import PCA
+from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from skdc import attacks
 from skdc.alignment import (
     GEPAligner,
     GOPPAligner,
@@ -21,6 +23,8 @@ from skdc.alignment import (
     ODCAligner,
     ReferenceAligner,
 )
+from skdc.anchors import SMOTEAnchor
+from skdc.experiments import Central, Local
 from skdc.linear_model import (
     AdaSSPRegressor,
     LinearMixingRegressor,
@@ -37,7 +41,7 @@ from skdc.mechanisms import (
     PCAMechanism,
     UMAPMechanism,
 )
-from skdc.privacy import CodebookRelease, PriorAwareLikelihoodAttack
+from skdc.privacy import BlockEntropyLowerBound, CodebookRelease, PriorAwareLikelihoodAttack
 
 # skdc.nn's RepresentationCNN and LinkageAuditor are skorch nets: they set history_ and
 # initialized_ in __init__ (check_no_attributes_set_in_init fails), so they are excluded here and
@@ -108,6 +112,37 @@ PRIVACY_ESTIMATORS = [
     PriorAwareLikelihoodAttack(sample_rate=0.5, steps=3, random_state=0),
     CodebookRelease(random_state=0),
     CodebookRelease(keep_prob=0.9, random_state=0),
+    # without a calibration sample: the data-free rotation and a declared trace
+    BlockEntropyLowerBound(
+        block_sizes=[1], nu2=(1.0,), alpha=0.9, rotation="signs", trace=1.0, n_mc=1,
+        device="cpu", progress=False,
+    ),
+]
+
+
+# Estimators that are not fitted on arrays: the attacks reconstruct from a CollusionView and
+# the SMOTE anchor is drawn by a mechanism (make_anchor); sklearn's checks of fit, predict and
+# transform cannot apply to them, the others (clone, get_params, set_params, repr) do.
+ATTACKS = [
+    attacks.KnownSecretAttack(),
+    attacks.KnownAnchorAttack(),
+    attacks.AlignmentMapAttack(),
+    attacks.AnchorRegressionAttack(),
+    attacks.KnownInputAttack(),
+    attacks.KnownSampleAttack(),
+    attacks.ICAAttack(random_state=0),
+]
+ANCHORS = [
+    SMOTEAnchor(
+        20, np.random.RandomState(0).rand(20, 3), np.repeat([0, 1], 10), random_state=0
+    ),
+]
+
+
+# The experiments' raw-row baselines (Local needs each row's participant: routed metadata).
+BASELINES = [
+    Central(LogisticRegression(max_iter=200)),
+    Local(LogisticRegression(max_iter=200)),
 ]
 
 
@@ -124,6 +159,9 @@ def _tested_estimators():
     yield from PRIVATE_MODELS
     yield from SKETCHES
     yield from PRIVACY_ESTIMATORS
+    yield from ATTACKS
+    yield from ANCHORS
+    yield from BASELINES
 
 
 _PIPELINE_STEPS_REASON = (
@@ -138,7 +176,54 @@ _UMAP_BATCH_REASON = (
 )
 
 
+# The checks that fit, predict or transform arrays (an estimator without ``fit`` fails them all).
+_FIT_CHECKS = (
+    "check_complex_data", "check_dict_unchanged", "check_dont_overwrite_parameters",
+    "check_dtype_object", "check_estimator_sparse_array", "check_estimator_sparse_matrix",
+    "check_estimator_sparse_tag", "check_estimators_dtypes",
+    "check_estimators_empty_data_messages", "check_estimators_fit_returns_self",
+    "check_estimators_nan_inf", "check_estimators_overwrite_params", "check_estimators_pickle",
+    "check_f_contiguous_array_estimator", "check_fit1d", "check_fit2d_1feature",
+    "check_fit2d_1sample", "check_fit2d_predict1d", "check_fit_check_is_fitted",
+    "check_fit_idempotent", "check_methods_sample_order_invariance",
+    "check_methods_subset_invariance", "check_n_features_in", "check_n_features_in_after_fitting",
+    "check_pipeline_consistency", "check_positive_only_tag_during_fit",
+    "check_readonly_memmap_input",
+)
+_ATTACK_REASON = (
+    "An attack has no fit: it reconstructs a target from a CollusionView (reconstruct(view)), "
+    "not from arrays."
+)
+_ANCHOR_REASON = (
+    "SMOTEAnchor has no fit: a mechanism draws it through make_anchor(n_features) from the "
+    "public rows it was built with."
+)
+_LOCAL_REASON = (
+    "Local needs each row's participant at fit, predict and score (routed metadata), which "
+    "the checks do not pass."
+)
+_LOCAL_CHECKS = (
+    "check_classifier_data_not_an_array", "check_classifiers_classes",
+    "check_classifiers_one_label", "check_classifiers_regression_target",
+    "check_classifiers_train", "check_dict_unchanged", "check_dont_overwrite_parameters",
+    "check_dtype_object", "check_estimators_dtypes", "check_estimators_fit_returns_self",
+    "check_estimators_nan_inf", "check_estimators_overwrite_params", "check_estimators_pickle",
+    "check_f_contiguous_array_estimator", "check_fit2d_1feature", "check_fit2d_1sample",
+    "check_fit2d_predict1d", "check_fit_check_is_fitted", "check_fit_idempotent",
+    "check_fit_score_takes_y", "check_methods_sample_order_invariance",
+    "check_methods_subset_invariance", "check_n_features_in", "check_n_features_in_after_fitting",
+    "check_pipeline_consistency", "check_positive_only_tag_during_fit",
+    "check_readonly_memmap_input", "check_supervised_y_2d",
+)
+
+
 def _expected_failed_checks(estimator):
+    if isinstance(estimator, attacks.BaseAttack):
+        return dict.fromkeys(_FIT_CHECKS, _ATTACK_REASON)
+    if isinstance(estimator, SMOTEAnchor):
+        return dict.fromkeys(_FIT_CHECKS, _ANCHOR_REASON)
+    if isinstance(estimator, Local):
+        return dict.fromkeys(_LOCAL_CHECKS, _LOCAL_REASON)
     if isinstance(estimator, GaussMix):
         return {
             name: _SKETCH_REASON
@@ -186,9 +271,12 @@ def test_aligner_refuses_plain_arrays(aligner):
 
 
 @pytest.mark.parametrize(
-    "estimator", MECHANISMS + ALIGNERS + PRIVATE_MODELS + SKETCHES, ids=lambda e: type(e).__name__
+    "estimator",
+    MECHANISMS + ALIGNERS + PRIVATE_MODELS + SKETCHES + PRIVACY_ESTIMATORS + ATTACKS + ANCHORS
+    + BASELINES,
+    ids=lambda e: type(e).__name__,
 )
 def test_parameter_constraints_match_init(estimator):
     """``_parameter_constraints`` has one key per ``__init__`` argument."""
-    params = set(inspect.signature(type(estimator).__init__).parameters) - {"self"}
+    params = set(type(estimator)._get_param_names())  # sklearn's reading of __init__
     assert set(type(estimator)._parameter_constraints) == params

@@ -38,7 +38,9 @@ class _Baseline(MetaEstimatorMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.estimator_type = get_tags(self.estimator).estimator_type
+        inner = get_tags(self.estimator)
+        tags.estimator_type = inner.estimator_type
+        tags.classifier_tags, tags.regressor_tags = inner.classifier_tags, inner.regressor_tags
         return tags
 
 
@@ -58,6 +60,8 @@ class Central(_Baseline):
     ----------
     estimator_ : estimator
         The fitted model.
+    classes_ : ndarray of shape (n_classes,)
+        The fitted model's class labels (when it is a classifier).
     n_features_in_ : int
         Number of features seen during fit.
 
@@ -102,6 +106,12 @@ class Central(_Baseline):
         X, y = validate_data(self, X, y)
         self.estimator_ = clone(self.estimator).fit(X, y)
         return self
+
+    @property
+    def classes_(self):
+        """The class labels of the fitted model (classifiers only)."""
+        check_is_fitted(self)
+        return self.estimator_.classes_
 
     def predict(self, X, participant=None):
         """Predict with the pooled model.

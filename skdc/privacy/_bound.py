@@ -22,10 +22,11 @@ References
 
 import math
 import warnings
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 
+from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
 from ._leakage import GaussianReleaseLeakage
 
 __all__ = [
@@ -41,8 +42,19 @@ __all__ = [
 _TWO_PI_E = 2 * math.pi * math.e
 
 
+@validate_params(
+    {
+        "h_bits": [Real],
+        "gamma_bits": [Real],
+        "dim": [Interval(Integral, 1, None, closed="left")],
+        "dither_var": [Interval(Real, 0, None, closed="left")],
+    },
+    prefer_skip_nested_validation=True,
+)
 def shannon_lower_bound(h_bits, gamma_bits, dim, dither_var=0.0):
     """Absolute MSE floor of Theorem 3.6 of [1]_: ``[(m/(2 pi e)) 2^{2(h - gamma)/m} - m s^2]_+``.
+
+    Read more in the :ref:`User Guide <reconstruction_floor>`.
 
     Parameters
     ----------
@@ -73,6 +85,9 @@ def shannon_lower_bound(h_bits, gamma_bits, dim, dither_var=0.0):
 
 class ReconstructionBound:
     """Provable floor on any attack's reconstruction error, given the leakage in bits.
+
+    Read more in the :ref:`User Guide <reconstruction_floor>`; the example
+    :ref:`sphx_glr_auto_examples_plot_bound_vs_attacks.py` uses it.
 
     Parameters
     ----------
@@ -173,7 +188,9 @@ class ReconstructionBound:
         return self._best(gamma_bits, "h_lb")
 
     def max_leakage(self, rho_target, *, tol=1e-9):
-        """Largest leakage (bits) whose floor is still ``>= rho_target`` (spec 2.5, step 1).
+        """Largest leakage (bits) whose floor is still ``>= rho_target``.
+
+        Step 7 of Algorithm 1 of [1]_, first half.
 
         Feed it to :meth:`DPSGDLeakageAccountant.calibrate_sigma` to pick the noise of a run
         that provably keeps every attack's ``rho`` at or above ``rho_target``.
@@ -210,8 +227,18 @@ class ReconstructionBound:
         return rho**2 * tp * self._scale(tp, self._records()[2])
 
 
+@validate_params(
+    {
+        "Z_true": ["array-like"],
+        "Z_hat": ["array-like"],
+        "trace": [Interval(Real, 0, None, closed="neither")],
+    },
+    prefer_skip_nested_validation=True,
+)
 def reconstruction_ratio_score(Z_true, Z_hat, trace):
     """Empirical ``rho`` of an attack: ``sqrt(mean ||z - z_hat||^2 / trace)`` (lower: stronger).
+
+    Read more in the :ref:`User Guide <floor_tightness>`.
 
     Examples
     --------
@@ -228,8 +255,14 @@ def reconstruction_ratio_score(Z_true, Z_hat, trace):
     return float(math.sqrt(mse / float(trace)))
 
 
+@validate_params(
+    {"attack_error": [Real, "array-like", callable], "bound": [Real, "array-like", callable]},
+    prefer_skip_nested_validation=True,
+)
 def bound_slack_score(attack_error, bound):
     """An attack's error minus the provable floor; a negative *mean* signals a bug.
+
+    Read more in the :ref:`User Guide <floor_and_attacks>`.
 
     Parameters
     ----------
@@ -257,12 +290,28 @@ def bound_slack_score(attack_error, bound):
     return float(slack)
 
 
+@validate_params(
+    {"mechanism": [object], "radius": [Interval(Real, 0, None, closed="left")]},
+    prefer_skip_nested_validation=True,
+)
 def mechanism_leakage_bits(mechanism, radius):
-    """Per-record leakage (bits) of a fitted mechanism's private-data noise (E1/E3 of [1]_).
+    """Per-record leakage (bits) of a fitted mechanism's private-data noise (Lemma 3.4 of [1]_).
+
+    Read more in the :ref:`User Guide <floor_and_attacks>`.
 
     For C-GDP / I-GDP / GDP with noise ``sigma`` the rotation earns no credit and rows within
     ``radius`` of a known centre leak ``radius^2 / (2 sigma^2 ln 2)`` bits; a mechanism exposing
     ``leakage_bits()`` (a GaussMix release) reports its own.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdc.mechanisms import CGDP
+    >>> from skdc.privacy import mechanism_leakage_bits
+    >>> X = np.random.RandomState(0).rand(40, 3)
+    >>> mech = CGDP(2, noise=0.5, random_state=0).fit(X)
+    >>> round(mechanism_leakage_bits(mech, radius=1.0), 4)  # 1 / (2 * 0.25 * ln 2)
+    2.8854
     """
     if hasattr(mechanism, "leakage_bits") and callable(mechanism.leakage_bits):
         return float(mechanism.leakage_bits())
@@ -287,8 +336,18 @@ def _find_mechanism(estimator):
     raise TypeError("the pipeline has no mechanism step with a noise level or leakage_bits().")
 
 
+@validate_params(
+    {
+        "bound": [HasMethods(["rho_star", "mse_floor"])],
+        "radius": [Interval(Real, 0, None, closed="left")],
+        "units": [StrOptions({"rho", "rmse"})],
+    },
+    prefer_skip_nested_validation=True,
+)
 def make_bound_scorer(bound, *, radius, units="rho"):
     """Scorer giving the provable error floor of a fitted pipeline's mechanism.
+
+    Read more in the :ref:`User Guide <floor_and_attacks>`.
 
     The returned callable has the scorer signature ``(estimator, X, y=None) -> float``, so it
     sits next to the attack scorers in ``GridSearchCV(scoring={...})``. It finds the mechanism
@@ -308,10 +367,19 @@ def make_bound_scorer(bound, *, radius, units="rho"):
     Returns
     -------
     scorer : callable
-    """
-    if units not in ("rho", "rmse"):
-        raise ValueError(f"units must be 'rho' or 'rmse'; got {units!r}.")
 
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdc.mechanisms import CGDP
+    >>> from skdc.privacy import ReconstructionBound, make_bound_scorer
+    >>> X = np.random.RandomState(0).rand(40, 3)
+    >>> mech = CGDP(2, noise=5.0, random_state=0).fit(X)
+    >>> bound = ReconstructionBound([{"k": 1, "nu2": 0.2, "h_lb": 2.0}])
+    >>> scorer = make_bound_scorer(bound, radius=1.0)
+    >>> round(scorer(mech, X), 4)
+    0.8367
+    """
     def scorer(estimator, X, y=None):
         gamma = mechanism_leakage_bits(_find_mechanism(estimator), radius)
         if not np.isfinite(gamma):
@@ -324,8 +392,14 @@ def make_bound_scorer(bound, *, radius, units="rho"):
     return scorer
 
 
+@validate_params(
+    {"attack_scorer": [callable], "bound_scorer": [callable], "attack_sign": [Real]},
+    prefer_skip_nested_validation=True,
+)
 def make_slack_scorer(attack_scorer, bound_scorer, *, attack_sign=1.0):
     """Scorer ``(estimator, X, y) -> attack error - provable floor`` for model selection.
+
+    Read more in the :ref:`User Guide <floor_and_attacks>`.
 
     Parameters
     ----------
@@ -341,6 +415,19 @@ def make_slack_scorer(attack_scorer, bound_scorer, *, attack_sign=1.0):
     -------
     scorer : callable
         A negative mean over folds signals a bug or an invalid attack.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdc.mechanisms import CGDP
+    >>> from skdc.privacy import ReconstructionBound, make_bound_scorer, make_slack_scorer
+    >>> X = np.random.RandomState(0).rand(40, 3)
+    >>> mech = CGDP(2, noise=5.0, random_state=0).fit(X)
+    >>> floor = make_bound_scorer(ReconstructionBound([{"k": 1, "nu2": 0.2, "h_lb": 2.0}]),
+    ...                           radius=1.0)
+    >>> slack = make_slack_scorer(lambda est, X, y=None: 0.9, floor)  # an attack's rho of 0.9
+    >>> round(slack(mech, X), 4)
+    0.0633
     """
 
     def scorer(estimator, X, y=None):

@@ -59,11 +59,10 @@ def _vacuous_note(bound, vacuous):
             "noise a floor needs); or estimate on more --data rows")
 
 
-def _run_bound(args):
-    from . import BlockEntropyLowerBound, DPSGDLeakageAccountant, ReconstructionBound
+def _dpsgd_accountant(args):
+    """The accountant charged with every ``--dpsgd Q SIGMA STEPS`` run."""
+    from . import DPSGDLeakageAccountant
 
-    if args.target_rho is not None and (args.q is None or args.steps is None):
-        raise ValueError("--target-rho needs the run's --q and --steps to solve for sigma.")
     acct = DPSGDLeakageAccountant()
     for run in args.dpsgd or []:
         try:
@@ -73,6 +72,13 @@ def _run_bound(args):
                 f"--dpsgd takes Q SIGMA STEPS (two numbers and an integer); got {' '.join(run)}."
             ) from None
         acct.add_run(q, sigma, steps)
+    return acct
+
+
+def _fit_entropy(args):
+    """The entropy grid on ``--data``, calibrated on ``--perp``, with its timing line."""
+    from . import BlockEntropyLowerBound
+
     X = _load_rows(args.data, "--data")
     X_perp = _load_rows(args.perp, "--perp")
     ent = BlockEntropyLowerBound(
@@ -81,22 +87,21 @@ def _run_bound(args):
         nu2=(0.2, 0.4, 0.8, 1.6, 3.2, 6.4) if args.nu2 is None
         else tuple(_number_list(args.nu2, float, "--nu2")),
         alpha=args.alpha, rotation=args.rotation, device=args.device,
-        random_state=args.seed, checkpoint=args.checkpoint,
+        random_state=args.seed,
         progress="auto" if args.progress else False,
     )
     tic = time.perf_counter()
-    ent.fit(X, X_perp=X_perp)
+    ent.fit(X, X_perp=X_perp, checkpoint=args.checkpoint)
     print(f"entropy grid: {len(ent.pairs_)} pairs on {ent.n_samples_} x {ent.n_components_} "
           f"rows (padded to {ent.padded_dim_}), device {ent.device_}, "
           f"{time.perf_counter() - tic:.1f} s; confidence {1 - args.alpha:g}; "
           f"tr Sigma = {ent.trace_:.6g}")
-    bound = ReconstructionBound(ent)
+    return ent
+
+
+def _print_floors(bound, ent, leakages):
+    """One table row per leakage; returns the leakages whose floor is vacuous."""
     per_feature = math.sqrt(ent.trace_ / ent.n_components_)
-    leakages = [(f"{g:g} bits", float(g)) for g in args.gamma or []]
-    if args.dpsgd:
-        leakages.append((f"{len(args.dpsgd)} DP-SGD run(s)", acct.leakage_bits_))
-    if not leakages and args.target_rho is None:
-        leakages = [("no leakage", 0.0)]
     print(f"{'leakage':<22} {'gamma (bits)':>12} {'rho*':>7} {'k*':>4} {'nu2*':>6} "
           f"{'RMSE floor / feature':>21}")
     vacuous = []
@@ -106,6 +111,23 @@ def _run_bound(args):
               f"{rho * per_feature:21.5g}")
         if rho == 0.0:
             vacuous.append((name, gamma))
+    return vacuous
+
+
+def _run_bound(args):
+    from . import ReconstructionBound
+
+    if args.target_rho is not None and (args.q is None or args.steps is None):
+        raise ValueError("--target-rho needs the run's --q and --steps to solve for sigma.")
+    acct = _dpsgd_accountant(args)
+    ent = _fit_entropy(args)
+    bound = ReconstructionBound(ent)
+    leakages = [(f"{g:g} bits", float(g)) for g in args.gamma or []]
+    if args.dpsgd:
+        leakages.append((f"{len(args.dpsgd)} DP-SGD run(s)", acct.leakage_bits_))
+    if not leakages and args.target_rho is None:
+        leakages = [("no leakage", 0.0)]
+    vacuous = _print_floors(bound, ent, leakages)
     if bound.rho_star(0.0)[0] == 0.0:
         print(f"note: the floor is 0 even without leakage: on {ent.n_samples_} rows the "
               "confidence margins exceed what the grid certifies; give more --data rows or a "

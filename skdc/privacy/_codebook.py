@@ -37,12 +37,23 @@ from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted
 
+from ..utils._docstring import Substitution
 from ..utils._sklearn_compat import Interval, _fit_context, validate_data
 from ._bound import reconstruction_ratio_score
 from ._entropy import _block_entropies_numpy
 from ._leakage import binary_symmetric_leakage
 
 __all__ = ["CodebookRelease"]
+
+# The parameter of the methods that read a release (posterior, attack), up to Returns.
+_released_doc = """Parameters
+        ----------
+        Q : array-like of int of shape (n_samples,)
+            Released indices.
+
+        Returns
+        -------
+"""
 
 _TWO_PI_E = 2 * math.pi * math.e
 
@@ -78,8 +89,19 @@ def _entropy_bits(freq):
     return float(-(f * np.log2(f)).sum())
 
 
+def _cell_means(X, labels, M, empty):
+    """Mean of the rows of each of the ``M`` cells (``empty``'s row where a cell has none) and
+    the cell counts."""
+    counts = np.bincount(labels, minlength=M)
+    sums = np.zeros((M, X.shape[1]))
+    np.add.at(sums, labels, X)
+    return np.where(counts[:, None] > 0, sums / np.maximum(counts, 1)[:, None], empty), counts
+
+
 class CodebookRelease(BaseEstimator):
     """Nearest-codeword release of ``R`` bits and its conditional-mean attack (App. G.6 of [1]_).
+
+    Read more in the :ref:`User Guide <floor_tightness>`.
 
     ``fit`` builds the codebook: k-means with ``M = 2^n_bits`` centroids on ``X_shadow``, one
     balanced assignment of the estimation rows ``X`` (at most ``ceil(n_est / M)`` per cell),
@@ -201,8 +223,24 @@ class CodebookRelease(BaseEstimator):
             The fitted codebook.
         """
         X = validate_data(self, X, dtype=np.float64)
-        n, d = X.shape
-        M = 2 ** int(self.n_bits)
+        n, M = X.shape[0], 2 ** int(self.n_bits)
+        self._check_sizes(n, M)
+        S = X if X_shadow is None else self._shadow_rows(X_shadow, X.shape[1], M)
+        rng = check_random_state(self.random_state)
+        self._fit_codewords(X, S, M, rng)
+        self._fit_decoder(X, M)
+        self.entropy_bits_ = _entropy_bits(self.release_frequencies_)
+        if self.keep_prob < 1:
+            self.leakage_bits_ = binary_symmetric_leakage(
+                float(self.release_frequencies_[0]), float(self.keep_prob)
+            )
+        else:
+            self.leakage_bits_ = int(self.n_bits)
+        self.trace_ = float(X.var(axis=0, ddof=1).sum()) if n > 1 else 0.0
+        self.noise_seed_ = int(rng.randint(2**31 - 1))
+        return self
+
+    def _check_sizes(self, n, M):
         if self.keep_prob < 1 and self.n_bits != 1:
             raise ValueError(
                 f"keep_prob < 1 passes the index of the two-cell codebook through a binary "
@@ -214,51 +252,35 @@ class CodebookRelease(BaseEstimator):
                 f"a codebook of M = 2^{self.n_bits} = {M} cells needs at least {M} estimation "
                 f"rows; got n_samples = {n}. Lower n_bits or give more rows."
             )
-        if X_shadow is None:
-            S = X
-        else:
-            S = check_array(X_shadow, dtype=np.float64, input_name="X_shadow")
-            if S.shape[1] != d:
-                raise ValueError(
-                    f"X_shadow has {S.shape[1]} features but X has {d}; both must be rows of "
-                    "the same representation."
-                )
-            if S.shape[0] < M:
-                raise ValueError(
-                    f"k-means with M = {M} centroids needs at least {M} shadow rows; got "
-                    f"{S.shape[0]}. Lower n_bits or give more shadow rows."
-                )
-        rng = check_random_state(self.random_state)
+
+    @staticmethod
+    def _shadow_rows(X_shadow, d, M):
+        S = check_array(X_shadow, dtype=np.float64, input_name="X_shadow")
+        if S.shape[1] != d:
+            raise ValueError(
+                f"X_shadow has {S.shape[1]} features but X has {d}; both must be rows of "
+                "the same representation."
+            )
+        if S.shape[0] < M:
+            raise ValueError(
+                f"k-means with M = {M} centroids needs at least {M} shadow rows; got "
+                f"{S.shape[0]}. Lower n_bits or give more shadow rows."
+            )
+        return S
+
+    def _fit_codewords(self, X, S, M, rng):
+        """k-means centroids on the shadow rows, then one balanced step on ``D_est``: at most
+        ``ceil(n_est / M)`` rows per cell (App. G.6 of [1]_), each codeword its cell's mean."""
         km = KMeans(n_clusters=M, n_init=int(self.n_init), random_state=rng).fit(S)
         self.centroids_ = km.cluster_centers_.astype(np.float64)
-        # one balanced step: at most ceil(n_est / M) rows per cell (App. G.6 of [1])
         D = euclidean_distances(X, self.centroids_, squared=True)
-        self.labels_ = _balanced_assignment(D, -(-n // M))
-        sizes = np.bincount(self.labels_, minlength=M)
-        sums = np.zeros((M, d))
-        np.add.at(sums, self.labels_, X)
-        self.codewords_ = np.where(
-            sizes[:, None] > 0, sums / np.maximum(sizes, 1)[:, None], self.centroids_
-        )
-        # the release on D_est: Pr(Q = c) and the conditional means E[x | Q = c]
-        Q = self._nearest(X)
-        counts = np.bincount(Q, minlength=M)
-        self.release_frequencies_ = counts / n
-        sums = np.zeros((M, d))
-        np.add.at(sums, Q, X)
-        self.cell_means_ = np.where(
-            counts[:, None] > 0, sums / np.maximum(counts, 1)[:, None], self.codewords_
-        )
-        self.entropy_bits_ = _entropy_bits(self.release_frequencies_)
-        if self.keep_prob < 1:
-            self.leakage_bits_ = binary_symmetric_leakage(
-                float(self.release_frequencies_[0]), float(self.keep_prob)
-            )
-        else:
-            self.leakage_bits_ = int(self.n_bits)
-        self.trace_ = float(X.var(axis=0, ddof=1).sum()) if n > 1 else 0.0
-        self.noise_seed_ = int(rng.randint(2**31 - 1))
-        return self
+        self.labels_ = _balanced_assignment(D, -(-X.shape[0] // M))
+        self.codewords_ = _cell_means(X, self.labels_, M, self.centroids_)[0]
+
+    def _fit_decoder(self, X, M):
+        """The release on ``D_est``: ``Pr(Q = c)`` and the conditional means ``E[x | Q = c]``."""
+        self.cell_means_, counts = _cell_means(X, self._nearest(X), M, self.codewords_)
+        self.release_frequencies_ = counts / X.shape[0]
 
     def release(self, X):
         """Release each record's codebook index.
@@ -282,16 +304,11 @@ class CodebookRelease(BaseEstimator):
             Q = np.where(flip, 1 - Q, Q)
         return Q
 
+    @Substitution(released=_released_doc)
     def posterior(self, Q):
         """``Pr(true cell = c | release)`` of every cell, per released index.
 
-        Parameters
-        ----------
-        Q : array-like of int of shape (n_samples,)
-            Released indices.
-
-        Returns
-        -------
+        {released}
         proba : ndarray of shape (n_samples, M)
             One-hot for the deterministic codebook; under the channel
             ``f_c p^[c = Q] (1 - p)^[c != Q]``, normalised.
@@ -312,16 +329,11 @@ class CodebookRelease(BaseEstimator):
         prior_free = like / like.sum(axis=1, keepdims=True)
         return np.where(total > 0, post / np.where(total > 0, total, 1.0), prior_free)
 
+    @Substitution(released=_released_doc)
     def attack(self, Q):
         """The conditional-mean reconstruction ``E[Psi(x) | release]``.
 
-        Parameters
-        ----------
-        Q : array-like of int of shape (n_samples,)
-            Released indices.
-
-        Returns
-        -------
+        {released}
         X_hat : ndarray of shape (n_samples, n_features)
             The released cell's mean, or the posterior-weighted mean of the two cells under
             the binary symmetric channel.

@@ -22,6 +22,7 @@ import numpy as np
 import torch
 from torch.utils.data import default_collate
 
+from ..utils._sklearn_compat import validate_params
 from ._leakage import DPSGDLeakageAccountant, _check_delta, _check_positive, _check_rate
 
 __all__ = ["DPSGDMixin", "PoissonBatchLoader", "make_dpsgd_net"]
@@ -39,6 +40,8 @@ def _empty_like_batch(batch):
 
 class PoissonBatchLoader:
     """Poisson-sampled training batches: record ``i`` joins each batch with probability ``q``.
+
+    Read more in the :ref:`User Guide <leakage_bits>`.
 
     A drop-in ``iterator_train`` for skorch. An "epoch" is ``steps`` batches (default
     ``round(1 / q)``, one pass in expectation). Batches may be empty; they still count as a
@@ -85,6 +88,8 @@ class PoissonBatchLoader:
 
 class DPSGDMixin:
     """Mixin giving a skorch net Poisson-subsampled DP-SGD (per-sample clipping + noise).
+
+    Read more in the :ref:`User Guide <leakage_bits>`.
 
     Put it first in the bases: ``class DPNet(DPSGDMixin, NeuralNetClassifier)`` (or use
     :func:`make_dpsgd_net`). The module must support per-sample gradients (no BatchNorm; use
@@ -285,10 +290,21 @@ class DPSGDMixin:
                 "leakage_bits": acct.leakage_bits_, "runs": list(acct.runs_)}
 
 
+@validate_params({"net_class": [type]}, prefer_skip_nested_validation=True)
 def make_dpsgd_net(net_class):
     """A DP-SGD subclass of a skorch net class: ``make_dpsgd_net(NeuralNetClassifier)``.
 
+    Read more in the :ref:`User Guide <leakage_bits>`.
+
     The class is registered in this module under ``DPSGD<name>`` so that fitted nets pickle.
+
+    Examples
+    --------
+    >>> from skorch import NeuralNetClassifier
+    >>> from skdc.privacy import make_dpsgd_net
+    >>> DPNet = make_dpsgd_net(NeuralNetClassifier)
+    >>> DPNet.__name__, DPNet is make_dpsgd_net(NeuralNetClassifier)
+    ('DPSGDNeuralNetClassifier', True)
     """
     name = f"DPSGD{net_class.__name__}"
     cls = globals().get(name)

@@ -28,16 +28,25 @@ import hashlib
 import json
 import math
 import os
+import tempfile
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array
 
 from ..utils._device import resolve_device
 from ..utils._parallel import available_cpus
 from ..utils._progress import progress_bar
-from ..utils._sklearn_compat import Interval, StrOptions, _fit_context
+from ..utils._sklearn_compat import (
+    HasMethods,
+    Interval,
+    StrOptions,
+    _fit_context,
+    validate_data,
+    validate_params,
+)
 from ._hadamard import _DEFAULT_FACTORS, apply_hadamard, hadamard_factors, hadamard_order
 
 __all__ = [
@@ -56,8 +65,26 @@ def _binary_entropy(p):
     return -p * math.log2(p) - (1 - p) * math.log2(1 - p)
 
 
+def _mc_constant(k, s, m_hat):
+    rk = s * math.sqrt(k)
+    return (9 * k * s**2 + 8 * (2 + rk) * m_hat + 3 * (11 * rk + 1) * math.sqrt(m_hat)) / s**2
+
+
+@validate_params(
+    {
+        "k": [Interval(Integral, 1, None, closed="left")],
+        "s": [Interval(Real, 0, None, closed="neither")],
+        "m_hat": [Interval(Real, 0, None, closed="left")],
+    },
+    prefer_skip_nested_validation=True,
+)
 def mc_constant(k, s, m_hat):
-    """Monte Carlo variance constant ``c_MC`` (nats^2), eq. 33 of [1]_ as read in the spec.
+    """Monte Carlo variance constant ``c_MC`` (nats^2), eq. 33 of [1]_.
+
+    Read more in the :ref:`User Guide <reconstruction_floor>`.
+
+    The printed eq. 33 is garbled; this is the form consistent with its fragments and with
+    the authors' code.
 
     ``c_MC = [9 k s^2 + 8 (2 + s sqrt(k)) m_hat + 3 (11 s sqrt(k) + 1) sqrt(m_hat)] / s^2``,
     with ``m_hat`` the mean squared norm of the block centres.
@@ -68,12 +95,24 @@ def mc_constant(k, s, m_hat):
     >>> round(mc_constant(1, 0.2 ** 0.5, 1.0), 2)
     195.68
     """
-    rk = s * math.sqrt(k)
-    return (9 * k * s**2 + 8 * (2 + rk) * m_hat + 3 * (11 * rk + 1) * math.sqrt(m_hat)) / s**2
+    return _mc_constant(k, s, m_hat)
 
 
+@validate_params(
+    {
+        "c_bar": [Interval(Real, 0, None, closed="left")],
+        "n_blocks": [Interval(Integral, 1, None, closed="left")],
+        "n": [Interval(Integral, 1, None, closed="left")],
+        "n_mc": [Interval(Integral, 1, None, closed="left")],
+        "n_pairs": [Interval(Integral, 1, None, closed="left")],
+        "alpha1": [Interval(Real, 0, 1, closed="neither")],
+    },
+    prefer_skip_nested_validation=True,
+)
 def mc_margin(c_bar, n_blocks, n, n_mc, n_pairs, alpha1):
     """Cantelli margin ``t_MC`` (bits) on the Monte Carlo estimate of the block entropy.
+
+    Read more in the :ref:`User Guide <reconstruction_floor>`.
 
     ``sigma_MC^2 = c_bar / ((ln 2)^2 N_k n n_MC)`` and ``t_MC = sigma_MC sqrt(|G| / alpha_1 - 1)``.
 
@@ -87,8 +126,24 @@ def mc_margin(c_bar, n_blocks, n, n_mc, n_pairs, alpha1):
     return math.sqrt(sigma2) * math.sqrt(n_pairs / alpha1 - 1)
 
 
+def _sampling_margin(n, n_pairs, alpha2):
+    if n < 2:
+        raise ValueError(f"the sampling margin needs n >= 2 estimation rows; got {n}.")
+    return _binary_entropy(1.0 / n) * math.sqrt(0.5 * n * math.log(n_pairs / alpha2))
+
+
+@validate_params(
+    {
+        "n": [Interval(Integral, 2, None, closed="left")],
+        "n_pairs": [Interval(Integral, 1, None, closed="left")],
+        "alpha2": [Interval(Real, 0, 1, closed="neither")],
+    },
+    prefer_skip_nested_validation=True,
+)
 def sampling_margin(n, n_pairs, alpha2):
     """McDiarmid margin ``t_MD = H_b(1/n) sqrt((n/2) ln(|G| / alpha_2))`` (bits).
+
+    Read more in the :ref:`User Guide <reconstruction_floor>`.
 
     Examples
     --------
@@ -96,13 +151,22 @@ def sampling_margin(n, n_pairs, alpha2):
     >>> round(sampling_margin(59000, 48, 0.025), 5)
     0.1384
     """
-    if n < 2:
-        raise ValueError(f"the sampling margin needs n >= 2 estimation rows; got {n}.")
-    return _binary_entropy(1.0 / n) * math.sqrt(0.5 * n * math.log(n_pairs / alpha2))
+    return _sampling_margin(n, n_pairs, alpha2)
 
 
+@validate_params(
+    {
+        "centres": ["array-like"],
+        "s": [Interval(Real, 0, None, closed="neither")],
+        "n_mc": [Interval(Integral, 1, None, closed="left")],
+        "random_state": [None, Interval(Integral, 0, None, closed="left")],
+    },
+    prefer_skip_nested_validation=True,
+)
 def plugin_entropy(centres, s, n_mc, random_state=None):
     """Monte Carlo plug-in entropy (bits) of the empirical measure convolved with ``N(0, s^2 I)``.
+
+    Read more in the :ref:`User Guide <reconstruction_floor>`.
 
     ``h_hat_MC = -(1/(n n_MC)) sum_i sum_r log2 f_hat(c_i + W_ir)``, eq. 31 of [1]_, with
     ``f_hat`` evaluated exactly over all ``n`` centres.
@@ -136,8 +200,19 @@ def plugin_entropy(centres, s, n_mc, random_state=None):
     return float(_block_entropies_numpy(C[None], float(s), int(n_mc), seed, n_threads=1)[0])
 
 
+@validate_params(
+    {
+        "Z": ["array-like"],
+        "diameter_sq": [Interval(Real, 0, None, closed="neither")],
+        "delta": [Interval(Real, 0, 1, closed="neither")],
+        "random_state": [None, Interval(Integral, 0, None, closed="left"), np.random.Generator],
+    },
+    prefer_skip_nested_validation=True,
+)
 def trace_ucb(Z, diameter_sq, delta=0.05, random_state=None):
     """Upper confidence bound on ``tr Cov(Z)`` by empirical Bernstein (App. G.2 of [1]_).
+
+    Read more in the :ref:`User Guide <reconstruction_floor>`.
 
     Random disjoint pairs give ``Y = ||z - z'||^2 / 2`` with ``E Y = tr Sigma`` and
     ``Y in [0, B/2]``; Theorem 4 of Maurer and Pontil (2009) bounds the mean of ``Y/(B/2)``.
@@ -156,6 +231,14 @@ def trace_ucb(Z, diameter_sq, delta=0.05, random_state=None):
     Returns
     -------
     ucb : float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdc.privacy import trace_ucb
+    >>> Z = np.random.RandomState(0).uniform(0, 1, (2000, 5))  # tr Cov = 5 / 12 = 0.4167
+    >>> round(trace_ucb(Z, diameter_sq=5.0, random_state=0), 4)
+    0.4597
     """
     Z = np.asarray(Z, dtype=np.float64)
     m_pairs = Z.shape[0] // 2
@@ -185,10 +268,10 @@ def _n_mc_paper(k):
     return 2 if k == 1 else max(k, 4)
 
 
-def _fingerprint(Y, K, nu2, n_mc_of, alpha, random_state):
+def _fingerprint(Y, K, nu2, n_mc_of, alpha, seed):
     """Digest of everything a pair's record depends on: the standardised rows and settings."""
     h = hashlib.sha256(np.ascontiguousarray(Y).view(np.uint8))
-    h.update(json.dumps([K, nu2, sorted(n_mc_of.items()), alpha, random_state]).encode())
+    h.update(json.dumps([K, nu2, sorted(n_mc_of.items()), alpha, seed]).encode())
     return h.hexdigest()
 
 
@@ -214,11 +297,15 @@ def _read_checkpoint(path, fingerprint):
 
 
 def _write_checkpoint(path, fingerprint, pairs):
-    """Atomically replace the checkpoint with the records finished so far."""
+    """Atomically replace the checkpoint with the records finished so far.
+
+    The records go to a fresh temporary file next to ``path`` first, so two fits writing the
+    same path at once never interleave their bytes (the last complete write wins).
+    """
     if path is None:
         return
-    tmp = f"{os.fspath(path)}.tmp"
-    with open(tmp, "w") as f:
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), suffix=".tmp")
+    with os.fdopen(fd, "w") as f:
         json.dump({"fingerprint": fingerprint, "pairs": pairs}, f)
     os.replace(tmp, path)
 
@@ -239,6 +326,21 @@ def _resolve_device(device):
     return resolve_device(device)
 
 
+def _int_seed(random_state):
+    """The integer seed of the dithers: an int as given, else drawn from the generator."""
+    if isinstance(random_state, Integral):
+        return int(random_state)
+    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+
+
+def _required_rows(n, n_pairs, alpha2):
+    """The smallest power-of-two multiple of ``n`` whose ``t_MD`` is below ``log2(n) / 2``."""
+    need = n
+    while _sampling_margin(need, n_pairs, alpha2) >= 0.5 * math.log2(need):
+        need *= 2
+    return need
+
+
 class BlockEntropyLowerBound(BaseEstimator):
     """Lower confidence bound on the block entropy of a dithered representation (Sec 5 of [1]_).
 
@@ -248,6 +350,9 @@ class BlockEntropyLowerBound(BaseEstimator):
     estimation sample and the Monte Carlo noise, ``h_LB`` lies below the true block entropy for
     every pair at once. Rotation, centre and scale come from a calibration sample ``X_perp``
     disjoint from ``X`` (never from ``X``), on which the entropies are estimated.
+
+    Read more in the :ref:`User Guide <reconstruction_floor>`; the example
+    :ref:`sphx_glr_auto_examples_plot_bound_vs_attacks.py` turns it into a reconstruction floor.
 
     Parameters
     ----------
@@ -262,19 +367,25 @@ class BlockEntropyLowerBound(BaseEstimator):
         (needs at least ``m`` calibration rows); ``"signs"``: ``U = m^{-1/2} H D``, data-free.
     n_mc : "paper" or int, default="paper"
         Monte Carlo replicates per centre: ``"paper"`` is 2 at ``k = 1``, ``max(k, 4)`` above.
+    representation : fitted transformer or None, default=None
+        ``Psi``, applied to ``X`` and ``X_perp`` by its ``transform``; ``None`` is the identity
+        (pixel space). It must be fixed independently of the protected data.
+    trace : float or None, default=None
+        Declared ``tr Sigma`` (an upper bound), used when ``fit`` gets no ``X_perp``
+        (``rotation="signs"`` only); ignored when ``X_perp`` is given.
+    mean : array-like of shape (m,) or None, default=None
+        Declared centre when ``fit`` gets no ``X_perp`` (zeros if ``None``); ignored when
+        ``X_perp`` is given.
     device : {"auto", "cpu", "cuda"}, default="auto"
         ``"auto"`` uses a GPU through torch when one is visible (float64 throughout), else
         NumPy.
     diameter_sq : float or None, default=None
         Upper bound ``B`` on ``||Psi(x) - Psi(x')||^2`` enabling the trace upper confidence bound
         ``trace_ucb_`` (``255**2 * d`` for 8-bit pixels).
-    random_state : int, default=0
-        Seed of the dithers (per pair and block) and of the sign rotation.
-    checkpoint : str, path or None, default=None
-        A JSON file that receives each grid pair's record as soon as it is estimated. A later
-        ``fit`` on the same data (same standardised rows, grid, ``n_mc``, ``alpha`` and seed)
-        reads the finished pairs back and estimates only the rest, so a run of hours can be
-        stopped and resumed; a file from other data or settings is refused.
+    random_state : int, RandomState instance or None, default=0
+        Seed of the dithers (per pair and block) and of the sign rotation. An int seeds them
+        directly; a ``RandomState`` instance or ``None`` draws the seed from it at ``fit`` (a
+        run to be resumed from a checkpoint needs an int).
     progress : bool or "auto", default="auto"
         A tqdm progress bar over the grid pairs; ``"auto"`` shows it when standard error is
         a terminal.
@@ -285,7 +396,8 @@ class BlockEntropyLowerBound(BaseEstimator):
         One record per grid pair: ``k``, ``nu2``, ``s`` (dither std on the unit-trace scale),
         ``n_mc``, ``h_hat``, ``h_lb``, ``t_mc``, ``t_md``, ``c_mc_bar`` (bits; unit-trace scale).
     trace_ : float
-        Point estimate of ``tr Sigma_Psi`` on the calibration sample (divisor ``n - 1``).
+        Point estimate of ``tr Sigma_Psi`` on the calibration sample (divisor ``n - 1``), or
+        the declared ``trace``.
     trace_ucb_ : float or None
         Its upper confidence bound at level ``alpha`` (``None`` without ``diameter_sq``).
     mean_ : ndarray of shape (m,)
@@ -296,6 +408,8 @@ class BlockEntropyLowerBound(BaseEstimator):
         Device used.
     n_samples_ : int
         Estimation rows ``n``.
+    n_features_in_ : int
+        Number of columns of ``X`` (before the representation).
 
     Notes
     -----
@@ -323,10 +437,12 @@ class BlockEntropyLowerBound(BaseEstimator):
         "alpha": [Interval(Real, 0, 1, closed="neither")],
         "rotation": [StrOptions({"eig", "signs"})],
         "n_mc": [StrOptions({"paper"}), Interval(Integral, 1, None, closed="left")],
+        "representation": [None, HasMethods(["transform"])],
+        "trace": [None, Interval(Real, 0, None, closed="neither")],
+        "mean": [None, "array-like"],
         "device": [StrOptions({"auto", "cpu", "cuda"})],
         "diameter_sq": [None, Interval(Real, 0, None, closed="neither")],
-        "random_state": [Interval(Integral, 0, None, closed="left")],
-        "checkpoint": [None, str, os.PathLike],
+        "random_state": ["random_state"],
         "progress": ["boolean", StrOptions({"auto"})],
     }
 
@@ -337,10 +453,12 @@ class BlockEntropyLowerBound(BaseEstimator):
         alpha=0.05,
         rotation="eig",
         n_mc="paper",
+        representation=None,
+        trace=None,
+        mean=None,
         device="auto",
         diameter_sq=None,
         random_state=0,
-        checkpoint=None,
         progress="auto",
     ):
         self.block_sizes = block_sizes
@@ -348,17 +466,125 @@ class BlockEntropyLowerBound(BaseEstimator):
         self.alpha = alpha
         self.rotation = rotation
         self.n_mc = n_mc
+        self.representation = representation
+        self.trace = trace
+        self.mean = mean
         self.device = device
         self.diameter_sq = diameter_sq
         self.random_state = random_state
-        self.checkpoint = checkpoint
         self.progress = progress
 
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None, *, X_perp=None, checkpoint=None):
+        """Estimate the entropy lower bound of every grid pair on the rows ``X``.
+
+        The steps of Sec 4-5 of [1]_: calibrate centre and scale on ``X_perp``, fix the
+        rotation, fix the margins (before any estimate), then estimate each grid pair.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Estimation rows ``D_est`` (i.i.d. from the population; may be the training set).
+        y : Ignored
+            Not used, present for API consistency by convention.
+        X_perp : array-like of shape (n_perp, d), default=None
+            Calibration rows ``D_perp``, disjoint from ``X``; fixes rotation, centre and scale.
+            Without it the rotation must be ``"signs"`` and ``trace`` declared.
+        checkpoint : str, path or None, default=None
+            A JSON file that receives each grid pair's record as soon as it is estimated. A
+            later ``fit`` on the same data (same standardised rows, grid, ``n_mc``, ``alpha``
+            and integer seed) reads the finished pairs back and estimates only the rest, so a
+            run of hours can be stopped and resumed; a file from other data or settings is
+            refused. It is given to ``fit`` with the data it belongs to, not to the
+            constructor, so clones of one estimator (a grid search) never share a file.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        self.device_ = _resolve_device(self.device)  # a missing GPU fails before any work
+        Z = self._represent(X, reset=True)
+        n, m = Z.shape
+        self.n_samples_, self.n_components_ = n, m
+        self.padded_dim_ = hadamard_order(m, _DEFAULT_FACTORS)
+        self._factors = hadamard_factors(self.padded_dim_)
+        self._seed = _int_seed(self.random_state)
+        Zp = None if X_perp is None else self._calibration_rows(X_perp, m)
+        self._calibrate(Zp)
+        self._fix_rotation(Zp)
+        K, nu2 = self._grid()
+        t_md = self._fixed_sampling_margin(n, len(K) * len(nu2))
+        self.pairs_ = self._estimate_grid(self._rotate(Z), K, nu2, t_md, checkpoint)
+        return self
+
     # -- calibration on D_perp ------------------------------------------------------------
-    def _represent(self, X, representation):
-        if representation is None:
+    def _represent(self, X, reset=False):
+        """``Psi(X)`` in float64; ``reset`` records the input width (the estimation rows)."""
+        if reset:
+            dtype = np.float64 if self.representation is None else None
+            X = validate_data(
+                self, X, dtype=dtype, allow_nd=self.representation is not None,
+                ensure_min_samples=2,
+            )
+        if self.representation is None:
             return check_array(X, dtype=np.float64)
-        return check_array(representation.transform(X), dtype=np.float64)
+        return check_array(self.representation.transform(X), dtype=np.float64)
+
+    def _calibration_rows(self, X_perp, m):
+        """``Psi(X_perp)``, checked against the width and size the rotation needs."""
+        Zp = self._represent(X_perp)
+        if Zp.shape[1] != m:
+            raise ValueError(
+                f"X_perp has {Zp.shape[1]} columns after the representation; X has {m}."
+            )
+        if self.rotation == "eig" and Zp.shape[0] < m:
+            raise ValueError(
+                f"rotation='eig' needs at least m={m} calibration rows for a full-rank "
+                f"covariance; got {Zp.shape[0]}. Give more X_perp rows or use "
+                "rotation='signs'."
+            )
+        if Zp.shape[0] < 2:
+            raise ValueError("X_perp needs at least 2 rows.")
+        return Zp
+
+    def _calibrate(self, Zp):
+        """Centre ``mean_`` and scale ``trace_`` (with its upper bound) from ``D_perp``, or
+        the declared ones when there is no calibration sample."""
+        m = self.n_components_
+        if Zp is not None:
+            self.mean_ = Zp.mean(axis=0)
+            self.trace_ = float(Zp.var(axis=0, ddof=1).sum())
+            self.trace_ucb_ = (
+                trace_ucb(Zp, self.diameter_sq, self.alpha, self._seed)
+                if self.diameter_sq is not None
+                else None
+            )
+        elif self.rotation == "eig" or self.trace is None:
+            raise ValueError(
+                "without X_perp the rotation must be data-free and the trace declared: use "
+                "rotation='signs' and BlockEntropyLowerBound(trace=<upper bound on tr Sigma>)."
+            )
+        else:
+            self.mean_ = (
+                np.zeros(m) if self.mean is None else np.asarray(self.mean, dtype=np.float64)
+            )
+            self.trace_ = float(self.trace)
+            self.trace_ucb_ = float(self.trace)
+        if not self.trace_ > 0:
+            raise ValueError("the calibration trace is zero: the representation is constant.")
+
+    def _fix_rotation(self, Zp):
+        """``U = m^{-1/2} H V^T`` (calibration eigenbasis, Sec 4 of [1]_) or ``m^{-1/2} H D``."""
+        self._V = None
+        if self.rotation == "eig":
+            Zc = np.zeros((Zp.shape[0], self.padded_dim_))
+            Zc[:, : self.n_components_] = Zp - self.mean_
+            w, V = np.linalg.eigh(Zc.T @ Zc / (Zp.shape[0] - 1))
+            self._V = V[:, ::-1]  # descending eigenvalues (the order does not affect validity)
+        else:
+            rng = np.random.RandomState(self._seed)
+            self._signs = rng.choice([-1.0, 1.0], size=self.padded_dim_)
 
     def _rotate(self, Z):
         """Standardised rotated rows ``U (z - mu) / sqrt(tr)`` (rows as vectors), padded."""
@@ -370,6 +596,7 @@ class BlockEntropyLowerBound(BaseEstimator):
             Zc = Zc * self._signs
         return apply_hadamard(Zc, self._factors) / math.sqrt(self.padded_dim_)
 
+    # -- the grid and its margins, fixed before estimation ------------------------------
     def _grid(self):
         m = self.padded_dim_
         if isinstance(self.block_sizes, str):
@@ -388,119 +615,49 @@ class BlockEntropyLowerBound(BaseEstimator):
             raise ValueError(f"nu2 must be a non-empty list of positive dither levels; got {nu2}.")
         return K, nu2
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None, *, X_perp=None, representation=None, trace=None, mean=None):
-        """Estimate the entropy lower bound of every grid pair on the rows ``X``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n, d)
-            Estimation rows ``D_est`` (i.i.d. from the population; may be the training set).
-        y : Ignored
-            Not used, present for API consistency by convention.
-        X_perp : array-like of shape (n_perp, d), default=None
-            Calibration rows ``D_perp``, disjoint from ``X``; fixes rotation, centre and scale.
-        representation : fitted transformer or None, default=None
-            ``Psi``; ``None`` is the identity (pixel space). It must be fixed independently of
-            the protected data.
-        trace : float, default=None
-            Declared ``tr Sigma`` when no ``X_perp`` is given (``rotation="signs"`` only).
-        mean : array-like of shape (m,), default=None
-            Declared centre when no ``X_perp`` is given (zeros if ``None``).
-
-        Returns
-        -------
-        self : object
-        """
-        self.device_ = _resolve_device(self.device)  # a missing GPU fails before any work
-        Z = self._represent(X, representation)
-        n, m = Z.shape
-        self.n_components_ = m
-        self.padded_dim_ = hadamard_order(m, _DEFAULT_FACTORS)
-        self._factors = hadamard_factors(self.padded_dim_)
-        rng = np.random.RandomState(self.random_state)
-        if X_perp is not None:
-            Zp = self._represent(X_perp, representation)
-            if Zp.shape[1] != m:
-                raise ValueError(
-                    f"X_perp has {Zp.shape[1]} columns after the representation; X has {m}."
-                )
-            if self.rotation == "eig" and Zp.shape[0] < m:
-                raise ValueError(
-                    f"rotation='eig' needs at least m={m} calibration rows for a full-rank "
-                    f"covariance; got {Zp.shape[0]}. Give more X_perp rows or use "
-                    "rotation='signs'."
-                )
-            if Zp.shape[0] < 2:
-                raise ValueError("X_perp needs at least 2 rows.")
-            self.mean_ = Zp.mean(axis=0)
-            cov_diag = Zp.var(axis=0, ddof=1)
-            self.trace_ = float(cov_diag.sum())
-            self.trace_ucb_ = (
-                trace_ucb(Zp, self.diameter_sq, self.alpha, self.random_state)
-                if self.diameter_sq is not None
-                else None
-            )
-        else:
-            if self.rotation == "eig" or trace is None:
-                raise ValueError(
-                    "without X_perp the rotation must be data-free and the trace declared: use "
-                    "rotation='signs' and fit(..., trace=<upper bound on tr Sigma>)."
-                )
-            self.mean_ = np.zeros(m) if mean is None else np.asarray(mean, dtype=np.float64)
-            self.trace_ = float(trace)
-            self.trace_ucb_ = float(trace)
-        if not self.trace_ > 0:
-            raise ValueError("the calibration trace is zero: the representation is constant.")
-        self._V = None
-        if self.rotation == "eig":
-            Zc = np.zeros((Zp.shape[0], self.padded_dim_))
-            Zc[:, :m] = Zp - self.mean_
-            w, V = np.linalg.eigh(Zc.T @ Zc / (Zp.shape[0] - 1))
-            self._V = V[:, ::-1]  # descending eigenvalues (the order does not affect validity)
-        else:
-            self._signs = rng.choice([-1.0, 1.0], size=self.padded_dim_)
-        K, nu2 = self._grid()
-        n_pairs = len(K) * len(nu2)
-        a1 = a2 = self.alpha / 2
-        t_md = sampling_margin(n, n_pairs, a2)
+    def _fixed_sampling_margin(self, n, n_pairs):
+        """``t_MD`` (Prop. 5.1 of [1]_), refused where it swallows half of the log2(n) cap."""
+        t_md = _sampling_margin(n, n_pairs, self.alpha / 2)
         if t_md >= 0.5 * math.log2(n):
-            need = n
-            while sampling_margin(need, n_pairs, a2) >= 0.5 * math.log2(need):
-                need *= 2
             raise ValueError(
                 f"too few estimation rows for confidence 1 - alpha = {1 - self.alpha} over "
                 f"{n_pairs} grid pairs: the sampling margin t_MD = {t_md:.3g} bits is not below "
-                f"half of the log2(n) cap. At least {need} rows are needed."
+                f"half of the log2(n) cap. At least {_required_rows(n, n_pairs, self.alpha / 2)} "
+                "rows are needed."
             )
-        Y = self._rotate(Z)
-        self.n_samples_ = n
-        m_pad = self.padded_dim_
+        return t_md
+
+    # -- estimation, pair by pair -------------------------------------------------------
+    def _estimate_grid(self, Y, K, nu2, t_md, checkpoint):
+        """The record of every grid pair, read back from ``checkpoint`` or estimated."""
         n_mc_of = {k: _n_mc_paper(k) if self.n_mc == "paper" else int(self.n_mc) for k in K}
-        fingerprint = _fingerprint(Y, K, nu2, n_mc_of, self.alpha, self.random_state)
-        done = _read_checkpoint(self.checkpoint, fingerprint)
+        fingerprint = _fingerprint(Y, K, nu2, n_mc_of, self.alpha, self._seed)
+        done = _read_checkpoint(checkpoint, fingerprint)
+        n_pairs = len(K) * len(nu2)
         pairs = []
         grid = [(ki, k, vi, v) for ki, k in enumerate(K) for vi, v in enumerate(nu2)]
         for ki, k, vi, v in progress_bar(grid, self.progress, desc="entropy grid", unit="pair"):
             if (k, v) in done:
                 pairs.append(done[(k, v)])
                 continue
-            n_blocks, n_mc, s = m_pad // k, n_mc_of[k], math.sqrt(v / k)
-            # block centres sqrt(N_k) P_b U z, shape (N_k, n, k)
-            C = np.ascontiguousarray(Y.reshape(n, n_blocks, k).transpose(1, 0, 2))
-            C *= math.sqrt(n_blocks)
-            m_hat = np.einsum("bij,bij->b", C, C) / n
-            h_blocks = self._block_entropies(C, s, n_mc, [self.random_state, ki, vi])
-            h_hat = float(np.mean(h_blocks))
-            c_bar = float(np.mean([mc_constant(k, s, mb) for mb in m_hat]))
-            t_mc = mc_margin(c_bar, n_blocks, n, n_mc, n_pairs, a1)
-            pairs.append(
-                {"k": k, "nu2": v, "s": s, "n_mc": n_mc, "h_hat": h_hat,
-                 "h_lb": h_hat - t_mc - t_md, "t_mc": t_mc, "t_md": t_md, "c_mc_bar": c_bar}
-            )
-            _write_checkpoint(self.checkpoint, fingerprint, pairs)
-        self.pairs_ = pairs
-        return self
+            pairs.append(self._estimate_pair(Y, k, v, n_mc_of[k], n_pairs, t_md, [ki, vi]))
+            _write_checkpoint(checkpoint, fingerprint, pairs)
+        return pairs
+
+    def _estimate_pair(self, Y, k, v, n_mc, n_pairs, t_md, index):
+        """``h_hat_MC`` (eq. 31 of [1]_), its Cantelli margin ``t_MC`` (eq. 33) and ``h_LB``."""
+        n = Y.shape[0]
+        n_blocks, s = self.padded_dim_ // k, math.sqrt(v / k)
+        # block centres sqrt(N_k) P_b U z, shape (N_k, n, k)
+        C = np.ascontiguousarray(Y.reshape(n, n_blocks, k).transpose(1, 0, 2))
+        C *= math.sqrt(n_blocks)
+        m_hat = np.einsum("bij,bij->b", C, C) / n
+        h_blocks = self._block_entropies(C, s, n_mc, [self._seed, *index])
+        h_hat = float(np.mean(h_blocks))
+        c_bar = float(np.mean([_mc_constant(k, s, mb) for mb in m_hat]))
+        t_mc = mc_margin(c_bar, n_blocks, n, n_mc, n_pairs, self.alpha / 2)
+        return {"k": k, "nu2": v, "s": s, "n_mc": n_mc, "h_hat": h_hat,
+                "h_lb": h_hat - t_mc - t_md, "t_mc": t_mc, "t_md": t_md, "c_mc_bar": c_bar}
 
     def _block_entropies(self, C, s, n_mc, seed):
         if self.device_ == "cpu":

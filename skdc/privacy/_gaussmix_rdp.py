@@ -10,7 +10,7 @@ the release is ``(alpha, phi(alpha; k, zeta))``-RDP for ``alpha in (1, zeta)``, 
 
 This module holds that curve, its conversion to ``(epsilon, delta)`` (Proposition 1 of [1]_, the
 improved conversion of Canonne, Kamath and Steinke), truncated CDP (Corollary 1), inverse
-calibration, composition, and the corrected adaptive Algorithm 1 (spec section 4.4: release
+calibration, composition, and the adaptive Algorithm 1 of [1]_ with its units corrected (release
 ``lambda_min / C_X^2`` with sensitivity 1; ``sqrt(gamma) C_X`` noise in the non-adaptive branch).
 
 References
@@ -27,7 +27,7 @@ from numbers import Integral, Real
 import numpy as np
 from scipy import optimize
 
-from ..utils._sklearn_compat import Interval, validate_params
+from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 from ._leakage import LN2, _check_delta, _finite, gaussmix_kl
 
 __all__ = [
@@ -56,8 +56,32 @@ def _check_zeta(zeta):
     return float(zeta)
 
 
+def _gaussmix_rdp(alpha, k, zeta):
+    k = _check_k(k)
+    zeta = _check_zeta(zeta)
+    a = np.asarray(alpha, dtype=float)
+    if np.any(a < 1) or np.any(a >= zeta):
+        raise ValueError(
+            f"alpha must lie in (1, zeta) = (1, {zeta:g}); got {np.ravel(a).tolist()}. The curve "
+            "diverges as alpha approaches zeta."
+        )
+    am1 = np.where(a == 1.0, 1.0, a - 1.0)
+    phi = (k * a / (2 * am1)) * math.log1p(-1 / zeta) - (k / (2 * am1)) * np.log1p(-a / zeta)
+    phi = np.where(a == 1.0, gaussmix_kl(k, zeta), phi)
+    phi = _finite(phi, "GaussMix RDP")
+    return float(phi) if np.ndim(phi) == 0 else phi
+
+
+# k, zeta and alpha are checked against their domain by the implementation, whose messages say
+# what to change (raise sigma, lower the order); the constraints here are their types.
+@validate_params(
+    {"alpha": [Real, "array-like"], "k": [Integral], "zeta": [Real]},
+    prefer_skip_nested_validation=True,
+)
 def gaussmix_rdp(alpha, k, zeta):
     """The GaussMix RDP curve ``phi(alpha; k, zeta)`` in nats (Lemma 1 of [1]_).
+
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
 
     At ``alpha = 1`` returns the KL limit ``(k/2)[1/(zeta-1) + ln(1-1/zeta)]``.
 
@@ -81,19 +105,7 @@ def gaussmix_rdp(alpha, k, zeta):
     >>> round(gaussmix_rdp(2.0, 10, 5.0), 7)
     0.3226926
     """
-    k = _check_k(k)
-    zeta = _check_zeta(zeta)
-    a = np.asarray(alpha, dtype=float)
-    if np.any(a < 1) or np.any(a >= zeta):
-        raise ValueError(
-            f"alpha must lie in (1, zeta) = (1, {zeta:g}); got {np.ravel(a).tolist()}. The curve "
-            "diverges as alpha approaches zeta."
-        )
-    am1 = np.where(a == 1.0, 1.0, a - 1.0)
-    phi = (k * a / (2 * am1)) * math.log1p(-1 / zeta) - (k / (2 * am1)) * np.log1p(-a / zeta)
-    phi = np.where(a == 1.0, gaussmix_kl(k, zeta), phi)
-    phi = _finite(phi, "GaussMix RDP")
-    return float(phi) if np.ndim(phi) == 0 else phi
+    return _gaussmix_rdp(alpha, k, zeta)
 
 
 def _phi(a, k, zeta):
@@ -130,8 +142,20 @@ def _minimise_order(objective, upper):
     return float(vals[j]), float(grid[j])
 
 
+@validate_params(
+    {
+        "k": [Integral],
+        "zeta": [Real],
+        "delta": [Real],
+        "conversion": [StrOptions({"improved", "classic"})],
+        "extra_rdp": [None, callable],
+    },
+    prefer_skip_nested_validation=True,
+)
 def gaussmix_epsilon(k, zeta, delta, *, conversion="improved", extra_rdp=None):
     """``(epsilon, alpha*)`` of one GaussMix release (Proposition 1 of [1]_).
+
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
 
     Parameters
     ----------
@@ -174,8 +198,14 @@ def gaussmix_epsilon(k, zeta, delta, *, conversion="improved", extra_rdp=None):
     return float(_finite(max(eps, 0.0), "epsilon")), alpha
 
 
+@validate_params(
+    {"delta": [Interval(Real, 0, 1, closed="neither")], "exact": ["boolean"]},
+    prefer_skip_nested_validation=True,
+)
 def adaptive_threshold(delta, *, exact=False):
     """Threshold ``tau`` with ``P(z > tau) <= delta / 3`` for the adaptive release.
+
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
 
     ``sqrt(2 ln(3 / delta))`` (the authors' code) or, with ``exact=True``, the exact Gaussian
     quantile ``Phi^{-1}(1 - delta / 3)``, which is smaller and also valid.
@@ -194,13 +224,30 @@ def adaptive_threshold(delta, *, exact=False):
     return math.sqrt(2 * math.log(3 / delta))
 
 
+@validate_params(
+    {
+        "eta": [Interval(Real, 0, None, closed="neither")],
+        "gamma": [Real],
+        "k": [Interval(Integral, 1, None, closed="left")],
+        "delta": [Interval(Real, 0, 1, closed="neither")],
+    },
+    prefer_skip_nested_validation=True,
+)
 def paper_budget(eta, gamma, k, delta):
-    """The paper-style budget ``e_eps(eta, gamma, k, delta)`` of Algorithm 2 (spec 4.5).
+    """The paper-style budget ``e_eps(eta, gamma, k, delta)`` of Algorithm 2 of [1]_.
+
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
 
     The sketch at ``delta / 3`` by the improved conversion plus ``sqrt(2 ln(3.75/delta)) / eta``
     for the eigenvalue release (classic Gaussian-mechanism constant, as in the authors' code).
     Kept to reproduce the paper; :class:`~skdc.linear_model.LinearMixingRegressor` accounts the
     eigenvalue release by RDP instead.
+
+    Examples
+    --------
+    >>> from skdc.privacy import paper_budget
+    >>> round(paper_budget(1.0, 10.0, 5, 1e-5), 4)
+    6.6659
     """
     k = _check_k(k)
     zeta = _check_zeta(gamma)
@@ -270,6 +317,8 @@ def smallest_scale(epsilon_of, epsilon):
 class GaussMixAccountant:
     """Privacy accounting of Gaussian-sketch releases (Lemma 1, Prop. 1, Cor. 1 of [1]_).
 
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
+
     Parameters
     ----------
     k : int
@@ -328,7 +377,7 @@ class GaussMixAccountant:
     def rdp(self, alpha, sigma):
         """``phi(alpha; k, zeta)`` plus any composed curves, in nats."""
         k, _, _ = self._check()
-        out = gaussmix_rdp(alpha, k, self.zeta(sigma))
+        out = _gaussmix_rdp(alpha, k, self.zeta(sigma))
         if self.__dict__.get("curves_"):
             out = out + np.vectorize(self._extra)(alpha)
         return out
@@ -387,6 +436,8 @@ class GaussMixAccountant:
 class RDPCurve:
     """A picklable RDP curve ``alpha -> nats``: a GaussMix release plus Gaussian releases.
 
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
+
     ``gaussmix_rdp(alpha, k, zeta)`` (if ``k``) plus ``n_gaussian * alpha / (2 noise^2)`` (a
     Gaussian mechanism of sensitivity 1 and noise multiplier ``noise``, composed
     ``n_gaussian`` times).
@@ -407,7 +458,7 @@ class RDPCurve:
     def __call__(self, alpha):
         out = 0.0
         if self.k is not None:
-            out = out + gaussmix_rdp(alpha, self.k, self.zeta)
+            out = out + _gaussmix_rdp(alpha, self.k, self.zeta)
         if self.noise is not None:
             out = out + self.n_gaussian * np.asarray(alpha, dtype=float) / (2 * self.noise**2)
         return float(out) if np.ndim(out) == 0 else out

@@ -2,7 +2,7 @@
 
 Sylvester doubling gives the powers of two; Paley's constructions give ``q + 1`` (Paley I, a
 prime ``q = 3 mod 4``) and ``2 (q + 1)`` (Paley II, a prime ``q = 1 mod 4``). The default factor
-set is the one of Bourne and Allison (2026, Sec 4.2 of the spec): powers of two, ``H12`` (Paley I,
+set is the one of Bourne and Allison (arXiv:2610.13768, Sec 4): powers of two, ``H12`` (Paley I,
 ``q = 11``) once and ``H28`` (Paley II, ``q = 13``) up to twice, each listed factor being used at
 most once. Then MNIST's 784 = 28 x 28, CIFAR's 3072 = 12 x 256, CelebA's 12,288 = 12 x 1024 and
 LPIPS' 31,872 padded to 2^15 come out as in the paper's table (allowing ``H12`` twice would pad
@@ -14,13 +14,19 @@ paper's 6).
 
 import math
 from functools import lru_cache
+from numbers import Integral
 
 import numpy as np
+
+from ..utils._sklearn_compat import Interval, validate_params
 
 __all__ = ["hadamard", "hadamard_factors", "hadamard_order", "apply_hadamard"]
 
 _DEFAULT_FACTORS = (12, 28, 28)
 _MAX_POW2_FACTOR = 64
+
+# The parameters of the functions that build a Hadamard matrix of a given order.
+_ORDER_PARAMS = {"order": [Interval(Integral, 1, None, closed="left")], "factors": [tuple, list]}
 
 
 def _is_prime(q):
@@ -93,8 +99,17 @@ def _split(order, factors):
     return None
 
 
+@validate_params(
+    {
+        "m": [Interval(Integral, 1, None, closed="left")],
+        "factors": [tuple, list],
+    },
+    prefer_skip_nested_validation=True,
+)
 def hadamard_order(m, factors=_DEFAULT_FACTORS):
     """Smallest constructible Hadamard order ``>= m`` (zero-padding target).
+
+    Read more in the :ref:`User Guide <reconstruction_floor>`.
 
     Examples
     --------
@@ -110,8 +125,11 @@ def hadamard_order(m, factors=_DEFAULT_FACTORS):
     return order
 
 
+@validate_params(_ORDER_PARAMS, prefer_skip_nested_validation=True)
 def hadamard_factors(order, factors=_DEFAULT_FACTORS):
     """The small Hadamard factors whose Kronecker product has the given ``order``.
+
+    Read more in the :ref:`User Guide <reconstruction_floor>`.
 
     Examples
     --------
@@ -128,16 +146,40 @@ def hadamard_factors(order, factors=_DEFAULT_FACTORS):
     return [_factor_matrix(p) for p in parts]
 
 
+@validate_params(_ORDER_PARAMS, prefer_skip_nested_validation=True)
 def hadamard(order, factors=_DEFAULT_FACTORS):
-    """Dense Hadamard matrix of the given order (for tests and small orders only)."""
+    """Dense Hadamard matrix of the given order (for tests and small orders only).
+
+    Read more in the :ref:`User Guide <reconstruction_floor>`.
+
+    Examples
+    --------
+    >>> from skdc.privacy import hadamard
+    >>> hadamard(4).astype(int).tolist()
+    [[1, 1, 1, 1], [1, -1, 1, -1], [1, 1, -1, -1], [1, -1, -1, 1]]
+    """
     H = np.ones((1, 1))
     for F in hadamard_factors(order, factors):
         H = np.kron(H, F)
     return H
 
 
+@validate_params(
+    {"X": ["array-like"], "factors": [tuple, list]}, prefer_skip_nested_validation=True
+)
 def apply_hadamard(X, factors):
-    """Rows of ``X`` times ``H^T`` for ``H`` the Kronecker product of ``factors``."""
+    """Rows of ``X`` times ``H^T`` for ``H`` the Kronecker product of ``factors``.
+
+    Read more in the :ref:`User Guide <reconstruction_floor>`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skdc.privacy import apply_hadamard, hadamard, hadamard_factors
+    >>> X = np.random.RandomState(0).standard_normal((3, 12))
+    >>> bool(np.allclose(apply_hadamard(X, hadamard_factors(12)), X @ hadamard(12).T))
+    True
+    """
     n = X.shape[0]
     shape = [F.shape[0] for F in factors]
     T = np.asarray(X, dtype=np.float64).reshape([n, *shape])

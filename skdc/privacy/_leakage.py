@@ -9,8 +9,10 @@ through ``gamma = I(x_i; release | X_{-i})`` in bits (Lemma 3.4 of [1]_). This m
   256-node Gauss-Hermite quadrature (:class:`DPSGDLeakageAccountant`);
 * an additive Gaussian release of a representation, ``y = A(x) + N(0, sigma^2 I)``, including
   the private-data noise of C-GDP / I-GDP, where the secret rotation earns no credit
-  (extensions E1 and E3 of the spec, :class:`GaussianReleaseLeakage`);
-* a Gaussian-sketch release ``S X + sigma xi`` (extension E4, :class:`GaussMixLeakage`).
+  (Lemma 3.4 of [1]_ with the Gaussian maximum-entropy and golden-formula bounds on the
+  mutual information, :class:`GaussianReleaseLeakage`);
+* a Gaussian-sketch release ``S X + sigma xi`` (its KL limit, by the same lemma,
+  :class:`GaussMixLeakage`).
 
 The module also computes the Renyi DP of the Poisson-subsampled Gaussian (Mironov, Talwar and
 Zhang, 2019), so that a DP-SGD run reports ``(epsilon, delta)`` next to its leakage, with the
@@ -32,12 +34,14 @@ References
 # Licence: BSD 3 clause
 
 import math
+import textwrap
 import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from scipy import special
 
+from ..utils._docstring import Substitution
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 
 __all__ = [
@@ -50,6 +54,19 @@ __all__ = [
     "subsampled_gaussian_rdp",
     "rdp_to_dp",
 ]
+
+# A DP-SGD run's rate and noise, shared by the RDP curve and the accountant's add_run; written
+# once and indented for a function's (4) or a method's (8) docstring.
+_RUN_PARAMS = """q : float
+    Poisson sampling rate, in (0, 1].
+sigma : float
+    Noise multiplier, > 0.
+"""
+
+
+def _indented(text, spaces):
+    return textwrap.indent(text, " " * spaces)
+
 
 LN2 = math.log(2.0)
 DEFAULT_ORDERS = tuple([1 + x / 10.0 for x in range(1, 100)] + list(range(12, 64)))
@@ -113,8 +130,37 @@ def _gauss_hermite(n_quad):
     return _GH_CACHE[n_quad]
 
 
+def _subsampled_gaussian_kl(q, sigma, n_quad=256):
+    """``subsampled_gaussian_kl`` without parameter validation (the accountants' loops)."""
+    q = _check_rate(q)
+    sigma = _check_positive(sigma, "sigma")
+    if q == 1.0:
+        return 1.0 / (2.0 * sigma**2)
+    x, w = _gauss_hermite(n_quad)
+    lq, l1q = math.log(q), math.log1p(-q)
+
+    def llr(y):  # log(P/Q)(y) = log((1 - q) + q exp((2y - 1) / (2 sigma^2))), overflow-safe
+        return np.logaddexp(l1q, lq + (2.0 * y - 1.0) / (2.0 * sigma**2))
+
+    with np.errstate(over="ignore", invalid="ignore"):
+        e0 = w @ llr(math.sqrt(2.0) * sigma * x)
+        e1 = w @ llr(1.0 + math.sqrt(2.0) * sigma * x)
+    kl = (1.0 - q) * e0 + q * e1
+    return float(_finite(max(kl, 0.0), f"KL(q={q}, sigma={sigma})"))
+
+
+@validate_params(
+    {
+        "q": [Interval(Real, 0, 1, closed="right")],
+        "sigma": [Interval(Real, 0, None, closed="neither")],
+        "n_quad": [Interval(Integral, 1, None, closed="left")],
+    },
+    prefer_skip_nested_validation=True,
+)
 def subsampled_gaussian_kl(q, sigma, n_quad=256):
     """KL divergence (nats) of one Poisson-subsampled Gaussian step, ``KL(P || Q)``.
+
+    Read more in the :ref:`User Guide <leakage_bits>`.
 
     ``P = (1 - q) N(0, sigma^2) + q N(1, sigma^2)`` (record sampled with probability ``q``) and
     ``Q = N(0, sigma^2)`` (record absent), the dominating pair of Theorem 4.1 of [1]_. Both
@@ -143,21 +189,7 @@ def subsampled_gaussian_kl(q, sigma, n_quad=256):
     >>> round(subsampled_gaussian_kl(0.5, 0.2), 6)
     5.574057
     """
-    q = _check_rate(q)
-    sigma = _check_positive(sigma, "sigma")
-    if q == 1.0:
-        return 1.0 / (2.0 * sigma**2)
-    x, w = _gauss_hermite(n_quad)
-    lq, l1q = math.log(q), math.log1p(-q)
-
-    def llr(y):  # log(P/Q)(y) = log((1 - q) + q exp((2y - 1) / (2 sigma^2))), overflow-safe
-        return np.logaddexp(l1q, lq + (2.0 * y - 1.0) / (2.0 * sigma**2))
-
-    with np.errstate(over="ignore", invalid="ignore"):
-        e0 = w @ llr(math.sqrt(2.0) * sigma * x)
-        e1 = w @ llr(1.0 + math.sqrt(2.0) * sigma * x)
-    kl = (1.0 - q) * e0 + q * e1
-    return float(_finite(max(kl, 0.0), f"KL(q={q}, sigma={sigma})"))
+    return _subsampled_gaussian_kl(q, sigma, n_quad)
 
 
 def _log_sub(x, y):
@@ -214,34 +246,8 @@ def _log_a_frac(q, sigma, alpha):
     return float(np.logaddexp(log_a0, log_a1))
 
 
-def subsampled_gaussian_rdp(q, sigma, steps, orders=DEFAULT_ORDERS):
-    """Renyi DP of ``steps`` Poisson-subsampled Gaussian steps, at each order (nats).
-
-    The exact Renyi divergence ``D_alpha(P || Q)`` of the pair of :func:`subsampled_gaussian_kl`
-    (Theorem 4 and Sec 3.3 of [2]_), times ``steps``.
-
-    Parameters
-    ----------
-    q : float
-        Poisson sampling rate, in (0, 1].
-    sigma : float
-        Noise multiplier, > 0.
-    steps : int
-        Number of steps.
-    orders : sequence of float, default=DEFAULT_ORDERS
-        Renyi orders, each > 1 (Opacus' default list).
-
-    Returns
-    -------
-    rdp : ndarray of shape (n_orders,)
-        RDP at each order.
-
-    Examples
-    --------
-    >>> from skdc.privacy import subsampled_gaussian_rdp
-    >>> float(subsampled_gaussian_rdp(1.0, 2.0, 1, orders=[2.0])[0])
-    0.25
-    """
+def _subsampled_gaussian_rdp(q, sigma, steps, orders=DEFAULT_ORDERS):
+    """``subsampled_gaussian_rdp`` without parameter validation (the accountants' loops)."""
     q = _check_rate(q)
     sigma = _check_positive(sigma, "sigma")
     steps = _check_steps(steps)
@@ -259,8 +265,81 @@ def subsampled_gaussian_rdp(q, sigma, steps, orders=DEFAULT_ORDERS):
     return _finite(out * steps, "subsampled Gaussian RDP")
 
 
+@validate_params(
+    {
+        "q": [Interval(Real, 0, 1, closed="right")],
+        "sigma": [Interval(Real, 0, None, closed="neither")],
+        "steps": [Interval(Integral, 0, None, closed="left")],
+        "orders": [Real, "array-like"],
+    },
+    prefer_skip_nested_validation=True,
+)
+@Substitution(run=_indented(_RUN_PARAMS, 4))
+def subsampled_gaussian_rdp(q, sigma, steps, orders=DEFAULT_ORDERS):
+    """Renyi DP of ``steps`` Poisson-subsampled Gaussian steps, at each order (nats).
+
+    Read more in the :ref:`User Guide <leakage_bits>`.
+
+    The exact Renyi divergence ``D_alpha(P || Q)`` of the pair of :func:`subsampled_gaussian_kl`
+    (Theorem 4 and Sec 3.3 of [2]_), times ``steps``.
+
+    Parameters
+    ----------
+    {run}
+    steps : int
+        Number of steps.
+    orders : sequence of float, default=DEFAULT_ORDERS
+        Renyi orders, each > 1 (Opacus' default list).
+
+    Returns
+    -------
+    rdp : ndarray of shape (n_orders,)
+        RDP at each order.
+
+    Examples
+    --------
+    >>> from skdc.privacy import subsampled_gaussian_rdp
+    >>> float(subsampled_gaussian_rdp(1.0, 2.0, 1, orders=[2.0])[0])
+    0.25
+    """
+    return _subsampled_gaussian_rdp(q, sigma, steps, orders)
+
+
+def _rdp_to_dp(rdp, orders, delta, *, conversion="improved"):
+    """``rdp_to_dp`` without parameter validation (the accountants' loops)."""
+    delta = _check_delta(delta)
+    rdp = np.atleast_1d(np.asarray(rdp, dtype=float))
+    orders = np.atleast_1d(np.asarray(orders, dtype=float))
+    if conversion == "improved":
+        eps = (
+            rdp
+            - (np.log(delta) + np.log(orders)) / (orders - 1)
+            + np.log((orders - 1) / orders)
+        )
+    elif conversion == "classic":
+        eps = rdp + np.log(1.0 / delta) / (orders - 1)
+    else:
+        raise ValueError(f"conversion must be 'improved' or 'classic'; got {conversion!r}.")
+    eps = np.where(np.isnan(eps), np.inf, eps)
+    best = int(np.argmin(eps))
+    if not np.isfinite(eps[best]):
+        raise FloatingPointError("every order gives an infinite epsilon; check the RDP curve.")
+    return float(max(eps[best], 0.0)), float(orders[best])
+
+
+@validate_params(
+    {
+        "rdp": [Real, "array-like"],
+        "orders": [Real, "array-like"],
+        "delta": [Interval(Real, 0, 1, closed="neither")],
+        "conversion": [StrOptions({"improved", "classic"})],
+    },
+    prefer_skip_nested_validation=True,
+)
 def rdp_to_dp(rdp, orders, delta, *, conversion="improved"):
     """Convert an RDP curve into ``(epsilon, delta)``-DP, returning ``(epsilon, best_order)``.
+
+    Read more in the :ref:`User Guide <leakage_bits>`.
 
     ``"improved"`` is Proposition 12 of Canonne, Kamath and Steinke (2020) / Balle et al. (2020),
     ``eps = rdp + ln(1/delta)/(a-1) + ln(1 - 1/a) - ln(a)/(a-1)``, as in Opacus;
@@ -291,24 +370,7 @@ def rdp_to_dp(rdp, orders, delta, *, conversion="improved"):
     >>> round(eps, 4), a
     (4.8376, 4.0)
     """
-    delta = _check_delta(delta)
-    rdp = np.atleast_1d(np.asarray(rdp, dtype=float))
-    orders = np.atleast_1d(np.asarray(orders, dtype=float))
-    if conversion == "improved":
-        eps = (
-            rdp
-            - (np.log(delta) + np.log(orders)) / (orders - 1)
-            + np.log((orders - 1) / orders)
-        )
-    elif conversion == "classic":
-        eps = rdp + np.log(1.0 / delta) / (orders - 1)
-    else:
-        raise ValueError(f"conversion must be 'improved' or 'classic'; got {conversion!r}.")
-    eps = np.where(np.isnan(eps), np.inf, eps)
-    best = int(np.argmin(eps))
-    if not np.isfinite(eps[best]):
-        raise FloatingPointError("every order gives an infinite epsilon; check the RDP curve.")
-    return float(max(eps[best], 0.0)), float(orders[best])
+    return _rdp_to_dp(rdp, orders, delta, conversion=conversion)
 
 
 # -- (epsilon, delta) of DP-SGD runs: Opacus' PRV accountant or the RDP curve above ---------
@@ -357,8 +419,8 @@ def _runs_epsilon(runs, delta, accountant, orders=DEFAULT_ORDERS, conversion="im
     orders = np.asarray(orders, dtype=float)
     rdp = np.zeros(orders.shape)
     for q, sigma, steps in runs:
-        rdp = rdp + subsampled_gaussian_rdp(q, sigma, steps, orders)
-    return rdp_to_dp(rdp, orders, delta, conversion=conversion)
+        rdp = rdp + _subsampled_gaussian_rdp(q, sigma, steps, orders)
+    return _rdp_to_dp(rdp, orders, delta, conversion=conversion)
 
 
 _SIGMA_RANGE = (1e-2, 1e6)
@@ -377,6 +439,8 @@ _SIGMA_RANGE = (1e-2, 1e6)
 )
 def calibrate_sigma(target_epsilon, *, delta, q, steps, accountant="prv", rtol=1e-6):
     """Noise multiplier of a Poisson-subsampled DP-SGD run that spends ``target_epsilon``.
+
+    Read more in the :ref:`User Guide <leakage_bits>`.
 
     Returns the ``sigma`` at which ``steps`` steps at sampling rate ``q`` are
     ``(target_epsilon, delta)``-DP by the chosen accountant, found by a bracketed root search
@@ -451,15 +515,21 @@ def calibrate_sigma(target_epsilon, *, delta, q, steps, accountant="prv", rtol=1
         eps, _ = _runs_epsilon([(q, math.exp(log_sigma), steps)], delta, accountant)
         return math.log(max(eps, 1e-300)) - math.log(target)
 
-    lo_lim, hi_lim = (math.log(s) for s in _SIGMA_RANGE)
     if accountant == "prv":
         # RDP over-estimates the privacy loss, so its sigma starts the search just above PRV's
         x0 = math.log(calibrate_sigma(target, delta=delta, q=q, steps=steps,
                                       accountant="rdp", rtol=1e-3))
     else:
         x0 = 0.0
+    bracket = _bracket_log_sigma(f, x0, f"epsilon={target} at delta={delta}, q={q}, "
+                                        f"steps={steps}")
+    return math.exp(_illinois(f, *bracket, width=math.log1p(rtol)))
+
+
+def _bracket_log_sigma(f, x0, run):
+    """``(lo, f(lo), hi, f(hi))`` with ``f(lo) > 0 >= f(hi)``, by doubling steps from ``x0``."""
+    lo_lim, hi_lim = (math.log(s) for s in _SIGMA_RANGE)
     f0 = f(x0)
-    # bracket: lo spends more than the target (f > 0), hi at most the target (f <= 0)
     step = max(abs(f0), 0.01)  # eps ~ 1 / sigma: the log-gap is a good first step
     x1 = x0 - step if f0 <= 0 else x0 + step
     f1 = f(x1)
@@ -469,20 +539,22 @@ def calibrate_sigma(target_epsilon, *, delta, q, steps, accountant="prv", rtol=1
         x1 = x0 - step if f0 <= 0 else x0 + step
         if x1 > hi_lim:
             raise ValueError(
-                f"no noise multiplier up to {_SIGMA_RANGE[1]:g} reaches epsilon={target} at "
-                f"delta={delta}, q={q}, steps={steps}: the budget is too small. Raise "
-                "target_epsilon or delta, or lower q or steps."
+                f"no noise multiplier up to {_SIGMA_RANGE[1]:g} reaches {run}: the budget is "
+                "too small. Raise target_epsilon or delta, or lower q or steps."
             )
         if x1 < lo_lim:
             raise ValueError(
-                f"epsilon={target} at delta={delta}, q={q}, steps={steps} needs a noise "
-                f"multiplier below {_SIGMA_RANGE[0]:g}, where the accountants are unreliable. "
-                "Lower target_epsilon."
+                f"{run} needs a noise multiplier below {_SIGMA_RANGE[0]:g}, where the "
+                "accountants are unreliable. Lower target_epsilon."
             )
         f1 = f(x1)
-    (lo, flo), (hi, fhi) = ((x0, f0), (x1, f1)) if f0 > 0 else ((x1, f1), (x0, f0))
+    return (x0, f0, x1, f1) if f0 > 0 else (x1, f1, x0, f0)
+
+
+def _illinois(f, lo, flo, hi, fhi, *, width):
+    """Illinois regula falsi on the bracket ``f(lo) > 0 >= f(hi)``; returns the ``hi`` end
+    (where ``f <= 0``) once the bracket is narrower than ``width``."""
     side = 0
-    width = math.log1p(rtol)
     while hi - lo > width:
         x = hi - fhi * (hi - lo) / (fhi - flo)  # regula falsi on the bracket
         x = min(max(x, lo + 0.01 * (hi - lo)), hi - 0.01 * (hi - lo))
@@ -497,11 +569,13 @@ def calibrate_sigma(target_epsilon, *, delta, q, steps, accountant="prv", rtol=1
             if side == 1:
                 flo *= 0.5
             side = 1
-    return math.exp(hi)
+    return hi
 
 
 class DPSGDLeakageAccountant:
     """Leakage in bits of Poisson-subsampled DP-SGD runs, Theorem 4.1 of [1]_.
+
+    Read more in the :ref:`User Guide <leakage_bits>`.
 
     Every run on the protected records (hyperparameter searches included) is appended with
     :meth:`add_run`; the leakage of the whole schedule is the sum of per-step KL charges,
@@ -544,22 +618,20 @@ class DPSGDLeakageAccountant:
         cache = self.__dict__.setdefault("_kl_cache", {})
         key = (q, sigma)
         if key not in cache:
-            cache[key] = subsampled_gaussian_kl(q, sigma, self.n_quad)
+            cache[key] = _subsampled_gaussian_kl(q, sigma, self.n_quad)
         return cache[key]
 
     def step_kl(self, q, sigma):
         """KL charge (nats) of one step at ``(q, sigma)``."""
         return self._kl(_check_rate(q), _check_positive(sigma, "sigma"))
 
+    @Substitution(run=_indented(_RUN_PARAMS, 8))
     def add_run(self, q, sigma, steps):
         """Charge a run of ``steps`` steps at sampling rate ``q`` and noise multiplier ``sigma``.
 
         Parameters
         ----------
-        q : float
-            Poisson sampling rate, in (0, 1].
-        sigma : float
-            Noise multiplier, > 0.
+        {run}
         steps : int
             Number of noisy steps taken.
 
@@ -647,7 +719,7 @@ class DPSGDLeakageAccountant:
         per_step = target * LN2 / steps
 
         def f(log_s):
-            return subsampled_gaussian_kl(q, math.exp(log_s), self.n_quad) - per_step
+            return _subsampled_gaussian_kl(q, math.exp(log_s), self.n_quad) - per_step
 
         lo, hi = math.log(1e-3), math.log(1e3)
         while f(lo) < 0:
@@ -672,15 +744,18 @@ def _check_radius_or_cov(cov, radius):
 
 
 class GaussianReleaseLeakage:
-    """Leakage in bits of an additive Gaussian release of a representation (E1-E3 of [1]_).
+    """Leakage in bits of an additive Gaussian release of a representation (Lemma 3.4 of [1]_).
+
+    Read more in the :ref:`User Guide <leakage_bits>`; the example
+    :ref:`sphx_glr_auto_examples_plot_bound_vs_attacks.py` uses it.
 
     For ``y = A(x) + N(0, sigma^2 I)`` with ``A`` fixed independently of the data and fresh noise
     per record, ``gamma <= min(0.5 log2 det(I + T cov / sigma^2), T radius^2 / (2 sigma^2 ln 2))``
     (Gaussian maximum entropy, and the golden formula with the reference ``N(c, sigma^2 I)``;
     ``T`` repeated releases with independent noise add up as one release of variance
-    ``sigma^2 / T``, E2). Geometric data perturbation ``y = x O + t + noise`` (C-GDP, I-GDP) is
+    ``sigma^2 / T``). Geometric data perturbation ``y = x O + t + noise`` (C-GDP, I-GDP) is
     covered with ``A = id``: the analysis lets the adversary know ``O`` and ``t``, so the rotation
-    earns no credit (E3).
+    earns no credit.
 
     Parameters
     ----------
@@ -729,8 +804,14 @@ class GaussianReleaseLeakage:
         return float(_finite(min(bounds), "leakage"))
 
 
+@validate_params(
+    {"f0": [Interval(Real, 0, 1, closed="both")], "p": [Interval(Real, 0, 1, closed="both")]},
+    prefer_skip_nested_validation=True,
+)
 def binary_symmetric_leakage(f0, p):
     """Leakage (bits) of a two-cell codebook index sent through a binary symmetric channel.
+
+    Read more in the :ref:`User Guide <floor_tightness>`.
 
     ``gamma = H_b(f0 p + (1 - f0)(1 - p)) - H_b(p)`` (App. G.6 of [1]_): the cell of the record
     (probabilities ``f0``, ``1 - f0``) is kept with probability ``p``.
@@ -761,7 +842,9 @@ def gaussmix_kl(k, zeta):
 
 
 class GaussMixLeakage:
-    """Leakage in bits of one Gaussian-sketch release ``S X + sigma xi`` (E4 of [1]_).
+    """Leakage in bits of one Gaussian-sketch release ``S X + sigma xi`` (Lemma 3.4 of [1]_).
+
+    Read more in the :ref:`User Guide <leakage_bits>`.
 
     ``gamma <= (k / (2 ln 2)) [1/(zeta - 1) + ln(1 - 1/zeta)]`` with
     ``zeta = (sigma^2 + lambda_low) / row_bound^2``: the ``alpha -> 1`` limit of the GaussMix

@@ -43,11 +43,22 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from ..utils._docstring import Substitution
 from ..utils._sklearn_compat import Interval, _fit_context, validate_data
 from ._bound import reconstruction_ratio_score
 from ._leakage import DPSGDLeakageAccountant
 
 __all__ = ["PriorAwareLikelihoodAttack"]
+
+# The parameter of the methods that read releases (log_posterior, attack), up to Returns.
+_releases_doc = """Parameters
+        ----------
+        Y : array-like of shape (n_targets, steps, n_features) or (steps, n_features)
+            Releases, as from :meth:`release`.
+
+        Returns
+        -------
+"""
 
 # elements of the largest float64 temporary (32 MiB): bounds the memory of the attack
 _BUDGET = 2**22
@@ -59,6 +70,8 @@ def _row_key(row):
 
 class PriorAwareLikelihoodAttack(BaseEstimator):
     """Posterior-mean reconstruction from a DP-SGD release of a linear layer (App. G.5 of [1]_).
+
+    Read more in the :ref:`User Guide <floor_tightness>`.
 
     Fitted on a candidate prior ``D_shadow`` (which must exclude the targets; it also fixes the
     centring mean ``x_bar``), the estimator simulates the per-step release of a target's clipped
@@ -162,6 +175,7 @@ class PriorAwareLikelihoodAttack(BaseEstimator):
         return a * U
 
     def _check_release(self, Y):
+        check_is_fitted(self)
         Y = np.asarray(Y, dtype=np.float64)
         if Y.ndim == 2:
             Y = Y[None]
@@ -282,41 +296,29 @@ class PriorAwareLikelihoodAttack(BaseEstimator):
         ) * noise
         return (Y, part) if return_participation else Y
 
+    @Substitution(releases=_releases_doc)
     def log_posterior(self, Y):
         """Normalised log posterior weights ``log w_j`` of every candidate, per target.
 
-        Parameters
-        ----------
-        Y : array-like of shape (n_targets, steps, n_features) or (steps, n_features)
-            Releases, as from :meth:`release`.
-
-        Returns
-        -------
+        {releases}
         log_w : ndarray of shape (n_targets, n_candidates)
             ``log w_j = sum_t log((1 - q) + q exp(L_tj)) - logsumexp``; each row's
             ``exp`` sums to 1.
         """
-        check_is_fitted(self)
         Y = self._check_release(Y)
         out = np.empty((Y.shape[0], self.candidates_.shape[0]))
         for rows, logw in self._iter_log_posterior(Y):
             out[rows] = logw
         return out
 
+    @Substitution(releases=_releases_doc)
     def attack(self, Y):
         """Posterior-mean reconstructions ``x_bar + sum_j w_j z_j`` from releases.
 
-        Parameters
-        ----------
-        Y : array-like of shape (n_targets, steps, n_features) or (steps, n_features)
-            Releases, as from :meth:`release`.
-
-        Returns
-        -------
+        {releases}
         X_hat : ndarray of shape (n_targets, n_features)
             Reconstructions in the input space of ``fit``.
         """
-        check_is_fitted(self)
         Y = self._check_release(Y)
         U_hat = np.empty((Y.shape[0], self.n_features_in_))
         for rows, logw in self._iter_log_posterior(Y):

@@ -127,7 +127,7 @@ def test_ucb_normaliser_lowers_the_bound(mnist_pixel_grid):
     for g in (0.0, 0.5):
         assert ReconstructionBound(ent, normaliser="ucb").rho_star(g)[0] <= ReconstructionBound(
             ent).rho_star(g)[0]
-    # MNIST: normalising by a 2.5 % larger trace lowers rho* by at most 0.026 (spec 6)
+    # MNIST: normalising by a 2.5 % larger trace lowers rho* by at most 0.026
     trace = 3432192.04
     point = ReconstructionBound(mnist_pixel_grid, trace=trace)
     ucb = ReconstructionBound(mnist_pixel_grid, normaliser=1.025 * trace, trace=trace)

@@ -121,8 +121,8 @@ def test_representation_is_applied():
     X = rng.standard_normal((300, 10))
     psi = PCA(n_components=4, random_state=0).fit(rng.standard_normal((100, 10)))
     ent = BlockEntropyLowerBound(block_sizes=[1, 4], nu2=(1.6,), rotation="signs",
-                                 device="cpu").fit(X, X_perp=rng.standard_normal((50, 10)),
-                                                   representation=psi)
+                                 representation=psi,
+                                 device="cpu").fit(X, X_perp=rng.standard_normal((50, 10)))
     assert ent.n_components_ == 4 and ent.padded_dim_ == 4
 
 
@@ -160,8 +160,8 @@ def test_without_calibration_rows_needs_declared_trace():
     X = np.random.RandomState(0).standard_normal((200, 4))
     with pytest.raises(ValueError, match="rotation='signs'"):
         BlockEntropyLowerBound(device="cpu").fit(X)
-    ent = BlockEntropyLowerBound(block_sizes=[2], nu2=(1.6,), rotation="signs",
-                                 device="cpu").fit(X, trace=4.0)
+    ent = BlockEntropyLowerBound(block_sizes=[2], nu2=(1.6,), rotation="signs", trace=4.0,
+                                 device="cpu").fit(X)
     assert ent.trace_ == 4.0 and len(ent.pairs_) == 1
 
 
@@ -226,7 +226,7 @@ def test_checkpoint_resumes_where_a_run_stopped(tmp_path, monkeypatch):
     X, X_perp = rng.standard_normal((200, 4)), rng.standard_normal((60, 4))
     path = tmp_path / "grid.json"
     params = dict(block_sizes=[1, 2], nu2=(0.4, 1.6), device="cpu", progress=False)
-    full = BlockEntropyLowerBound(**params, checkpoint=str(path)).fit(X, X_perp=X_perp)
+    full = BlockEntropyLowerBound(**params).fit(X, X_perp=X_perp, checkpoint=str(path))
     assert json.loads(path.read_text())["pairs"] == full.pairs_
     # a run stopped after two pairs: the resumed fit estimates only the other two
     saved = json.loads(path.read_text())
@@ -240,17 +240,17 @@ def test_checkpoint_resumes_where_a_run_stopped(tmp_path, monkeypatch):
         return original(self, C, s, n_mc, seed)
 
     monkeypatch.setattr(BlockEntropyLowerBound, "_block_entropies", counting)
-    resumed = BlockEntropyLowerBound(**params, checkpoint=path).fit(X, X_perp=X_perp)
+    resumed = BlockEntropyLowerBound(**params).fit(X, X_perp=X_perp, checkpoint=path)
     assert len(calls) == 2
     assert resumed.pairs_ == full.pairs_
     # other data, or a file that is not a checkpoint, is refused rather than mixed in
     with pytest.raises(ValueError, match="written for other data or settings"):
-        BlockEntropyLowerBound(**params, checkpoint=path).fit(X + 1, X_perp=X_perp * 2)
+        BlockEntropyLowerBound(**params).fit(X + 1, X_perp=X_perp * 2, checkpoint=path)
     with pytest.raises(ValueError, match="written for other data or settings"):
-        BlockEntropyLowerBound(**params, checkpoint=path, random_state=1).fit(X, X_perp=X_perp)
+        BlockEntropyLowerBound(**params, random_state=1).fit(X, X_perp=X_perp, checkpoint=path)
     path.write_text("not json")
     with pytest.raises(ValueError, match="is not an entropy-grid checkpoint"):
-        BlockEntropyLowerBound(**params, checkpoint=path).fit(X, X_perp=X_perp)
+        BlockEntropyLowerBound(**params).fit(X, X_perp=X_perp, checkpoint=path)
 
 
 @pytest.mark.parametrize("limit", [600.0, -1.0])
@@ -298,3 +298,33 @@ def test_cuda_bound_agrees_with_the_cpu_bound():
     for a, b in zip(cpu.pairs_, gpu.pairs_):
         assert (a["k"], a["nu2"], a["t_mc"], a["t_md"]) == (b["k"], b["nu2"], b["t_mc"], b["t_md"])
         assert abs(a["h_hat"] - b["h_hat"]) < 0.05 * a["k"]
+
+
+def test_random_state_takes_a_generator_or_none():
+    """The standard constraint: an int seeds the dithers as before; a RandomState seeded
+    alike or None draws the seed at fit, and a negative int is refused."""
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    rng = np.random.RandomState(0)
+    X, X_perp = rng.standard_normal((200, 4)), rng.standard_normal((60, 4))
+    params = dict(block_sizes=[2], nu2=(1.6,), device="cpu", progress=False)
+    a, b, c = (BlockEntropyLowerBound(random_state=rs, **params).fit(X, X_perp=X_perp)
+               for rs in (np.random.RandomState(3), np.random.RandomState(3), None))
+    assert a.pairs_ == b.pairs_ and len(c.pairs_) == 1
+    with pytest.raises(InvalidParameterError, match="random_state"):
+        BlockEntropyLowerBound(random_state=-1, **params).fit(X, X_perp=X_perp)
+
+
+def test_clones_keep_no_checkpoint_path(tmp_path):
+    """The checkpoint belongs to one fit's data, not to the estimator: a clone fitted on other
+    rows writes its own file and never meets the first one's."""
+    from sklearn.base import clone
+
+    rng = np.random.RandomState(0)
+    X, X_perp = rng.standard_normal((200, 4)), rng.standard_normal((60, 4))
+    ent = BlockEntropyLowerBound(block_sizes=[2], nu2=(1.6,), device="cpu", progress=False)
+    ent.fit(X, X_perp=X_perp, checkpoint=tmp_path / "a.json")
+    twin = clone(ent).fit(X + 1, X_perp=X_perp, checkpoint=tmp_path / "b.json")
+    assert "checkpoint" not in ent.get_params()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json", "b.json"]
+    assert json.loads((tmp_path / "b.json").read_text())["pairs"] == twin.pairs_

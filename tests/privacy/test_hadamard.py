@@ -1,4 +1,4 @@
-"""Hadamard factors and Kronecker application (spec 4.2, checks A21-A22)."""
+"""Hadamard factors and Kronecker application (Sec 4 of Bourne and Allison, arXiv:2610.13768)."""
 
 import numpy as np
 import pytest
@@ -70,14 +70,14 @@ def test_a22_lpips_feature_count_and_padding():
     X = np.random.RandomState(0).uniform(0, 1, (16, 3 * 64 * 64))
     lpips = _AlexNetLPIPSFeatures(torch)
     ent = BlockEntropyLowerBound(block_sizes=[32], nu2=(1.6,), rotation="signs", n_mc=1,
-                                 device="cpu")
-    ent.fit(X, representation=lpips, trace=1.0)
+                                 representation=lpips, trace=1.0, device="cpu")
+    ent.fit(X)
     assert ent.n_components_ == 31872
     assert ent.padded_dim_ == 32768
     assert [F.shape[0] for F in hadamard_factors(ent.padded_dim_)] == [64, 64, 8]
     # the default grid of block sizes on that dimension (named by the error for a bad size)
     with pytest.raises(ValueError, match=r"divisors of 32768, e\.g\. \[1, 2, 4, 8, 16, 32\]\."):
-        ent.set_params(block_sizes=[3]).fit(X, representation=lpips, trace=1.0)
+        ent.set_params(block_sizes=[3]).fit(X)
 
 
 def test_each_listed_factor_is_used_at_most_once():

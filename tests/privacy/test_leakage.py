@@ -1,4 +1,4 @@
-"""Leakage accountants: DP-SGD (Theorem 4.1), Gaussian release (E1/E3), GaussMix (E4)."""
+"""Leakage accountants: DP-SGD (Theorem 4.1), Gaussian release and GaussMix (Lemma 3.4)."""
 
 import math
 
@@ -109,7 +109,8 @@ def test_composition_over_runs_and_small_q_sanity():
     assert acct.leakage_bits_ == pytest.approx(
         single + DPSGDLeakageAccountant().add_run(0.1, 2.0, 10).leakage_bits_, rel=1e-12
     )
-    # small-q approximation and the closed-form upper bound (spec 2.3)
+    # small-q approximation (half the chi^2 divergence) and the closed-form upper bound
+    # ln(1 + q^2 (exp(1/sigma^2) - 1))
     q, s = 0.001, 1.0
     kl = subsampled_gaussian_kl(q, s)
     assert kl == pytest.approx(0.5 * q**2 * (math.exp(1 / s**2) - 1), rel=1e-2)
@@ -145,7 +146,7 @@ def test_a15_gaussian_release_isotropic():
     # the radius bound and the minimum of both
     g = GaussianReleaseLeakage(2.0, cov=np.eye(4), radius=0.5).leakage_bits()
     assert g == pytest.approx(0.25 / (8 * math.log(2)))
-    # E2: T releases equal one release of variance sigma^2 / T
+    # T releases equal one release of variance sigma^2 / T
     g_t = GaussianReleaseLeakage(1.0, cov=np.eye(4), n_releases=4).leakage_bits()
     assert g_t == pytest.approx(GaussianReleaseLeakage(0.5, cov=np.eye(4)).leakage_bits())
 
