@@ -7,15 +7,13 @@
 * The **model** is exported as its fitted arrays (coefficients, intercepts, classes), never as
   a pickle, so only linear models from an allow-list travel (:func:`save_model`).
 
-All but the anchor use the checksummed container of :mod:`skdc.protocol._format`.
+All but the anchor use the checksummed container of :mod:`skdc.protocol._container`.
 """
 
 # Licence: BSD 3 clause
 
 import hashlib
-import json
 import os
-import tempfile
 import warnings
 from dataclasses import dataclass
 
@@ -24,13 +22,13 @@ from sklearn import linear_model, svm
 from sklearn.base import is_classifier
 
 from ..anchors import orthonormal_anchor, uniform_anchor
-from ._format import (
-    _LABEL_KINDS,
+from ._container import (
+    LABEL_KINDS,
+    Container,
     UploadError,
-    _Container,
-    _is_int,
-    _read_npy,
-    _write_container,
+    atomic_file,
+    read_npy,
+    write_container,
 )
 
 __all__ = ["AlignmentMap", "load_anchor", "load_model", "make_anchor", "save_model"]
@@ -40,6 +38,9 @@ _MODEL = "skdc-model"
 
 # anchors whose centered version has a larger condition number amplify the anchor noise
 _ANCHOR_COND_WARN = 1e6
+
+
+_ANCHOR_MAKERS = {"orthonormal": orthonormal_anchor, "uniform": uniform_anchor}
 
 
 def make_anchor(path, n_features, *, n_anchors=None, kind="orthonormal", random_state=None):
@@ -74,25 +75,13 @@ def make_anchor(path, n_features, *, n_anchors=None, kind="orthonormal", random_
     >>> load_anchor(path).shape
     (12, 3)
     """
-    makers = {"orthonormal": orthonormal_anchor, "uniform": uniform_anchor}
-    if kind not in makers:
-        raise ValueError(f"kind must be one of {sorted(makers)}; got {kind!r}.")
+    if kind not in _ANCHOR_MAKERS:
+        raise ValueError(f"kind must be one of {sorted(_ANCHOR_MAKERS)}; got {kind!r}.")
     r = 4 * n_features if n_anchors is None else n_anchors
-    A = makers[kind](r, n_features, random_state=random_state)
-    # written to a temporary file beside it, then renamed: a pipe or device at ``path`` is
-    # replaced, never written into (and a reader never sees half an anchor)
-    path = os.fspath(path)
-    fd, tmp = tempfile.mkstemp(prefix=".skdc-", suffix=".tmp",
-                               dir=os.path.dirname(os.path.abspath(path)))
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.save(fh, A, allow_pickle=False)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    A = _ANCHOR_MAKERS[kind](r, n_features, random_state=random_state)
+    # a pipe or device at ``path`` is replaced, never written into
+    with atomic_file(path) as fh:
+        np.save(fh, A, allow_pickle=False)
     return A
 
 
@@ -114,16 +103,16 @@ def load_anchor(path):
         The anchor, float64.
     """
     path = os.fspath(path)
-    A = _read_npy(path, "the anchor")
+    A = read_npy(path, "the anchor")
     if A.ndim != 2 or A.dtype.kind not in "fiu":
         raise UploadError(
             f"{path}: an anchor is a 2-D numeric array (n_anchors, n_features); got "
             f"{getattr(A, 'shape', None)} of {getattr(A, 'dtype', type(A).__name__)}."
         )
-    return _check_anchor(A.astype(np.float64), path)
+    return check_anchor(A.astype(np.float64), path)
 
 
-def _check_anchor(A, where):
+def check_anchor(A, where):
     """Refuse anchors that cannot align; warn on ill-conditioned ones (what to change)."""
     if not np.isfinite(A).all():
         raise UploadError(f"{where}: the anchor contains NaN or infinity; make a new one.")
@@ -217,7 +206,7 @@ class AlignmentMap:
         }
         header = {"participant_id": int(self.participant_id), "kind": self.kind,
                   "run_id": self.run_id}
-        return _write_container(path, _MAP, header, arrays)
+        return write_container(path, _MAP, header, arrays)
 
     @classmethod
     def load(cls, path):
@@ -228,51 +217,25 @@ class AlignmentMap:
         complex, bool, integer or datetime arrays are refused), non-finite values and a
         rotation farther than ``1e-10`` (entrywise, in ``R.T @ R - I``) from orthogonal.
         """
-        c = _Container(path, _MAP)
-        try:
-            h = c.header
-            kind = h.get("kind")
+        with Container(path, _MAP) as c:
+            kind = c.header.get("kind")
             if not isinstance(kind, str) or kind not in _MAP_MEMBERS:
                 raise UploadError(
                     f"{c.path}: field 'kind' is {kind!r}; expected one of "
                     f"{sorted(_MAP_MEMBERS)}."
                 )
-            pid = h.get("participant_id")
-            if not _is_int(pid) or pid < 0:
-                raise UploadError(
-                    f"{c.path}: field 'participant_id' must be an int >= 0; got {pid!r}."
-                )
-            run_id = _check_run_id(h, c.path)
+            pid = c.int_field("participant_id", 0)
+            run_id = _check_run_id(c.header, c.path)
             c.expect_members(_MAP_MEMBERS[kind])
-            for name, (_shape, dtype) in c.members.items():
-                if name != "checksum" and dtype.kind != "f":
+            for name, (_shape, dtype) in c.array_members().items():
+                if dtype.kind != "f":
                     raise UploadError(
                         f"{c.path}: field {name!r} has dtype {dtype}; a map holds real floats "
                         "(float64)."
                     )
             arrays = c.read()
-        finally:
-            c.close()
         if arrays:
-            R = arrays["rotation"]
-            if R.ndim != 2 or R.shape[0] != R.shape[1]:
-                raise UploadError(f"{c.path}: field 'rotation' must be square; got {R.shape}.")
-            d = R.shape[0]
-            for name, a in arrays.items():
-                if name != "rotation" and a.shape != (d,):
-                    raise UploadError(
-                        f"{c.path}: field {name!r} has shape {a.shape}; the rotation is {d} x "
-                        f"{d}, so it must be ({d},)."
-                    )
-                if not np.isfinite(a).all():
-                    raise UploadError(f"{c.path}: field {name!r} contains NaN or infinity.")
-            R64 = R.astype(np.float64)
-            error = float(np.abs(R64.T @ R64 - np.eye(d)).max()) if d else 0.0
-            if not error <= _ORTHOGONAL_ATOL:
-                raise UploadError(
-                    f"{c.path}: field 'rotation' is not orthogonal (max |R^T R - I| = "
-                    f"{error:.2g} > {_ORTHOGONAL_ATOL:g}). Ask the analyst for the map again."
-                )
+            _check_map_arrays(arrays, c.path)
         return cls(pid, kind, **{k: v.astype(np.float64) for k, v in arrays.items()},
                    run_id=run_id)
 
@@ -282,6 +245,29 @@ class AlignmentMap:
 _MAP_MEMBERS = {"gopp": ["rotation", "offset_in"], "identity": [],
                 "reference": ["rotation", "offset_in", "offset_out"]}
 _ORTHOGONAL_ATOL = 1e-10
+
+
+def _check_map_arrays(arrays, where):
+    """A square, finite, orthogonal rotation and finite offsets of its width."""
+    R = arrays["rotation"]
+    if R.ndim != 2 or R.shape[0] != R.shape[1]:
+        raise UploadError(f"{where}: field 'rotation' must be square; got {R.shape}.")
+    d = R.shape[0]
+    for name, a in arrays.items():
+        if name != "rotation" and a.shape != (d,):
+            raise UploadError(
+                f"{where}: field {name!r} has shape {a.shape}; the rotation is {d} x "
+                f"{d}, so it must be ({d},)."
+            )
+        if not np.isfinite(a).all():
+            raise UploadError(f"{where}: field {name!r} contains NaN or infinity.")
+    R64 = R.astype(np.float64)
+    error = float(np.abs(R64.T @ R64 - np.eye(d)).max()) if d else 0.0
+    if not error <= _ORTHOGONAL_ATOL:
+        raise UploadError(
+            f"{where}: field 'rotation' is not orthogonal (max |R^T R - I| = "
+            f"{error:.2g} > {_ORTHOGONAL_ATOL:g}). Ask the analyst for the map again."
+        )
 
 
 def _check_run_id(header, where):
@@ -295,7 +281,7 @@ def _check_run_id(header, where):
     return run_id
 
 
-def _run_fingerprint(maps, model_arrays):
+def run_fingerprint(maps, model_arrays):
     """SHA-256 over every map and the model's arrays: what ties one run's files together."""
     h = hashlib.sha256(b"skdc-run")
     items = [(f"map{m.participant_id}.{m.kind}.{k}", getattr(m, k))
@@ -310,7 +296,7 @@ def _run_fingerprint(maps, model_arrays):
     return h.hexdigest()
 
 
-def _check_same_run(map_, map_path, model_run_id, model_path):
+def check_same_run(map_, map_path, model_run_id, model_path):
     """Refuse a map and a model that were written by different ``analyst fit`` runs."""
     if map_.run_id != model_run_id:
         raise UploadError(
@@ -320,7 +306,7 @@ def _check_same_run(map_, map_path, model_run_id, model_path):
         )
 
 
-def _map_of(aligner, i):
+def map_of(aligner, i):
     """Participant ``i``'s map read off a fitted aligner's public attributes."""
     from ..alignment import GOPPAligner, ReferenceAligner
 
@@ -361,7 +347,7 @@ def _json_params(model):
     return out
 
 
-def _model_arrays(model):
+def model_arrays(model):
     """The fitted arrays of an allow-listed linear model, and which of them are scalars."""
     name = type(model).__name__
     if _MODELS.get(name) is not type(model):
@@ -418,12 +404,12 @@ def save_model(path, model, *, run_id=None):
     >>> bool(np.array_equal(load_model(path).predict(X), clf.predict(X)))
     True
     """
-    arrays, scalars = _model_arrays(model)
+    arrays, scalars = model_arrays(model)
     _check_run_id({"run_id": run_id}, "run_id")
     header = {"estimator": type(model).__name__, "params": _json_params(model),
               "scalars": scalars, "n_features_in": int(model.n_features_in_),
               "run_id": run_id}
-    return _write_container(path, _MODEL, header, arrays)
+    return write_container(path, _MODEL, header, arrays)
 
 
 def load_model(path):
@@ -443,59 +429,15 @@ def load_model(path):
     model : estimator
         The model, ready to ``predict``.
     """
-    return _read_model(path)[0]
+    return read_model(path)[0]
 
 
-def _read_model(path):
+def read_model(path):
     """:func:`load_model`, also returning the file's run fingerprint."""
-    c = _Container(path, _MODEL)
-    try:
-        h = c.header
-        name = h.get("estimator")
-        if not isinstance(name, str) or name not in _MODELS:
-            raise UploadError(
-                f"{c.path}: field 'estimator' is {name!r}; only {sorted(_MODELS)} are loaded."
-            )
-        params = h.get("params")
-        if not isinstance(params, dict):
-            raise UploadError(f"{c.path}: field 'params' must be an object.")
-        scalars = h.get("scalars", [])
-        if not isinstance(scalars, list) or not all(
-                isinstance(k, str) and k in _MODEL_ARRAYS for k in scalars):
-            raise UploadError(
-                f"{c.path}: field 'scalars' must be a list of names among {list(_MODEL_ARRAYS)};"
-                f" got {str(scalars)[:40]}."
-            )
-        n_in = h.get("n_features_in")
-        if not _is_int(n_in) or n_in < 1:
-            raise UploadError(
-                f"{c.path}: field 'n_features_in' must be a positive int; got {n_in!r}."
-            )
-        run_id = _check_run_id(h, c.path)
-        c.expect_members(["coef_", "intercept_"], optional=["classes_"])
-        for attr, (shape, dtype) in c.members.items():
-            if attr in ("coef_", "intercept_"):
-                if dtype.kind != "f":
-                    raise UploadError(
-                        f"{c.path}: field {attr!r} has dtype {dtype}; expected real floats."
-                    )
-                if len(shape) > (2 if attr == "coef_" else 1):
-                    raise UploadError(
-                        f"{c.path}: field {attr!r} has shape {shape}; a linear model's "
-                        f"{attr} has at most {2 if attr == 'coef_' else 1} dimensions."
-                    )
-            if attr == "classes_" and (dtype.kind not in _LABEL_KINDS or len(shape) != 1):
-                raise UploadError(
-                    f"{c.path}: field 'classes_' has dtype {dtype} and shape {shape}; classes "
-                    "are a 1-D array of numbers or strings."
-                )
-            if attr in scalars and shape not in ((), (1,)):
-                raise UploadError(
-                    f"{c.path}: field 'scalars' lists {attr!r} but it has shape {shape}."
-                )
+    with Container(path, _MODEL) as c:
+        name, params, scalars, run_id = _check_model_header(c)
+        _check_model_members(c, scalars)
         arrays = c.read()
-    finally:
-        c.close()
     try:
         model = _MODELS[name]().set_params(**params)
     except (ValueError, TypeError) as exc:
@@ -504,27 +446,74 @@ def _read_model(path):
         if value.dtype.kind == "f" and not np.isfinite(value).all():
             raise UploadError(f"{c.path}: field {attr!r} contains NaN or infinity.")
         setattr(model, attr, value.reshape(())[()] if attr in scalars else value)
+    _check_model_shapes(model, arrays, c.header["n_features_in"], c.path)
+    model.n_features_in_ = c.header["n_features_in"]
+    return model, run_id
+
+
+def _check_model_header(c):
+    """The estimator (allow-listed), its parameters, its scalar attributes and its run."""
+    h = c.header
+    name = h.get("estimator")
+    if not isinstance(name, str) or name not in _MODELS:
+        raise UploadError(
+            f"{c.path}: field 'estimator' is {name!r}; only {sorted(_MODELS)} are loaded."
+        )
+    params = h.get("params")
+    if not isinstance(params, dict):
+        raise UploadError(f"{c.path}: field 'params' must be an object.")
+    scalars = h.get("scalars", [])
+    if not isinstance(scalars, list) or not all(
+            isinstance(k, str) and k in _MODEL_ARRAYS for k in scalars):
+        raise UploadError(
+            f"{c.path}: field 'scalars' must be a list of names among {list(_MODEL_ARRAYS)};"
+            f" got {str(scalars)[:40]}."
+        )
+    c.int_field("n_features_in", 1)
+    return name, params, scalars, _check_run_id(h, c.path)
+
+
+def _check_model_members(c, scalars):
+    """``coef_`` and ``intercept_`` real floats of a linear model's ranks; 1-D ``classes_``."""
+    c.expect_members(["coef_", "intercept_"], optional=["classes_"])
+    for attr, (shape, dtype) in c.members.items():
+        if attr in ("coef_", "intercept_"):
+            if dtype.kind != "f":
+                raise UploadError(
+                    f"{c.path}: field {attr!r} has dtype {dtype}; expected real floats."
+                )
+            if len(shape) > (2 if attr == "coef_" else 1):
+                raise UploadError(
+                    f"{c.path}: field {attr!r} has shape {shape}; a linear model's "
+                    f"{attr} has at most {2 if attr == 'coef_' else 1} dimensions."
+                )
+        if attr == "classes_" and (dtype.kind not in LABEL_KINDS or len(shape) != 1):
+            raise UploadError(
+                f"{c.path}: field 'classes_' has dtype {dtype} and shape {shape}; classes "
+                "are a 1-D array of numbers or strings."
+            )
+        if attr in scalars and shape not in ((), (1,)):
+            raise UploadError(
+                f"{c.path}: field 'scalars' lists {attr!r} but it has shape {shape}."
+            )
+
+
+def _check_model_shapes(model, arrays, n_in, where):
+    """``coef_`` of ``n_in`` columns, a matching ``intercept_``; a classifier's distinct classes."""
     coef = np.atleast_2d(arrays["coef_"])
     if n_in != coef.shape[-1]:
         raise UploadError(
-            f"{c.path}: field 'n_features_in' is {n_in} but 'coef_' has {coef.shape[-1]} "
+            f"{where}: field 'n_features_in' is {n_in} but 'coef_' has {coef.shape[-1]} "
             "columns."
         )
     if np.size(arrays["intercept_"]) not in (1, coef.shape[0]):
-        raise UploadError(f"{c.path}: field 'intercept_' does not match 'coef_'.")
+        raise UploadError(f"{where}: field 'intercept_' does not match 'coef_'.")
     if is_classifier(model):
         classes = arrays.get("classes_")
         if classes is None or classes.ndim != 1 or len(classes) != max(2, coef.shape[0]):
             raise UploadError(
-                f"{c.path}: field 'classes_' must list the {max(2, coef.shape[0])} classes of "
-                f"this {name}."
+                f"{where}: field 'classes_' must list the {max(2, coef.shape[0])} classes of "
+                f"this {type(model).__name__}."
             )
         if len(np.unique(classes)) != len(classes):
-            raise UploadError(f"{c.path}: field 'classes_' repeats a class.")
-    model.n_features_in_ = n_in
-    return model, run_id
-
-
-def _dump_json(path, obj):
-    with open(path, "w") as fh:
-        json.dump(obj, fh, indent=2, sort_keys=True)
+            raise UploadError(f"{where}: field 'classes_' repeats a class.")

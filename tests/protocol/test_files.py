@@ -18,7 +18,7 @@ from skdc.protocol import (
     make_anchor,
     save_model,
 )
-from skdc.protocol._format import _write_container
+from skdc.protocol._container import write_container
 from skdc.utils import haar_orthogonal
 
 
@@ -77,14 +77,14 @@ def test_alignment_map_round_trip(tmp_path, kind):
 
 def test_alignment_map_refuses_bad_files(tmp_path):
     path = tmp_path / "m.npz"
-    _write_container(path, "skdc-map", {"participant_id": 0, "kind": "gopp"},
+    write_container(path, "skdc-map", {"participant_id": 0, "kind": "gopp"},
                      {"rotation": 2 * np.eye(3), "offset_in": np.zeros(3)})
     with pytest.raises(UploadError, match="field 'rotation' is not orthogonal"):
         AlignmentMap.load(path)
-    _write_container(path, "skdc-map", {"participant_id": 0, "kind": "shear"}, {})
+    write_container(path, "skdc-map", {"participant_id": 0, "kind": "shear"}, {})
     with pytest.raises(UploadError, match="field 'kind' is 'shear'; expected one of"):
         AlignmentMap.load(path)
-    _write_container(path, "skdc-map", {"participant_id": 0, "kind": "gopp"},
+    write_container(path, "skdc-map", {"participant_id": 0, "kind": "gopp"},
                      {"rotation": np.eye(3), "offset_in": np.zeros(2)})
     with pytest.raises(UploadError, match=r"field 'offset_in' has shape \(2,\).*must be \(3,\)"):
         AlignmentMap.load(path)
@@ -118,18 +118,18 @@ def test_model_refusals(tmp_path):
         save_model(tmp_path / "m.npz", RandomForestClassifier(n_estimators=2).fit(X, y))
     with pytest.raises(ValueError, match="is not fitted"):
         save_model(tmp_path / "m.npz", LogisticRegression())
-    _write_container(tmp_path / "m.npz", "skdc-model",
+    write_container(tmp_path / "m.npz", "skdc-model",
                      {"estimator": "os.system", "params": {}, "n_features_in": 3},
                      {"coef_": np.zeros((1, 3)), "intercept_": np.zeros(1)})
     with pytest.raises(UploadError, match="field 'estimator' is 'os.system'"):
         load_model(tmp_path / "m.npz")
-    _write_container(tmp_path / "m.npz", "skdc-model",
+    write_container(tmp_path / "m.npz", "skdc-model",
                      {"estimator": "LogisticRegression", "params": {"C": 1.0},
                       "n_features_in": 3},
                      {"coef_": np.zeros((1, 3)), "intercept_": np.zeros(1)})
     with pytest.raises(UploadError, match="field 'classes_' must list the 2 classes"):
         load_model(tmp_path / "m.npz")
-    _write_container(tmp_path / "m.npz", "skdc-model",
+    write_container(tmp_path / "m.npz", "skdc-model",
                      {"estimator": "LinearRegression", "params": {"nonsense": 1},
                       "n_features_in": 3},
                      {"coef_": np.zeros(3), "intercept_": np.zeros(1)})

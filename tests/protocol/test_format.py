@@ -11,7 +11,7 @@ from numpy.testing import assert_array_equal
 
 from skdc.mechanisms import IGDP
 from skdc.protocol import FORMAT_VERSION, UploadError, load_uploads, save_upload
-from skdc.protocol._format import _write_container
+from skdc.protocol._container import write_container
 
 
 def _uploads(seed=0, p=3, n=30, d=4, **kw):
@@ -42,7 +42,7 @@ def _rewrite(path, header_update=None, arrays_update=None, drop=()):
     for k in drop:
         arrays.pop(k)
     kind = header.pop("format")
-    _write_container(path, kind, header, arrays)
+    write_container(path, kind, header, arrays)
 
 
 def test_round_trip_stacks_in_participant_order(files):

@@ -150,7 +150,7 @@ def test_hostile_headers_with_valid_checksums(originals, edits):
     CASES["hostile header"] += 1
     import json
 
-    from skdc.protocol._format import _write_container
+    from skdc.protocol._container import write_container
 
     with tempfile.TemporaryDirectory() as tmp:
         src = _write(tmp, "src.npz", originals["raw"]["u1.npz"])
@@ -161,7 +161,7 @@ def test_hostile_headers_with_valid_checksums(originals, edits):
         kind = header.pop("format")
         paths = [_write(tmp, n, originals["raw"][n]) for n in ("u0.npz", "u2.npz")]
         try:
-            paths.append(_write_container(os.path.join(tmp, "u1.npz"), kind, header, arrays))
+            paths.append(write_container(os.path.join(tmp, "u1.npz"), kind, header, arrays))
         except (TypeError, ValueError):
             return  # not JSON-serialisable: such a header cannot be written
         try:
@@ -441,7 +441,7 @@ def _edit(src, dst, header=None, arrays=None):
     """Copy an skdc file with header fields or arrays replaced, under a valid checksum."""
     import json
 
-    from skdc.protocol._format import _write_container
+    from skdc.protocol._container import write_container
 
     with np.load(src, allow_pickle=False) as z:
         h = json.loads(z["header"].tobytes())
@@ -453,7 +453,7 @@ def _edit(src, dst, header=None, arrays=None):
         else:
             arr[k] = v(arr) if callable(v) else v
     kind = h.pop("format")
-    return _write_container(dst, kind, h, arr)
+    return write_container(dst, kind, h, arr)
 
 
 _R = np.eye(3)
