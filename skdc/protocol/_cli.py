@@ -192,6 +192,10 @@ def _save_npy(path, arr):
 @_command("anchor")
 def _anchor_make(args, caught):
     _check_output(args.out, "--out")
+    for flag, value, low in (("--n-features", args.n_features, 1),
+                             ("--n-anchors", args.n_anchors, 2)):
+        if value is not None and value < low:
+            raise ValueError(f"{flag} must be >= {low}; got {value}.")
     from ._files import make_anchor
 
     A = make_anchor(args.out, args.n_features, n_anchors=args.n_anchors, kind=args.kind,

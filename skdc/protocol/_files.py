@@ -16,12 +16,14 @@ import hashlib
 import os
 import warnings
 from dataclasses import dataclass
+from numbers import Integral
 
 import numpy as np
 from sklearn import linear_model, svm
 from sklearn.base import is_classifier
 
 from ..anchors import orthonormal_anchor, uniform_anchor
+from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
 from ._container import (
     LABEL_KINDS,
     Container,
@@ -43,6 +45,16 @@ _ANCHOR_COND_WARN = 1e6
 _ANCHOR_MAKERS = {"orthonormal": orthonormal_anchor, "uniform": uniform_anchor}
 
 
+@validate_params(
+    {
+        "path": [str, os.PathLike],
+        "n_features": [Interval(Integral, 1, None, closed="left")],
+        "n_anchors": [Interval(Integral, 2, None, closed="left"), None],
+        "kind": [StrOptions(set(_ANCHOR_MAKERS))],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
 def make_anchor(path, n_features, *, n_anchors=None, kind="orthonormal", random_state=None):
     """Make the shared anchor once and write it as a ``.npy`` file.
 
@@ -75,8 +87,6 @@ def make_anchor(path, n_features, *, n_anchors=None, kind="orthonormal", random_
     >>> load_anchor(path).shape
     (12, 3)
     """
-    if kind not in _ANCHOR_MAKERS:
-        raise ValueError(f"kind must be one of {sorted(_ANCHOR_MAKERS)}; got {kind!r}.")
     r = 4 * n_features if n_anchors is None else n_anchors
     A = _ANCHOR_MAKERS[kind](r, n_features, random_state=random_state)
     # a pipe or device at ``path`` is replaced, never written into
@@ -85,6 +95,7 @@ def make_anchor(path, n_features, *, n_anchors=None, kind="orthonormal", random_
     return A
 
 
+@validate_params({"path": [str, os.PathLike]}, prefer_skip_nested_validation=True)
 def load_anchor(path):
     """Read an anchor ``.npy`` (never unpickling) and check it can align.
 
@@ -368,6 +379,15 @@ def model_arrays(model):
     return arrays, scalars
 
 
+@validate_params(
+    {
+        "path": [str, os.PathLike],
+        # the allow-list is checked in the body, whose message lists the supported classes
+        "model": [HasMethods(["get_params", "predict"])],
+        "run_id": [str, None],
+    },
+    prefer_skip_nested_validation=True,
+)
 def save_model(path, model, *, run_id=None):
     """Write a fitted linear model as arrays (no pickle); return the path.
 
@@ -412,6 +432,7 @@ def save_model(path, model, *, run_id=None):
     return write_container(path, _MODEL, header, arrays)
 
 
+@validate_params({"path": [str, os.PathLike]}, prefer_skip_nested_validation=True)
 def load_model(path):
     """Read a model written by :func:`save_model` (allow-listed classes only, no pickle).
 

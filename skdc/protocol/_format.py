@@ -13,12 +13,14 @@ and only then stacks them into one :class:`~skdc.Uploads`.
 import contextlib
 import hashlib
 import os
-from numbers import Integral
+from collections.abc import Iterable
+from numbers import Integral, Real
 from typing import NamedTuple
 
 import numpy as np
 
 from .._uploads import Uploads
+from ..utils._sklearn_compat import HasMethods, Interval, validate_params
 from ._container import (
     CHUNK_BYTES,
     DEFAULT_MAX_BYTES,
@@ -76,6 +78,20 @@ def _public_description(mechanism):
 
 
 # -- writing ------------------------------------------------------------------------------
+@validate_params(
+    {
+        "path": [str, os.PathLike],
+        # an skdc.Uploads with participant ids; checked in the body, whose message says
+        # where such an object comes from
+        "uploads": "no_validation",
+        "participant_id": [Interval(Integral, 0, None, closed="left")],
+        "labels": ["array-like", None],
+        "mechanism": [HasMethods(["get_params"]), None],
+        "anchor_noise": [Interval(Real, 0, None, closed="left"), None],
+        "anchor_id": [str, None],
+    },
+    prefer_skip_nested_validation=True,
+)
 def save_upload(path, uploads, participant_id, *, labels=None, mechanism=None,
                 anchor_noise=None, anchor_id=None):
     """Write one participant's upload to an skdc ``.npz`` file.
@@ -139,11 +155,9 @@ def save_upload(path, uploads, participant_id, *, labels=None, mechanism=None,
             f"save_upload expects the skdc.Uploads returned by a mechanism's transform; got "
             f"{type(uploads).__name__}."
         )
-    if not is_int(participant_id) and not isinstance(participant_id, np.integer):
+    if isinstance(participant_id, bool):
         raise TypeError(f"participant_id must be an int; got {type(participant_id).__name__}.")
     participant_id = int(participant_id)
-    if participant_id < 0:
-        raise ValueError(f"participant_id must be non-negative; got {participant_id}.")
     arrays = _upload_arrays(uploads, participant_id, labels, anchor_noise)
     if anchor_id is None and getattr(mechanism, "anchor_", None) is not None:
         anchor_id = anchor_fingerprint(mechanism.anchor_)
@@ -389,6 +403,15 @@ def _check_distinct_anchor_uploads(ordered, anchors):
         seen[key] = i
 
 
+@validate_params(
+    {
+        "paths": [str, bytes, os.PathLike, Iterable],
+        "max_bytes": [Interval(Integral, 0, None, closed="left")],
+        "max_total_bytes": [Interval(Integral, 0, None, closed="left"), None],
+        "allow_different_widths": ["boolean"],
+    },
+    prefer_skip_nested_validation=True,
+)
 def load_uploads(paths, *, max_bytes=DEFAULT_MAX_BYTES, max_total_bytes=None,
                  allow_different_widths=False):
     """Read, verify and stack participants' upload files into one :class:`~skdc.Uploads`.

@@ -29,7 +29,7 @@ def test_make_anchor_is_centered_orthonormal_and_reproducible(tmp_path):
     np.testing.assert_allclose(A.sum(axis=0), 0, rtol=0, atol=1e-12)
     assert_array_equal(make_anchor(tmp_path / "b.npy", 4, random_state=0), A)
     assert make_anchor(tmp_path / "c.npy", 4, n_anchors=5, kind="uniform").shape == (5, 4)
-    with pytest.raises(ValueError, match="kind must be one of"):
+    with pytest.raises(ValueError, match="'kind' parameter of make_anchor must be a str among"):
         make_anchor(tmp_path / "d.npy", 4, kind="smote")
 
 
@@ -135,3 +135,20 @@ def test_model_refusals(tmp_path):
                      {"coef_": np.zeros(3), "intercept_": np.zeros(1)})
     with pytest.raises(UploadError, match="field 'params' is invalid for LinearRegression"):
         load_model(tmp_path / "m.npz")
+
+
+@pytest.mark.parametrize("call, param", [
+    (lambda p: make_anchor(p, 0), "n_features"),
+    (lambda p: make_anchor(p, 3, n_anchors=1.5), "n_anchors"),
+    (lambda p: make_anchor(p, 3, random_state="seed"), "random_state"),
+    (lambda p: make_anchor(3, 3), "path"),
+    (lambda p: load_anchor(None), "path"),
+    (lambda p: load_model(3), "path"),
+    (lambda p: save_model(p, "LogisticRegression"), "model"),
+    (lambda p: save_model(p, LinearRegression().fit([[0.0], [1.0]], [0, 1]), run_id=1),
+     "run_id"),
+])
+def test_file_functions_validate_their_parameters(tmp_path, call, param):
+    with pytest.raises((ValueError, TypeError), match=f"'{param}' parameter of"):
+        call(tmp_path / "f")
+    assert not (tmp_path / "f").exists()

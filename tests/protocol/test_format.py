@@ -274,3 +274,22 @@ def test_label_types_across_files(files):
     with pytest.raises(UploadError, match=r"u1.npz: field .labels. has dtype <U1 but "
                        r".*u0.npz has int64: the labels mix strings and numbers"):
         load_uploads(paths)
+
+
+@pytest.mark.parametrize("call, param", [
+    (lambda p, Y: load_uploads(3.5), "paths"),
+    (lambda p, Y: load_uploads(p, max_bytes=-1), "max_bytes"),
+    (lambda p, Y: load_uploads(p, max_total_bytes="1 GB"), "max_total_bytes"),
+    (lambda p, Y: load_uploads(p, allow_different_widths="yes"), "allow_different_widths"),
+    (lambda p, Y: save_upload(None, Y, 0), "path"),
+    (lambda p, Y: save_upload(p, Y, -1), "participant_id"),
+    (lambda p, Y: save_upload(p, Y, 0, anchor_noise=-0.1), "anchor_noise"),
+    (lambda p, Y: save_upload(p, Y, 0, mechanism="IGDP"), "mechanism"),
+    (lambda p, Y: save_upload(p, Y, 0, anchor_id=7), "anchor_id"),
+])
+def test_upload_functions_validate_their_parameters(tmp_path, call, param):
+    _, Y, _, _ = _uploads()
+    # InvalidParameterError: a ValueError and a TypeError, so the command line's one line
+    with pytest.raises((ValueError, TypeError), match=f"'{param}' parameter of"):
+        call(tmp_path / "u.npz", Y)
+    assert not os.path.exists(tmp_path / "u.npz")
