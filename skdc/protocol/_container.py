@@ -79,6 +79,20 @@ class UploadError(ValueError):
 
     The message names the file and the field at fault and says what to do. A subclass of
     :class:`ValueError`, so ``python -m skdc`` prints it as one line.
+
+    Read more in the :ref:`User Guide <deployment>`.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from skdc.protocol import UploadError, load_model
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.npz")
+    >>> _ = open(path, "wb").write(b"not an archive")
+    >>> try:
+    ...     load_model(path)
+    ... except UploadError as exc:
+    ...     print(str(exc).split(": ", 1)[1][:33])
+    not a readable skdc .npz archive
     """
 
 

@@ -23,6 +23,7 @@ from sklearn import linear_model, svm
 from sklearn.base import is_classifier
 
 from ..anchors import orthonormal_anchor, uniform_anchor
+from ..utils._docstring import Substitution
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
 from ._container import (
     LABEL_KINDS,
@@ -44,6 +45,12 @@ _ANCHOR_COND_WARN = 1e6
 
 _ANCHOR_MAKERS = {"orthonormal": orthonormal_anchor, "uniform": uniform_anchor}
 
+# the paper whose equations the anchor and the maps follow
+_gdp_paper = """.. [1] Nosaka, Suetake, Takano, Okada, Yoshise, "Geometric Data Perturbation with
+       Noisy-Anchor Alignment for Privacy-Preserving Collaborative Learning",
+       arXiv:2608.18749, 2026.
+"""
+
 
 @validate_params(
     {
@@ -55,8 +62,11 @@ _ANCHOR_MAKERS = {"orthonormal": orthonormal_anchor, "uniform": uniform_anchor}
     },
     prefer_skip_nested_validation=True,
 )
+@Substitution(gdp_paper=_gdp_paper)
 def make_anchor(path, n_features, *, n_anchors=None, kind="orthonormal", random_state=None):
     """Make the shared anchor once and write it as a ``.npy`` file.
+
+    Read more in the :ref:`User Guide <deployment>`.
 
     Parameters
     ----------
@@ -68,7 +78,7 @@ def make_anchor(path, n_features, *, n_anchors=None, kind="orthonormal", random_
         Anchor rows ``r``; ``None`` means ``4 * n_features`` (the papers' choice). At least
         ``n_features + 1``.
     kind : {'orthonormal', 'uniform'}, default='orthonormal'
-        The centered orthonormal anchor of eq. (22) of the GDP paper, or uniform entries.
+        The centered orthonormal anchor of eq. (22) of [1]_, or uniform entries.
     random_state : int, RandomState instance or None, default=None
         Source of randomness.
 
@@ -76,6 +86,10 @@ def make_anchor(path, n_features, *, n_anchors=None, kind="orthonormal", random_
     -------
     A : ndarray of shape (n_anchors, n_features)
         The anchor written.
+
+    References
+    ----------
+    {gdp_paper}
 
     Examples
     --------
@@ -103,6 +117,8 @@ def load_anchor(path):
     too few rows or a rank-deficient centered anchor; warns when the centered anchor is
     ill-conditioned (the anchor noise is then amplified).
 
+    Read more in the :ref:`User Guide <deployment>`.
+
     Parameters
     ----------
     path : str or path-like
@@ -112,6 +128,19 @@ def load_anchor(path):
     -------
     A : ndarray of shape (n_anchors, n_features)
         The anchor, float64.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from skdc.protocol import UploadError, load_anchor
+    >>> path = os.path.join(tempfile.mkdtemp(), "anchor.npy")
+    >>> np.save(path, np.ones((6, 2)))  # every row alike: its centered version is zero
+    >>> try:
+    ...     load_anchor(path)
+    ... except UploadError as exc:
+    ...     print(str(exc).split(": ", 1)[1][:37])
+    the centered anchor is rank-deficient
     """
     path = os.fspath(path)
     A = read_npy(path, "the anchor")
@@ -151,14 +180,18 @@ def check_anchor(A, where):
     return A
 
 
+@Substitution(gdp_paper=_gdp_paper)
 @dataclass
 class AlignmentMap:
     """Participant ``i``'s alignment map, as the analyst returns it.
 
-    ``kind='gopp'``: ``Z = (Y - offset_in) @ rotation`` (eq. (33) of the GDP paper);
-    ``kind='reference'``: ``Z = (Y - offset_in) @ rotation + offset_out`` (Algorithm 2);
+    ``kind='gopp'``: ``Z = (Y - offset_in) @ rotation`` (eq. (33) of [1]_);
+    ``kind='reference'``: ``Z = (Y - offset_in) @ rotation + offset_out`` (Algorithm 2 of
+    [1]_);
     ``kind='identity'``: ``Z = Y`` (the reference participant, or no aligner). These are the
     fitted aligners' own maps, so applying the file gives the aligner's output bit for bit.
+
+    Read more in the :ref:`User Guide <deployment>`.
 
     Parameters
     ----------
@@ -176,6 +209,10 @@ class AlignmentMap:
         Fingerprint of the ``analyst fit`` run that made the map; the run's model carries the
         same one, and :meth:`Participant.predict <skdc.protocol.Participant.predict>` refuses a
         map and a model of different runs.
+
+    References
+    ----------
+    {gdp_paper}
 
     Examples
     --------
@@ -396,6 +433,8 @@ def save_model(path, model, *, run_id=None):
     predictions depend on ``coef_``, ``intercept_`` and ``classes_`` only, so the loaded model
     predicts exactly as the fitted one.
 
+    Read more in the :ref:`User Guide <deployment>`.
+
     Parameters
     ----------
     path : str or path-like
@@ -440,6 +479,8 @@ def load_model(path):
     ``n_features_in``, the shapes and dtypes of ``coef_``, ``intercept_`` and ``classes_``);
     anything off raises :class:`UploadError` naming the file and the field.
 
+    Read more in the :ref:`User Guide <deployment>`.
+
     Parameters
     ----------
     path : str or path-like
@@ -449,6 +490,16 @@ def load_model(path):
     -------
     model : estimator
         The model, ready to ``predict``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from sklearn.linear_model import Ridge
+    >>> from skdc.protocol import load_model, save_model
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.npz")
+    >>> _ = save_model(path, Ridge(alpha=2.0).fit([[0.0], [1.0], [2.0]], [0.0, 1.0, 2.0]))
+    >>> load_model(path)
+    Ridge(alpha=2.0)
     """
     return read_model(path)[0]
 

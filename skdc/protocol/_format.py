@@ -40,6 +40,8 @@ _PUBLIC_PARAMS = ("n_participants", "noise", "translation_scale", "n_anchors")
 class UploadSet(NamedTuple):
     """What :func:`load_uploads` returns.
 
+    Read more in the :ref:`User Guide <deployment>`.
+
     Attributes
     ----------
     uploads : Uploads of shape (n_samples, n_components)
@@ -101,6 +103,8 @@ def save_upload(path, uploads, participant_id, *, labels=None, mechanism=None,
     version, participant id, widths, anchor rows, the mechanism's public description (kind and
     scale parameters, never its seed or secrets), the anchor fingerprint and the declared anchor
     noise. A SHA-256 checksum covers the whole content.
+
+    Read more in the :ref:`User Guide <deployment>`.
 
     Parameters
     ----------
@@ -422,6 +426,8 @@ def load_uploads(paths, *, max_bytes=DEFAULT_MAX_BYTES, max_total_bytes=None,
     participant ids, equal anchor rows and anchor fingerprints, identical anchor uploads
     (the same upload under two ids), label presence, and size limits. Files are opened without
     ever unpickling.
+
+    Read more in the :ref:`User Guide <deployment>`.
 
     Parameters
     ----------

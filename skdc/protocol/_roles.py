@@ -1,6 +1,6 @@
 """The two roles of a deployment: a participant at home, the analyst in the middle.
 
-Simulation and deployment share the estimators (DESIGN.md section 6). A
+Simulation and deployment share the estimators (:ref:`deployment`). A
 :class:`Participant` is one organisation: it draws its own GDP secret, obfuscates its rows and
 the shared anchor, adds its own anchor noise (Def 4.1 of [1]_) and writes one upload file; its
 secret is written to an owner-only file and never leaves home. The :class:`Analyst` loads the
@@ -96,6 +96,8 @@ def _as_rows(X, name="X"):
 
 class Participant:
     """One participant of a deployed collaboration: obfuscates and uploads once, predicts at home.
+
+    Read more in the :ref:`User Guide <deployment>`.
 
     Parameters
     ----------
@@ -467,6 +469,8 @@ def _near_duplicates(anchors, rtol=1e-8):
 
 class Analyst:
     """The analyst of a deployment: aligns the received uploads, trains and exports.
+
+    Read more in the :ref:`User Guide <deployment>`.
 
     Parameters
     ----------
