@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._uploads import Uploads
+from .. import Uploads
 from ..utils._sklearn_compat import HasMethods, Interval, validate_params
 from ._container import (
     CHUNK_BYTES,

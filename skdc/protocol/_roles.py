@@ -40,7 +40,7 @@ from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils import check_array
 
-from .._uploads import Uploads
+from .. import Uploads
 from ..alignment import GOPPAligner, ReferenceAligner
 from ..mechanisms import CGDP, IGDP
 from ._container import Container, UploadError, is_int, write_container
