@@ -10,7 +10,8 @@ participant|analyst|anchor ...`` runs the same steps from the command line.
 from ..utils._lazy import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
-    "._format": ["FORMAT_VERSION", "UploadError", "UploadSet", "load_uploads", "save_upload"],
+    "._container": ["FORMAT_VERSION", "UploadError"],
+    "._format": ["UploadSet", "load_uploads", "save_upload"],
     "._files": ["AlignmentMap", "load_anchor", "load_model", "make_anchor", "save_model"],
     "._roles": ["Analyst", "Participant"],
 })

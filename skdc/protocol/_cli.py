@@ -29,7 +29,7 @@ import warnings
 
 import numpy as np
 
-from ._format import UploadError, _file_kind, _is_int, _one_line, _read_npy
+from ._container import LABEL_KINDS, UploadError, file_kind, is_int, one_line, read_npy
 
 # scikit-learn, the estimators and the roles are imported inside the commands, so that
 # ``--help`` of any command answers before they load
@@ -71,11 +71,11 @@ def _command(name):
                 try:
                     status = func(args, caught)
                 except (ValueError, TypeError) as exc:
-                    raise ValueError(_one_line(exc, limit=1000)) from None
+                    raise ValueError(one_line(exc, limit=1000)) from None
                 except OSError as exc:
                     where = f"{exc.filename}: " if exc.filename else ""
                     raise ValueError(
-                        f"{where}{exc.strerror or _one_line(exc)}; check the paths given."
+                        f"{where}{exc.strerror or one_line(exc)}; check the paths given."
                     ) from None
                 except MemoryError:
                     raise ValueError(
@@ -89,7 +89,7 @@ def _command(name):
 
 
 def _print_warnings(name, caught):
-    for line in dict.fromkeys(_one_line(w.message, limit=1000) for w in caught):
+    for line in dict.fromkeys(one_line(w.message, limit=1000) for w in caught):
         print(f"skdc {name}: warning: {line}", file=sys.stderr)
     caught.clear()
 
@@ -97,7 +97,7 @@ def _print_warnings(name, caught):
 # -- inputs ---------------------------------------------------------------------------------
 def _load_rows(path, flag):
     """A 2-D finite numeric ``.npy`` (rows of a participant), float64; one-line errors."""
-    X = _read_npy(path, flag)
+    X = read_npy(path, flag)
     if X.ndim != 2:
         raise UploadError(
             f"{path}: {flag} must be a 2-D array (n_samples, n_features); got shape {X.shape}. "
@@ -118,13 +118,13 @@ def _load_rows(path, flag):
 
 
 def _load_labels(path, flag, n_rows):
-    y = _read_npy(path, flag)
+    y = read_npy(path, flag)
     if y.shape != (n_rows,):
         raise UploadError(
             f"{path}: {flag} must have shape ({n_rows},), one label per row of --data; got "
             f"{y.shape}."
         )
-    if y.dtype.kind not in "iufbU":
+    if y.dtype.kind not in LABEL_KINDS:
         raise UploadError(f"{path}: {flag} must hold numbers or strings; got dtype {y.dtype}.")
     if y.dtype.kind == "f" and not np.isfinite(y).all():
         raise UploadError(f"{path}: {flag} contains NaN or infinity; labels must be finite.")
@@ -163,7 +163,7 @@ def _check_output(path, flag, *, overwrite=True, folder=False):
         if stat.S_ISDIR(mode):
             raise ValueError(f"{path}: {flag} is an existing folder; give a file name.")
         if not stat.S_ISREG(mode):
-            raise ValueError(f"{path}: {flag} is {_file_kind(mode)}, not a regular file; "
+            raise ValueError(f"{path}: {flag} is {file_kind(mode)}, not a regular file; "
                              "skdc writes only regular files.")
         if not overwrite:
             raise ValueError(
@@ -192,6 +192,10 @@ def _save_npy(path, arr):
 @_command("anchor")
 def _anchor_make(args, caught):
     _check_output(args.out, "--out")
+    for flag, value, low in (("--n-features", args.n_features, 1),
+                             ("--n-anchors", args.n_anchors, 2)):
+        if value is not None and value < low:
+            raise ValueError(f"{flag} must be >= {low}; got {value}.")
     from ._files import make_anchor
 
     A = make_anchor(args.out, args.n_features, n_anchors=args.n_anchors, kind=args.kind,
@@ -305,7 +309,7 @@ def _iteration_advice(model, Z, y):
     from sklearn.exceptions import ConvergenceWarning
 
     max_iter = model.get_params().get("max_iter")
-    if not _is_int(max_iter):
+    if not is_int(max_iter):
         return "standardize the data before the mechanism"
     for factor in (10, 100):
         with warnings.catch_warnings(record=True) as again:
@@ -322,7 +326,6 @@ def _analyst_fit(args, caught):
     from sklearn.exceptions import ConvergenceWarning
 
     from ..alignment import GOPPAligner, ReferenceAligner
-    from ._files import _dump_json
     from ._format import load_uploads
     from ._roles import Analyst
 
@@ -360,7 +363,8 @@ def _analyst_fit(args, caught):
         summary.update(n_iter=int(a.n_iter_), converged=bool(a.converged_),
                        relative_gopp_residual=float(a.relative_gopp_residual_),
                        v_phase_transition=float(a.v_phase_transition_))
-    _dump_json(os.path.join(args.out, "summary.json"), summary)
+    with open(os.path.join(args.out, "summary.json"), "w") as fh:
+        json.dump(summary, fh, indent=2, sort_keys=True)
     n = analyst.n_participants_
     print(f"analyst: {n} participant{'s' if n != 1 else ''} aligned ({args.aligner}); maps "
           f"and model written to {args.out}")
@@ -371,9 +375,22 @@ _SKDC_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def register(subparsers):
     """Add the ``anchor``, ``participant`` and ``analyst`` sub-commands."""
-    anchor = subparsers.add_parser("anchor", help="make the shared anchor (once)")
-    sub = anchor.add_subparsers(dest="action", metavar="ACTION")
+    _register_anchor_make(_actions(subparsers, "anchor", "make the shared anchor (once)"))
+    participant = _actions(subparsers, "participant", "upload, and later predict, at home")
+    _register_participant_upload(participant)
+    _register_participant_predict(participant)
+    _register_analyst_fit(_actions(subparsers, "analyst", "align the uploads, train, export"))
+
+
+def _actions(subparsers, name, summary):
+    """The ``ACTION`` sub-commands of the command ``name`` (one of them required)."""
+    sub = subparsers.add_parser(name, help=summary).add_subparsers(dest="action",
+                                                                   metavar="ACTION")
     sub.required = True
+    return sub
+
+
+def _register_anchor_make(sub):
     make = sub.add_parser("make", help="write a new anchor .npy")
     make.add_argument("--n-features", type=int, required=True,
                       help="width of the data (required)")
@@ -387,9 +404,8 @@ def register(subparsers):
     make.add_argument("--out", required=True, help="output .npy (required)")
     make.set_defaults(func=_anchor_make)
 
-    part = subparsers.add_parser("participant", help="upload, and later predict, at home")
-    sub = part.add_subparsers(dest="action", metavar="ACTION")
-    sub.required = True
+
+def _register_participant_upload(sub):
     up = sub.add_parser("upload", help="obfuscate own rows and the anchor; write the upload")
     up.add_argument("--id", type=int, required=True,
                     help="this participant's id, 0-based (required)")
@@ -424,6 +440,9 @@ def register(subparsers):
     up.add_argument("--force", action="store_true",
                     help="overwrite existing --secret-out and --out files (default: refuse)")
     up.set_defaults(func=_participant_upload)
+
+
+def _register_participant_predict(sub):
     pr = sub.add_parser("predict", help="predict own rows with the analyst's map and model")
     pr.add_argument("--secret", required=True, help="this participant's secret file (required)")
     pr.add_argument("--map", required=True,
@@ -436,9 +455,8 @@ def register(subparsers):
                     help="aligned representation .npy (default: not written)")
     pr.set_defaults(func=_participant_predict)
 
-    ana = subparsers.add_parser("analyst", help="align the uploads, train, export")
-    sub = ana.add_subparsers(dest="action", metavar="ACTION")
-    sub.required = True
+
+def _register_analyst_fit(sub):
     fit = sub.add_parser("fit", help="load uploads, fit aligner and model, write maps and model")
     fit.add_argument("uploads", nargs="+", help="upload files, one per participant")
     fit.add_argument("--aligner", choices=["gopp", "reference", "none"], default="gopp",

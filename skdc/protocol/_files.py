@@ -7,30 +7,31 @@
 * The **model** is exported as its fitted arrays (coefficients, intercepts, classes), never as
   a pickle, so only linear models from an allow-list travel (:func:`save_model`).
 
-All but the anchor use the checksummed container of :mod:`skdc.protocol._format`.
+All but the anchor use the checksummed container of :mod:`skdc.protocol._container`.
 """
 
 # Licence: BSD 3 clause
 
 import hashlib
-import json
 import os
-import tempfile
 import warnings
 from dataclasses import dataclass
+from numbers import Integral
 
 import numpy as np
 from sklearn import linear_model, svm
 from sklearn.base import is_classifier
 
 from ..anchors import orthonormal_anchor, uniform_anchor
-from ._format import (
-    _LABEL_KINDS,
+from ..utils._docstring import Substitution
+from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
+from ._container import (
+    LABEL_KINDS,
+    Container,
     UploadError,
-    _Container,
-    _is_int,
-    _read_npy,
-    _write_container,
+    atomic_file,
+    read_npy,
+    write_container,
 )
 
 __all__ = ["AlignmentMap", "load_anchor", "load_model", "make_anchor", "save_model"]
@@ -42,8 +43,30 @@ _MODEL = "skdc-model"
 _ANCHOR_COND_WARN = 1e6
 
 
+_ANCHOR_MAKERS = {"orthonormal": orthonormal_anchor, "uniform": uniform_anchor}
+
+# the paper whose equations the anchor and the maps follow
+_gdp_paper = """.. [1] Nosaka, Suetake, Takano, Okada, Yoshise, "Geometric Data Perturbation with
+       Noisy-Anchor Alignment for Privacy-Preserving Collaborative Learning",
+       arXiv:2608.18749, 2026.
+"""
+
+
+@validate_params(
+    {
+        "path": [str, os.PathLike],
+        "n_features": [Interval(Integral, 1, None, closed="left")],
+        "n_anchors": [Interval(Integral, 2, None, closed="left"), None],
+        "kind": [StrOptions(set(_ANCHOR_MAKERS))],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
+@Substitution(gdp_paper=_gdp_paper)
 def make_anchor(path, n_features, *, n_anchors=None, kind="orthonormal", random_state=None):
     """Make the shared anchor once and write it as a ``.npy`` file.
+
+    Read more in the :ref:`User Guide <deployment>`.
 
     Parameters
     ----------
@@ -55,7 +78,7 @@ def make_anchor(path, n_features, *, n_anchors=None, kind="orthonormal", random_
         Anchor rows ``r``; ``None`` means ``4 * n_features`` (the papers' choice). At least
         ``n_features + 1``.
     kind : {'orthonormal', 'uniform'}, default='orthonormal'
-        The centered orthonormal anchor of eq. (22) of the GDP paper, or uniform entries.
+        The centered orthonormal anchor of eq. (22) of [1]_, or uniform entries.
     random_state : int, RandomState instance or None, default=None
         Source of randomness.
 
@@ -63,6 +86,10 @@ def make_anchor(path, n_features, *, n_anchors=None, kind="orthonormal", random_
     -------
     A : ndarray of shape (n_anchors, n_features)
         The anchor written.
+
+    References
+    ----------
+    {gdp_paper}
 
     Examples
     --------
@@ -74,34 +101,23 @@ def make_anchor(path, n_features, *, n_anchors=None, kind="orthonormal", random_
     >>> load_anchor(path).shape
     (12, 3)
     """
-    makers = {"orthonormal": orthonormal_anchor, "uniform": uniform_anchor}
-    if kind not in makers:
-        raise ValueError(f"kind must be one of {sorted(makers)}; got {kind!r}.")
     r = 4 * n_features if n_anchors is None else n_anchors
-    A = makers[kind](r, n_features, random_state=random_state)
-    # written to a temporary file beside it, then renamed: a pipe or device at ``path`` is
-    # replaced, never written into (and a reader never sees half an anchor)
-    path = os.fspath(path)
-    fd, tmp = tempfile.mkstemp(prefix=".skdc-", suffix=".tmp",
-                               dir=os.path.dirname(os.path.abspath(path)))
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.save(fh, A, allow_pickle=False)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    A = _ANCHOR_MAKERS[kind](r, n_features, random_state=random_state)
+    # a pipe or device at ``path`` is replaced, never written into
+    with atomic_file(path) as fh:
+        np.save(fh, A, allow_pickle=False)
     return A
 
 
+@validate_params({"path": [str, os.PathLike]}, prefer_skip_nested_validation=True)
 def load_anchor(path):
     """Read an anchor ``.npy`` (never unpickling) and check it can align.
 
     Raises :class:`UploadError` for an unreadable, non-float, non-2-D or non-finite file and for
     too few rows or a rank-deficient centered anchor; warns when the centered anchor is
     ill-conditioned (the anchor noise is then amplified).
+
+    Read more in the :ref:`User Guide <deployment>`.
 
     Parameters
     ----------
@@ -112,18 +128,31 @@ def load_anchor(path):
     -------
     A : ndarray of shape (n_anchors, n_features)
         The anchor, float64.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from skdc.protocol import UploadError, load_anchor
+    >>> path = os.path.join(tempfile.mkdtemp(), "anchor.npy")
+    >>> np.save(path, np.ones((6, 2)))  # every row alike: its centered version is zero
+    >>> try:
+    ...     load_anchor(path)
+    ... except UploadError as exc:
+    ...     print(str(exc).split(": ", 1)[1][:37])
+    the centered anchor is rank-deficient
     """
     path = os.fspath(path)
-    A = _read_npy(path, "the anchor")
+    A = read_npy(path, "the anchor")
     if A.ndim != 2 or A.dtype.kind not in "fiu":
         raise UploadError(
             f"{path}: an anchor is a 2-D numeric array (n_anchors, n_features); got "
             f"{getattr(A, 'shape', None)} of {getattr(A, 'dtype', type(A).__name__)}."
         )
-    return _check_anchor(A.astype(np.float64), path)
+    return check_anchor(A.astype(np.float64), path)
 
 
-def _check_anchor(A, where):
+def check_anchor(A, where):
     """Refuse anchors that cannot align; warn on ill-conditioned ones (what to change)."""
     if not np.isfinite(A).all():
         raise UploadError(f"{where}: the anchor contains NaN or infinity; make a new one.")
@@ -151,14 +180,18 @@ def _check_anchor(A, where):
     return A
 
 
+@Substitution(gdp_paper=_gdp_paper)
 @dataclass
 class AlignmentMap:
     """Participant ``i``'s alignment map, as the analyst returns it.
 
-    ``kind='gopp'``: ``Z = (Y - offset_in) @ rotation`` (eq. (33) of the GDP paper);
-    ``kind='reference'``: ``Z = (Y - offset_in) @ rotation + offset_out`` (Algorithm 2);
+    ``kind='gopp'``: ``Z = (Y - offset_in) @ rotation`` (eq. (33) of [1]_);
+    ``kind='reference'``: ``Z = (Y - offset_in) @ rotation + offset_out`` (Algorithm 2 of
+    [1]_);
     ``kind='identity'``: ``Z = Y`` (the reference participant, or no aligner). These are the
     fitted aligners' own maps, so applying the file gives the aligner's output bit for bit.
+
+    Read more in the :ref:`User Guide <deployment>`.
 
     Parameters
     ----------
@@ -176,6 +209,10 @@ class AlignmentMap:
         Fingerprint of the ``analyst fit`` run that made the map; the run's model carries the
         same one, and :meth:`Participant.predict <skdc.protocol.Participant.predict>` refuses a
         map and a model of different runs.
+
+    References
+    ----------
+    {gdp_paper}
 
     Examples
     --------
@@ -217,7 +254,7 @@ class AlignmentMap:
         }
         header = {"participant_id": int(self.participant_id), "kind": self.kind,
                   "run_id": self.run_id}
-        return _write_container(path, _MAP, header, arrays)
+        return write_container(path, _MAP, header, arrays)
 
     @classmethod
     def load(cls, path):
@@ -228,51 +265,25 @@ class AlignmentMap:
         complex, bool, integer or datetime arrays are refused), non-finite values and a
         rotation farther than ``1e-10`` (entrywise, in ``R.T @ R - I``) from orthogonal.
         """
-        c = _Container(path, _MAP)
-        try:
-            h = c.header
-            kind = h.get("kind")
+        with Container(path, _MAP) as c:
+            kind = c.header.get("kind")
             if not isinstance(kind, str) or kind not in _MAP_MEMBERS:
                 raise UploadError(
                     f"{c.path}: field 'kind' is {kind!r}; expected one of "
                     f"{sorted(_MAP_MEMBERS)}."
                 )
-            pid = h.get("participant_id")
-            if not _is_int(pid) or pid < 0:
-                raise UploadError(
-                    f"{c.path}: field 'participant_id' must be an int >= 0; got {pid!r}."
-                )
-            run_id = _check_run_id(h, c.path)
+            pid = c.int_field("participant_id", 0)
+            run_id = _check_run_id(c.header, c.path)
             c.expect_members(_MAP_MEMBERS[kind])
-            for name, (_shape, dtype) in c.members.items():
-                if name != "checksum" and dtype.kind != "f":
+            for name, (_shape, dtype) in c.array_members().items():
+                if dtype.kind != "f":
                     raise UploadError(
                         f"{c.path}: field {name!r} has dtype {dtype}; a map holds real floats "
                         "(float64)."
                     )
             arrays = c.read()
-        finally:
-            c.close()
         if arrays:
-            R = arrays["rotation"]
-            if R.ndim != 2 or R.shape[0] != R.shape[1]:
-                raise UploadError(f"{c.path}: field 'rotation' must be square; got {R.shape}.")
-            d = R.shape[0]
-            for name, a in arrays.items():
-                if name != "rotation" and a.shape != (d,):
-                    raise UploadError(
-                        f"{c.path}: field {name!r} has shape {a.shape}; the rotation is {d} x "
-                        f"{d}, so it must be ({d},)."
-                    )
-                if not np.isfinite(a).all():
-                    raise UploadError(f"{c.path}: field {name!r} contains NaN or infinity.")
-            R64 = R.astype(np.float64)
-            error = float(np.abs(R64.T @ R64 - np.eye(d)).max()) if d else 0.0
-            if not error <= _ORTHOGONAL_ATOL:
-                raise UploadError(
-                    f"{c.path}: field 'rotation' is not orthogonal (max |R^T R - I| = "
-                    f"{error:.2g} > {_ORTHOGONAL_ATOL:g}). Ask the analyst for the map again."
-                )
+            _check_map_arrays(arrays, c.path)
         return cls(pid, kind, **{k: v.astype(np.float64) for k, v in arrays.items()},
                    run_id=run_id)
 
@@ -282,6 +293,29 @@ class AlignmentMap:
 _MAP_MEMBERS = {"gopp": ["rotation", "offset_in"], "identity": [],
                 "reference": ["rotation", "offset_in", "offset_out"]}
 _ORTHOGONAL_ATOL = 1e-10
+
+
+def _check_map_arrays(arrays, where):
+    """A square, finite, orthogonal rotation and finite offsets of its width."""
+    R = arrays["rotation"]
+    if R.ndim != 2 or R.shape[0] != R.shape[1]:
+        raise UploadError(f"{where}: field 'rotation' must be square; got {R.shape}.")
+    d = R.shape[0]
+    for name, a in arrays.items():
+        if name != "rotation" and a.shape != (d,):
+            raise UploadError(
+                f"{where}: field {name!r} has shape {a.shape}; the rotation is {d} x "
+                f"{d}, so it must be ({d},)."
+            )
+        if not np.isfinite(a).all():
+            raise UploadError(f"{where}: field {name!r} contains NaN or infinity.")
+    R64 = R.astype(np.float64)
+    error = float(np.abs(R64.T @ R64 - np.eye(d)).max()) if d else 0.0
+    if not error <= _ORTHOGONAL_ATOL:
+        raise UploadError(
+            f"{where}: field 'rotation' is not orthogonal (max |R^T R - I| = "
+            f"{error:.2g} > {_ORTHOGONAL_ATOL:g}). Ask the analyst for the map again."
+        )
 
 
 def _check_run_id(header, where):
@@ -295,7 +329,7 @@ def _check_run_id(header, where):
     return run_id
 
 
-def _run_fingerprint(maps, model_arrays):
+def run_fingerprint(maps, model_arrays):
     """SHA-256 over every map and the model's arrays: what ties one run's files together."""
     h = hashlib.sha256(b"skdc-run")
     items = [(f"map{m.participant_id}.{m.kind}.{k}", getattr(m, k))
@@ -310,7 +344,7 @@ def _run_fingerprint(maps, model_arrays):
     return h.hexdigest()
 
 
-def _check_same_run(map_, map_path, model_run_id, model_path):
+def check_same_run(map_, map_path, model_run_id, model_path):
     """Refuse a map and a model that were written by different ``analyst fit`` runs."""
     if map_.run_id != model_run_id:
         raise UploadError(
@@ -320,7 +354,7 @@ def _check_same_run(map_, map_path, model_run_id, model_path):
         )
 
 
-def _map_of(aligner, i):
+def map_of(aligner, i):
     """Participant ``i``'s map read off a fitted aligner's public attributes."""
     from ..alignment import GOPPAligner, ReferenceAligner
 
@@ -361,7 +395,7 @@ def _json_params(model):
     return out
 
 
-def _model_arrays(model):
+def model_arrays(model):
     """The fitted arrays of an allow-listed linear model, and which of them are scalars."""
     name = type(model).__name__
     if _MODELS.get(name) is not type(model):
@@ -382,6 +416,15 @@ def _model_arrays(model):
     return arrays, scalars
 
 
+@validate_params(
+    {
+        "path": [str, os.PathLike],
+        # the allow-list is checked in the body, whose message lists the supported classes
+        "model": [HasMethods(["get_params", "predict"])],
+        "run_id": [str, None],
+    },
+    prefer_skip_nested_validation=True,
+)
 def save_model(path, model, *, run_id=None):
     """Write a fitted linear model as arrays (no pickle); return the path.
 
@@ -389,6 +432,8 @@ def save_model(path, model, *, run_id=None):
     ``ElasticNet``, ``SGDClassifier``, ``SGDRegressor``, ``LinearSVC``, ``LinearSVR``. Their
     predictions depend on ``coef_``, ``intercept_`` and ``classes_`` only, so the loaded model
     predicts exactly as the fitted one.
+
+    Read more in the :ref:`User Guide <deployment>`.
 
     Parameters
     ----------
@@ -418,20 +463,23 @@ def save_model(path, model, *, run_id=None):
     >>> bool(np.array_equal(load_model(path).predict(X), clf.predict(X)))
     True
     """
-    arrays, scalars = _model_arrays(model)
+    arrays, scalars = model_arrays(model)
     _check_run_id({"run_id": run_id}, "run_id")
     header = {"estimator": type(model).__name__, "params": _json_params(model),
               "scalars": scalars, "n_features_in": int(model.n_features_in_),
               "run_id": run_id}
-    return _write_container(path, _MODEL, header, arrays)
+    return write_container(path, _MODEL, header, arrays)
 
 
+@validate_params({"path": [str, os.PathLike]}, prefer_skip_nested_validation=True)
 def load_model(path):
     """Read a model written by :func:`save_model` (allow-listed classes only, no pickle).
 
     Every header field and array is checked (estimator name, parameters, ``scalars``,
     ``n_features_in``, the shapes and dtypes of ``coef_``, ``intercept_`` and ``classes_``);
     anything off raises :class:`UploadError` naming the file and the field.
+
+    Read more in the :ref:`User Guide <deployment>`.
 
     Parameters
     ----------
@@ -442,60 +490,26 @@ def load_model(path):
     -------
     model : estimator
         The model, ready to ``predict``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from sklearn.linear_model import Ridge
+    >>> from skdc.protocol import load_model, save_model
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.npz")
+    >>> _ = save_model(path, Ridge(alpha=2.0).fit([[0.0], [1.0], [2.0]], [0.0, 1.0, 2.0]))
+    >>> load_model(path)
+    Ridge(alpha=2.0)
     """
-    return _read_model(path)[0]
+    return read_model(path)[0]
 
 
-def _read_model(path):
+def read_model(path):
     """:func:`load_model`, also returning the file's run fingerprint."""
-    c = _Container(path, _MODEL)
-    try:
-        h = c.header
-        name = h.get("estimator")
-        if not isinstance(name, str) or name not in _MODELS:
-            raise UploadError(
-                f"{c.path}: field 'estimator' is {name!r}; only {sorted(_MODELS)} are loaded."
-            )
-        params = h.get("params")
-        if not isinstance(params, dict):
-            raise UploadError(f"{c.path}: field 'params' must be an object.")
-        scalars = h.get("scalars", [])
-        if not isinstance(scalars, list) or not all(
-                isinstance(k, str) and k in _MODEL_ARRAYS for k in scalars):
-            raise UploadError(
-                f"{c.path}: field 'scalars' must be a list of names among {list(_MODEL_ARRAYS)};"
-                f" got {str(scalars)[:40]}."
-            )
-        n_in = h.get("n_features_in")
-        if not _is_int(n_in) or n_in < 1:
-            raise UploadError(
-                f"{c.path}: field 'n_features_in' must be a positive int; got {n_in!r}."
-            )
-        run_id = _check_run_id(h, c.path)
-        c.expect_members(["coef_", "intercept_"], optional=["classes_"])
-        for attr, (shape, dtype) in c.members.items():
-            if attr in ("coef_", "intercept_"):
-                if dtype.kind != "f":
-                    raise UploadError(
-                        f"{c.path}: field {attr!r} has dtype {dtype}; expected real floats."
-                    )
-                if len(shape) > (2 if attr == "coef_" else 1):
-                    raise UploadError(
-                        f"{c.path}: field {attr!r} has shape {shape}; a linear model's "
-                        f"{attr} has at most {2 if attr == 'coef_' else 1} dimensions."
-                    )
-            if attr == "classes_" and (dtype.kind not in _LABEL_KINDS or len(shape) != 1):
-                raise UploadError(
-                    f"{c.path}: field 'classes_' has dtype {dtype} and shape {shape}; classes "
-                    "are a 1-D array of numbers or strings."
-                )
-            if attr in scalars and shape not in ((), (1,)):
-                raise UploadError(
-                    f"{c.path}: field 'scalars' lists {attr!r} but it has shape {shape}."
-                )
+    with Container(path, _MODEL) as c:
+        name, params, scalars, run_id = _check_model_header(c)
+        _check_model_members(c, scalars)
         arrays = c.read()
-    finally:
-        c.close()
     try:
         model = _MODELS[name]().set_params(**params)
     except (ValueError, TypeError) as exc:
@@ -504,27 +518,74 @@ def _read_model(path):
         if value.dtype.kind == "f" and not np.isfinite(value).all():
             raise UploadError(f"{c.path}: field {attr!r} contains NaN or infinity.")
         setattr(model, attr, value.reshape(())[()] if attr in scalars else value)
+    _check_model_shapes(model, arrays, c.header["n_features_in"], c.path)
+    model.n_features_in_ = c.header["n_features_in"]
+    return model, run_id
+
+
+def _check_model_header(c):
+    """The estimator (allow-listed), its parameters, its scalar attributes and its run."""
+    h = c.header
+    name = h.get("estimator")
+    if not isinstance(name, str) or name not in _MODELS:
+        raise UploadError(
+            f"{c.path}: field 'estimator' is {name!r}; only {sorted(_MODELS)} are loaded."
+        )
+    params = h.get("params")
+    if not isinstance(params, dict):
+        raise UploadError(f"{c.path}: field 'params' must be an object.")
+    scalars = h.get("scalars", [])
+    if not isinstance(scalars, list) or not all(
+            isinstance(k, str) and k in _MODEL_ARRAYS for k in scalars):
+        raise UploadError(
+            f"{c.path}: field 'scalars' must be a list of names among {list(_MODEL_ARRAYS)};"
+            f" got {str(scalars)[:40]}."
+        )
+    c.int_field("n_features_in", 1)
+    return name, params, scalars, _check_run_id(h, c.path)
+
+
+def _check_model_members(c, scalars):
+    """``coef_`` and ``intercept_`` real floats of a linear model's ranks; 1-D ``classes_``."""
+    c.expect_members(["coef_", "intercept_"], optional=["classes_"])
+    for attr, (shape, dtype) in c.members.items():
+        if attr in ("coef_", "intercept_"):
+            if dtype.kind != "f":
+                raise UploadError(
+                    f"{c.path}: field {attr!r} has dtype {dtype}; expected real floats."
+                )
+            if len(shape) > (2 if attr == "coef_" else 1):
+                raise UploadError(
+                    f"{c.path}: field {attr!r} has shape {shape}; a linear model's "
+                    f"{attr} has at most {2 if attr == 'coef_' else 1} dimensions."
+                )
+        if attr == "classes_" and (dtype.kind not in LABEL_KINDS or len(shape) != 1):
+            raise UploadError(
+                f"{c.path}: field 'classes_' has dtype {dtype} and shape {shape}; classes "
+                "are a 1-D array of numbers or strings."
+            )
+        if attr in scalars and shape not in ((), (1,)):
+            raise UploadError(
+                f"{c.path}: field 'scalars' lists {attr!r} but it has shape {shape}."
+            )
+
+
+def _check_model_shapes(model, arrays, n_in, where):
+    """``coef_`` of ``n_in`` columns, a matching ``intercept_``; a classifier's distinct classes."""
     coef = np.atleast_2d(arrays["coef_"])
     if n_in != coef.shape[-1]:
         raise UploadError(
-            f"{c.path}: field 'n_features_in' is {n_in} but 'coef_' has {coef.shape[-1]} "
+            f"{where}: field 'n_features_in' is {n_in} but 'coef_' has {coef.shape[-1]} "
             "columns."
         )
     if np.size(arrays["intercept_"]) not in (1, coef.shape[0]):
-        raise UploadError(f"{c.path}: field 'intercept_' does not match 'coef_'.")
+        raise UploadError(f"{where}: field 'intercept_' does not match 'coef_'.")
     if is_classifier(model):
         classes = arrays.get("classes_")
         if classes is None or classes.ndim != 1 or len(classes) != max(2, coef.shape[0]):
             raise UploadError(
-                f"{c.path}: field 'classes_' must list the {max(2, coef.shape[0])} classes of "
-                f"this {name}."
+                f"{where}: field 'classes_' must list the {max(2, coef.shape[0])} classes of "
+                f"this {type(model).__name__}."
             )
         if len(np.unique(classes)) != len(classes):
-            raise UploadError(f"{c.path}: field 'classes_' repeats a class.")
-    model.n_features_in_ = n_in
-    return model, run_id
-
-
-def _dump_json(path, obj):
-    with open(path, "w") as fh:
-        json.dump(obj, fh, indent=2, sort_keys=True)
+            raise UploadError(f"{where}: field 'classes_' repeats a class.")

@@ -1,6 +1,6 @@
 """The two roles of a deployment: a participant at home, the analyst in the middle.
 
-Simulation and deployment share the estimators (DESIGN.md section 6). A
+Simulation and deployment share the estimators (:ref:`deployment`). A
 :class:`Participant` is one organisation: it draws its own GDP secret, obfuscates its rows and
 the shared anchor, adds its own anchor noise (Def 4.1 of [1]_) and writes one upload file; its
 secret is written to an owner-only file and never leaves home. The :class:`Analyst` loads the
@@ -40,29 +40,21 @@ from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils import check_array
 
-from .._uploads import Uploads
+from .. import Uploads
 from ..alignment import GOPPAligner, ReferenceAligner
 from ..mechanisms import CGDP, IGDP
+from ._container import Container, UploadError, is_int, write_container
 from ._files import (
     AlignmentMap,
-    _check_anchor,
-    _check_same_run,
-    _map_of,
-    _model_arrays,
-    _read_model,
-    _run_fingerprint,
+    check_anchor,
+    check_same_run,
+    map_of,
+    model_arrays,
+    read_model,
+    run_fingerprint,
     save_model,
 )
-from ._format import (
-    UploadError,
-    UploadSet,
-    _anchor_id,
-    _Container,
-    _is_int,
-    _write_container,
-    load_uploads,
-    save_upload,
-)
+from ._format import UploadSet, anchor_fingerprint, load_uploads, save_upload
 
 __all__ = ["Analyst", "Participant"]
 
@@ -104,6 +96,8 @@ def _as_rows(X, name="X"):
 
 class Participant:
     """One participant of a deployed collaboration: obfuscates and uploads once, predicts at home.
+
+    Read more in the :ref:`User Guide <deployment>`.
 
     Parameters
     ----------
@@ -246,7 +240,7 @@ class Participant:
                 "participant generating its own anchor would make alignment impossible."
             )
         if anchor is not None:
-            anchor = _check_anchor(_as_rows(anchor, "anchor"), "anchor")
+            anchor = check_anchor(_as_rows(anchor, "anchor"), "anchor")
             if anchor.shape[1] != X.shape[1]:
                 raise ValueError(
                     f"the anchor has {anchor.shape[1]} columns but X has {X.shape[1]}; use the "
@@ -283,7 +277,7 @@ class Participant:
         return save_upload(
             path, uploads, self.participant_id, labels=self.labels_,
             mechanism=self.mechanism_, anchor_noise=self.anchor_noise,
-            anchor_id=None if self.anchor_ is None else _anchor_id(self.anchor_),
+            anchor_id=None if self.anchor_ is None else anchor_fingerprint(self.anchor_),
         )
 
     def save_secret(self, path):
@@ -300,7 +294,7 @@ class Participant:
         arrays = {"rotation": mech.rotations_[i], "translation": mech.translations_[i]}
         if self.anchor_ is not None:
             arrays["anchor"] = self.anchor_
-        return _write_container(path, _SECRET, header, arrays, mode=0o600)
+        return write_container(path, _SECRET, header, arrays, mode=0o600)
 
     @classmethod
     def load_secret(cls, path):
@@ -311,16 +305,12 @@ class Participant:
         positive int matching the stored rotation); anything off raises
         :class:`~skdc.protocol.UploadError` naming the file and the field.
         """
-        c = _Container(path, _SECRET)
-        try:
+        with Container(path, _SECRET) as c:
             h = c.header
-            name = h.get("mechanism")
             _check_secret_header(c)
             arrays = c.read()
-        finally:
-            c.close()
         try:
-            mech = _MECHANISMS[name](**h["params"], random_state=h["seed"],
+            mech = _MECHANISMS[h["mechanism"]](**h["params"], random_state=h["seed"],
                                      noise_random_state=h["noise_seed"])
             self = cls(h["participant_id"], mech, anchor_noise=h["anchor_noise"])
             self._check_params()
@@ -391,8 +381,8 @@ class Participant:
             map_path = "the alignment map"
         if isinstance(model, (str, os.PathLike)):
             model_path = os.fspath(model)
-            model, run_id = _read_model(model)
-            _check_same_run(alignment_map, map_path, run_id, model_path)
+            model, run_id = read_model(model)
+            check_same_run(alignment_map, map_path, run_id, model_path)
         return model.predict(self.transform(X, alignment_map))
 
 
@@ -408,27 +398,17 @@ def _check_secret_header(c):
             f"{list(_SECRET_PARAMS)}."
         )
     p = params["n_participants"]
-    if not _is_int(p) or not 1 <= p <= _MAX_PARTICIPANTS:
+    if not is_int(p) or not 1 <= p <= _MAX_PARTICIPANTS:
         raise UploadError(
             f"{where}: field 'params.n_participants' must be an int in 1 .. "
             f"{_MAX_PARTICIPANTS}; got {p!r}."
         )
-    i = h.get("participant_id")
-    if not _is_int(i) or not 0 <= i < p:
-        raise UploadError(
-            f"{where}: field 'participant_id' must be an int in 0 .. {p - 1} "
-            f"(n_participants={p}); got {i!r}."
-        )
-    d = h.get("n_features_in")
-    if not _is_int(d) or d < 1:
-        raise UploadError(
-            f"{where}: field 'n_features_in' must be a positive int; got {d!r}."
-        )
+    c.int_field("participant_id", 0, p - 1,
+                expected=f"an int in 0 .. {p - 1} (n_participants={p})")
+    d = c.int_field("n_features_in", 1)
     c.expect_members(["rotation", "translation"], optional=["anchor"])
     expected = {"rotation": (d, d), "translation": (d,)}
-    for name, (shape, dtype) in c.members.items():
-        if name == "checksum":
-            continue
+    for name, (shape, dtype) in c.array_members().items():
         if dtype != np.dtype("<f8"):
             raise UploadError(f"{where}: field {name!r} has dtype {dtype}; expected float64.")
         if name == "anchor" and (len(shape) != 2 or shape[1] != d):
@@ -440,6 +420,37 @@ def _check_secret_header(c):
                 f"{where}: field {name!r} has shape {shape}; n_features_in={d} makes it "
                 f"{expected[name]}."
             )
+
+
+def _as_upload_set(uploads, y):
+    """What :meth:`Analyst.fit` was given, as ``(uploads, y, headers)``."""
+    if isinstance(uploads, Uploads):
+        return UploadSet(uploads, None if y is None else np.asarray(y),
+                         [{} for _ in range(uploads.n_participants)])
+    if isinstance(uploads, UploadSet):
+        return uploads
+    return load_uploads(uploads)
+
+
+def _warn_on_clean_anchors_or_one_upload(aligner, headers):
+    """Warn on clean anchor uploads (to GOPP) and on a single upload (nothing to align)."""
+    if isinstance(aligner, GOPPAligner):
+        clean = [k for k, h in enumerate(headers) if "anchor_noise" in h
+                 and not h["anchor_noise"]]
+        if clean:
+            warnings.warn(
+                f"participant(s) {clean} declare no anchor noise: their anchor uploads are "
+                "clean, so a colluding analyst recovers their secret exactly. Ask them to "
+                "upload with --anchor-noise > 0.",
+                UserWarning,
+            )
+    if len(headers) == 1:
+        warnings.warn(
+            "only 1 participant's upload: there is nothing to align (the model is "
+            "trained on one participant's obfuscated rows). Collect every participant's "
+            "upload before fitting.",
+            UserWarning,
+        )
 
 
 def _near_duplicates(anchors, rtol=1e-8):
@@ -458,6 +469,8 @@ def _near_duplicates(anchors, rtol=1e-8):
 
 class Analyst:
     """The analyst of a deployment: aligns the received uploads, trains and exports.
+
+    Read more in the :ref:`User Guide <deployment>`.
 
     Parameters
     ----------
@@ -519,59 +532,20 @@ class Analyst:
         -------
         self : object
         """
-        if isinstance(uploads, Uploads):
-            uploads = UploadSet(uploads, None if y is None else np.asarray(y),
-                                [{} for _ in range(uploads.n_participants)])
-        elif not isinstance(uploads, UploadSet):
-            uploads = load_uploads(uploads)
-        Y, y, headers = uploads
+        Y, y, headers = _as_upload_set(uploads, y)
         if y is None:
             raise ValueError(
                 "the uploads carry no labels; participants upload labels with their rows "
                 "(`skdc participant upload --labels y.npy`)."
             )
-        aligner = GOPPAligner() if self.aligner is None else self.aligner
-        if isinstance(aligner, str) and aligner == "none":
-            aligner = None
-        if aligner is not None and not isinstance(aligner, (GOPPAligner, ReferenceAligner)):
-            raise TypeError(
-                f"aligner must be a GOPPAligner, a ReferenceAligner or 'none'; got "
-                f"{type(aligner).__name__}."
-            )
-        if isinstance(aligner, GOPPAligner) and aligner.v != 0:
-            raise ValueError(
-                f"GOPPAligner(v={aligner.v}) would add anchor noise on the analyst's side; in a "
-                "deployment each participant adds it before upload (--anchor-noise). Use "
-                "GOPPAligner(v=0)."
-            )
-        if aligner is not None and Y.anchors is None:
-            raise ValueError(
-                "the uploads carry no anchor uploads, so they cannot be aligned; use "
-                "aligner='none' (C-GDP) or have the participants upload with the shared anchor."
-            )
-        if isinstance(aligner, GOPPAligner):
-            clean = [k for k, h in enumerate(headers) if "anchor_noise" in h
-                     and not h["anchor_noise"]]
-            if clean:
-                warnings.warn(
-                    f"participant(s) {clean} declare no anchor noise: their anchor uploads are "
-                    "clean, so a colluding analyst recovers their secret exactly. Ask them to "
-                    "upload with --anchor-noise > 0.",
-                    UserWarning,
-                )
+        aligner = self._check_aligner(Y)
+        _warn_on_clean_anchors_or_one_upload(aligner, headers)
         self.near_duplicates_ = [] if Y.anchors is None else _near_duplicates(Y.anchors)
         if self.near_duplicates_:
             warnings.warn(
                 f"participants {self.near_duplicates_} have nearly identical anchor uploads: "
                 "they share one secret, so each can invert the other's uploads. Every "
                 "participant must draw its own secret (its own seed).",
-                UserWarning,
-            )
-        if len(headers) == 1:
-            warnings.warn(
-                "only 1 participant's upload: there is nothing to align (the model is "
-                "trained on one participant's obfuscated rows). Collect every participant's "
-                "upload before fitting.",
                 UserWarning,
             )
         self.headers_ = headers
@@ -582,6 +556,29 @@ class Analyst:
         self.model_ = clone(model).fit(Z, y)
         return self
 
+    def _check_aligner(self, Y):
+        """The aligner to fit (``None``: no alignment), refused where it cannot serve."""
+        aligner = GOPPAligner() if self.aligner is None else self.aligner
+        if isinstance(aligner, str) and aligner == "none":
+            return None
+        if not isinstance(aligner, (GOPPAligner, ReferenceAligner)):
+            raise TypeError(
+                f"aligner must be a GOPPAligner, a ReferenceAligner or 'none'; got "
+                f"{type(aligner).__name__}."
+            )
+        if isinstance(aligner, GOPPAligner) and aligner.v != 0:
+            raise ValueError(
+                f"GOPPAligner(v={aligner.v}) would add anchor noise on the analyst's side; in a "
+                "deployment each participant adds it before upload (--anchor-noise). Use "
+                "GOPPAligner(v=0)."
+            )
+        if Y.anchors is None:
+            raise ValueError(
+                "the uploads carry no anchor uploads, so they cannot be aligned; use "
+                "aligner='none' (C-GDP) or have the participants upload with the shared anchor."
+            )
+        return aligner
+
     def alignment_map(self, participant_id):
         """The :class:`AlignmentMap` to return to participant ``participant_id``."""
         if not 0 <= participant_id < self.n_participants_:
@@ -589,7 +586,7 @@ class Analyst:
                 f"participant_id must be in 0 .. {self.n_participants_ - 1}; got "
                 f"{participant_id}."
             )
-        return _map_of(self.aligner_, participant_id)
+        return map_of(self.aligner_, participant_id)
 
     def export(self, out_dir):
         """Write ``map_<i>.npz`` for every participant and ``model.npz`` into ``out_dir``.
@@ -603,7 +600,7 @@ class Analyst:
             The written files.
         """
         maps = [self.alignment_map(i) for i in range(self.n_participants_)]
-        run_id = _run_fingerprint(maps, _model_arrays(self.model_)[0])
+        run_id = run_fingerprint(maps, model_arrays(self.model_)[0])
         os.makedirs(out_dir, exist_ok=True)
         paths = []
         for m in maps:

@@ -307,3 +307,14 @@ def test_bad_analyst_numbers_name_the_flag(site, capsys, tmp_path, extra, words)
     ups = [site / "uploads" / f"upload_{i}.npz" for i in range(P)]
     one_line_error(["analyst", "fit", *ups, *extra, "--out", tmp_path / "m"], capsys, words)
     assert not (tmp_path / "m").exists()
+
+
+@pytest.mark.parametrize("flag, value, words", [
+    ("--n-features", "0", "--n-features must be >= 1; got 0"),
+    ("--n-anchors", "1", "--n-anchors must be >= 2; got 1"),
+    ("--n-anchors", "3", "needs n_anchors >= n_features + 1 = 4"),
+])
+def test_bad_anchor_numbers_name_the_flag(capsys, tmp_path, flag, value, words):
+    args = {"--n-features": "3", "--out": tmp_path / "a.npy", flag: value}
+    one_line_error(["anchor", "make", *[a for kv in args.items() for a in kv]], capsys, words)
+    assert not (tmp_path / "a.npy").exists()

@@ -18,7 +18,7 @@ from skdc.protocol import (
     make_anchor,
     save_model,
 )
-from skdc.protocol._format import _write_container
+from skdc.protocol._container import write_container
 from skdc.utils import haar_orthogonal
 
 
@@ -29,7 +29,7 @@ def test_make_anchor_is_centered_orthonormal_and_reproducible(tmp_path):
     np.testing.assert_allclose(A.sum(axis=0), 0, rtol=0, atol=1e-12)
     assert_array_equal(make_anchor(tmp_path / "b.npy", 4, random_state=0), A)
     assert make_anchor(tmp_path / "c.npy", 4, n_anchors=5, kind="uniform").shape == (5, 4)
-    with pytest.raises(ValueError, match="kind must be one of"):
+    with pytest.raises(ValueError, match="'kind' parameter of make_anchor must be a str among"):
         make_anchor(tmp_path / "d.npy", 4, kind="smote")
 
 
@@ -77,14 +77,14 @@ def test_alignment_map_round_trip(tmp_path, kind):
 
 def test_alignment_map_refuses_bad_files(tmp_path):
     path = tmp_path / "m.npz"
-    _write_container(path, "skdc-map", {"participant_id": 0, "kind": "gopp"},
+    write_container(path, "skdc-map", {"participant_id": 0, "kind": "gopp"},
                      {"rotation": 2 * np.eye(3), "offset_in": np.zeros(3)})
     with pytest.raises(UploadError, match="field 'rotation' is not orthogonal"):
         AlignmentMap.load(path)
-    _write_container(path, "skdc-map", {"participant_id": 0, "kind": "shear"}, {})
+    write_container(path, "skdc-map", {"participant_id": 0, "kind": "shear"}, {})
     with pytest.raises(UploadError, match="field 'kind' is 'shear'; expected one of"):
         AlignmentMap.load(path)
-    _write_container(path, "skdc-map", {"participant_id": 0, "kind": "gopp"},
+    write_container(path, "skdc-map", {"participant_id": 0, "kind": "gopp"},
                      {"rotation": np.eye(3), "offset_in": np.zeros(2)})
     with pytest.raises(UploadError, match=r"field 'offset_in' has shape \(2,\).*must be \(3,\)"):
         AlignmentMap.load(path)
@@ -118,20 +118,37 @@ def test_model_refusals(tmp_path):
         save_model(tmp_path / "m.npz", RandomForestClassifier(n_estimators=2).fit(X, y))
     with pytest.raises(ValueError, match="is not fitted"):
         save_model(tmp_path / "m.npz", LogisticRegression())
-    _write_container(tmp_path / "m.npz", "skdc-model",
+    write_container(tmp_path / "m.npz", "skdc-model",
                      {"estimator": "os.system", "params": {}, "n_features_in": 3},
                      {"coef_": np.zeros((1, 3)), "intercept_": np.zeros(1)})
     with pytest.raises(UploadError, match="field 'estimator' is 'os.system'"):
         load_model(tmp_path / "m.npz")
-    _write_container(tmp_path / "m.npz", "skdc-model",
+    write_container(tmp_path / "m.npz", "skdc-model",
                      {"estimator": "LogisticRegression", "params": {"C": 1.0},
                       "n_features_in": 3},
                      {"coef_": np.zeros((1, 3)), "intercept_": np.zeros(1)})
     with pytest.raises(UploadError, match="field 'classes_' must list the 2 classes"):
         load_model(tmp_path / "m.npz")
-    _write_container(tmp_path / "m.npz", "skdc-model",
+    write_container(tmp_path / "m.npz", "skdc-model",
                      {"estimator": "LinearRegression", "params": {"nonsense": 1},
                       "n_features_in": 3},
                      {"coef_": np.zeros(3), "intercept_": np.zeros(1)})
     with pytest.raises(UploadError, match="field 'params' is invalid for LinearRegression"):
         load_model(tmp_path / "m.npz")
+
+
+@pytest.mark.parametrize("call, param", [
+    (lambda p: make_anchor(p, 0), "n_features"),
+    (lambda p: make_anchor(p, 3, n_anchors=1.5), "n_anchors"),
+    (lambda p: make_anchor(p, 3, random_state="seed"), "random_state"),
+    (lambda p: make_anchor(3, 3), "path"),
+    (lambda p: load_anchor(None), "path"),
+    (lambda p: load_model(3), "path"),
+    (lambda p: save_model(p, "LogisticRegression"), "model"),
+    (lambda p: save_model(p, LinearRegression().fit([[0.0], [1.0]], [0, 1]), run_id=1),
+     "run_id"),
+])
+def test_file_functions_validate_their_parameters(tmp_path, call, param):
+    with pytest.raises((ValueError, TypeError), match=f"'{param}' parameter of"):
+        call(tmp_path / "f")
+    assert not (tmp_path / "f").exists()

@@ -11,7 +11,7 @@ from numpy.testing import assert_array_equal
 
 from skdc.mechanisms import IGDP
 from skdc.protocol import FORMAT_VERSION, UploadError, load_uploads, save_upload
-from skdc.protocol._format import _write_container
+from skdc.protocol._container import write_container
 
 
 def _uploads(seed=0, p=3, n=30, d=4, **kw):
@@ -42,7 +42,7 @@ def _rewrite(path, header_update=None, arrays_update=None, drop=()):
     for k in drop:
         arrays.pop(k)
     kind = header.pop("format")
-    _write_container(path, kind, header, arrays)
+    write_container(path, kind, header, arrays)
 
 
 def test_round_trip_stacks_in_participant_order(files):
@@ -274,3 +274,22 @@ def test_label_types_across_files(files):
     with pytest.raises(UploadError, match=r"u1.npz: field .labels. has dtype <U1 but "
                        r".*u0.npz has int64: the labels mix strings and numbers"):
         load_uploads(paths)
+
+
+@pytest.mark.parametrize("call, param", [
+    (lambda p, Y: load_uploads(3.5), "paths"),
+    (lambda p, Y: load_uploads(p, max_bytes=-1), "max_bytes"),
+    (lambda p, Y: load_uploads(p, max_total_bytes="1 GB"), "max_total_bytes"),
+    (lambda p, Y: load_uploads(p, allow_different_widths="yes"), "allow_different_widths"),
+    (lambda p, Y: save_upload(None, Y, 0), "path"),
+    (lambda p, Y: save_upload(p, Y, -1), "participant_id"),
+    (lambda p, Y: save_upload(p, Y, 0, anchor_noise=-0.1), "anchor_noise"),
+    (lambda p, Y: save_upload(p, Y, 0, mechanism="IGDP"), "mechanism"),
+    (lambda p, Y: save_upload(p, Y, 0, anchor_id=7), "anchor_id"),
+])
+def test_upload_functions_validate_their_parameters(tmp_path, call, param):
+    _, Y, _, _ = _uploads()
+    # InvalidParameterError: a ValueError and a TypeError, so the command line's one line
+    with pytest.raises((ValueError, TypeError), match=f"'{param}' parameter of"):
+        call(tmp_path / "u.npz", Y)
+    assert not os.path.exists(tmp_path / "u.npz")

@@ -1,0 +1,681 @@
+"""The checksummed, never-unpickled file container under every skdc deployment file.
+
+Every skdc file is a ``.npz`` archive (a zip of ``.npy`` members, readable by
+``numpy.load(path, allow_pickle=False)``) with a fixed layout:
+
+* ``header.npy``: a UTF-8 JSON object (uint8 bytes) naming the file kind (``skdc-upload``,
+  ``skdc-map``, ``skdc-model``, ``skdc-secret``), the format version and the public fields;
+* one member per array, stored uncompressed, in C order, with a plain dtype (never ``object``);
+* ``checksum.npy``: the SHA-256, in hex, of every other member's name, bytes and length.
+
+Readers never unpickle: each ``.npy`` header is parsed by :mod:`numpy.lib.format` and the
+array bytes are streamed, through the hash, straight into their destination (one copy, so
+checking a file costs no second copy of it). Anything off (kind, version, checksum, zip CRC,
+member set, dtype, shape, finiteness, size) raises :class:`UploadError` naming the file and the
+field.
+
+The file kinds sit on top of this module: uploads in ``_format.py``, maps and models in
+``_files.py``, secrets in ``_roles.py``. Each writes with :func:`write_container` and reads
+with :class:`Container` (its header, then its member shapes, then the arrays, verified), and
+reads plain ``.npy`` inputs (a participant's rows, the anchor) with :func:`read_npy`. Of its
+names only :data:`FORMAT_VERSION` and :class:`UploadError` are part of :mod:`skdc.protocol`:
+users read and write files through the functions of each kind.
+"""
+
+# Licence: BSD 3 clause
+
+import contextlib
+import hashlib
+import io
+import json
+import os
+import stat
+import struct
+import tempfile
+import zipfile
+
+import numpy as np
+
+__all__ = [
+    "CHUNK_BYTES",
+    "DEFAULT_MAX_BYTES",
+    "FORMAT_VERSION",
+    "LABEL_KINDS",
+    "Container",
+    "UploadError",
+    "atomic_file",
+    "file_kind",
+    "is_int",
+    "one_line",
+    "read_npy",
+    "write_container",
+]
+
+#: Version of the file layout written by this skdc; readers accept exactly this version.
+FORMAT_VERSION = 1
+
+#: dtype kinds a label array may have (numbers, booleans, strings; never objects).
+LABEL_KINDS = "iufbU"
+
+#: Largest file a reader accepts unless told otherwise (64 GiB).
+DEFAULT_MAX_BYTES = 1 << 36
+
+#: Bytes streamed (and hashed, or checked for finiteness) at a time.
+CHUNK_BYTES = 1 << 20
+
+_HEADER = "header"
+_CHECKSUM = "checksum"
+_MAX_HEADER_BYTES = 1 << 20
+_NPY_MAGIC = b"\x93NUMPY"
+_NPY_MAX_HEADER = 10000  # numpy's own safety limit on a .npy header
+# what the zip and .npy readers may raise on a hostile file, turned into UploadError
+_READ_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,
+                NotImplementedError, struct.error, OverflowError, UnicodeDecodeError,
+                RecursionError, KeyError, IndexError, MemoryError)
+
+
+class UploadError(ValueError):
+    """A file that crosses the protocol boundary is malformed, corrupted or inconsistent.
+
+    The message names the file and the field at fault and says what to do. A subclass of
+    :class:`ValueError`, so ``python -m skdc`` prints it as one line.
+
+    Read more in the :ref:`User Guide <deployment>`.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from skdc.protocol import UploadError, load_model
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.npz")
+    >>> _ = open(path, "wb").write(b"not an archive")
+    >>> try:
+    ...     load_model(path)
+    ... except UploadError as exc:
+    ...     print(str(exc).split(": ", 1)[1][:33])
+    not a readable skdc .npz archive
+    """
+
+
+def is_int(value):
+    """Whether a decoded JSON header value is an integer (``True`` and ``1.0`` are not)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def one_line(exc, limit=160):
+    """An exception message as one short line (numpy's messages span several)."""
+    msg = " ".join(str(exc).split())
+    return msg if len(msg) <= limit else msg[: limit - 3] + "..."
+
+
+# -- opening ------------------------------------------------------------------------------
+def file_kind(mode):
+    """What a non-regular file of ``st_mode`` ``mode`` is, in words (``"a named pipe"``)."""
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def _open_regular(path, what="the file"):
+    """Open ``path`` for reading only if it is a regular file (after following links).
+
+    Named pipes, devices (``/dev/zero``, ``/dev/urandom``), sockets and directories, or links to
+    them, are refused before anything is read from them, so a hostile path can neither block
+    the reader nor feed it endless bytes. The check is repeated on the opened descriptor, so the
+    path cannot be swapped in between.
+    """
+    path = os.fspath(path)
+    try:
+        mode = os.stat(path).st_mode
+        if stat.S_ISREG(mode):
+            # O_NONBLOCK: should the path turn into a pipe after the check, open returns at once
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+                         | getattr(os, "O_CLOEXEC", 0))
+            mode = os.fstat(fd).st_mode
+            if stat.S_ISREG(mode):
+                return os.fdopen(fd, "rb")
+            os.close(fd)
+    except OSError as exc:
+        raise UploadError(f"{path}: cannot read {what} ({exc.strerror}).") from None
+    raise UploadError(
+        f"{path}: {what} is {file_kind(mode)}, not a regular file; skdc reads only regular "
+        "files (never pipes, devices or links to them). Pass the file itself."
+    )
+
+
+# -- writing ------------------------------------------------------------------------------
+class _HashingWriter(io.RawIOBase):
+    def __init__(self, raw, hasher):
+        self._raw, self._hasher, self.n_bytes = raw, hasher, 0
+
+    def writable(self):
+        return True
+
+    def write(self, b):
+        b = memoryview(b).cast("B")
+        self._hasher.update(b)
+        self.n_bytes += b.nbytes
+        return self._raw.write(b)
+
+
+def _plain_array(name, value):
+    arr = np.asarray(value)
+    if arr.dtype.hasobject or arr.dtype.names is not None:
+        raise TypeError(
+            f"{name} must be a plain numeric or string array; got dtype {arr.dtype}. Convert "
+            "it (e.g. labels to int or str) before writing: skdc files never hold pickles."
+        )
+    return np.ascontiguousarray(arr)
+
+
+@contextlib.contextmanager
+def atomic_file(path, mode=0o644):
+    """Write ``path`` through a temporary file beside it, renamed over it when done.
+
+    The temporary file gets the permissions ``mode`` before anything is written to it (a
+    secret is never readable by others, not even half-written). A pipe or device at ``path`` is
+    replaced, never written into, and a reader never sees half a file; on any error the
+    temporary file is removed and ``path`` is left as it was.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to write.
+    mode : int, default=0o644
+        Its permission bits.
+
+    Yields
+    ------
+    fh : file object
+        The temporary file, open for binary writing.
+    """
+    path = os.fspath(path)
+    fd, tmp = tempfile.mkstemp(prefix=".skdc-", suffix=".tmp",
+                               dir=os.path.dirname(os.path.abspath(path)))
+    try:
+        os.fchmod(fd, mode)
+        with os.fdopen(fd, "wb") as fh:
+            yield fh
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def write_container(path, kind, header, arrays, *, mode=0o644):
+    """Write ``arrays`` and ``header`` as an skdc ``.npz`` with a checksum, atomically.
+
+    Parameters
+    ----------
+    path : str or path-like
+        Output file; its folder must exist.
+    kind : str
+        The file kind (``"skdc-upload"``, ...), stored as the header's ``format``.
+    header : dict
+        The public fields, JSON-serialisable.
+    arrays : dict of str to array-like
+        The members, plain numeric or string arrays (never objects).
+    mode : int, default=0o644
+        Permission bits of the written file (``0o600`` for a secret).
+
+    Returns
+    -------
+    path : str
+        The written file.
+    """
+    path = os.fspath(path)
+    header = {"format": kind, "version": FORMAT_VERSION, **header}
+    members = [(_HEADER, np.frombuffer(json.dumps(header, sort_keys=True).encode(), np.uint8))]
+    members += [(name, _plain_array(name, arrays[name])) for name in sorted(arrays)]
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise ValueError(f"cannot write {path}: the folder {directory} does not exist (or is "
+                         "not a folder); create it first.")
+    if os.path.isdir(path):
+        raise ValueError(f"cannot write {path}: it is an existing folder; give a file name.")
+    hasher = hashlib.sha256()
+    with atomic_file(path, mode) as fh, zipfile.ZipFile(fh, "w", zipfile.ZIP_STORED) as zf:
+        for name, arr in members:
+            hasher.update(name.encode() + b"\0")
+            with zf.open(name + ".npy", "w", force_zip64=True) as raw:
+                w = _HashingWriter(raw, hasher)
+                np.lib.format.write_array(w, arr, allow_pickle=False)
+            hasher.update(w.n_bytes.to_bytes(8, "little"))
+        digest = np.frombuffer(hasher.hexdigest().encode(), np.uint8)
+        with zf.open(_CHECKSUM + ".npy", "w") as raw:
+            np.lib.format.write_array(raw, digest, allow_pickle=False)
+    return path
+
+
+# -- reading ------------------------------------------------------------------------------
+class _HashingReader(io.RawIOBase):
+    def __init__(self, raw, hasher):
+        self._raw, self._hasher, self.n_bytes = raw, hasher, 0
+
+    def readable(self):
+        return True
+
+    def read(self, n=-1):
+        b = self._raw.read(n)
+        self._hasher.update(b)
+        self.n_bytes += len(b)
+        return b
+
+    def readinto(self, buf):
+        view = memoryview(buf).cast("B")
+        done = 0
+        while done < view.nbytes:
+            chunk = self._raw.read(min(view.nbytes - done, CHUNK_BYTES))
+            if not chunk:
+                break
+            view[done : done + len(chunk)] = chunk
+            self._hasher.update(chunk)
+            done += len(chunk)
+        self.n_bytes += done
+        return done
+
+
+def _npy_header(fp, where, *, allow_fortran=False):
+    try:
+        version = np.lib.format.read_magic(fp)
+        if version not in ((1, 0), (2, 0), (3, 0)):
+            raise ValueError(f"unsupported .npy version {version}")
+        # the header length field first, so an oversized header gets a one-line message
+        length = fp.read(2 if version == (1, 0) else 4)
+        declared = int.from_bytes(length, "little")
+        if declared > _NPY_MAX_HEADER:
+            raise UploadError(
+                f"{where}: the .npy header declares {declared} bytes, above numpy's safety "
+                f"limit of {_NPY_MAX_HEADER}; skdc never reads such headers. Re-save the array "
+                "with numpy.save."
+            )
+        read = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                else np.lib.format.read_array_header_2_0)
+        text = fp.read(declared)
+        if len(text) != declared:
+            raise EOFError("the .npy header is truncated")
+        shape, fortran, dtype = read(io.BytesIO(length + text), max_header_size=_NPY_MAX_HEADER)
+    except UploadError:
+        raise
+    except (TypeError, SyntaxError, *_READ_ERRORS) as exc:
+        raise UploadError(f"{where}: unreadable .npy header ({one_line(exc)}).") from None
+    if dtype.hasobject or dtype.names is not None or dtype.subdtype is not None:
+        raise UploadError(
+            f"{where}: dtype {dtype} is not a plain numeric or string dtype; skdc files never "
+            "hold pickled objects. Refusing the file; ask its sender to re-export it with skdc."
+        )
+    if fortran and not allow_fortran:
+        raise UploadError(f"{where}: Fortran-ordered array; skdc writes C order. Re-export it.")
+    return (shape, dtype, fortran) if allow_fortran else (shape, dtype)
+
+
+def _n_bytes(shape, dtype):
+    return int(np.prod(shape, dtype=object)) * dtype.itemsize
+
+
+def read_npy(path, what, *, max_bytes=DEFAULT_MAX_BYTES):
+    """Read a plain ``.npy`` array (a participant's data, labels, the anchor) safely.
+
+    Only a regular file is opened; its ``.npy`` header is parsed without unpickling, object and
+    structured dtypes are refused, and the declared size must match the file exactly (no
+    truncation, no trailing bytes). Every error is one :class:`UploadError` line naming ``path``
+    and ``what`` (the flag or field).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The ``.npy`` file.
+    what : str
+        What the file is (``"--data"``, ``"the anchor"``), for the error messages.
+    max_bytes : int, default=2**36
+        Largest accepted file size in bytes.
+
+    Returns
+    -------
+    array : ndarray
+        The array, in the file's dtype and order.
+    """
+    path = os.fspath(path)
+    with _open_regular(path, what) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size > max_bytes:
+            raise UploadError(f"{path}: {what} has {size} bytes, above the limit {max_bytes}.")
+        magic = fh.read(len(_NPY_MAGIC))
+        if magic != _NPY_MAGIC:
+            hint = (" (it looks like text: a CSV? convert it with numpy.save('X.npy', "
+                    "numpy.loadtxt('X.csv', delimiter=',')))") if _looks_like_text(magic) else ""
+            raise UploadError(
+                f"{path}: {what} is not a .npy file{hint}; skdc reads arrays written by "
+                "numpy.save."
+            )
+        fh.seek(0)
+        shape, dtype, fortran = _npy_header(fh, f"{path}: {what}", allow_fortran=True)
+        offset = fh.tell()
+        n_bytes = _n_bytes(shape, dtype)
+        if offset + n_bytes != size:
+            raise UploadError(
+                f"{path}: {what} declares shape {shape} of {dtype} ({n_bytes} bytes) but the "
+                f"file holds {size - offset}: it is truncated or has trailing bytes."
+            )
+        out = np.empty(shape[::-1] if fortran else shape, dtype=dtype)
+        if n_bytes and fh.readinto(out.reshape(-1).view(np.uint8)) != n_bytes:
+            raise UploadError(f"{path}: {what} is truncated.")
+    return out.T if fortran else out
+
+
+def _looks_like_text(head):
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return all(c.isprintable() or c.isspace() for c in head.decode("utf-8"))
+
+
+class Container:
+    """A validated view of an skdc ``.npz``: header, member shapes, and streamed reads.
+
+    Opening checks, in this order, that the path is a regular file within ``max_bytes``, that
+    it is an uncompressed zip whose members lie back to back (no byte outside the checksum),
+    that the header is a JSON object of this ``kind`` and :data:`FORMAT_VERSION`, and that
+    every member's ``.npy`` header is plain and its declared size is what the member holds.
+    Nothing of the arrays is read until :meth:`read`, which streams them through the checksum.
+    Use it as a context manager (or call :meth:`close`).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+    kind : str
+        The expected file kind (the header's ``format``).
+    max_bytes : int, default=2**36
+        Largest accepted file size in bytes.
+
+    Attributes
+    ----------
+    path : str
+        The file, for error messages.
+    kind : str
+        The file kind.
+    size : int
+        The file's size in bytes.
+    header : dict
+        The decoded public header.
+    members : dict of str to tuple
+        Each array member's ``(shape, dtype)``, from its ``.npy`` header (with ``checksum``).
+    """
+
+    def __init__(self, path, kind, *, max_bytes=DEFAULT_MAX_BYTES):
+        self.path = os.fspath(path)
+        self.kind = kind
+        self._zip = None
+        self._fh = _open_regular(self.path, "the file")
+        try:
+            self.size = os.fstat(self._fh.fileno()).st_size
+            if self.size > max_bytes:
+                raise UploadError(
+                    f"{self.path}: {self.size} bytes, above the limit max_bytes={max_bytes}. "
+                    "Raise max_bytes if the file is expected to be that large."
+                )
+            infos = self._open_archive()
+            self.infos = self._index_members(infos)
+            self._check_layout(infos)
+            for required in (_HEADER, _CHECKSUM):
+                if required not in self.infos:
+                    raise UploadError(
+                        f"{self.path}: missing member {required!r}; this is not an skdc file "
+                        "(or it is truncated)."
+                    )
+            self.header = self._read_header()
+            self.members = self._read_member_shapes()
+        except BaseException:
+            self.close()
+            raise
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+    def close(self):
+        """Close the file (idempotent)."""
+        if getattr(self, "_zip", None) is not None:
+            self._zip.close()
+        if getattr(self, "_fh", None) is not None:
+            self._fh.close()
+
+    def _open_archive(self):
+        try:
+            self._zip = zipfile.ZipFile(self._fh)
+            return self._zip.infolist()
+        except _READ_ERRORS as exc:
+            raise UploadError(
+                f"{self.path}: not a readable skdc .npz archive ({one_line(exc)}). The file is "
+                "truncated, corrupted or not an skdc file; ask its sender for a fresh copy."
+            ) from None
+
+    def _index_members(self, infos):
+        """Name to zip entry: stored, unencrypted ``.npy`` members that fit in the file."""
+        out = {}
+        for info in infos:
+            name = info.filename
+            if not name.endswith(".npy") or name[:-4] in out or "/" in name:
+                raise UploadError(f"{self.path}: unexpected archive member {name!r}.")
+            if info.compress_type != zipfile.ZIP_STORED or info.flag_bits & 0x1:
+                raise UploadError(
+                    f"{self.path}: member {name!r} is compressed or encrypted; skdc files are "
+                    "stored uncompressed. Re-export the file with skdc."
+                )
+            if info.header_offset + info.file_size > self.size:
+                raise UploadError(
+                    f"{self.path}: member {name!r} claims {info.file_size} bytes, more than the "
+                    "file holds: the file is truncated."
+                )
+            out[name[:-4]] = info
+        return out
+
+    def _check_layout(self, infos):
+        """Members back to back from byte 0 to the zip directory: no byte rides unchecked."""
+        if self._zip.comment:
+            raise UploadError(
+                f"{self.path}: the archive carries a {len(self._zip.comment)}-byte comment; skdc "
+                "files have none. Refusing bytes the checksum does not cover."
+            )
+        pos = 0
+        for info in sorted(infos, key=lambda i: i.header_offset):
+            if info.header_offset != pos:
+                raise UploadError(
+                    f"{self.path}: {abs(info.header_offset - pos)} stray bytes before member "
+                    f"{info.filename!r}; skdc files have none. Ask the sender for a fresh copy."
+                )
+            self._fh.seek(pos)
+            local = self._fh.read(30)
+            if len(local) != 30 or local[:4] != b"PK\x03\x04" or info.flag_bits & 0x08:
+                raise UploadError(f"{self.path}: member {info.filename!r} has a malformed entry.")
+            n_name, n_extra = struct.unpack("<HH", local[26:30])
+            pos += 30 + n_name + n_extra + info.compress_size
+        if pos != getattr(self._zip, "start_dir", pos):
+            raise UploadError(
+                f"{self.path}: {abs(self._zip.start_dir - pos)} stray bytes after the last "
+                "member; skdc files have none. Ask the sender for a fresh copy."
+            )
+
+    def _open(self, name):
+        return self._zip.open(self.infos[name])
+
+    def _read_header(self):
+        try:
+            header = json.loads(self._header_bytes().decode("utf-8"))
+        except UploadError:
+            raise
+        except _READ_ERRORS as exc:
+            raise UploadError(
+                f"{self.path}: field 'header' is not valid JSON ({one_line(exc)})."
+            ) from None
+        if not isinstance(header, dict):
+            raise UploadError(f"{self.path}: field 'header' is not a JSON object.")
+        if header.get("format") != self.kind:
+            raise UploadError(
+                f"{self.path}: field 'format' is {header.get('format')!r}, expected "
+                f"{self.kind!r}. Pass the right kind of skdc file."
+            )
+        if header.get("version") != FORMAT_VERSION:
+            raise UploadError(
+                f"{self.path}: field 'version' is {header.get('version')!r}; this skdc reads "
+                f"version {FORMAT_VERSION}. Re-export the file with a matching skdc version."
+            )
+        return header
+
+    def _header_bytes(self):
+        info = self.infos[_HEADER]
+        if info.file_size > _MAX_HEADER_BYTES:
+            raise UploadError(
+                f"{self.path}: field 'header' is {info.file_size} bytes, above the limit of "
+                f"{_MAX_HEADER_BYTES}; skdc headers are a few hundred bytes."
+            )
+        with self._open(_HEADER) as fp:
+            shape, dtype = _npy_header(fp, f"{self.path}: field 'header'")
+            if dtype != np.uint8 or len(shape) != 1:
+                raise UploadError(f"{self.path}: field 'header' is not a byte string.")
+            if fp.tell() + shape[0] != info.file_size:
+                raise UploadError(
+                    f"{self.path}: field 'header' declares {shape[0]} bytes but its member "
+                    f"holds {info.file_size - fp.tell()}: trailing bytes are refused."
+                )
+            return fp.read(shape[0])
+
+    def _read_member_shapes(self):
+        out = {}
+        for name, info in self.infos.items():
+            if name == _HEADER:
+                continue
+            try:
+                with self._open(name) as fp:
+                    shape, dtype = _npy_header(fp, f"{self.path}: field {name!r}")
+                    offset = fp.tell()
+            except UploadError:
+                raise
+            except _READ_ERRORS as exc:
+                raise UploadError(
+                    f"{self.path}: field {name!r} unreadable ({one_line(exc)})."
+                ) from None
+            n_bytes = _n_bytes(shape, dtype)
+            if offset + n_bytes != info.file_size:
+                raise UploadError(
+                    f"{self.path}: field {name!r} declares shape {shape} of {dtype} "
+                    f"({n_bytes} bytes) but its member holds {info.file_size - offset}: the "
+                    "file is truncated or corrupted."
+                )
+            out[name] = (tuple(int(s) for s in shape), dtype)
+        return out
+
+    def int_field(self, key, low=0, high=None, *, expected=None):
+        """The header's integer ``key``, checked to lie in ``low .. high``.
+
+        Parameters
+        ----------
+        key : str
+            The header field.
+        low : int, default=0
+            Smallest accepted value.
+        high : int or None, default=None
+            Largest accepted value; ``None`` means no limit.
+        expected : str, default=None
+            What the error says the field must be; ``None`` derives it from the bounds
+            (``"an int >= 0"``, ``"a positive int"``, ``"an int in 1 .. 9"``).
+
+        Returns
+        -------
+        value : int
+            The field.
+        """
+        value = self.header.get(key)
+        if is_int(value) and low <= value and (high is None or value <= high):
+            return value
+        if expected is None:
+            expected = (f"an int in {low} .. {high}" if high is not None
+                        else "a positive int" if low == 1 else f"an int >= {low}")
+        raise UploadError(f"{self.path}: field {key!r} must be {expected}; got {value!r}.")
+
+    def expect_members(self, required, optional=()):
+        """Refuse a member set other than ``required`` plus some of ``optional``."""
+        names = set(self.members) - {_CHECKSUM}
+        missing = set(required) - names
+        extra = names - set(required) - set(optional)
+        if missing or extra:
+            what = (f"missing {sorted(missing)}" if missing else "") + (
+                f"{'; ' if missing else ''}unexpected {sorted(extra)}" if extra else ""
+            )
+            raise UploadError(f"{self.path}: fields do not match a {self.kind} file: {what}.")
+
+    def array_members(self):
+        """Each array member's ``(shape, dtype)``, without the checksum."""
+        return {k: v for k, v in self.members.items() if k != _CHECKSUM}
+
+    def read(self, into=None):
+        """Stream every member through the checksum; return the arrays, verified.
+
+        Parameters
+        ----------
+        into : dict of str to ndarray, default=None
+            Preallocated destinations of some members (of their shape), written in place.
+
+        Returns
+        -------
+        arrays : dict of str to ndarray
+            Every array member, once the checksum matched.
+        """
+        into = into or {}
+        hasher = hashlib.sha256()
+        arrays = {}
+        try:
+            for name in [_HEADER] + sorted(self.array_members()):
+                hasher.update(name.encode() + b"\0")
+                with self._open(name) as raw:
+                    fp = _HashingReader(raw, hasher)
+                    if name == _HEADER:
+                        fp.read()
+                    else:
+                        arrays[name] = self._read_member(fp, name, into.get(name))
+                    if raw.read(1):
+                        raise UploadError(f"{self.path}: field {name!r} has trailing bytes.")
+                hasher.update(fp.n_bytes.to_bytes(8, "little"))
+            with self._open(_CHECKSUM) as fp:
+                stored = np.lib.format.read_array(fp, allow_pickle=False)
+        except UploadError:
+            raise
+        except _READ_ERRORS as exc:
+            raise UploadError(
+                f"{self.path}: corrupted while reading ({one_line(exc)}). Ask the sender for a "
+                "fresh copy."
+            ) from None
+        if stored.dtype != np.uint8 or stored.tobytes() != hasher.hexdigest().encode():
+            raise UploadError(
+                f"{self.path}: field 'checksum' does not match the content: the file was "
+                "modified or corrupted after it was written. Ask the sender for a fresh copy."
+            )
+        return arrays
+
+    def _read_member(self, fp, name, out):
+        shape, dtype = self.members[name]
+        if _npy_header(fp, f"{self.path}: field {name!r}") != (shape, dtype):
+            raise UploadError(f"{self.path}: field {name!r} changed while read.")
+        if out is None:
+            out = np.empty(shape, dtype=dtype)
+        elif out.shape != shape:
+            raise UploadError(f"{self.path}: field {name!r} has shape {shape}.")
+        if out.flags.c_contiguous and out.dtype == dtype:
+            got = fp.readinto(out.reshape(-1).view(np.uint8)) if out.size else 0
+        else:
+            got = 0
+            rows = max(1, CHUNK_BYTES // max(1, dtype.itemsize * int(np.prod(shape[1:]))))
+            for start in range(0, shape[0], rows):
+                chunk = np.empty((min(rows, shape[0] - start),) + shape[1:], dtype=dtype)
+                got += fp.readinto(chunk.reshape(-1).view(np.uint8)) if chunk.size else 0
+                out[start : start + chunk.shape[0]] = chunk
+        if got != _n_bytes(shape, dtype):
+            raise UploadError(f"{self.path}: field {name!r} is truncated.")
+        return out
