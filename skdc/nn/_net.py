@@ -30,11 +30,25 @@ from skorch.dataset import ValidSplit
 from skorch.utils import to_device, to_numpy, to_tensor
 
 from ..utils._device import resolve_device
+from ..utils._docstring import Substitution
 from ._modules import AuditorModule, RepresentationModule
 
 __all__ = ["LinkageAuditor", "RepresentationCNN", "resolve_device"]
 
 _SEED_MAX = 2**31 - 1
+
+# docstring fragments shared by the nets' docstrings (skdc.utils._docstring.Substitution)
+_gdp_reference_doc = """\
+    .. [1] Nosaka, Suetake, Takano, Okada, Yoshise, "Geometric Data Perturbation with
+       Noisy-Anchor Alignment for Privacy-Preserving Collaborative Learning",
+       arXiv:2608.18749, 2026.
+"""
+_X_rows_doc = """\
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Input rows.
+"""
 # default validation split: the first of 5 stratified folds (stateless, so one shared instance)
 _VALID_SPLIT = ValidSplit(5, stratified=True)
 
@@ -364,13 +378,11 @@ class _BaseCNN(NeuralNetClassifier):
             X, y = self._check_fit_data(X, y)
         return super().fit(X, y, **fit_params)
 
+    @Substitution(X_rows=_X_rows_doc)
     def partial_fit(self, X, y=None, classes=None, **fit_params):
         """Train for ``max_epochs`` more epochs without re-initialising.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input rows.
+        {X_rows}
         y : array-like of shape (n_samples,)
             Class labels (in ``classes_``).
         classes : None
@@ -392,13 +404,11 @@ class _BaseCNN(NeuralNetClassifier):
         y = self._encode(y)
         return super().partial_fit(X, y, **fit_params)
 
+    @Substitution(X_rows=_X_rows_doc)
     def predict_proba(self, X):
         """Class probabilities, columns ordered as ``classes_``.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input rows.
+        {X_rows}
 
         Returns
         -------
@@ -407,13 +417,11 @@ class _BaseCNN(NeuralNetClassifier):
         """
         return _predict_proba(self, self._check_X(X, reset=False))
 
+    @Substitution(X_rows=_X_rows_doc)
     def predict(self, X):
         """Most probable class label of each row.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input rows.
+        {X_rows}
 
         Returns
         -------
@@ -423,6 +431,7 @@ class _BaseCNN(NeuralNetClassifier):
         return self.classes_[self.predict_proba(X).argmax(axis=1)]
 
 
+@Substitution(gdp_reference=_gdp_reference_doc)
 class RepresentationCNN(_BaseCNN):
     """The paper's utility CNN (Table 2 of [1]_) as a scikit-learn classifier.
 
@@ -515,9 +524,7 @@ class RepresentationCNN(_BaseCNN):
 
     References
     ----------
-    .. [1] Nosaka, Suetake, Takano, Okada, Yoshise, "Geometric Data Perturbation with
-       Noisy-Anchor Alignment for Privacy-Preserving Collaborative Learning",
-       arXiv:2608.18749, 2026.
+    {gdp_reference}
 
     Examples
     --------
@@ -597,6 +604,7 @@ class RepresentationCNN(_BaseCNN):
         return super().initialize()
 
 
+@Substitution(gdp_reference=_gdp_reference_doc)
 class LinkageAuditor(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _BaseCNN):
     """The paper's linkage auditor CNN (Table 3 of [1]_): a classifier whose embedding links.
 
@@ -662,9 +670,7 @@ class LinkageAuditor(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _BaseCNN
 
     References
     ----------
-    .. [1] Nosaka, Suetake, Takano, Okada, Yoshise, "Geometric Data Perturbation with
-       Noisy-Anchor Alignment for Privacy-Preserving Collaborative Learning",
-       arXiv:2608.18749, 2026.
+    {gdp_reference}
 
     Examples
     --------
