@@ -19,13 +19,23 @@ References
 # Licence: BSD 3 clause
 
 import math
+from numbers import Integral
 
 from torch import nn
 from torch.nn import functional as F
 
+from ..utils._sklearn_compat import Interval, validate_params
+
 __all__ = ["AuditorModule", "RepresentationModule", "representation_layout"]
 
 
+@validate_params(
+    {
+        "n_features": [Interval(Integral, 1, None, closed="left")],
+        "reference_side": [Interval(Integral, 1, None, closed="left")],
+    },
+    prefer_skip_nested_validation=True,
+)
 def representation_layout(n_features, reference_side=16):
     """Side of the square a row is laid out on, and the symmetric padding to the reference.
 
