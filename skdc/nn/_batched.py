@@ -1,7 +1,7 @@
 """Train one small CNN per noise draw of a sweep, all draws at once.
 
 A privacy-utility sweep trains a separate classifier from scratch for every noise draw, with
-the same initialisation and minibatch-order seeds ([1]_, spec section 7.1). Those fits differ
+the same initialisation and minibatch-order seeds (Section 5.1 of [1]_). Those fits differ
 only in their input rows, so they can run as one computation: the parameters of the ``M``
 models are stacked along a leading axis and one forward pass evaluates all of them with
 :func:`torch.func.vmap` over :func:`torch.func.functional_call`. The loss is the sum of the
@@ -327,6 +327,8 @@ def _train_and_valid_rows(proto, X, y, X_valid, y_valid):
 def fit_batched(estimator, X, y, *, X_valid=None, y_valid=None, chunk_size=None,
                 progress="auto"):
     """Fit one clone of ``estimator`` per draw of ``X``, all draws trained together.
+
+    Read more in the :ref:`User Guide <experiments>`.
 
     Each draw ``X[m]`` (the rows a sweep produced for noise draw ``m``, the same rows in the
     same order for every draw) gets its own model, trained from the estimator's seeded

@@ -1,6 +1,6 @@
 """skorch classifiers for the paper's utility CNN and its linkage auditor.
 
-Both nets train as the reference code of [1]_ does (spec section 7.1): cross-entropy on logits,
+Both nets train as the reference code of [1]_ does (Section 5.1): cross-entropy on logits,
 Adam with learning rate 1e-3, minibatches of 256, and the checkpoint with the highest
 **validation balanced accuracy** is the one kept. Initialisation and minibatch order come from
 ``random_state``, so that every noise draw of a sweep starts from the same weights and sees
@@ -91,6 +91,8 @@ def _valid_balanced_accuracy(net, X, y):
 
 class BestValidCheckpoint(Callback):
     """Keep the weights of the epoch with the best validation score, restore them at the end.
+
+    Read more in the :ref:`User Guide <experiments>`.
 
     The copy lives in memory (no files), and is dropped once restored, so a pickled net holds
     only its final weights. Without a validation split the last epoch is kept.
@@ -435,12 +437,15 @@ class _BaseCNN(NeuralNetClassifier):
 class RepresentationCNN(_BaseCNN):
     """The paper's utility CNN (Table 2 of [1]_) as a scikit-learn classifier.
 
+    Read more in the :ref:`User Guide <experiments>`.
+
     Each representation row (any width ``h``) is laid out on the smallest square holding it,
     zero-padded symmetrically to a 16 x 16 input (the reference input of Table 2: a 100-dim row
     is a 10 x 10 square padded by 3), then two valid 5 x 5 convolution blocks (10 and 20
     filters, ReLU, 2 x 2 max-pool), a 50-unit ReLU layer and the output. Rows wider than 256
     are not padded (the CelebA 20 x 20 input). ``head='logit'`` gives the CelebA variant: one
-    logit, binary cross-entropy with logits, threshold 0.5 (spec section 8 item 11).
+    logit, binary cross-entropy with logits, threshold 0.5 (the authors' reference code for
+    Section 5.3 of [1]_).
 
     Training follows the reference code: Adam (lr 1e-3), 15 epochs, and the weights of the
     epoch with the highest validation balanced accuracy are kept. The paper's batch of 256 rows
@@ -608,11 +613,14 @@ class RepresentationCNN(_BaseCNN):
 class LinkageAuditor(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _BaseCNN):
     """The paper's linkage auditor CNN (Table 3 of [1]_): a classifier whose embedding links.
 
+    Read more in the :ref:`User Guide <threat_model>`.
+
     Trained once on clean images (MNIST in the paper: 10 epochs, Adam 1e-3, batch 256, best
-    validation balanced accuracy; spec section 8 item 31), then frozen. ``transform`` maps
-    clean or reconstructed images to the 128-dim penultimate embeddings
-    ``ReLU(fc(flatten(features)))``, L2-normalised, whose cosine similarity decides
-    exact-source linkage (spec section 5.6).
+    validation balanced accuracy, as in the authors' reference code: the paper does not give
+    them), then frozen. ``transform`` maps clean or reconstructed images to the 128-dim
+    penultimate embeddings ``ReLU(fc(flatten(features)))``, L2-normalised, whose cosine
+    similarity decides exact-source linkage (Section 5.2.1 of [1]_;
+    :func:`skdc.metrics.linkage_accuracy`).
 
     Parameters
     ----------
