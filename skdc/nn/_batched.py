@@ -1,7 +1,7 @@
 """Train one small CNN per noise draw of a sweep, all draws at once.
 
 A privacy-utility sweep trains a separate classifier from scratch for every noise draw, with
-the same initialisation and minibatch-order seeds ([1]_, spec section 7.1). Those fits differ
+the same initialisation and minibatch-order seeds (Section 5.1 of [1]_). Those fits differ
 only in their input rows, so they can run as one computation: the parameters of the ``M``
 models are stacked along a leading axis and one forward pass evaluates all of them with
 :func:`torch.func.vmap` over :func:`torch.func.functional_call`. The loss is the sum of the
@@ -24,6 +24,7 @@ References
 
 import copy
 import time
+from numbers import Integral
 
 import numpy as np
 import torch
@@ -35,8 +36,9 @@ from torch.nn import functional as F
 from torch.utils.data import DataLoader
 
 from ..utils._progress import progress_bar
+from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 from ._modules import RepresentationModule
-from ._net import _BaseCNN
+from ._net import BestValidCheckpoint, _BaseCNN
 
 __all__ = ["fit_batched"]
 
@@ -270,9 +272,63 @@ def _split_indices(net, y):
     return np.asarray(ds_train.indices), np.asarray(ds_valid.indices)
 
 
+def _check_template(estimator):
+    if not isinstance(estimator, _BaseCNN):
+        raise TypeError(
+            "fit_batched trains skdc.nn nets (RepresentationCNN, LinkageAuditor); got "
+            f"{type(estimator).__name__}."
+        )
+    if isinstance(estimator.random_state, np.random.RandomState):
+        raise ValueError(
+            "fit_batched gives every draw the same seeds, which a RandomState instance cannot "
+            "do; pass random_state=<int> (or None)."
+        )
+
+
+def _seeded_template(estimator, X, y):
+    """One net, fitted in the sense of having seeds, device, classes and a module."""
+    proto = clone(estimator)
+    if proto.random_state is None:
+        proto.random_state = int(check_random_state(None).randint(2**31 - 1))
+    proto._check_fit_data(X[0], y)
+    proto.initialize()
+    return proto
+
+
+def _train_and_valid_rows(proto, X, y, X_valid, y_valid):
+    """Training rows of every draw, and the validation rows (``None``: no validation)."""
+    y_enc = proto._encode(y)
+    if X_valid is None:
+        train_idx, valid_idx = _split_indices(proto, y_enc)
+        if valid_idx is None:
+            return X[:, train_idx], y_enc[train_idx], None, None
+        return X[:, train_idx], y_enc[train_idx], X[:, valid_idx], y_enc[valid_idx]
+    Xv = _check_stack(X_valid, "X_valid")
+    if Xv.shape[0] != X.shape[0] or Xv.shape[2] != X.shape[2]:
+        raise ValueError(
+            f"X_valid must hold {X.shape[0]} draws of {X.shape[2]} features; got shape "
+            f"{Xv.shape}."
+        )
+    return X, y_enc, Xv, proto._encode(y_valid)
+
+
+@validate_params(
+    {
+        "estimator": "no_validation",  # checked by _check_template, with its own message
+        "X": ["array-like"],
+        "y": ["array-like"],
+        "X_valid": [None, "array-like"],
+        "y_valid": [None, "array-like"],
+        "chunk_size": [None, Interval(Integral, 1, None, closed="left")],
+        "progress": ["boolean", StrOptions({"auto"})],
+    },
+    prefer_skip_nested_validation=True,
+)
 def fit_batched(estimator, X, y, *, X_valid=None, y_valid=None, chunk_size=None,
                 progress="auto"):
     """Fit one clone of ``estimator`` per draw of ``X``, all draws trained together.
+
+    Read more in the :ref:`User Guide <experiments>`.
 
     Each draw ``X[m]`` (the rows a sweep produced for noise draw ``m``, the same rows in the
     same order for every draw) gets its own model, trained from the estimator's seeded
@@ -332,16 +388,7 @@ def fit_batched(estimator, X, y, *, X_valid=None, y_valid=None, chunk_size=None,
     >>> len(nets), nets[0].predict(X[:3] / 16).shape
     (3, (3,))
     """
-    if not isinstance(estimator, _BaseCNN):
-        raise TypeError(
-            "fit_batched trains skdc.nn nets (RepresentationCNN, LinkageAuditor); got "
-            f"{type(estimator).__name__}."
-        )
-    if isinstance(estimator.random_state, np.random.RandomState):
-        raise ValueError(
-            "fit_batched gives every draw the same seeds, which a RandomState instance cannot "
-            "do; pass random_state=<int> (or None)."
-        )
+    _check_template(estimator)
     X = _check_stack(X, "X")
     y = np.asarray(y)
     if y.ndim != 1 or y.shape[0] != X.shape[1]:
@@ -352,30 +399,10 @@ def fit_batched(estimator, X, y, *, X_valid=None, y_valid=None, chunk_size=None,
     if (X_valid is None) != (y_valid is None):
         raise ValueError("Pass X_valid and y_valid together, or neither.")
 
-    # One template net, fitted in the sense of having seeds, device, classes and a module.
-    proto = clone(estimator)
-    if proto.random_state is None:
-        proto.random_state = int(check_random_state(None).randint(2**31 - 1))
-    proto._check_fit_data(X[0], y)
-    proto.initialize()
-    y_enc = proto._encode(y)
-    if X_valid is None:
-        train_idx, valid_idx = _split_indices(proto, y_enc)
-        Xv = None if valid_idx is None else X[:, valid_idx]
-        yv = None if valid_idx is None else y_enc[valid_idx]
-        Xt, yt = X[:, train_idx], y_enc[train_idx]
-    else:
-        Xv = _check_stack(X_valid, "X_valid")
-        if Xv.shape[0] != X.shape[0] or Xv.shape[2] != X.shape[2]:
-            raise ValueError(
-                f"X_valid must hold {X.shape[0]} draws of {X.shape[2]} features; got shape "
-                f"{Xv.shape}."
-            )
-        yv = proto._encode(y_valid)
-        Xt, yt = X, y_enc
-
+    proto = _seeded_template(estimator, X, y)
+    Xt, yt, Xv, yv = _train_and_valid_rows(proto, X, y, X_valid, y_valid)
     n_draws = X.shape[0]
-    step = n_draws if chunk_size is None else max(int(chunk_size), 1)
+    step = n_draws if chunk_size is None else int(chunk_size)
     nets = []
     for start in range(0, n_draws, step):
         stop = min(start + step, n_draws)
@@ -385,125 +412,209 @@ def fit_batched(estimator, X, y, *, X_valid=None, y_valid=None, chunk_size=None,
     return nets
 
 
-def _train_chunk(proto, estimator, Xt, yt, Xv, yv, progress):
-    device = proto.device_ if proto.device_ is not None else "cpu"
-    n_models = Xt.shape[0]
-    base = proto.module_
-    # Stacked copies of the one seeded initialisation (paper: same init for every draw).
-    params = {
-        k: v.detach().to(device).unsqueeze(0).repeat(n_models, *([1] * v.ndim))
-        .requires_grad_(True)
-        for k, v in base.named_parameters()
-    }
-    buffers = {
-        k: v.detach().to(device).unsqueeze(0).repeat(n_models, *([1] * v.ndim))
-        for k, v in base.named_buffers()
-    }
-    forward = _stacked_forward(base, device)
-    criterion = copy.deepcopy(proto.criterion_).to(device)
-    # one loss per model (each the criterion's mean over the batch), in one vectorised call
-    losses_of = vmap(criterion, in_dims=(0, None))
-    args, kwargs = proto.get_params_for_optimizer("optimizer", list(params.items()))
-    optimizer = proto.optimizer(*args, **kwargs)
+# Why fit_batched has its own epoch loop. skorch's ``fit_loop`` runs one net: its
+# ``train_step`` calls that net's optimizer on that net's batch, and its callbacks see one
+# ``module_``. Here the ``M`` nets of a chunk are one set of stacked tensors, trained by one
+# optimizer in one loop (that is what makes the sweep fast), so the loop below is the
+# stacked form of skorch's: the same minibatch order (a DataLoader over row positions with the
+# net's seeded generator), the train loss skorch's ``PassthroughScoring`` averages, the
+# validation balanced accuracy with ``EpochScoring``'s strict "better than the best so far"
+# rule, and a checkpoint of the best epoch's weights. Running each net's own callbacks
+# instead would mean ``M`` separate validation passes and ``M`` weight copies every epoch
+# (and skorch's ``Checkpoint`` writes files, where the nets keep their best weights in memory).
+# What is per net is skorch's: each returned net records its epochs in its own
+# ``skorch.history.History``, and :class:`BestValidCheckpoint`'s ``on_train_end`` restores the
+# kept weights and sets ``best_epoch_`` / ``best_valid_balanced_accuracy_``, as in a fit.
 
-    Xt_dev = torch.as_tensor(Xt, device=device)
-    yt_dev = torch.as_tensor(yt, device=device)
-    Xv_dev = None if Xv is None else torch.as_tensor(Xv, device=device)
-    binary = yt.dtype == np.float32
 
-    # The same shuffling as the net's training DataLoader: a DataLoader over positions.
+def _stacked_copies(tensors, n_models, device):
+    """``n_models`` copies of each tensor along a new leading axis, on ``device``."""
+    return {k: v.detach().to(device).unsqueeze(0).repeat(n_models, *([1] * v.ndim))
+            for k, v in tensors}
+
+
+def _order_loader(proto, n_rows):
+    """The net's training minibatch order: a DataLoader over row positions, seeded as skorch's.
+
+    Returns the loader and its batch size.
+    """
     generator = torch.Generator().manual_seed(proto.order_seed_)
     it_kwargs = proto.get_params_for("iterator_train")
     batch_size = it_kwargs.pop("batch_size", proto.batch_size)
     if batch_size == -1:
-        batch_size = len(yt)
+        batch_size = n_rows
     shuffle = it_kwargs.pop("shuffle", True)
-    loader = DataLoader(torch.arange(len(yt)), batch_size=batch_size, shuffle=shuffle,
+    loader = DataLoader(torch.arange(n_rows), batch_size=batch_size, shuffle=shuffle,
                         generator=generator if shuffle else None,
                         drop_last=it_kwargs.get("drop_last", False))
-    valid_batch = proto.get_params_for("iterator_valid").get("batch_size", proto.batch_size)
-    if valid_batch == -1 and Xv is not None:
-        valid_batch = Xv.shape[1]
+    return loader, batch_size
 
-    group = _model_group(forward, device, n_models, batch_size)
-    best = {k: v.detach().clone() for k, v in params.items()}
-    best_score = np.full(n_models, -np.inf)
-    best_epoch = np.full(n_models, proto.max_epochs, dtype=int)
-    improved_at = np.zeros((proto.max_epochs, n_models), dtype=bool)
-    train_losses = np.zeros((proto.max_epochs, n_models))
-    valid_scores = np.full((proto.max_epochs, n_models), np.nan)
-    durations = np.zeros(proto.max_epochs)
+
+def _valid_batch_size(proto, n_valid):
+    batch_size = proto.get_params_for("iterator_valid").get("batch_size", proto.batch_size)
+    return n_valid if batch_size == -1 else batch_size
+
+
+class _StackedNets:
+    """The ``M`` models of a chunk: stacked copies of the one seeded initialisation.
+
+    The paper gives every draw the same initialisation; one optimizer over the stacked
+    tensors updates each model as its own optimizer would (element-wise optimizers). A step
+    runs the models ``group`` at a time (:func:`_model_group`).
+    """
+
+    def __init__(self, proto, n_models, device, batch_size):
+        base = proto.module_
+        self.n_models = n_models
+        self.params = {k: v.requires_grad_(True) for k, v in
+                       _stacked_copies(base.named_parameters(), n_models, device).items()}
+        self.buffers = _stacked_copies(base.named_buffers(), n_models, device)
+        self.forward = _stacked_forward(base, device)
+        criterion = copy.deepcopy(proto.criterion_).to(device)
+        # one loss per model (each the criterion's mean over the batch), in one vectorised call
+        self.losses_of = vmap(criterion, in_dims=(0, None))
+        args, kwargs = proto.get_params_for_optimizer("optimizer", list(self.params.items()))
+        self.optimizer = proto.optimizer(*args, **kwargs)
+        self.group = _model_group(self.forward, device, n_models, batch_size)
+
+    def _forward_groups(self, X):
+        """The stacked outputs on ``X[M, B, n]``, one model group at a time."""
+        for g0 in range(0, self.n_models, self.group):
+            part = slice(g0, g0 + self.group)
+            yield part, self.forward({k: v[part] for k, v in self.params.items()},
+                                     {k: v[part] for k, v in self.buffers.items()}, X[part])
+
+    def train_step(self, xb, yb):
+        """One optimizer step of every model on its batch; each model's mean batch loss."""
+        losses = np.zeros(self.n_models, dtype=np.float32)
+        self.optimizer.zero_grad(set_to_none=True)
+        for part, out in self._forward_groups(xb):
+            batch_losses = self.losses_of(out, yb)
+            batch_losses.sum().backward()  # each model's gradient lands in its own slice
+            losses[part] = batch_losses.detach().cpu().numpy()
+        self.optimizer.step()
+        return losses
+
+    def train_epoch(self, loader, Xt, yt):
+        """One pass over the training rows; each model's mean train loss (skorch's)."""
+        total = np.zeros(self.n_models)
+        seen = 0
+        for idx in loader:
+            idx_dev = idx.to(Xt.device)
+            total += self.train_step(Xt.index_select(1, idx_dev),
+                                     yt.index_select(0, idx_dev)) * len(idx)
+            seen += len(idx)
+        return total / max(seen, 1)
+
+    @torch.no_grad()
+    def predict(self, X, batch_size, binary):
+        """Class indices of every model on its rows ``X[M, n_rows, n]`` (models x rows)."""
+        preds = []
+        for s in range(0, X.shape[1], batch_size):
+            rows = [(out > 0).long() if binary else out.argmax(-1)
+                    for _, out in self._forward_groups(X[:, s:s + batch_size])]
+            preds.append(torch.cat(rows, dim=0))
+        return torch.cat(preds, dim=1).cpu().numpy()
+
+
+class _StackedCheckpoint:
+    """Best validation epoch of each stacked model, and a copy of its weights.
+
+    The stacked form of :class:`BestValidCheckpoint`: the copy of the improving models is one
+    masked ``torch.where`` over the stack.
+    """
+
+    def __init__(self, params):
+        n_models = next(iter(params.values())).shape[0]
+        self.best = {k: v.detach().clone() for k, v in params.items()}
+        self.score = np.full(n_models, -np.inf)
+        self.epoch = np.zeros(n_models, dtype=int)  # 0: not improved yet
+
+    def update(self, epoch, scores, params):
+        improved = scores > self.score  # strict, as skorch's EpochScoring
+        if improved.any():
+            mask = torch.as_tensor(improved, device=next(iter(params.values())).device)
+            for k, v in params.items():
+                shape = mask.shape + (1,) * (v.ndim - 1)
+                self.best[k] = torch.where(mask.reshape(shape), v.detach(), self.best[k])
+            self.score[improved] = scores[improved]
+            self.epoch[improved] = epoch + 1
+        return improved
+
+    def restore(self, net, m, buffers):
+        """Load model ``m``'s best weights into ``net`` (:class:`BestValidCheckpoint`)."""
+        callback = BestValidCheckpoint().initialize()
+        if self.epoch[m]:
+            callback.best_state_ = {k: v[m] for k, v in self.best.items()}
+            callback.best_state_.update({k: v[m] for k, v in buffers.items()})
+            callback.best_epoch_, callback.best_score_ = int(self.epoch[m]), float(self.score[m])
+        callback.on_train_end(net)
+
+
+class _EpochLog:
+    """Every model's per-epoch numbers, as the net's default callbacks name them."""
+
+    def __init__(self, max_epochs, n_models, validated):
+        self.validated = validated
+        self.train_loss = np.zeros((max_epochs, n_models))
+        self.valid_bacc = np.full((max_epochs, n_models), np.nan)
+        self.valid_bacc_best = np.zeros((max_epochs, n_models), dtype=bool)
+        self.dur = np.zeros(max_epochs)
+
+    def record(self, history, m):
+        """Write model ``m``'s epochs into its net's ``skorch.history.History``."""
+        for e in range(self.dur.size):
+            history.new_epoch()
+            history.record("epoch", e + 1)
+            history.record("train_loss", float(self.train_loss[e, m]))
+            if self.validated:
+                history.record("valid_bacc", float(self.valid_bacc[e, m]))
+                history.record("valid_bacc_best", bool(self.valid_bacc_best[e, m]))
+            history.record("dur", float(self.dur[e]))
+
+
+def _net_of_draw(proto, estimator, nets, m):
+    """A fitted clone of ``estimator`` holding model ``m``'s last weights."""
+    net = clone(estimator)
+    net.set_params(random_state=proto.random_state)
+    if proto.classes is None:
+        net.classes_inferred_ = proto.classes_inferred_
+    net.n_features_in_ = proto.n_features_in_
+    net.initialize()
+    state = {k: v.detach()[m] for k, v in nets.params.items()}
+    state.update({k: v[m] for k, v in nets.buffers.items()})
+    net.module_.load_state_dict(state)
+    return net
+
+
+def _train_chunk(proto, estimator, Xt, yt, Xv, yv, progress):
+    """Train one net per draw of ``Xt`` (draws x rows x features) together; the fitted nets."""
+    device = proto.device_ if proto.device_ is not None else "cpu"
+    n_models = Xt.shape[0]
+    loader, batch_size = _order_loader(proto, len(yt))
+    nets = _StackedNets(proto, n_models, device, batch_size)
+    checkpoint = _StackedCheckpoint(nets.params)
+    log = _EpochLog(proto.max_epochs, n_models, validated=Xv is not None)
+    Xt_dev, yt_dev = torch.as_tensor(Xt, device=device), torch.as_tensor(yt, device=device)
+    Xv_dev = None if Xv is None else torch.as_tensor(Xv, device=device)
+    binary = yt.dtype == np.float32
 
     epochs = progress_bar(range(proto.max_epochs), progress, unit="epoch",
                           desc=f"training {n_models} draws' nets")
     for epoch in epochs:
         tic = time.perf_counter()
-        seen = 0
-        for idx in loader:
-            idx_dev = idx.to(device)
-            xb = Xt_dev.index_select(1, idx_dev)
-            yb = yt_dev.index_select(0, idx_dev)
-            optimizer.zero_grad(set_to_none=True)
-            for g0 in range(0, n_models, group):
-                part = slice(g0, g0 + group)
-                out = forward({k: v[part] for k, v in params.items()},
-                              {k: v[part] for k, v in buffers.items()}, xb[part])
-                losses = losses_of(out, yb)
-                losses.sum().backward()  # each model's gradient lands in its own slice
-                train_losses[epoch, part] += losses.detach().cpu().numpy() * len(idx)
-            optimizer.step()
-            seen += len(idx)
-        train_losses[epoch] /= max(seen, 1)
+        log.train_loss[epoch] = nets.train_epoch(loader, Xt_dev, yt_dev)
         if Xv_dev is not None:
-            with torch.no_grad():
-                preds = []
-                for s in range(0, Xv_dev.shape[1], valid_batch):
-                    rows = []
-                    for g0 in range(0, n_models, group):
-                        part = slice(g0, g0 + group)
-                        logits = forward({k: v[part] for k, v in params.items()},
-                                         {k: v[part] for k, v in buffers.items()},
-                                         Xv_dev[part, s:s + valid_batch])
-                        rows.append((logits > 0).long() if binary else logits.argmax(-1))
-                    preds.append(torch.cat(rows, dim=0))
-                pred = torch.cat(preds, dim=1).cpu().numpy()
-            scores = _balanced_accuracies(yv, pred)
-            valid_scores[epoch] = scores
-            improved = scores > best_score  # strict, as skorch's EpochScoring
-            improved_at[epoch] = improved
-            if improved.any():
-                mask = torch.as_tensor(improved, device=device)
-                for k, v in params.items():
-                    shape = (n_models,) + (1,) * (v.ndim - 1)
-                    best[k] = torch.where(mask.reshape(shape), v.detach(), best[k])
-                best_score[improved] = scores[improved]
-                best_epoch[improved] = epoch + 1
-        durations[epoch] = time.perf_counter() - tic
+            pred = nets.predict(Xv_dev, _valid_batch_size(proto, Xv.shape[1]), binary)
+            log.valid_bacc[epoch] = _balanced_accuracies(yv, pred)
+            log.valid_bacc_best[epoch] = checkpoint.update(epoch, log.valid_bacc[epoch],
+                                                           nets.params)
+        log.dur[epoch] = time.perf_counter() - tic
 
-    if Xv_dev is None:
-        best = {k: v.detach() for k, v in params.items()}
-    nets = []
+    fitted = []
     for m in range(n_models):
-        net = clone(estimator)
-        net.set_params(random_state=proto.random_state)
-        if proto.classes is None:
-            net.classes_inferred_ = proto.classes_inferred_
-        net.n_features_in_ = proto.n_features_in_
-        net.initialize()
-        state = {k: best[k][m] for k in best}
-        state.update({k: buffers[k][m] for k in buffers})
-        net.module_.load_state_dict(state)
-        net.best_epoch_ = int(best_epoch[m])
-        net.best_valid_balanced_accuracy_ = (
-            float(best_score[m]) if Xv_dev is not None else np.nan
-        )
-        for e in range(proto.max_epochs):
-            net.history.new_epoch()
-            net.history.record("epoch", e + 1)
-            net.history.record("train_loss", float(train_losses[e, m]))
-            if Xv_dev is not None:
-                net.history.record("valid_bacc", float(valid_scores[e, m]))
-                net.history.record("valid_bacc_best", bool(improved_at[e, m]))
-            net.history.record("dur", float(durations[e]))
-        nets.append(net)
-    return nets
+        net = _net_of_draw(proto, estimator, nets, m)
+        log.record(net.history, m)
+        checkpoint.restore(net, m, nets.buffers)
+        fitted.append(net)
+    return fitted

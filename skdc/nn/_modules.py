@@ -3,8 +3,9 @@
 The utility CNN reads one representation row (any width ``h``), lays it out on the smallest
 square that holds it (trailing zeros fill the square), zero-pads symmetrically up to the
 reference input side (16, the side of Table 2's padded 10 x 10 input) and applies two
-convolution blocks and a 50-unit head [1]_. Wider rows are not padded (CelebA's 20 x 20 input,
-Section 8 item 11 of the spec), which gives the 80 -> 50 -> 1 logit variant.
+convolution blocks and a 50-unit head [1]_. Wider rows are not padded (CelebA's 20 x 20 input;
+Section 5.3 of [1]_ keeps "the same reference architecture" and the authors' reference code
+drops the padding), which gives the 80 -> 50 -> 1 logit variant.
 
 The auditor is the Table 3 network: three 3 x 3 convolutions, two max-pools, a 128-dim ReLU
 embedding (the linkage embedding) and a training head.
@@ -19,15 +20,27 @@ References
 # Licence: BSD 3 clause
 
 import math
+from numbers import Integral
 
 from torch import nn
 from torch.nn import functional as F
 
+from ..utils._sklearn_compat import Interval, validate_params
+
 __all__ = ["AuditorModule", "RepresentationModule", "representation_layout"]
 
 
+@validate_params(
+    {
+        "n_features": [Interval(Integral, 1, None, closed="left")],
+        "reference_side": [Interval(Integral, 1, None, closed="left")],
+    },
+    prefer_skip_nested_validation=True,
+)
 def representation_layout(n_features, reference_side=16):
     """Side of the square a row is laid out on, and the symmetric padding to the reference.
+
+    Read more in the :ref:`User Guide <experiments>`.
 
     Parameters
     ----------

@@ -1,6 +1,6 @@
 """skorch classifiers for the paper's utility CNN and its linkage auditor.
 
-Both nets train as the reference code of [1]_ does (spec section 7.1): cross-entropy on logits,
+Both nets train as the reference code of [1]_ does (Section 5.1): cross-entropy on logits,
 Adam with learning rate 1e-3, minibatches of 256, and the checkpoint with the highest
 **validation balanced accuracy** is the one kept. Initialisation and minibatch order come from
 ``random_state``, so that every noise draw of a sweep starts from the same weights and sees
@@ -16,7 +16,7 @@ References
 
 # Licence: BSD 3 clause
 
-from contextlib import contextmanager
+from collections.abc import Mapping
 
 import numpy as np
 import torch
@@ -27,14 +27,28 @@ from sklearn.utils.validation import check_array
 from skorch import NeuralNetClassifier
 from skorch.callbacks import Callback, EpochScoring, EpochTimer, PassthroughScoring, PrintLog
 from skorch.dataset import ValidSplit
-from skorch.utils import to_tensor
+from skorch.utils import to_device, to_numpy, to_tensor
 
 from ..utils._device import resolve_device
+from ..utils._docstring import Substitution
 from ._modules import AuditorModule, RepresentationModule
 
 __all__ = ["LinkageAuditor", "RepresentationCNN", "resolve_device"]
 
 _SEED_MAX = 2**31 - 1
+
+# docstring fragments shared by the nets' docstrings (skdc.utils._docstring.Substitution)
+_gdp_reference_doc = """\
+    .. [1] Nosaka, Suetake, Takano, Okada, Yoshise, "Geometric Data Perturbation with
+       Noisy-Anchor Alignment for Privacy-Preserving Collaborative Learning",
+       arXiv:2608.18749, 2026.
+"""
+_X_rows_doc = """\
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Input rows.
+"""
 # default validation split: the first of 5 stratified folds (stateless, so one shared instance)
 _VALID_SPLIT = ValidSplit(5, stratified=True)
 
@@ -51,14 +65,34 @@ def _draw_seeds(random_state):
     return int(init_seed), int(order_seed)
 
 
+def _is_auto(device):
+    return isinstance(device, str) and device == "auto"
+
+
+def _predict_proba(net, X):
+    """skorch's ``predict_proba``, with the outputs asked on the CPU.
+
+    skorch's scoring cache replays the validation outputs on ``net.device`` unless a device is
+    given, and ``net.device`` may be "auto" (see ``_BaseCNN``).
+    """
+    nonlin = net._get_predict_nonlinearity()
+    y_probas = []
+    for yp in net.forward_iter(X, training=False, device="cpu"):
+        yp = yp[0] if isinstance(yp, tuple) else yp
+        y_probas.append(to_numpy(nonlin(yp)))
+    return np.concatenate(y_probas, 0)
+
+
 def _valid_balanced_accuracy(net, X, y):
     # ``y`` holds class indices; the cached validation outputs give the probabilities.
-    proba = NeuralNetClassifier.predict_proba(net, X)
+    proba = _predict_proba(net, X)
     return balanced_accuracy_score(np.asarray(y).astype(np.int64), proba.argmax(axis=1))
 
 
 class BestValidCheckpoint(Callback):
     """Keep the weights of the epoch with the best validation score, restore them at the end.
+
+    Read more in the :ref:`User Guide <experiments>`.
 
     The copy lives in memory (no files), and is dropped once restored, so a pickled net holds
     only its final weights. Without a validation split the last epoch is kept.
@@ -141,21 +175,6 @@ class _BaseCNN(NeuralNetClassifier):
                 f"{type(self).__name__}.fit needs class labels y; got y=None."
             )
 
-    @contextmanager
-    def _on_resolved_device(self):
-        # skorch reads ``self.device`` when it moves modules and batches; an "auto" of ours
-        # is shown to it as the device resolved at fit time (``device_``) for that call only.
-        requested = self.device
-        resolved = getattr(self, "device_", requested)
-        if isinstance(requested, str) and requested == "auto":
-            self.device = resolved
-            try:
-                yield
-            finally:
-                self.device = requested
-        else:
-            yield
-
     def initialize(self):
         """Resolve the device and seeds, then initialise the module, criterion and optimizer."""
         self.device_ = resolve_device(self.device)
@@ -163,13 +182,37 @@ class _BaseCNN(NeuralNetClassifier):
         self._order_generator_ = torch.Generator().manual_seed(self.order_seed_)
         return super().initialize()
 
+    # ------------------------------------------------------------ the fitted device
+    # skorch places the module, the criterion and every batch on ``self.device``, which it
+    # needs to be a torch device; ours may be "auto". The parameter stays as the user set it
+    # (``get_params``, ``clone``, ``net.device``), and the skorch steps that read it are done
+    # here on ``device_``, resolved once by ``initialize``: placing the module and criterion
+    # (skorch's ``_initialize_module`` / ``_initialize_criterion``, whose re-initialisation
+    # message is kept), ``infer``, ``get_loss`` and the prediction pass (asked on the CPU, so
+    # that skorch's scoring cache does not read ``net.device``).
+    def _initialize_parts(self, kind, names, build, reason):
+        with self._current_init_context(kind):
+            kwargs = {}
+            for name in names:
+                kwargs.update(self.get_params_for(name))
+            built = any(isinstance(getattr(self, name + "_", None), torch.nn.Module)
+                        for name in names)
+            if (kwargs or reason or built) and self.initialized_ and self.verbose:
+                print(reason or self._format_reinit_msg(kind, kwargs))
+            build()
+            for name in names:
+                part = getattr(self, name + "_")
+                if isinstance(part, torch.nn.Module):
+                    part = self.torch_compile(to_device(part, self.device_), name=name)
+                    setattr(self, name + "_", part)
+        return self
+
     def _initialize_module(self, reason=None):
-        with self._on_resolved_device():
-            return super()._initialize_module(reason=reason)
+        return self._initialize_parts("module", self._modules, self.initialize_module, reason)
 
     def _initialize_criterion(self, reason=None):
-        with self._on_resolved_device():
-            return super()._initialize_criterion(reason=reason)
+        return self._initialize_parts("criterion", self._criteria, self.initialize_criterion,
+                                      reason)
 
     def _default_criterion(self):
         return torch.nn.CrossEntropyLoss
@@ -219,32 +262,50 @@ class _BaseCNN(NeuralNetClassifier):
         return self.iterator_train(dataset, **kwargs)
 
     def infer(self, x, **fit_params):
-        with self._on_resolved_device():
-            return super().infer(x, **fit_params)
+        """The module's output on the batch ``x``, moved to ``device_`` (skorch's ``infer``)."""
+        x = to_tensor(x, device=self.device_)
+        if isinstance(x, Mapping):
+            return self.module_(**self._merge_x_and_fit_params(x, fit_params))
+        return self.module_(x, **fit_params)
 
     def get_loss(self, y_pred, y_true, *args, **kwargs):
-        with self._on_resolved_device():
-            if isinstance(self.criterion_, torch.nn.BCEWithLogitsLoss):
-                y_true = to_tensor(y_true, device=self.device).to(y_pred.dtype)
-            return super().get_loss(y_pred, y_true, *args, **kwargs)
+        """The criterion on ``y_true`` moved to ``device_`` (skorch's classifier ``get_loss``)."""
+        y_true = to_tensor(y_true, device=self.device_)
+        if isinstance(self.criterion_, torch.nn.BCEWithLogitsLoss):
+            y_true = y_true.to(y_pred.dtype)
+        elif isinstance(self.criterion_, torch.nn.NLLLoss):
+            y_pred = torch.log(y_pred + torch.finfo(y_pred.dtype).eps)
+        return self.criterion_(y_pred, y_true)
 
     def load_params(self, *args, **kwargs):
-        with self._on_resolved_device():
-            return super().load_params(*args, **kwargs)
+        """skorch's ``load_params``, mapping the loaded tensors to ``device_``.
 
-    def __setstate__(self, state):
-        requested = state.get("device")
-        if isinstance(requested, str) and requested == "auto":
-            state = dict(state)
-            state["device"] = state.get("device_", "cpu")
-            # skorch maps the CUDA tensors to the CPU with a DeviceWarning when CUDA is absent
-            super().__setstate__(state)
+        skorch's loader maps to ``self.device`` and writes back the device the tensors landed
+        on (the CPU when CUDA is gone); with ``device='auto'`` that device is the fitted
+        ``device_``, so the loader is shown it and the parameter is put back afterwards (the
+        one place where skorch itself writes the attribute).
+        """
+        if not _is_auto(self.device):
+            return super().load_params(*args, **kwargs)
+        self.device = self.device_
+        try:
+            return super().load_params(*args, **kwargs)
+        finally:
             self.device_ = _device_name(self.device)
             self.device = "auto"
-        else:
-            super().__setstate__(state)
-            if "device_" in state:
-                self.device_ = _device_name(self.device)
+
+    def __setstate__(self, state):
+        # skorch maps the pickled tensors to ``state["device"]`` (to the CPU, with a
+        # DeviceWarning, when CUDA is gone) and stores where they landed there; for "auto"
+        # that is the fitted ``device_``, and the parameter is "auto" again afterwards.
+        auto = _is_auto(state.get("device"))
+        if auto:
+            state = {**state, "device": state.get("device_", "cpu")}
+        super().__setstate__(state)
+        if auto or "device_" in state:
+            self.device_ = _device_name(self.device)
+        if auto:
+            self.device = "auto"
 
     # ---------------------------------------------------------------- data checks
     def _n_outputs(self, n_classes):
@@ -319,13 +380,11 @@ class _BaseCNN(NeuralNetClassifier):
             X, y = self._check_fit_data(X, y)
         return super().fit(X, y, **fit_params)
 
+    @Substitution(X_rows=_X_rows_doc)
     def partial_fit(self, X, y=None, classes=None, **fit_params):
         """Train for ``max_epochs`` more epochs without re-initialising.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input rows.
+        {X_rows}
         y : array-like of shape (n_samples,)
             Class labels (in ``classes_``).
         classes : None
@@ -345,31 +404,26 @@ class _BaseCNN(NeuralNetClassifier):
         if y is None:
             raise ValueError(f"{type(self).__name__} needs class labels y; got y=None.")
         y = self._encode(y)
-        with self._on_resolved_device():
-            return super().partial_fit(X, y, **fit_params)
+        return super().partial_fit(X, y, **fit_params)
 
+    @Substitution(X_rows=_X_rows_doc)
     def predict_proba(self, X):
         """Class probabilities, columns ordered as ``classes_``.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input rows.
+        {X_rows}
 
         Returns
         -------
         proba : ndarray of shape (n_samples, n_classes)
             Softmax (or sigmoid, for a one-logit head) of the module's output.
         """
-        return super().predict_proba(self._check_X(X, reset=False))
+        return _predict_proba(self, self._check_X(X, reset=False))
 
+    @Substitution(X_rows=_X_rows_doc)
     def predict(self, X):
         """Most probable class label of each row.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input rows.
+        {X_rows}
 
         Returns
         -------
@@ -379,15 +433,19 @@ class _BaseCNN(NeuralNetClassifier):
         return self.classes_[self.predict_proba(X).argmax(axis=1)]
 
 
+@Substitution(gdp_reference=_gdp_reference_doc)
 class RepresentationCNN(_BaseCNN):
     """The paper's utility CNN (Table 2 of [1]_) as a scikit-learn classifier.
+
+    Read more in the :ref:`User Guide <experiments>`.
 
     Each representation row (any width ``h``) is laid out on the smallest square holding it,
     zero-padded symmetrically to a 16 x 16 input (the reference input of Table 2: a 100-dim row
     is a 10 x 10 square padded by 3), then two valid 5 x 5 convolution blocks (10 and 20
     filters, ReLU, 2 x 2 max-pool), a 50-unit ReLU layer and the output. Rows wider than 256
     are not padded (the CelebA 20 x 20 input). ``head='logit'`` gives the CelebA variant: one
-    logit, binary cross-entropy with logits, threshold 0.5 (spec section 8 item 11).
+    logit, binary cross-entropy with logits, threshold 0.5 (the authors' reference code for
+    Section 5.3 of [1]_).
 
     Training follows the reference code: Adam (lr 1e-3), 15 epochs, and the weights of the
     epoch with the highest validation balanced accuracy are kept. The paper's batch of 256 rows
@@ -471,9 +529,7 @@ class RepresentationCNN(_BaseCNN):
 
     References
     ----------
-    .. [1] Nosaka, Suetake, Takano, Okada, Yoshise, "Geometric Data Perturbation with
-       Noisy-Anchor Alignment for Privacy-Preserving Collaborative Learning",
-       arXiv:2608.18749, 2026.
+    {gdp_reference}
 
     Examples
     --------
@@ -553,14 +609,18 @@ class RepresentationCNN(_BaseCNN):
         return super().initialize()
 
 
+@Substitution(gdp_reference=_gdp_reference_doc)
 class LinkageAuditor(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _BaseCNN):
     """The paper's linkage auditor CNN (Table 3 of [1]_): a classifier whose embedding links.
 
+    Read more in the :ref:`User Guide <threat_model>`.
+
     Trained once on clean images (MNIST in the paper: 10 epochs, Adam 1e-3, batch 256, best
-    validation balanced accuracy; spec section 8 item 31), then frozen. ``transform`` maps
-    clean or reconstructed images to the 128-dim penultimate embeddings
-    ``ReLU(fc(flatten(features)))``, L2-normalised, whose cosine similarity decides
-    exact-source linkage (spec section 5.6).
+    validation balanced accuracy, as in the authors' reference code: the paper does not give
+    them), then frozen. ``transform`` maps clean or reconstructed images to the 128-dim
+    penultimate embeddings ``ReLU(fc(flatten(features)))``, L2-normalised, whose cosine
+    similarity decides exact-source linkage (Section 5.2.1 of [1]_;
+    :func:`skdc.metrics.linkage_accuracy`).
 
     Parameters
     ----------
@@ -618,9 +678,7 @@ class LinkageAuditor(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _BaseCNN
 
     References
     ----------
-    .. [1] Nosaka, Suetake, Takano, Okada, Yoshise, "Geometric Data Perturbation with
-       Noisy-Anchor Alignment for Privacy-Preserving Collaborative Learning",
-       arXiv:2608.18749, 2026.
+    {gdp_reference}
 
     Examples
     --------
@@ -667,9 +725,9 @@ class LinkageAuditor(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _BaseCNN
             )
         module.eval()
         out = []
-        with torch.no_grad(), self._on_resolved_device():
+        with torch.no_grad():
             for batch in self.get_iterator(self.get_dataset(X), training=False):
-                Xb = to_tensor(batch[0], device=self.device)
+                Xb = to_tensor(batch[0], device=self.device_)
                 out.append(module.embed(Xb).cpu().numpy())
         if not out:
             return np.empty((0, self._n_features_out), dtype=np.float32)

@@ -8,6 +8,8 @@ __all__ = ["resolve_device"]
 def resolve_device(device="auto"):
     """Return the torch device to compute on (skdc.nn nets, the entropy bound).
 
+    Read more in the :ref:`User Guide <experiments>`.
+
     Parameters
     ----------
     device : str, torch.device or None, default='auto'

@@ -146,6 +146,14 @@ def test_bad_inputs(digits):
         fit_batched(_template(), [np.full_like(X, np.nan)], y)
 
 
+def test_parameters_are_validated(digits):
+    X, y = digits
+    with pytest.raises(ValueError, match="chunk_size"):
+        fit_batched(_template(), [X], y, chunk_size=0)
+    with pytest.raises(ValueError, match="progress"):
+        fit_batched(_template(), [X], y, progress="sometimes")
+
+
 @pytest.mark.parametrize("width", [50, 100, 400])
 def test_batched_matches_sequential_for_other_widths(width):
     """Rows laid out with fill zeros (50), padded (100) or unpadded (400: CelebA's 20x20)."""

@@ -17,6 +17,13 @@ def test_representation_layout(width, side, pad):
     assert representation_layout(width) == (side, pad)
 
 
+def test_representation_layout_validates_its_parameters():
+    with pytest.raises(ValueError, match="n_features"):
+        representation_layout(0)
+    with pytest.raises(ValueError, match="reference_side"):
+        representation_layout(100, reference_side=2.5)
+
+
 def test_layout_places_row_and_zero_pads():
     """Table 2: a 100-dim row becomes a 10x10 square padded by 3 zeros to 16x16."""
     rng = np.random.RandomState(0)

@@ -83,6 +83,33 @@ def test_device_auto_resolves_at_fit(digits):
         assert resolve_device("auto") == "cpu"
 
 
+def test_fit_leaves_the_device_parameter_as_set(digits):
+    """``device='auto'`` stays the parameter during every call; the fitted device is ``device_``."""
+    X, y = digits
+    seen = []
+
+    class _RecordDevice(Callback):
+        def on_batch_begin(self, net, **kwargs):
+            seen.append(net.device)
+
+    net = RepresentationCNN(max_epochs=2, batch_size=64, random_state=0,
+                            callbacks=[("record", _RecordDevice())])
+    unfitted = clone(net).get_params(deep=False)
+    net.fit(X, y)
+    assert seen and set(seen) == {"auto"}
+    assert net.get_params()["device"] == "auto"
+    assert np.isfinite(net.history[:, "valid_bacc"]).all()
+    fresh = clone(net)
+    assert not hasattr(fresh, "device_") and not hasattr(fresh, "module_")
+    config = fresh.get_params(deep=False)
+    assert config.keys() == unfitted.keys()
+    for key, value in unfitted.items():
+        if isinstance(value, (str, int, float, type, type(None))):
+            assert config[key] == value, key
+        else:
+            assert type(config[key]) is type(value), key
+
+
 def test_cuda_requested_without_device_raises(digits):
     X, y = digits
     with patch("torch.cuda.is_available", lambda *_: False):
