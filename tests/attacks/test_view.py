@@ -11,6 +11,7 @@ from sklearn.random_projection import GaussianRandomProjection
 from skdc.alignment import GOPPAligner, ReferenceAligner
 from skdc.attacks import KnownAnchorAttack, check_colluders, collusion_view
 from skdc.mechanisms import IGDP
+from skdc.utils._sklearn_compat import InvalidParameterError
 
 
 def _data(seed=0, n=120, d=5):
@@ -158,3 +159,18 @@ def test_check_colluders_without_participant_count():
     assert check_colluders([4, 9], target=0) == (4, 9)
     with pytest.raises(ValueError, match="colluder=-2 is not a participant id"):
         check_colluders(-2)
+
+
+def test_view_and_check_colluders_validate_their_parameters():
+    X, _ = _data()
+    with pytest.raises(InvalidParameterError, match="'estimator' parameter of collusion_view"):
+        collusion_view(StandardScaler().fit(X), X)
+    mech = IGDP(2, random_state=0).fit(X)
+    with pytest.raises(InvalidParameterError, match="'target' parameter of collusion_view"):
+        collusion_view(mech, X, target=-1)
+    with pytest.raises(InvalidParameterError, match="'participant' parameter"):
+        collusion_view(mech, X, participant=3)
+    with pytest.raises(InvalidParameterError, match="'n_participants' parameter"):
+        check_colluders(0, n_participants=0)
+    with pytest.raises(InvalidParameterError, match="'target' parameter of check_colluders"):
+        check_colluders(0, target="1")
