@@ -35,7 +35,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..alignment import BaseAligner
 from ..mechanisms import CGDP, BaseMechanism
+from ..utils._docstring import Substitution
 from ..utils._sklearn_compat import Interval, validate_params
+from ._docstring import _examples_setup, _gdp_references
 
 __all__ = [
     "CollusionView",
@@ -76,6 +78,8 @@ class CollusionView:
     Built by :func:`collusion_view`. Attacks read the attacker's fields only; ``truth`` is for
     scoring. Per-colluder fields are tuples in the order of :attr:`colluders`; the pooled
     fields (``colluder_X``, ``colluder_rows``) hold the rows of every colluder.
+
+    Read more in the :ref:`User Guide <what_an_attacker_knows>`.
 
     Attributes
     ----------
@@ -493,6 +497,7 @@ def _target_truth(mechanism, target, X_mechanism, X_input):
     },
     prefer_skip_nested_validation=True,
 )
+@Substitution(references=_gdp_references, examples=_examples_setup)
 def collusion_view(estimator, X, *, colluder=0, target=1, participant=None):
     """Build what a colluding analyst knows about the target from a fitted pipeline.
 
@@ -536,14 +541,9 @@ def collusion_view(estimator, X, *, colluder=0, target=1, participant=None):
     view : CollusionView
         The attacker's knowledge, with the scoring truth in ``view.truth``.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from sklearn.pipeline import make_pipeline
-    >>> from skdc.mechanisms import IGDP
-    >>> from skdc.alignment import GOPPAligner
-    >>> from skdc.attacks import collusion_view
-    >>> X = np.random.RandomState(0).rand(60, 4)
+    {references}
+
+    {examples}
     >>> pipe = make_pipeline(IGDP(2, random_state=0), GOPPAligner(v=0.1)).fit(X)
     >>> view = collusion_view(pipe, X, colluder=0, target=1)
     >>> view.Y.shape[1], view.B.shape, view.anchor.shape
