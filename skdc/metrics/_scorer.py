@@ -56,6 +56,8 @@ _ATTACKS = {
 def make_attack(attack, **params):
     """The attack object a name of :func:`make_attack_scorer` stands for.
 
+    Read more in the :ref:`User Guide <what_an_attacker_knows>`.
+
     Parameters
     ----------
     attack : str
@@ -257,6 +259,10 @@ def make_attack_scorer(attack, metric="relative_error", colluder=0, target=1, *,
     the scorer requests the routed ``participant`` ids by default, so the target's rows are
     the ones the user declared; otherwise the mechanism's own row assignment decides.
     Exceptions are never turned into NaN here: the caller's ``error_score`` decides.
+
+    Read more in the :ref:`User Guide <what_an_attacker_knows>`; the example
+    :ref:`sphx_glr_auto_examples_plot_privacy_utility.py` puts the scorers in a
+    ``GridSearchCV``.
 
     Parameters
     ----------
