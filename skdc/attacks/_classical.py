@@ -24,9 +24,10 @@ from sklearn.decomposition import FastICA
 
 from ..utils import center, polar
 from ..utils._docstring import Substitution
+from ..utils._references import gdp_paper_references
 from ..utils._sklearn_compat import Interval, StrOptions
 from ._base import BaseAttack, _gdp_inverse
-from ._docstring import _examples_setup, _gdp_references
+from ._docstring import _examples_setup
 
 __all__ = ["ICAAttack", "KnownInputAttack", "KnownSampleAttack"]
 
@@ -48,7 +49,7 @@ def _check_sample(attack, view, min_rows):
         )
 
 
-@Substitution(references=_gdp_references, examples=_examples_setup)
+@Substitution(references=gdp_paper_references, examples=_examples_setup)
 class KnownInputAttack(BaseAttack):
     """Estimate the target's secret from a few of its leaked (record, upload) pairs [2]_.
 
@@ -129,7 +130,7 @@ def _signed_moment_signs(Sx, Sy):
     return signs
 
 
-@Substitution(references=_gdp_references)
+@Substitution(references=gdp_paper_references)
 class KnownSampleAttack(BaseAttack):
     """Match the principal axes of the target's uploads to a same-population sample [2]_.
 
@@ -178,7 +179,7 @@ class KnownSampleAttack(BaseAttack):
         return _gdp_inverse(view.Y, O, psi), O, psi
 
 
-@Substitution(references=_gdp_references)
+@Substitution(references=gdp_paper_references)
 class ICAAttack(BaseAttack):
     """Independent component analysis of the target's uploads, matched to a sample [2]_.
 

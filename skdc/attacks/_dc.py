@@ -21,6 +21,7 @@ from sklearn.neural_network import MLPRegressor
 
 from ..utils import center
 from ..utils._docstring import Substitution
+from ..utils._references import kti_paper_references
 from ..utils._sklearn_compat import HasMethods, StrOptions
 from ._base import BaseAttack
 from ._docstring import _examples_setup
@@ -28,7 +29,7 @@ from ._docstring import _examples_setup
 __all__ = ["AnchorRegressionAttack"]
 
 
-@Substitution(examples=_examples_setup)
+@Substitution(references=kti_paper_references, examples=_examples_setup)
 class AnchorRegressionAttack(BaseAttack):
     """Learn upload -> raw from the target's anchor pairs and apply it to its uploads [1]_.
 
@@ -60,10 +61,7 @@ class AnchorRegressionAttack(BaseAttack):
     random_state : int or None, default=None
         Seeds the MLP.
 
-    References
-    ----------
-    .. [1] Suetake, Kawakami, Ikeda, Takano, "Nonlinear Data Integration via Kernel Methods
-       for Data Collaboration Analysis", arXiv:2605.27219, 2026.
+    {references}
 
     {examples}
     >>> from skdc.attacks import AnchorRegressionAttack

@@ -25,14 +25,15 @@ import numpy as np
 
 from ..utils import center, polar
 from ..utils._docstring import Substitution
+from ..utils._references import gdp_paper_references
 from ..utils._sklearn_compat import StrOptions
 from ._base import BaseAttack, _gdp_inverse
-from ._docstring import _examples_setup, _gdp_references
+from ._docstring import _examples_setup
 
 __all__ = ["AlignmentMapAttack", "KnownAnchorAttack", "KnownSecretAttack"]
 
 
-@Substitution(references=_gdp_references, examples=_examples_setup)
+@Substitution(references=gdp_paper_references, examples=_examples_setup)
 class KnownSecretAttack(BaseAttack):
     """Invert C-GDP with the common secret disclosed by the colluder (Prop 2.5 of [1]_).
 
@@ -83,7 +84,7 @@ class KnownSecretAttack(BaseAttack):
         return _gdp_inverse(view.Y, O, psi), O, psi  # eq. (74) in [1]
 
 
-@Substitution(references=_gdp_references, examples=_examples_setup)
+@Substitution(references=gdp_paper_references, examples=_examples_setup)
 class KnownAnchorAttack(BaseAttack):
     """Recover the target's secret from the disclosed anchor and its anchor upload [1]_.
 
@@ -150,7 +151,7 @@ class KnownAnchorAttack(BaseAttack):
         return X, O, psi
 
 
-@Substitution(references=_gdp_references, examples=_examples_setup)
+@Substitution(references=gdp_paper_references, examples=_examples_setup)
 class AlignmentMapAttack(BaseAttack):
     """Calibrate the analyst's alignment rotations with the colluder's secret (AM, [1]_).
 

@@ -36,8 +36,9 @@ from sklearn.utils.validation import check_is_fitted
 from ..alignment import BaseAligner
 from ..mechanisms import CGDP, BaseMechanism
 from ..utils._docstring import Substitution
+from ..utils._references import gdp_paper_references
 from ..utils._sklearn_compat import Interval, validate_params
-from ._docstring import _examples_setup, _gdp_references
+from ._docstring import _examples_setup
 
 __all__ = [
     "CollusionView",
@@ -497,7 +498,7 @@ def _target_truth(mechanism, target, X_mechanism, X_input):
     },
     prefer_skip_nested_validation=True,
 )
-@Substitution(references=_gdp_references, examples=_examples_setup)
+@Substitution(references=gdp_paper_references, examples=_examples_setup)
 def collusion_view(estimator, X, *, colluder=0, target=1, participant=None):
     """Build what a colluding analyst knows about the target from a fitted pipeline.
 

@@ -27,8 +27,8 @@ from sklearn.utils import check_array, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils._docstring import Substitution
+from ..utils._references import gdp_paper_references, kti_paper_references
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
-from ._docstring import _gdp_references
 from ._reconstruction import _check_pair
 
 __all__ = [
@@ -152,7 +152,7 @@ def _embed(auditor, X):
     },
     prefer_skip_nested_validation=True,
 )
-@Substitution(references=_gdp_references)
+@Substitution(references=gdp_paper_references)
 def linkage_accuracy(X_true, X_hat, y=None, *, auditor=None, n_candidates=10,
                      random_state=None):
     """Exact-source linkage accuracy of reconstructions (the GDP paper's MNIST protocol).
@@ -326,7 +326,7 @@ def _lineup_ranks(E_query, E_ref, lineups, true_pos):
     },
     prefer_skip_nested_validation=True,
 )
-@Substitution(references=_gdp_references)
+@Substitution(references=gdp_paper_references)
 def identity_linkage_accuracy(X_hat, identity, references, reference_identity, *,
                               auditor="pca", n_lineups=10, n_candidates=10,
                               one_per_identity=True, clip=(0.0, 1.0), random_state=0):
@@ -421,6 +421,7 @@ def identity_linkage_accuracy(X_hat, identity, references, reference_identity, *
     {"X_hat": ["array-like"], "y": ["array-like"], "classifier": [HasMethods(["predict"])]},
     prefer_skip_nested_validation=True,
 )
+@Substitution(references=kti_paper_references)
 def reconstruction_label_accuracy(X_hat, y, classifier):
     """Reconstruction accuracy of the KTI paper: a clean-data classifier labels reconstructions.
 
@@ -446,10 +447,7 @@ def reconstruction_label_accuracy(X_hat, y, classifier):
     accuracy : float
         The fraction of reconstructions labelled correctly.
 
-    References
-    ----------
-    .. [1] Suetake, Kawakami, Ikeda, Takano, "Nonlinear Data Integration via Kernel Methods
-       for Data Collaboration Analysis", arXiv:2605.27219, 2026.
+    {references}
 
     Examples
     --------

@@ -19,10 +19,18 @@ import numpy as np
 from sklearn.utils import check_array
 
 from ..utils._docstring import Substitution
+from ..utils._references import gdp_paper_references
 from ..utils._sklearn_compat import Interval, validate_params
-from ._docstring import _gdp_references, _pair_parameters
 
 __all__ = ["psnr", "record_mse", "relative_error"]
+
+# The two arguments of every reconstruction error.
+_pair_parameters = """
+    X_true : array-like of shape (n_samples, n_features)
+        The true records (e.g. flattened images).
+    X_hat : array-like of shape (n_samples, n_features)
+        Their reconstructions, one per true record, in the same order and space.
+"""
 
 
 def _check_pair(X_true, X_hat):
@@ -39,7 +47,7 @@ def _check_pair(X_true, X_hat):
 @validate_params(
     {"X_true": ["array-like"], "X_hat": ["array-like"]}, prefer_skip_nested_validation=True
 )
-@Substitution(pair=_pair_parameters, references=_gdp_references)
+@Substitution(pair=_pair_parameters, references=gdp_paper_references)
 def relative_error(X_true, X_hat):
     """Relative Frobenius error ``||X_hat - X_true||_F / max(||X_true||_F, 1e-15)``.
 
