@@ -55,7 +55,8 @@ def test_view_without_aligner_uses_clean_anchor_uploads():
 
 
 def test_view_decodes_through_public_projection():
-    """AC-16/AC-24: at v = 0 the decoded reconstruction equals X F F^+ (eq. (78))."""
+    """At v = 0 the decoded reconstruction equals X F F^+ (eq. (78); Figs 3 and 10 of the GDP
+    paper)."""
     X, y = _data(d=12)
     pipe = Pipeline([
         ("scale", StandardScaler()),
