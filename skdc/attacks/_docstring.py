@@ -5,14 +5,12 @@ Each fragment is written with the indentation of the class or function docstring
 
 # Licence: BSD 3 clause
 
-# The start of the examples: the imports (a GDP mechanism, optionally GOPP alignment, the view)
-# and sixty rows of four features.
+# The start of every attack's example: the GDP mechanisms, the collusion view and sixty rows of
+# four features (an example with an aligner imports it and the pipeline itself).
 _examples_setup = """
     Examples
     --------
     >>> import numpy as np
-    >>> from sklearn.pipeline import make_pipeline
-    >>> from skdc.alignment import GOPPAligner
     >>> from skdc.attacks import collusion_view
     >>> from skdc.mechanisms import CGDP, IGDP
     >>> X = np.random.RandomState(0).rand(60, 4)

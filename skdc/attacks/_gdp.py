@@ -121,6 +121,8 @@ class KnownAnchorAttack(BaseAttack):
     {references}
 
     {examples}
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from skdc.alignment import GOPPAligner
     >>> from skdc.attacks import KnownAnchorAttack
     >>> pipe = make_pipeline(IGDP(2, random_state=0), GOPPAligner(v=0.0)).fit(X)
     >>> rec = KnownAnchorAttack().reconstruct(collusion_view(pipe, X))
@@ -179,12 +181,15 @@ class AlignmentMapAttack(BaseAttack):
     {references}
 
     {examples}
+    >>> from sklearn.pipeline import Pipeline
+    >>> from skdc.alignment import GOPPAligner
     >>> from skdc.attacks import AlignmentMapAttack
-    >>> pipe = make_pipeline(IGDP(2, random_state=0), GOPPAligner(v=0.0)).fit(X)
-    >>> view = collusion_view(pipe, X)
+    >>> pipe = Pipeline([("gdp", IGDP(2, random_state=0)), ("align", GOPPAligner(v=0.0))])
+    >>> view = collusion_view(pipe.fit(X), X)  # the analyst's Rhat_j: pipe["align"].rotations_
     >>> bool(np.allclose(AlignmentMapAttack().reconstruct(view).X, view.truth.X))
     True
-    >>> pipe = make_pipeline(IGDP(4, random_state=0), GOPPAligner(v=0.0)).fit(X)
+    >>> pipe.set_params(gdp=IGDP(4, random_state=0)).fit(X)  # now four participants
+    Pipeline(...)
     >>> view = collusion_view(pipe, X, colluder=[0, 2], target=1)  # two colluders
     >>> bool(np.allclose(AlignmentMapAttack().reconstruct(view).X, view.truth.X))
     True

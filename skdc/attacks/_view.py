@@ -545,6 +545,8 @@ def collusion_view(estimator, X, *, colluder=0, target=1, participant=None):
     {references}
 
     {examples}
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from skdc.alignment import GOPPAligner
     >>> pipe = make_pipeline(IGDP(2, random_state=0), GOPPAligner(v=0.1)).fit(X)
     >>> view = collusion_view(pipe, X, colluder=0, target=1)
     >>> view.Y.shape[1], view.B.shape, view.anchor.shape

@@ -297,15 +297,18 @@ def make_attack_scorer(attack, metric="relative_error", colluder=0, target=1, *,
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from sklearn.pipeline import make_pipeline
-    >>> from skdc.mechanisms import IGDP
-    >>> from skdc.alignment import GOPPAligner
     >>> from skdc.metrics import make_attack_scorer
-    >>> X = np.random.RandomState(0).rand(200, 5)
     >>> am = make_attack_scorer("alignment_map", colluder=[0, 2], target=1)  # two colluders
     >>> am
     make_attack_scorer(AlignmentMapAttack(), metric='relative_error', colluder=[0, 2], target=1)
+
+    It scores a fitted pipeline on evaluation rows:
+
+    >>> import numpy as np
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from skdc.alignment import GOPPAligner
+    >>> from skdc.mechanisms import IGDP
+    >>> X = np.random.RandomState(0).rand(200, 5)
     >>> am(make_pipeline(IGDP(3, random_state=0), GOPPAligner(0.0)).fit(X), X) < 1e-8
     True
     >>> scorer = make_attack_scorer("procrustes")
