@@ -67,6 +67,18 @@ class BaseAttack(BaseEstimator):
                 ")."
             )
 
+    def _anchor_pairs(self, view, *, why):
+        """The known-input pairs ``(A, B_i)``: the disclosed raw anchor and the target's anchor
+        upload as the analyst received it, row by row."""
+        self._require(view, "anchor", "B", why=why)
+        A, B = view.anchor, view.B
+        if A.shape[0] != B.shape[0]:
+            raise ValueError(
+                f"the anchor has {A.shape[0]} rows but the target's anchor upload has "
+                f"{B.shape[0]}: they must be the same anchor rows."
+            )
+        return A, B
+
     def _require_square(self, view, matrix, what):
         if matrix.shape[0] != matrix.shape[1] or view.Y.shape[1] != matrix.shape[1]:
             raise ValueError(

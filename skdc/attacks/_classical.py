@@ -1,9 +1,9 @@
 """Classical attacks on geometric data perturbation: known input, known sample and ICA.
 
 The GDP paper [1]_ cites these attacks ([21, 23] there) but leaves them out of its analysis
-(spec section 5.5); they are extensions of skdc, labelled non-paper. Each threat model is in the
-class docstring. They target any width-preserving GDP map ``Y = X O + 1 Psi^T`` and need no
-anchor, so they also apply to C-GDP and to unaligned I-GDP.
+(Section 2, and Section 5.1 for ICA); they are extensions of skdc, labelled non-paper. Each
+threat model is in the class docstring. They target any width-preserving GDP map
+``Y = X O + 1 Psi^T`` and need no anchor, so they also apply to C-GDP and to unaligned I-GDP.
 
 References
 ----------
@@ -23,8 +23,11 @@ from scipy.optimize import linear_sum_assignment
 from sklearn.decomposition import FastICA
 
 from ..utils import center, polar
+from ..utils._docstring import Substitution
+from ..utils._references import gdp_paper_references
 from ..utils._sklearn_compat import Interval, StrOptions
 from ._base import BaseAttack, _gdp_inverse
+from ._docstring import _examples_setup
 
 __all__ = ["ICAAttack", "KnownInputAttack", "KnownSampleAttack"]
 
@@ -46,14 +49,17 @@ def _check_sample(attack, view, min_rows):
         )
 
 
+@Substitution(references=gdp_paper_references, examples=_examples_setup)
 class KnownInputAttack(BaseAttack):
     """Estimate the target's secret from a few of its leaked (record, upload) pairs [2]_.
 
-    Non-paper extension (spec section 5.5, the reference code's ``attack_c_known_input``):
-    center the ``n_known`` leaked pairs, estimate ``Ohat = Pi(Xk^T Yk)`` (``'procrustes'``) or
+    Non-paper extension (``attack_c_known_input`` of the reference code of [1]_): center the
+    ``n_known`` leaked pairs, estimate ``Ohat = Pi(Xk^T Yk)`` (``'procrustes'``) or
     ``Ohat = Xk^+ Yk`` (``'exact'``, ``'mp'``), set ``Psihat = ybar - Ohat^T xbar`` and invert
     every upload. Noiselessly exact once the centered leaked records span the feature space
     (``n_known >= n_features + 1`` in general position).
+
+    Read more in the :ref:`User Guide <threat_model>`.
 
     Threat model: the attacker learned ``n_known`` of the target's raw records and the uploads they
     produced (simulated by :meth:`CollusionView.leak_target_pairs`); no anchor or colluder secret is
@@ -70,12 +76,11 @@ class KnownInputAttack(BaseAttack):
     random_state : int, RandomState instance or None, default=None
         Which of the target's rows leak.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from skdc.mechanisms import IGDP
-    >>> from skdc.attacks import KnownInputAttack, collusion_view
-    >>> X = np.random.RandomState(0).rand(80, 3)
+    {references}
+    .. [2] Chen, Liu, "Towards attack-resilient geometric data perturbation", SIAM SDM, 2007.
+
+    {examples}
+    >>> from skdc.attacks import KnownInputAttack
     >>> view = collusion_view(IGDP(2, random_state=0).fit(X), X)
     >>> rec = KnownInputAttack(n_known=5, random_state=0).reconstruct(view)
     >>> bool(np.allclose(rec.X, view.truth.X))
@@ -125,10 +130,11 @@ def _signed_moment_signs(Sx, Sy):
     return signs
 
 
+@Substitution(references=gdp_paper_references)
 class KnownSampleAttack(BaseAttack):
-    """Match the principal axes of the target's uploads to a same-population sample [3]_.
+    """Match the principal axes of the target's uploads to a same-population sample [2]_.
 
-    Non-paper extension (spec section 5.5, the reference code's ``attack_i_distribution_moment``,
+    Non-paper extension (``attack_i_distribution_moment`` of the reference code of [1]_,
     labelled there as distribution-prior sensitivity): since ``cov(Y) = O^T cov(X) O``, the
     eigenvectors of the sample's covariance ``U_x`` and of the uploads' ``U_y`` (sorted by
     decreasing eigenvalue) give ``Ohat = U_x diag(s) U_y^T``, the signs ``s`` matching the
@@ -136,10 +142,16 @@ class KnownSampleAttack(BaseAttack):
     ``Psihat = ybar - Ohat^T xbar`` and ``Xhat = (Y - 1 Psihat^T) Ohat^T``. It works when the
     covariance has distinct eigenvalues and the projections are skewed.
 
+    Read more in the :ref:`User Guide <threat_model>`.
+
     Threat model: the attacker holds a sample of the same population (here the colluders' own
     rows, pooled over all colluders: more colluders, a larger sample) and the target's uploads;
     no anchor is used. A lower reconstruction error means less
     privacy; scorers report higher = more private.
+
+    {references}
+    .. [2] Liu, Giannella, Kargupta, "An attacker's view of distance preserving maps for
+       privacy preserving data mining", PKDD, 2006.
 
     Examples
     --------
@@ -167,18 +179,22 @@ class KnownSampleAttack(BaseAttack):
         return _gdp_inverse(view.Y, O, psi), O, psi
 
 
+@Substitution(references=gdp_paper_references)
 class ICAAttack(BaseAttack):
     """Independent component analysis of the target's uploads, matched to a sample [2]_.
 
-    Non-paper extension (spec section 5.5): :class:`~sklearn.decomposition.FastICA` separates
-    the target's uploads and a same-population sample (the colluder's rows) into independent
-    components; the two sets are matched (permutation and sign) by the distance between the
-    quantiles of their unit-variance marginals, solved as an assignment problem. This yields a
-    linear map ``M`` with ``Xhat = (Y - ybar) M + xbar``; with ``orthogonal=True`` the attacker
-    uses that the map is a GDP and projects ``M^T`` onto the orthogonal group. It works when
-    the data has non-Gaussian, independent latent sources with distinguishable marginals
-    (symmetric or identically distributed sources leave signs or the order ambiguous); a
-    public rank-reducing projection is the paper's only mitigation.
+    Non-paper extension (Section 5.1 of [1]_ leaves ICA-based attacks out of its scope):
+    :class:`~sklearn.decomposition.FastICA` separates the target's uploads and a
+    same-population sample (the colluder's rows) into independent components; the two sets are
+    matched (permutation and sign) by the distance between the quantiles of their
+    unit-variance marginals, solved as an assignment problem. This yields a linear map ``M``
+    with ``Xhat = (Y - ybar) M + xbar``; with ``orthogonal=True`` the attacker uses that the
+    map is a GDP and projects ``M^T`` onto the orthogonal group. It works when the data has
+    non-Gaussian, independent latent sources with distinguishable marginals (symmetric or
+    identically distributed sources leave signs or the order ambiguous); a public
+    rank-reducing projection is the paper's only mitigation.
+
+    Read more in the :ref:`User Guide <threat_model>`.
 
     Threat model: the attacker holds the target's uploads and a sample of the same population (the
     colluders' rows, pooled over all colluders); no anchor is used. A lower reconstruction error
@@ -194,6 +210,9 @@ class ICAAttack(BaseAttack):
         Iterations of each FastICA fit.
     random_state : int, RandomState instance or None, default=None
         Seeds FastICA.
+
+    {references}
+    .. [2] Chen, Liu, "Towards attack-resilient geometric data perturbation", SIAM SDM, 2007.
 
     Examples
     --------

@@ -10,7 +10,8 @@
   for all j at ``v = 0``; the colluder's ``O_c`` calibrates ``Q`` (eq. (66)-(70)).
 
 All of them are exact at ``v = 0`` and form, with the classical attacks, an envelope that
-lower-bounds leakage; none is a guarantee (spec section 5.0).
+lower-bounds leakage; none is a guarantee (Section 4.4 of [1]_: the attacks are feasible under
+the threat model but not exhaustive).
 
 References
 ----------
@@ -23,17 +24,24 @@ References
 import numpy as np
 
 from ..utils import center, polar
+from ..utils._docstring import Substitution
+from ..utils._references import gdp_paper_references
 from ..utils._sklearn_compat import StrOptions
 from ._base import BaseAttack, _gdp_inverse
+from ._docstring import _examples_setup
 
 __all__ = ["AlignmentMapAttack", "KnownAnchorAttack", "KnownSecretAttack"]
 
 
+@Substitution(references=gdp_paper_references, examples=_examples_setup)
 class KnownSecretAttack(BaseAttack):
     """Invert C-GDP with the common secret disclosed by the colluder (Prop 2.5 of [1]_).
 
     ``Xhat_i = (Y_i - 1 Psi^T) O^T`` (eq. (74)). Exact for C-GDP; with private-data noise the
     reconstruction is ``X_i + sigma W_i O^T``, the noise being the only protection.
+
+    Read more in the :ref:`User Guide <what_an_attacker_knows>`; the example
+    :ref:`sphx_glr_auto_examples_plot_attack_gallery.py` shows its reconstructions.
 
     Threat model: the analyst holds the target's uploads; the colluder discloses the common
     ``(O, Psi)``. Requires a common-secret mechanism (:class:`~skdc.mechanisms.CGDP`): under
@@ -48,17 +56,10 @@ class KnownSecretAttack(BaseAttack):
     --------
     KnownAnchorAttack : The same leak through a disclosed anchor (AA-I-GDP).
 
-    References
-    ----------
-    .. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for
-       Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
+    {references}
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from skdc.mechanisms import CGDP
-    >>> from skdc.attacks import KnownSecretAttack, collusion_view
-    >>> X = np.random.RandomState(0).rand(40, 3)
+    {examples}
+    >>> from skdc.attacks import KnownSecretAttack
     >>> view = collusion_view(CGDP(2, random_state=0).fit(X), X)
     >>> rec = KnownSecretAttack().reconstruct(view)
     >>> bool(np.allclose(rec.X, view.truth.X))
@@ -83,6 +84,7 @@ class KnownSecretAttack(BaseAttack):
         return _gdp_inverse(view.Y, O, psi), O, psi  # eq. (74) in [1]
 
 
+@Substitution(references=gdp_paper_references, examples=_examples_setup)
 class KnownAnchorAttack(BaseAttack):
     """Recover the target's secret from the disclosed anchor and its anchor upload [1]_.
 
@@ -96,6 +98,9 @@ class KnownAnchorAttack(BaseAttack):
       (``Ohat - O_i = v Abar^+ W_i``), inverted by its pseudo-inverse;
     * ``"procrustes"`` (orthogonal Procrustes, eq. (61)-(65)): ``Ohat = Pi(Abar^T Bbar_i)``,
       inverted by its transpose.
+
+    Read more in the :ref:`User Guide <what_an_attacker_knows>`; the example
+    :ref:`sphx_glr_auto_examples_plot_attack_gallery.py` shows its reconstructions.
 
     Threat model: the analyst holds the target's uploads and anchor upload; the colluder
     discloses the raw anchor ``A``. Requires an anchor protocol (e.g.
@@ -113,19 +118,12 @@ class KnownAnchorAttack(BaseAttack):
     --------
     AlignmentMapAttack : Calibrates the analyst's own alignment maps instead.
 
-    References
-    ----------
-    .. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for
-       Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
+    {references}
 
-    Examples
-    --------
-    >>> import numpy as np
+    {examples}
     >>> from sklearn.pipeline import make_pipeline
-    >>> from skdc.mechanisms import IGDP
     >>> from skdc.alignment import GOPPAligner
-    >>> from skdc.attacks import KnownAnchorAttack, collusion_view
-    >>> X = np.random.RandomState(0).rand(60, 4)
+    >>> from skdc.attacks import KnownAnchorAttack
     >>> pipe = make_pipeline(IGDP(2, random_state=0), GOPPAligner(v=0.0)).fit(X)
     >>> rec = KnownAnchorAttack().reconstruct(collusion_view(pipe, X))
     >>> rec.X.shape, bool(np.allclose(rec.X, collusion_view(pipe, X).truth.X))
@@ -138,18 +136,13 @@ class KnownAnchorAttack(BaseAttack):
         self.estimator = estimator
 
     def _estimate(self, view):
-        self._require(
-            view, "anchor", "B",
+        A, B = self._anchor_pairs(
+            view,
             why="the raw anchor A disclosed by the colluder and the target's anchor upload B "
                 "(a mechanism with an anchor, e.g. IGDP(anchor='orthonormal'))",
         )
-        a, Abar = center(view.anchor)
-        b, Bbar = center(view.B)
-        if Abar.shape[0] != Bbar.shape[0]:
-            raise ValueError(
-                f"the anchor has {Abar.shape[0]} rows but the target's anchor upload has "
-                f"{Bbar.shape[0]}: they must be the same anchor rows."
-            )
+        a, Abar = center(A)
+        b, Bbar = center(B)
         if self.estimator == "procrustes":
             O = polar(Abar.T @ Bbar)  # eq. (61)-(65) in [1]
         else:
@@ -160,6 +153,7 @@ class KnownAnchorAttack(BaseAttack):
         return X, O, psi
 
 
+@Substitution(references=gdp_paper_references, examples=_examples_setup)
 class AlignmentMapAttack(BaseAttack):
     """Calibrate the analyst's alignment rotations with the colluder's secret (AM, [1]_).
 
@@ -171,6 +165,9 @@ class AlignmentMapAttack(BaseAttack):
     does: ``Qhat = Pi(sum_{k in K} O_k Rhat_k)``, the orthogonal matrix closest to their mean
     (the least-squares fit of eq. (67) over ``K``), which averages their alignment errors.
 
+    Read more in the :ref:`User Guide <several_colluders>`; the example
+    :ref:`sphx_glr_auto_examples_plot_attack_gallery.py` shows its reconstructions.
+
     Threat model: the analyst holds its fitted rotations ``Rhat_j`` and the target's uploads; the
     colluders disclose their ``O_k`` and the raw anchor (for its mean ``a``). Requires an aligner
     step with ``rotations_`` (:class:`~skdc.alignment.GOPPAligner` or
@@ -181,24 +178,18 @@ class AlignmentMapAttack(BaseAttack):
     --------
     KnownAnchorAttack : Uses the disclosed anchor directly.
 
-    References
-    ----------
-    .. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for
-       Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
+    {references}
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from sklearn.pipeline import make_pipeline
-    >>> from skdc.mechanisms import IGDP
+    {examples}
+    >>> from sklearn.pipeline import Pipeline
     >>> from skdc.alignment import GOPPAligner
-    >>> from skdc.attacks import AlignmentMapAttack, collusion_view
-    >>> X = np.random.RandomState(0).rand(60, 4)
-    >>> pipe = make_pipeline(IGDP(2, random_state=0), GOPPAligner(v=0.0)).fit(X)
-    >>> view = collusion_view(pipe, X)
+    >>> from skdc.attacks import AlignmentMapAttack
+    >>> pipe = Pipeline([("gdp", IGDP(2, random_state=0)), ("align", GOPPAligner(v=0.0))])
+    >>> view = collusion_view(pipe.fit(X), X)  # the analyst's Rhat_j: pipe["align"].rotations_
     >>> bool(np.allclose(AlignmentMapAttack().reconstruct(view).X, view.truth.X))
     True
-    >>> pipe = make_pipeline(IGDP(4, random_state=0), GOPPAligner(v=0.0)).fit(X)
+    >>> pipe.set_params(gdp=IGDP(4, random_state=0)).fit(X)  # now four participants
+    Pipeline(...)
     >>> view = collusion_view(pipe, X, colluder=[0, 2], target=1)  # two colluders
     >>> bool(np.allclose(AlignmentMapAttack().reconstruct(view).X, view.truth.X))
     True

@@ -24,6 +24,8 @@ References
 # Licence: BSD 3 clause
 
 from dataclasses import dataclass, field
+from numbers import Integral
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.pipeline import Pipeline
@@ -33,6 +35,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..alignment import BaseAligner
 from ..mechanisms import CGDP, BaseMechanism
+from ..utils._docstring import Substitution
+from ..utils._references import gdp_paper_references
+from ..utils._sklearn_compat import Interval, validate_params
+from ._docstring import _examples_setup
 
 __all__ = [
     "CollusionView",
@@ -73,6 +79,8 @@ class CollusionView:
     Built by :func:`collusion_view`. Attacks read the attacker's fields only; ``truth`` is for
     scoring. Per-colluder fields are tuples in the order of :attr:`colluders`; the pooled
     fields (``colluder_X``, ``colluder_rows``) hold the rows of every colluder.
+
+    Read more in the :ref:`User Guide <what_an_attacker_knows>`.
 
     Attributes
     ----------
@@ -256,8 +264,36 @@ def _check_party(value, name, n_participants):
     return int(value)
 
 
+def _colluder_ids(colluder):
+    """The ids a colluder argument names: one int, or a non-empty sequence of them."""
+    if _is_id(colluder):
+        return [colluder]
+    if isinstance(colluder, (str, bytes, dict)) or not np.iterable(colluder):
+        raise TypeError(
+            "colluder must be an int participant id or a list of them (e.g. colluder=[0, 2]); "
+            f"got {type(colluder).__name__}."
+        )
+    ids = list(np.ravel(colluder)) if isinstance(colluder, np.ndarray) else list(colluder)
+    if not ids:
+        raise ValueError(
+            "colluder must name at least one participant; got an empty list. Pass an id "
+            "such as colluder=0 or a list such as colluder=[0, 2]."
+        )
+    return ids
+
+
+@validate_params(
+    {
+        "colluder": "no_validation",  # one int or a sequence: checked below, with advice
+        "target": [None, Interval(Integral, 0, None, closed="left")],
+        "n_participants": [None, Interval(Integral, 1, None, closed="left")],
+    },
+    prefer_skip_nested_validation=True,
+)
 def check_colluders(colluder, *, target=None, n_participants=None):
     """Validate a colluder or a set of colluders; return the ids as a tuple.
+
+    Read more in the :ref:`User Guide <several_colluders>`.
 
     Parameters
     ----------
@@ -287,21 +323,7 @@ def check_colluders(colluder, *, target=None, n_participants=None):
     >>> check_colluders(0, target=1), check_colluders([0, 2], target=1, n_participants=3)
     ((0,), (0, 2))
     """
-    if _is_id(colluder):
-        ids = [colluder]
-    elif isinstance(colluder, (str, bytes, dict)) or not np.iterable(colluder):
-        raise TypeError(
-            "colluder must be an int participant id or a list of them (e.g. colluder=[0, 2]); "
-            f"got {type(colluder).__name__}."
-        )
-    else:
-        ids = list(np.ravel(colluder)) if isinstance(colluder, np.ndarray) else list(colluder)
-        if not ids:
-            raise ValueError(
-                "colluder must name at least one participant; got an empty list. Pass an id "
-                "such as colluder=0 or a list such as colluder=[0, 2]."
-            )
-    out = tuple(_check_party(c, "colluder", n_participants) for c in ids)
+    out = tuple(_check_party(c, "colluder", n_participants) for c in _colluder_ids(colluder))
     seen = set()
     for c in out:
         if c in seen:
@@ -320,6 +342,64 @@ def check_colluders(colluder, *, target=None, n_participants=None):
     return out
 
 
+# -- the collusion, step by step ------------------------------------------------------------
+# collusion_view reads the threat model of [1]_ off a fitted pipeline, in its order: find the
+# two sides (the participants' mechanism, the analyst's aligner), pass the evaluation rows
+# through the public earlier steps, let the participants upload them, then hand out what the
+# analyst holds, what the colluders disclose, and (for scoring only) the target's truth.
+
+
+def _the_two_sides(estimator):
+    """The participants' side (the mechanism step), the analyst's (the aligner right after it,
+    or None) and the earlier steps, skipped ones left out."""
+    steps = _pipeline_steps(estimator)
+    k = next((j for j, (_, s) in enumerate(steps) if isinstance(s, BaseMechanism)), None)
+    if k is None:
+        names = [f"{n}={type(s).__name__}" for n, s in steps]
+        raise TypeError(
+            "collusion_view needs a pipeline with a participant-side mechanism step (a "
+            f"skdc.mechanisms.BaseMechanism such as IGDP or CGDP); got steps {names}. Put the "
+            "mechanism in the pipeline, e.g. Pipeline([('gdp', IGDP(...)), ...])."
+        )
+    mechanism = steps[k][1]
+    check_is_fitted(mechanism)
+    aligner = None
+    if k + 1 < len(steps) and isinstance(steps[k + 1][1], BaseAligner):
+        aligner = steps[k + 1][1]
+        check_is_fitted(aligner)
+    earlier = [(n, s) for n, s in steps[:k] if not _is_skipped(s)]
+    return mechanism, aligner, earlier
+
+
+def _through_public_steps(earlier, X):
+    """Pass ``X`` through the earlier steps; their trailing invertible run is the public decoder.
+
+    Returns the rows as the mechanism receives them, the same rows in the decoded space (the
+    input of the first decoder; eq. (78) of [1]_ decodes by ``F^dagger``) and the decoders.
+    """
+    Xt, inputs = X, []
+    for _, step in earlier:
+        inputs.append(Xt)
+        Xt = step.transform(Xt)
+    Xt = np.asarray(Xt, dtype=np.float64)
+    n_dec = 0
+    for _, step in reversed(earlier):
+        if not _invertible(step):
+            break
+        n_dec += 1
+    X_input = np.asarray(inputs[len(earlier) - n_dec] if n_dec else Xt, dtype=np.float64)
+    return Xt, X_input, earlier[len(earlier) - n_dec:]
+
+
+class _Upload(NamedTuple):
+    """The participants' uploads of the evaluation rows, and whose rows are where."""
+
+    uploads: object  # the mechanism's Uploads
+    target_rows: np.ndarray  # the target's positions among the evaluation rows
+    target_uploads: np.ndarray  # ... and among the uploads
+    colluder_rows: np.ndarray  # all colluders' positions among the evaluation rows
+
+
 def _check_target_rows(target_rows, part, target):
     if target_rows.size == 0:
         present = np.unique(part).tolist()
@@ -330,6 +410,95 @@ def _check_target_rows(target_rows, part, target):
         )
 
 
+def _participants_upload(mechanism, Xt, target, colluders, participant):
+    """Route the evaluation rows to participants and upload them, as at prediction time.
+
+    With declared ``participant`` ids only the target's rows need the mechanism (each colluder
+    knows its own rows and secret); otherwise the mechanism's own assignment decides.
+    """
+    if participant is None:
+        uploads = mechanism.transform(Xt)
+        part = uploads.participant
+        target_rows = np.flatnonzero(part == target)
+        _check_target_rows(target_rows, part, target)
+        target_uploads = target_rows
+    else:
+        part = np.asarray(participant)
+        if part.shape != (Xt.shape[0],):
+            raise ValueError(
+                f"participant must have one id per evaluation row, shape ({Xt.shape[0]},); "
+                f"got shape {part.shape}."
+            )
+        target_rows = np.flatnonzero(part == target)
+        _check_target_rows(target_rows, part, target)
+        uploads = mechanism.transform(Xt[target_rows], participant=part[target_rows])
+        target_uploads = np.arange(target_rows.size)
+    return _Upload(uploads, target_rows, target_uploads, np.flatnonzero(np.isin(part, colluders)))
+
+
+def _analyst_holds(upload, aligner, target, colluders):
+    """The uploads as the analyst received them (anchor uploads noisy under GOPP, so read from
+    the fitted aligner) and its alignment rotations ``Rhat_j``."""
+    received = upload.uploads.anchors
+    if received is not None and getattr(aligner, "anchor_uploads_", None) is not None:
+        received = aligner.anchor_uploads_
+    B = colluder_B = None
+    if received is not None:
+        B = np.asarray(received[target], dtype=np.float64)
+        colluder_B = tuple(np.asarray(received[c], dtype=np.float64) for c in colluders)
+    data = np.asarray(upload.uploads)
+    return {
+        "Y": data[upload.target_uploads, : upload.uploads.widths[target]],
+        "B": B,
+        "colluder_anchor_uploads": colluder_B,
+        "aligner": aligner,
+        "aligner_rotations": getattr(aligner, "rotations_", None),
+    }
+
+
+def _secrets(mechanism, ids):
+    """The GDP secrets ``(O_j, Psi_j)`` of participants ``ids`` as tuples, None without them."""
+    rotations = getattr(mechanism, "rotations_", None)
+    translations = getattr(mechanism, "translations_", None)
+    return (None if rotations is None else tuple(rotations[j] for j in ids),
+            None if translations is None else tuple(translations[j] for j in ids))
+
+
+def _colluders_disclose(mechanism, colluders, X_mechanism, X_input):
+    """Each colluder's own rows (``X_mechanism``, ``X_input``), its secret and the raw anchor."""
+    rotations, translations = _secrets(mechanism, colluders)
+    anchor = getattr(mechanism, "anchor_", None)
+    return {
+        "colluder_X": X_mechanism,
+        "colluder_X_input": X_input,
+        "colluder_rotations": rotations,
+        "colluder_translations": translations,
+        "anchor": None if anchor is None else np.asarray(anchor, dtype=np.float64),
+    }
+
+
+def _target_truth(mechanism, target, X_mechanism, X_input):
+    """What nobody discloses: the target's rows and secret, kept to score a reconstruction."""
+    rotations, translations = _secrets(mechanism, (target,))
+    return GroundTruth(
+        X=X_input,
+        X_mechanism=X_mechanism,
+        rotation=None if rotations is None else rotations[0],
+        translation=None if translations is None else translations[0],
+    )
+
+
+@validate_params(
+    {
+        "estimator": [Pipeline, BaseMechanism],
+        "X": ["array-like", "sparse matrix"],
+        "colluder": "no_validation",  # validated by check_colluders, with advice
+        "target": [Interval(Integral, 0, None, closed="left")],
+        "participant": [None, "array-like"],
+    },
+    prefer_skip_nested_validation=True,
+)
+@Substitution(references=gdp_paper_references, examples=_examples_setup)
 def collusion_view(estimator, X, *, colluder=0, target=1, participant=None):
     """Build what a colluding analyst knows about the target from a fitted pipeline.
 
@@ -337,12 +506,16 @@ def collusion_view(estimator, X, *, colluder=0, target=1, participant=None):
     pools their rows and keeps each one's secret (see each attack for what it does with
     several colluders).
 
+    Read more in the :ref:`User Guide <what_an_attacker_knows>`; the example
+    :ref:`sphx_glr_auto_examples_plot_attack_gallery.py` shows the reconstructions.
+
     The pipeline holds a mechanism step (the participants: their secrets and the raw anchor),
     optionally an aligner right after it (the analyst: the anchor uploads as received and the
     alignment maps), and possibly earlier steps; those with ``inverse_transform`` form the
-    public decoder (spec section 5.0, eq. (78) of [1]_): decoding stops at the last step
-    without a true inverse (a ``FunctionTransformer`` without ``inverse_func`` counts as
-    such), and reconstructions and truth then live in that step's output space. The
+    public decoder (the projection ``F`` of Section 5.1 of [1]_, decoded by eq. (78)):
+    decoding stops at the last step without a true inverse (a ``FunctionTransformer``
+    without ``inverse_func`` counts as such), and reconstructions and truth then live in that
+    step's output space. The
     evaluation rows ``X`` are passed through the earlier steps and the mechanism, exactly as
     the pipeline does at prediction time; the target's rows are those the mechanism assigns
     to ``target`` (or the declared ``participant`` ids).
@@ -369,14 +542,11 @@ def collusion_view(estimator, X, *, colluder=0, target=1, participant=None):
     view : CollusionView
         The attacker's knowledge, with the scoring truth in ``view.truth``.
 
-    Examples
-    --------
-    >>> import numpy as np
+    {references}
+
+    {examples}
     >>> from sklearn.pipeline import make_pipeline
-    >>> from skdc.mechanisms import IGDP
     >>> from skdc.alignment import GOPPAligner
-    >>> from skdc.attacks import collusion_view
-    >>> X = np.random.RandomState(0).rand(60, 4)
     >>> pipe = make_pipeline(IGDP(2, random_state=0), GOPPAligner(v=0.1)).fit(X)
     >>> view = collusion_view(pipe, X, colluder=0, target=1)
     >>> view.Y.shape[1], view.B.shape, view.anchor.shape
@@ -385,100 +555,22 @@ def collusion_view(estimator, X, *, colluder=0, target=1, participant=None):
     >>> view.colluders, len(view.colluder_rotations), view.colluder_X.shape[0] > 0
     ((0, 2), 2, True)
     """
-    steps = _pipeline_steps(estimator)
-    k = next((j for j, (_, s) in enumerate(steps) if isinstance(s, BaseMechanism)), None)
-    if k is None:
-        names = [f"{n}={type(s).__name__}" for n, s in steps]
-        raise TypeError(
-            "collusion_view needs a pipeline with a participant-side mechanism step (a "
-            f"skdc.mechanisms.BaseMechanism such as IGDP or CGDP); got steps {names}. Put the "
-            "mechanism in the pipeline, e.g. Pipeline([('gdp', IGDP(...)), ...])."
-        )
-    mech = steps[k][1]
-    check_is_fitted(mech)
-    aligner = None
-    if k + 1 < len(steps) and isinstance(steps[k + 1][1], BaseAligner):
-        aligner = steps[k + 1][1]
-        check_is_fitted(aligner)
-    p = mech.n_participants
+    mechanism, aligner, earlier = _the_two_sides(estimator)
+    p = mechanism.n_participants
     target = _check_party(target, "target", p)
     colluders = check_colluders(colluder, target=target, n_participants=p)
-
-    # earlier steps: transform, and keep the trailing run that can be inverted (the decoder)
-    Xt = X
-    inputs = []
-    pre = [(n, s) for n, s in steps[:k] if not _is_skipped(s)]
-    for _, step in pre:
-        inputs.append(Xt)
-        Xt = step.transform(Xt)
-    Xt = np.asarray(Xt, dtype=np.float64)
-    n_dec = 0
-    for _, step in reversed(pre):
-        if not _invertible(step):
-            break
-        n_dec += 1
-    decoders = pre[len(pre) - n_dec:]
-    X_input = np.asarray(inputs[len(pre) - n_dec] if n_dec else Xt, dtype=np.float64)
-
-    if participant is not None:
-        # declared participants: only the target's rows need the mechanism (the colluder
-        # knows its own rows and secret)
-        part = np.asarray(participant)
-        if part.shape != (Xt.shape[0],):
-            raise ValueError(
-                f"participant must have one id per evaluation row, shape ({Xt.shape[0]},); "
-                f"got shape {part.shape}."
-            )
-        target_rows = np.flatnonzero(part == target)
-        _check_target_rows(target_rows, part, target)
-        uploads = mech.transform(Xt[target_rows], participant=part[target_rows])
-        target_upload_rows = np.arange(target_rows.size)
-    else:
-        uploads = mech.transform(Xt)
-        part = uploads.participant
-        target_rows = np.flatnonzero(part == target)
-        _check_target_rows(target_rows, part, target)
-        target_upload_rows = target_rows
-    colluder_rows = np.flatnonzero(np.isin(part, colluders))
-
-    anchors_received = None
-    if uploads.anchors is not None:
-        anchors_received = uploads.anchors
-        if aligner is not None and getattr(aligner, "anchor_uploads_", None) is not None:
-            anchors_received = aligner.anchor_uploads_
-    data = np.asarray(uploads)
-    widths = uploads.widths
-    B = colluder_B = None
-    if anchors_received is not None:
-        B = np.asarray(anchors_received[target], dtype=np.float64)
-        colluder_B = tuple(np.asarray(anchors_received[c], dtype=np.float64) for c in colluders)
-    rotations = getattr(mech, "rotations_", None)
-    translations = getattr(mech, "translations_", None)
-    anchor = getattr(mech, "anchor_", None)
-    truth = GroundTruth(
-        X=X_input[target_rows],
-        X_mechanism=Xt[target_rows],
-        rotation=None if rotations is None else rotations[target],
-        translation=None if translations is None else translations[target],
-    )
+    Xt, X_input, decoders = _through_public_steps(earlier, X)
+    upload = _participants_upload(mechanism, Xt, target, colluders, participant)
+    rows, theirs = upload.target_rows, upload.colluder_rows
     return CollusionView(
         colluders=colluders,
         target=target,
-        Y=data[target_upload_rows, : widths[target]],
-        B=B,
-        anchor=None if anchor is None else np.asarray(anchor, dtype=np.float64),
-        colluder_X=Xt[colluder_rows],
-        colluder_X_input=X_input[colluder_rows],
-        colluder_anchor_uploads=colluder_B,
-        colluder_rotations=None if rotations is None else tuple(rotations[c] for c in colluders),
-        colluder_translations=None if translations is None else tuple(
-            translations[c] for c in colluders),
-        common_secret=isinstance(mech, CGDP),
-        aligner=aligner,
-        aligner_rotations=getattr(aligner, "rotations_", None),
-        mechanism=mech,
+        **_analyst_holds(upload, aligner, target, colluders),
+        **_colluders_disclose(mechanism, colluders, Xt[theirs], X_input[theirs]),
+        common_secret=isinstance(mechanism, CGDP),  # the protocol is public knowledge
+        mechanism=mechanism,
         decoders=decoders,
-        target_rows=target_rows,
-        colluder_rows=colluder_rows,
-        truth=truth,
+        target_rows=rows,
+        colluder_rows=theirs,
+        truth=_target_truth(mechanism, target, Xt[rows], X_input[rows]),
     )

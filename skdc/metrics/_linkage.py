@@ -8,10 +8,11 @@
   protocol, section 5.3.1): one reconstruction per identity queries fixed lineups of a
   different, reserved clean image of the same identity and reserved images of other
   identities, after clamping the reconstruction to the image range.
-* :func:`reconstruction_label_accuracy`: the KTI paper's reconstruction accuracy (spec kti
-  section 5.3): a classifier trained on clean data labels the reconstructions.
+* :func:`reconstruction_label_accuracy`: the KTI paper's reconstruction accuracy (its Section
+  5.5, computed as its reference code does): a classifier trained on clean data labels the
+  reconstructions.
 
-Both are leakage scores: higher means less private.
+All three are leakage scores: higher means less private.
 """
 
 # Licence: BSD 3 clause
@@ -25,6 +26,8 @@ from sklearn.metrics import accuracy_score
 from sklearn.utils import check_array, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from ..utils._docstring import Substitution
+from ..utils._references import gdp_paper_references, kti_paper_references
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
 from ._reconstruction import _check_pair
 
@@ -107,6 +110,16 @@ def _pca_auditor(X_true):
     return PCA(n_components=n_components, random_state=0).fit(X_true)
 
 
+def _fitted_auditor(auditor, X_clean):
+    """The auditor to embed with: ``'pca'`` fits a PCA on the clean records ``X_clean``;
+    an estimator must already be fitted (it stays frozen)."""
+    if isinstance(auditor, str):
+        return _pca_auditor(X_clean)
+    if hasattr(auditor, "fit"):
+        check_is_fitted(auditor)
+    return auditor
+
+
 def _galleries(y, n_candidates, rng):
     """Row k: the true source k, then up to n_candidates - 1 distinct same-label distractors."""
     n = len(y)
@@ -139,6 +152,7 @@ def _embed(auditor, X):
     },
     prefer_skip_nested_validation=True,
 )
+@Substitution(references=gdp_paper_references)
 def linkage_accuracy(X_true, X_hat, y=None, *, auditor=None, n_candidates=10,
                      random_state=None):
     """Exact-source linkage accuracy of reconstructions (the GDP paper's MNIST protocol).
@@ -148,7 +162,10 @@ def linkage_accuracy(X_true, X_hat, y=None, *, auditor=None, n_candidates=10,
     label (any records when ``y`` is None; fewer when a label has fewer records). Query and
     candidates are embedded by the auditor (each record once), L2-normalised, and the query is
     linked when its true source has the strictly largest cosine similarity. Higher means more
-    leakage (less private); compare with ``result.chance``.
+    leakage (less private); compare with ``result.chance``. This is the protocol of Section
+    5.2.1 of [1]_.
+
+    Read more in the :ref:`User Guide <numbers>`.
 
     Parameters
     ----------
@@ -173,6 +190,8 @@ def linkage_accuracy(X_true, X_hat, y=None, *, auditor=None, n_candidates=10,
     accuracy : LinkageScore
         The fraction of linked queries, a float with ``chance``, ``ranks`` and ``n_queries``.
 
+    {references}
+
     Examples
     --------
     >>> import numpy as np
@@ -194,10 +213,8 @@ def linkage_accuracy(X_true, X_hat, y=None, *, auditor=None, n_candidates=10,
             raise ValueError(f"y must have one label per record, shape ({n},); got {y.shape}.")
     if auditor is None:
         auditor = _default_auditor(X_true, y)
-    elif isinstance(auditor, str):
-        auditor = _pca_auditor(X_true)
-    elif hasattr(auditor, "fit"):
-        check_is_fitted(auditor)
+    else:
+        auditor = _fitted_auditor(auditor, X_true)
     gallery = _galleries(y, n_candidates, check_random_state(random_state))
     E_true = _embed(auditor, X_true)  # each record embedded once
     E_hat = _embed(auditor, X_hat)
@@ -229,6 +246,71 @@ def _lineups(query_identity, reference_identity, n_lineups, n_candidates, rng):
     return lineups, true_pos
 
 
+def _check_lineup_inputs(X_hat, identity, references, reference_identity, clip):
+    """The arrays of an identity linkage, checked against each other; ``X_hat`` clamped to
+    ``clip`` (as the reference code clamps faces to the image range before the embedder)."""
+    X_hat = check_array(X_hat, dtype=np.float64, ensure_all_finite=False)
+    references = check_array(references, dtype=np.float64)
+    identity = check_array(identity, ensure_2d=False, dtype=None)
+    reference_identity = check_array(reference_identity, ensure_2d=False, dtype=None)
+    if identity.shape != (X_hat.shape[0],):
+        raise ValueError(
+            f"identity must have one entry per reconstruction, shape ({X_hat.shape[0]},); got "
+            f"{identity.shape}."
+        )
+    if reference_identity.shape != (references.shape[0],):
+        raise ValueError(
+            f"reference_identity must have one entry per reference, shape "
+            f"({references.shape[0]},); got {reference_identity.shape}."
+        )
+    if X_hat.shape[1] != references.shape[1]:
+        raise ValueError(
+            f"X_hat and references must be images of the same size; got {X_hat.shape[1]} and "
+            f"{references.shape[1]} features. Decode the reconstructions to the image space."
+        )
+    missing = np.setdiff1d(identity, reference_identity)
+    if missing.size:
+        raise ValueError(
+            f"{missing.size} query identities have no reserved reference image (e.g. "
+            f"{missing[:3].tolist()}): identity linkage needs one per identity. Reserve them "
+            "with skdc.datasets.identity_split(..., reserve_reference=True)."
+        )
+    if np.unique(reference_identity).size < 2:
+        raise ValueError(
+            "identity linkage needs references of at least two identities (the query's and an "
+            "impostor's)."
+        )
+    if clip is not None:
+        if len(clip) != 2 or not clip[0] < clip[1]:
+            raise ValueError(f"clip must be a (low, high) pair with low < high; got {clip}.")
+        X_hat = np.clip(X_hat, clip[0], clip[1])
+    if not np.isfinite(X_hat).all():
+        raise ValueError(
+            "X_hat holds NaN or infinite values (after clamping): the attack diverged, and the "
+            "linkage of such a reconstruction is undefined. Check the attack's output."
+        )
+    return X_hat, identity, references, reference_identity
+
+
+def _queries(identity, one_per_identity):
+    """The rows that query: the first of each identity in row order, or every row."""
+    if one_per_identity:
+        _, first = np.unique(identity, return_index=True)
+        return np.sort(first)
+    return np.arange(identity.shape[0])
+
+
+def _lineup_ranks(E_query, E_ref, lineups, true_pos):
+    """Rank of the true reference in each lineup by cosine similarity, ties broken as
+    ``argmax`` breaks them: a tie placed before the true candidate beats it."""
+    valid = lineups >= 0
+    sims = np.einsum("kd,ktcd->ktc", E_query, E_ref[np.where(valid, lineups, 0)])
+    sims[~valid] = -np.inf
+    s_true = np.take_along_axis(sims, true_pos[..., None], axis=2)
+    before = np.arange(lineups.shape[2]) < true_pos[..., None]
+    return 1 + (sims > s_true).sum(axis=2) + ((sims == s_true) & before).sum(axis=2)
+
+
 @validate_params(
     {
         "X_hat": ["array-like"],
@@ -244,6 +326,7 @@ def _lineups(query_identity, reference_identity, n_lineups, n_candidates, rng):
     },
     prefer_skip_nested_validation=True,
 )
+@Substitution(references=gdp_paper_references)
 def identity_linkage_accuracy(X_hat, identity, references, reference_identity, *,
                               auditor="pca", n_lineups=10, n_candidates=10,
                               one_per_identity=True, clip=(0.0, 1.0), random_state=0):
@@ -260,6 +343,8 @@ def identity_linkage_accuracy(X_hat, identity, references, reference_identity, *
     similarities, so ties go to the earlier lineup position. The score is the fraction of
     linked episodes; chance is ``1 / n_candidates``. Higher means more leakage (less private).
     :func:`linkage_accuracy` is the paper's other protocol (MNIST, exact source).
+
+    Read more in the :ref:`User Guide <linkage_on_faces>`.
 
     The reserved references and the identity-level split come from
     :func:`skdc.datasets.identity_split` (``X[split.reference]``,
@@ -301,11 +386,7 @@ def identity_linkage_accuracy(X_hat, identity, references, reference_identity, *
     --------
     linkage_accuracy : Exact-source linkage against same-label distractors.
 
-    References
-    ----------
-    .. [1] Nosaka, Suetake, Takano, Okada, Yoshise, "Geometric Data Perturbation with
-       Noisy-Anchor Alignment for Privacy-Preserving Collaborative Learning",
-       arXiv:2608.18749, 2026.
+    {references}
 
     Examples
     --------
@@ -323,68 +404,15 @@ def identity_linkage_accuracy(X_hat, identity, references, reference_identity, *
     >>> float(identity_linkage_accuracy(noise, ident, refs, ref_ident)) < 0.3
     True
     """
-    X_hat = check_array(X_hat, dtype=np.float64, ensure_all_finite=False)
-    references = check_array(references, dtype=np.float64)
-    identity = check_array(identity, ensure_2d=False, dtype=None)
-    reference_identity = check_array(reference_identity, ensure_2d=False, dtype=None)
-    if identity.shape != (X_hat.shape[0],):
-        raise ValueError(
-            f"identity must have one entry per reconstruction, shape ({X_hat.shape[0]},); got "
-            f"{identity.shape}."
-        )
-    if reference_identity.shape != (references.shape[0],):
-        raise ValueError(
-            f"reference_identity must have one entry per reference, shape "
-            f"({references.shape[0]},); got {reference_identity.shape}."
-        )
-    if X_hat.shape[1] != references.shape[1]:
-        raise ValueError(
-            f"X_hat and references must be images of the same size; got {X_hat.shape[1]} and "
-            f"{references.shape[1]} features. Decode the reconstructions to the image space."
-        )
-    missing = np.setdiff1d(identity, reference_identity)
-    if missing.size:
-        raise ValueError(
-            f"{missing.size} query identities have no reserved reference image (e.g. "
-            f"{missing[:3].tolist()}): identity linkage needs one per identity. Reserve them "
-            "with skdc.datasets.identity_split(..., reserve_reference=True)."
-        )
-    if np.unique(reference_identity).size < 2:
-        raise ValueError(
-            "identity linkage needs references of at least two identities (the query's and an "
-            "impostor's)."
-        )
-    if clip is not None:
-        if len(clip) != 2 or not clip[0] < clip[1]:
-            raise ValueError(f"clip must be a (low, high) pair with low < high; got {clip}.")
-        X_hat = np.clip(X_hat, clip[0], clip[1])
-    if not np.isfinite(X_hat).all():
-        raise ValueError(
-            "X_hat holds NaN or infinite values (after clamping): the attack diverged, and the "
-            "linkage of such a reconstruction is undefined. Check the attack's output."
-        )
-    if one_per_identity:
-        _, queries = np.unique(identity, return_index=True)
-        queries = np.sort(queries)
-    else:
-        queries = np.arange(X_hat.shape[0])
-    if isinstance(auditor, str):
-        auditor = _pca_auditor(references)
-    elif hasattr(auditor, "fit"):
-        check_is_fitted(auditor)
-    rng = check_random_state(random_state)
+    X_hat, identity, references, reference_identity = _check_lineup_inputs(
+        X_hat, identity, references, reference_identity, clip)
+    queries = _queries(identity, one_per_identity)
+    auditor = _fitted_auditor(auditor, references)
     lineups, true_pos = _lineups(identity[queries], reference_identity, n_lineups,
-                                 n_candidates, rng)
+                                 n_candidates, check_random_state(random_state))
     E_ref = _embed(auditor, references)  # each image embedded once
-    E_q = _embed(auditor, X_hat[queries])
-    valid = lineups >= 0
-    sims = np.einsum("kd,ktcd->ktc", E_q, E_ref[np.where(valid, lineups, 0)])
-    sims[~valid] = -np.inf
-    s_true = np.take_along_axis(sims, true_pos[..., None], axis=2)
-    before = np.arange(n_candidates) < true_pos[..., None]
-    # argmax picks the first maximum: ties placed before the true candidate beat it
-    ranks = 1 + (sims > s_true).sum(axis=2) + ((sims == s_true) & before).sum(axis=2)
-    chance = float(np.mean(1.0 / valid.sum(axis=2)))
+    ranks = _lineup_ranks(_embed(auditor, X_hat[queries]), E_ref, lineups, true_pos)
+    chance = float(np.mean(1.0 / (lineups >= 0).sum(axis=2)))
     return LinkageScore(float(np.mean(ranks == 1)), chance=chance, ranks=ranks,
                         lineups=lineups, queries=queries)
 
@@ -393,12 +421,17 @@ def identity_linkage_accuracy(X_hat, identity, references, reference_identity, *
     {"X_hat": ["array-like"], "y": ["array-like"], "classifier": [HasMethods(["predict"])]},
     prefer_skip_nested_validation=True,
 )
+@Substitution(references=kti_paper_references)
 def reconstruction_label_accuracy(X_hat, y, classifier):
     """Reconstruction accuracy of the KTI paper: a clean-data classifier labels reconstructions.
 
-    ``ReconAcc = mean_k 1[classifier.predict(X_hat)[k] = y_k]`` (spec kti section 5.3). The
-    classifier must be fitted on clean records independent of the target's (e.g. the
-    colluder's). Higher means more leakage (less private).
+    ``ReconAcc = mean_k 1[classifier.predict(X_hat)[k] = y_k]``, the privacy-risk measure of
+    Section 5.5 of [1]_ as its reference code computes it. The classifier must be fitted on
+    clean records independent of the target's (e.g. the colluder's). Higher means more leakage
+    (less private).
+
+    Read more in the :ref:`User Guide <nonlinear_privacy>`; the example
+    :ref:`sphx_glr_auto_examples_plot_kti_vs_linear.py` reports it across reductions.
 
     Parameters
     ----------
@@ -413,6 +446,8 @@ def reconstruction_label_accuracy(X_hat, y, classifier):
     -------
     accuracy : float
         The fraction of reconstructions labelled correctly.
+
+    {references}
 
     Examples
     --------

@@ -1,8 +1,14 @@
 """How close a reconstruction is to the true records (lower error = less privacy).
 
-The relative Frobenius discrepancy is the GDP paper's algebraic metric (spec section 5.6,
-``rel(L, R) = ||L - R||_F / max(||R||_F, 1e-15)``); per-record mean squared error and PSNR are
-the reference code's secondary reconstruction metrics.
+The relative Frobenius discrepancy ``rel(L, R) = ||L - R||_F / max(||R||_F, 1e-15)`` is the GDP
+paper's algebraic metric (the discrepancy of Section 5.2.2 of [1]_, and the NRMSE its reference
+code records); per-record mean squared error and PSNR are the reference code's secondary
+reconstruction metrics.
+
+References
+----------
+.. [1] Nosaka, Suetake, Takano, Okada, Yoshise, "Geometric Data Perturbation with Noisy-Anchor
+   Alignment for Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
 """
 
 # Licence: BSD 3 clause
@@ -12,9 +18,19 @@ from numbers import Real
 import numpy as np
 from sklearn.utils import check_array
 
+from ..utils._docstring import Substitution
+from ..utils._references import gdp_paper_references
 from ..utils._sklearn_compat import Interval, validate_params
 
 __all__ = ["psnr", "record_mse", "relative_error"]
+
+# The two arguments of every reconstruction error.
+_pair_parameters = """
+    X_true : array-like of shape (n_samples, n_features)
+        The true records (e.g. flattened images).
+    X_hat : array-like of shape (n_samples, n_features)
+        Their reconstructions, one per true record, in the same order and space.
+"""
 
 
 def _check_pair(X_true, X_hat):
@@ -31,23 +47,25 @@ def _check_pair(X_true, X_hat):
 @validate_params(
     {"X_true": ["array-like"], "X_hat": ["array-like"]}, prefer_skip_nested_validation=True
 )
+@Substitution(pair=_pair_parameters, references=gdp_paper_references)
 def relative_error(X_true, X_hat):
     """Relative Frobenius error ``||X_hat - X_true||_F / max(||X_true||_F, 1e-15)``.
 
-    Spec section 5.6 of the GDP paper (its ``rel`` discrepancy and reduced-space NRMSE). Zero
-    means exact recovery; a higher value means a more private release.
+    The relative discrepancy of Section 5.2.2 of [1]_ (and the NRMSE of its reference code).
+    Zero means exact recovery; a higher value means a more private release.
+
+    Read more in the :ref:`User Guide <numbers>`.
 
     Parameters
     ----------
-    X_true : array-like of shape (n_samples, n_features)
-        The true records.
-    X_hat : array-like of shape (n_samples, n_features)
-        Their reconstructions.
+    {pair}
 
     Returns
     -------
     error : float
         The relative error.
+
+    {references}
 
     Examples
     --------
@@ -63,15 +81,15 @@ def relative_error(X_true, X_hat):
     {"X_true": ["array-like"], "X_hat": ["array-like"], "average": ["boolean"]},
     prefer_skip_nested_validation=True,
 )
+@Substitution(pair=_pair_parameters)
 def record_mse(X_true, X_hat, *, average=True):
     """Mean squared error of each record's reconstruction (higher = more private).
 
+    Read more in the :ref:`User Guide <numbers>`.
+
     Parameters
     ----------
-    X_true : array-like of shape (n_samples, n_features)
-        The true records.
-    X_hat : array-like of shape (n_samples, n_features)
-        Their reconstructions.
+    {pair}
     average : bool, default=True
         Return the mean over records instead of one value per record.
 
@@ -100,17 +118,17 @@ def record_mse(X_true, X_hat, *, average=True):
     },
     prefer_skip_nested_validation=True,
 )
+@Substitution(pair=_pair_parameters)
 def psnr(X_true, X_hat, *, data_range=None, average=True):
     """Peak signal-to-noise ratio of each record's reconstruction, in dB (higher = more leak).
 
     ``10 log10(data_range^2 / mse_k)`` for record ``k``; ``inf`` for an exact reconstruction.
 
+    Read more in the :ref:`User Guide <numbers>`.
+
     Parameters
     ----------
-    X_true : array-like of shape (n_samples, n_features)
-        The true records (e.g. flattened images).
-    X_hat : array-like of shape (n_samples, n_features)
-        Their reconstructions.
+    {pair}
     data_range : float, default=None
         The range of the data; ``None`` uses ``X_true.max() - X_true.min()``.
     average : bool, default=True

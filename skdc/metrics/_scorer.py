@@ -56,6 +56,8 @@ _ATTACKS = {
 def make_attack(attack, **params):
     """The attack object a name of :func:`make_attack_scorer` stands for.
 
+    Read more in the :ref:`User Guide <what_an_attacker_knows>`.
+
     Parameters
     ----------
     attack : str
@@ -258,6 +260,10 @@ def make_attack_scorer(attack, metric="relative_error", colluder=0, target=1, *,
     the ones the user declared; otherwise the mechanism's own row assignment decides.
     Exceptions are never turned into NaN here: the caller's ``error_score`` decides.
 
+    Read more in the :ref:`User Guide <what_an_attacker_knows>`; the example
+    :ref:`sphx_glr_auto_examples_plot_privacy_utility.py` puts the scorers in a
+    ``GridSearchCV``.
+
     Parameters
     ----------
     attack : str or attack instance
@@ -291,15 +297,18 @@ def make_attack_scorer(attack, metric="relative_error", colluder=0, target=1, *,
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from sklearn.pipeline import make_pipeline
-    >>> from skdc.mechanisms import IGDP
-    >>> from skdc.alignment import GOPPAligner
     >>> from skdc.metrics import make_attack_scorer
-    >>> X = np.random.RandomState(0).rand(200, 5)
     >>> am = make_attack_scorer("alignment_map", colluder=[0, 2], target=1)  # two colluders
     >>> am
     make_attack_scorer(AlignmentMapAttack(), metric='relative_error', colluder=[0, 2], target=1)
+
+    It scores a fitted pipeline on evaluation rows:
+
+    >>> import numpy as np
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from skdc.alignment import GOPPAligner
+    >>> from skdc.mechanisms import IGDP
+    >>> X = np.random.RandomState(0).rand(200, 5)
     >>> am(make_pipeline(IGDP(3, random_state=0), GOPPAligner(0.0)).fit(X), X) < 1e-8
     True
     >>> scorer = make_attack_scorer("procrustes")

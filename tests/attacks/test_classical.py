@@ -1,4 +1,5 @@
-"""Tests of the classical GDP attacks: known input, known sample, ICA (spec section 5.5)."""
+"""Tests of the classical GDP attacks: known input, known sample, ICA (non-paper extensions:
+the GDP paper cites them in Sections 2 and 5.1 but does not evaluate them)."""
 
 import numpy as np
 import pytest

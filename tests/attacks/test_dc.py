@@ -1,4 +1,5 @@
-"""Tests of the DC anchor-regression attacks (spec kti_integration section 5)."""
+"""Tests of the DC anchor-regression attacks (the reconstruction attacks of Section 5.5 of the
+KTI paper)."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,5 @@
-"""Tests of the GDP attacks against the paper's equations (spec sections 5.2-5.4, 6.1-6.4)."""
+"""Tests of the GDP attacks against the GDP paper's equations and propositions (Prop 2.5,
+Alg 3 and Prop 3.1, Prop 3.2 and Cor 3.3, Section 4.4 eq. (52)-(70))."""
 
 import dataclasses
 
@@ -29,7 +30,7 @@ def _pipe(mech, aligner=None):
 
 
 def test_known_secret_exact_on_cgdp():
-    """Prop 2.5 / AC-4: (Y - Psi) O^T = X_i exactly."""
+    """Prop 2.5, eq. (74): (Y - Psi) O^T = X_i exactly."""
     X = _X()
     view = collusion_view(CGDP(3, random_state=0).fit(X), X, colluder=0, target=2)
     rec = KnownSecretAttack().reconstruct(view)
@@ -49,7 +50,7 @@ def test_known_secret_needs_common_secret():
 @pytest.mark.parametrize("aligner", [None, ReferenceAligner(), GOPPAligner(v=0.0)],
                          ids=["none", "reference", "gopp"])
 def test_known_anchor_exact_noiseless(anchor, aligner):
-    """Prop 3.1 / AC-6: Algorithm 3 returns O_i, Psi_i and X_i (general and centered A)."""
+    """Prop 3.1, eq. (75)-(76): Algorithm 3 returns O_i, Psi_i and X_i (general and centered A)."""
     X = _X()
     view = collusion_view(_pipe(IGDP(3, anchor=anchor, random_state=1), aligner).fit(X), X,
                           target=2)
@@ -64,7 +65,7 @@ def test_known_anchor_exact_noiseless(anchor, aligner):
 @pytest.mark.parametrize("attack", [KnownAnchorAttack("mp"), KnownAnchorAttack("procrustes"),
                                     AlignmentMapAttack()], ids=["mp", "op", "am"])
 def test_noisy_anchor_attacks_exact_at_v0(attack, aligner):
-    """AC-16: MP, OP and AM recover X_j to < 1e-8 when v = 0."""
+    """Section 4.4: MP, OP and AM recover X_j to < 1e-8 when v = 0 (they reduce to Alg 3)."""
     X = _X()
     view = collusion_view(_pipe(IGDP(4, random_state=2), aligner).fit(X), X,
                           colluder=1, target=3)
@@ -72,8 +73,8 @@ def test_noisy_anchor_attacks_exact_at_v0(attack, aligner):
 
 
 def test_private_noise_equivalence_coupled():
-    """Prop 3.2 / Cor 3.3 / AC-7: coupled C-GDP and AA-I-GDP give the same analyst matrices
-    and the same reconstructions; Wtil entries are N(0, 1) (AC-8)."""
+    """Prop 3.2 / Cor 3.3: coupled C-GDP and AA-I-GDP give the same analyst matrices
+    and the same reconstructions; Wtil entries are N(0, 1) (Cor 3.3, in distribution)."""
     sigma = 0.3
     X = _X(n=400)
     ids = np.arange(len(X)) % 3
@@ -110,7 +111,8 @@ def _noisy_view(view, v, rng):
 
 
 def test_mp_unbiased_with_spec_variance_orthonormal_anchor():
-    """AC-19: entries of A^T Bbar_i - O_i have mean 0 and variance v^2 (orthonormal anchor)."""
+    """MP error law (Ohat - O_i = v Abar^+ W_i from eq. (56)-(59)): entries of A^T Bbar_i - O_i
+    have mean 0 and variance v^2 (orthonormal anchor)."""
     rng = np.random.RandomState(0)
     X = _X(d=5)
     view = collusion_view(IGDP(2, random_state=0).fit(X), X)
@@ -136,7 +138,8 @@ def test_mp_error_law_general_anchor():
 
 
 def test_am_error_vanishes_with_v():
-    """AM attack error -> 0 as v -> 0 (eq. (66)-(70)); exact at v = 0; AC-21 calibration."""
+    """AM attack error -> 0 as v -> 0 (eq. (66)-(70)); exact at v = 0, where
+    Pi(O_c Rhat_c) = O_c Rhat_c (eq. (67))."""
     X = _X()
     errors = []
     for v in [1e-1, 1e-2, 1e-3, 1e-4, 0.0]:

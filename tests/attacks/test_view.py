@@ -11,6 +11,7 @@ from sklearn.random_projection import GaussianRandomProjection
 from skdc.alignment import GOPPAligner, ReferenceAligner
 from skdc.attacks import KnownAnchorAttack, check_colluders, collusion_view
 from skdc.mechanisms import IGDP
+from skdc.utils._sklearn_compat import InvalidParameterError
 
 
 def _data(seed=0, n=120, d=5):
@@ -54,7 +55,8 @@ def test_view_without_aligner_uses_clean_anchor_uploads():
 
 
 def test_view_decodes_through_public_projection():
-    """AC-16/AC-24: at v = 0 the decoded reconstruction equals X F F^+ (eq. (78))."""
+    """At v = 0 the decoded reconstruction equals X F F^+ (eq. (78); Figs 3 and 10 of the GDP
+    paper)."""
     X, y = _data(d=12)
     pipe = Pipeline([
         ("scale", StandardScaler()),
@@ -158,3 +160,18 @@ def test_check_colluders_without_participant_count():
     assert check_colluders([4, 9], target=0) == (4, 9)
     with pytest.raises(ValueError, match="colluder=-2 is not a participant id"):
         check_colluders(-2)
+
+
+def test_view_and_check_colluders_validate_their_parameters():
+    X, _ = _data()
+    with pytest.raises(InvalidParameterError, match="'estimator' parameter of collusion_view"):
+        collusion_view(StandardScaler().fit(X), X)
+    mech = IGDP(2, random_state=0).fit(X)
+    with pytest.raises(InvalidParameterError, match="'target' parameter of collusion_view"):
+        collusion_view(mech, X, target=-1)
+    with pytest.raises(InvalidParameterError, match="'participant' parameter"):
+        collusion_view(mech, X, participant=3)
+    with pytest.raises(InvalidParameterError, match="'n_participants' parameter"):
+        check_colluders(0, n_participants=0)
+    with pytest.raises(InvalidParameterError, match="'target' parameter of check_colluders"):
+        check_colluders(0, target="1")

@@ -11,6 +11,15 @@ def _one_blas_thread():
         yield
 
 
+@pytest.fixture(scope="module")
+def digits():
+    """The first 300 of scikit-learn's digits, pixels scaled to [0, 1], and their labels."""
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    return X[:300] / 16.0, y[:300]
+
+
 @pytest.fixture(scope="session")
 def lfw_identities():
     """scikit-image's 100 LFW faces as 100 identities of three images each (the face, its

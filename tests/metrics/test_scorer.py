@@ -6,7 +6,6 @@ import warnings
 import numpy as np
 import pytest
 import sklearn
-from sklearn.datasets import load_digits
 from sklearn.decomposition import PCA
 from sklearn.exceptions import FitFailedWarning
 from sklearn.linear_model import LogisticRegression
@@ -36,12 +35,6 @@ from skdc.metrics import (
     relative_error,
 )
 from skdc.utils._sklearn_compat import InvalidParameterError
-
-
-@pytest.fixture(scope="module")
-def digits():
-    X, y = load_digits(return_X_y=True)
-    return X[:300] / 16.0, y[:300]
 
 
 def _pipe(v=0.0, proj=False):
