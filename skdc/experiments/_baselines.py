@@ -20,7 +20,7 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
-from .._uploads import _check_participant_ids
+from .._uploads import check_participant_ids
 from ..utils._docstring import Substitution
 from ..utils._sklearn_compat import HasMethods, _fit_context, validate_data
 from ._docstrings import _SUETAKE_REFERENCE
@@ -225,7 +225,7 @@ class Local(_Baseline):
                 "Local needs each row's participant: pass participant=ids (routed metadata "
                 "in a Pipeline)."
             )
-        participant = _check_participant_ids(participant, n_samples)
+        participant = check_participant_ids(participant, n_samples)
         if not fitting:
             unseen = np.setdiff1d(np.unique(participant), self.participants_)
             if unseen.size:
