@@ -54,6 +54,8 @@ def public_reduction_pool(identity, n_images=10000, *, random_state=None):
     and its remaining images are left out of every later use (see ``excluded``), so public and
     participant identities stay disjoint.
 
+    Read more in the :ref:`User Guide <threat_model>`.
+
     Parameters
     ----------
     identity : array-like of shape (n_samples,)
@@ -138,6 +140,8 @@ def identity_split(identity, n_participants, *, identities_per_participant=100,
     its positive rate from the overall rate. Each participant gets exactly
     ``identities_per_participant`` identities, divided by ``split_sizes``. With
     ``reserve_reference`` one image per allocated identity is the clean linkage reference.
+
+    Read more in the :ref:`User Guide <threat_model>`.
 
     Parameters
     ----------

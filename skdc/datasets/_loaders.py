@@ -47,6 +47,8 @@ def _open(path):
 def read_idx(path):
     """Read one IDX file (plain or gzip-compressed) into an array.
 
+    Read more in the :ref:`User Guide <experiments>`.
+
     Parameters
     ----------
     path : str or path-like
@@ -106,6 +108,8 @@ def missing_mnist_files(path, subsets=("train", "test")):
     A file counts as present under any spelling :func:`load_mnist` accepts (``.gz``, or
     ``train-images.idx3-ubyte``).
 
+    Read more in the :ref:`User Guide <experiments>`.
+
     Parameters
     ----------
     path : str or path-like
@@ -144,6 +148,8 @@ def missing_mnist_files(path, subsets=("train", "test")):
 )
 def load_mnist(path, *, subset="train", return_X_y=False, dtype=np.float64):
     """Load MNIST (or Fashion-MNIST) from IDX files in a local folder.
+
+    Read more in the :ref:`User Guide <experiments>`.
 
     Parameters
     ----------
@@ -296,6 +302,8 @@ def _celeba_image(path, size):
 )
 def load_celeba(path, *, filenames=None, image_size=64, load_images=True, dtype=np.float32):
     """Load CelebA (images, attributes, identities) from a local folder.
+
+    Read more in the :ref:`User Guide <experiments>`.
 
     Parameters
     ----------
