@@ -16,6 +16,7 @@ file; ``skdc sweep --example`` prints a commented one.
 import argparse
 import gzip
 import importlib
+import json
 import os
 import sys
 import time
@@ -27,26 +28,41 @@ import numpy as np
 
 __all__ = ["register"]
 
+def _toml_value(value):
+    """A scalar as TOML writes it (strings double-quoted, booleans in lower case)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value)
+    return repr(value)
+
+
+def _steps_toml(steps):
+    """The ``[[pipeline.steps]]`` tables of a sweep config, one per ``(name, class, params)``
+    (``params`` a dict of scalars, or ``None``), separated by blank lines."""
+    blocks = []
+    for name, cls, params in steps:
+        lines = ["[[pipeline.steps]]", f"name = {_toml_value(name)}",
+                 f"class = {_toml_value(cls)}"]
+        if params:
+            pairs = ", ".join(f"{k} = {_toml_value(v)}" for k, v in params.items())
+            lines.append(f"params = {{ {pairs} }}")
+        blocks.append("\n".join(lines) + "\n")
+    return "\n".join(blocks)
+
+
+_EXAMPLE_STEPS = (("gdp", "IGDP", {"n_participants": 10, "random_state": 0}),
+                  ("align", "GOPPAligner", None),
+                  ("clf", "sklearn.linear_model.LogisticRegression", {"max_iter": 2000}))
 _EXAMPLE_CONFIG = """\
 # skdc sweep config: python -m skdc sweep THIS_FILE
 [data]
 dataset = "digits"          # "digits", or "npz" with path = "data.npz" holding arrays X and y
 test_size = 0.3
 
-[[pipeline.steps]]          # steps in order; class: a name in skdc (mechanisms, alignment)
-name = "gdp"                # or a dotted path under sklearn., skdc. or imblearn.
-class = "IGDP"
-params = { n_participants = 10, random_state = 0 }
-
-[[pipeline.steps]]
-name = "align"
-class = "GOPPAligner"
-
-[[pipeline.steps]]
-name = "clf"
-class = "sklearn.linear_model.LogisticRegression"
-params = { max_iter = 2000 }
-
+# the pipeline's steps, in order; class: a name in skdc (mechanisms, alignment) or a dotted
+# path under sklearn., skdc. or imblearn.
+""" + _steps_toml(_EXAMPLE_STEPS) + """
 [sweep]
 param = "align__v"
 distribution = { name = "uniform", low = 0.0, high = 0.3 }   # or values = [0.0, 0.05, 0.1]
