@@ -15,9 +15,15 @@ from ..utils._sklearn_compat import validate_params
 
 __all__ = ["load_digit_images", "load_lfw_subset"]
 
+# the loaders' one parameter, and the heading of what they return
 _RETURN_X_Y_DOC = """\
-return_X_y : bool, default=False
+Parameters
+    ----------
+    return_X_y : bool, default=False
         Return ``(data, target)`` instead of a Bunch.
+
+    Returns
+    -------
 """
 _X_Y_RETURNED_DOC = """\
 (data, target) : tuple
@@ -50,12 +56,7 @@ def load_digit_images(*, return_X_y=False):
 
     Read more in the :ref:`User Guide <experiments>`.
 
-    Parameters
-    ----------
     {return_X_y}
-
-    Returns
-    -------
     data : :class:`~sklearn.utils.Bunch`
         ``data`` (1797, 64) float64 in [0, 1]; ``images`` (1797, 8, 8); ``target`` (1797,);
         ``target_names``; ``image_shape`` ``(1, 8, 8)`` (channels, height, width); ``DESCR``.
@@ -88,12 +89,7 @@ def load_lfw_subset(*, return_X_y=False):
 
     Read more in the :ref:`User Guide <experiments>`.
 
-    Parameters
-    ----------
     {return_X_y}
-
-    Returns
-    -------
     data : :class:`~sklearn.utils.Bunch`
         ``data`` (200, 625) float64; ``images`` (200, 25, 25); ``target`` (200,) with
         1 = face; ``target_names`` ``['non-face', 'face']``; ``image_shape`` ``(1, 25, 25)``.

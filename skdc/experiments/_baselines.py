@@ -23,7 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._uploads import check_participant_ids
 from ..utils._docstring import Substitution
 from ..utils._sklearn_compat import HasMethods, _fit_context, validate_data
-from ._docstrings import _SUETAKE_REFERENCE
+from ._docstrings import _SUETAKE_REFERENCES
 
 __all__ = ["Central", "Local"]
 
@@ -77,7 +77,7 @@ class _Baseline(MetaEstimatorMixin, BaseEstimator):
         return tags
 
 
-@Substitution(reference=_SUETAKE_REFERENCE)
+@Substitution(references=_SUETAKE_REFERENCES)
 class Central(_Baseline):
     """Central baseline: one estimator on the pooled raw rows of all participants.
 
@@ -104,9 +104,7 @@ class Central(_Baseline):
     --------
     Local : Each participant alone.
 
-    References
-    ----------
-    {reference}
+    {references}
 
     Examples
     --------
@@ -172,7 +170,7 @@ class Central(_Baseline):
         return self.estimator_.score(X, y)
 
 
-@Substitution(reference=_SUETAKE_REFERENCE)
+@Substitution(references=_SUETAKE_REFERENCES)
 class Local(_Baseline):
     """Local baseline: each participant trains on its own raw rows only.
 
@@ -202,9 +200,7 @@ class Local(_Baseline):
     --------
     Central : The pooled upper bound.
 
-    References
-    ----------
-    {reference}
+    {references}
 
     Examples
     --------

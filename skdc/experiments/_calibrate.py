@@ -35,7 +35,7 @@ from ..utils._checkpoint import DrawCheckpoint
 from ..utils._docstring import Substitution
 from ..utils._progress import progress_bar
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
-from ._docstrings import _GOPP_PIPELINE_EXAMPLE, _NOSAKA_REFERENCE
+from ._docstrings import _GOPP_PIPELINE_EXAMPLE, _NOSAKA_REFERENCES
 from ._sweep import _check_param, _resolve_scoring, _split, privacy_utility_sweep
 
 __all__ = ["NoiseCalibration", "calibrate_noise"]
@@ -466,7 +466,7 @@ _RUN_CONSTRAINTS = {
     },
     prefer_skip_nested_validation=True,
 )
-@Substitution(reference=_NOSAKA_REFERENCE, example=_GOPP_PIPELINE_EXAMPLE)
+@Substitution(references=_NOSAKA_REFERENCES, example=_GOPP_PIPELINE_EXAMPLE)
 def calibrate_noise(estimator, X, y=None, *, param, attack, min_error, confidence=0.95,
                     n_draws=10, bounds=(0.0, 1.0), xtol=None, bound="normal", colluder=0,
                     participant=None, scoring="balanced_accuracy", test_size=0.3,
@@ -555,9 +555,7 @@ def calibrate_noise(estimator, X, y=None, *, param, attack, min_error, confidenc
     privacy_utility_sweep : The sweep each evaluated value runs.
     audit : Calibration and a self-contained report for one participant.
 
-    References
-    ----------
-    {reference}
+    {references}
 
     Examples
     --------

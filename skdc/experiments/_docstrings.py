@@ -7,15 +7,19 @@ docstring (four spaces), and the fragment carries that indentation on its furthe
 
 # Licence: BSD 3 clause
 
-# The noisy-anchor paper, cited as [1] by the sweeps, calibration, spline and plots.
-_NOSAKA_REFERENCE = """\
-.. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for
+# The References section citing the noisy-anchor paper as [1] (calibration, spline, plots).
+_NOSAKA_REFERENCES = """\
+References
+    ----------
+    .. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for
        Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
 """
 
-# The KTI paper, cited as [1] by the Central and Local baselines.
-_SUETAKE_REFERENCE = """\
-.. [1] Suetake et al., "Nonlinear Data Integration via Kernel Methods for Data
+# The References section citing the KTI paper as [1] (the Central and Local baselines).
+_SUETAKE_REFERENCES = """\
+References
+    ----------
+    .. [1] Suetake et al., "Nonlinear Data Integration via Kernel Methods for Data
        Collaboration Analysis", arXiv:2605.27219, 2026.
 """
 

@@ -26,7 +26,7 @@ from sklearn.utils import check_random_state
 
 from ..utils._docstring import Substitution
 from ..utils._sklearn_compat import Interval, validate_params
-from ._docstrings import _NOSAKA_REFERENCE
+from ._docstrings import _NOSAKA_REFERENCES
 
 __all__ = ["SplineBand", "fit_spline_band"]
 
@@ -155,7 +155,7 @@ def _ridge_solve(gram, rhs):
     },
     prefer_skip_nested_validation=True,
 )
-@Substitution(reference=_NOSAKA_REFERENCE)
+@Substitution(references=_NOSAKA_REFERENCES)
 def fit_spline_band(x, y, *, x_range=None, y_range=None, n_knots=5, n_grid=201, n_boot=10000,
                     level=0.95, random_state=None):
     """Fit the paper's cubic regression spline and its percentile-bootstrap band.
@@ -204,9 +204,7 @@ def fit_spline_band(x, y, *, x_range=None, y_range=None, n_knots=5, n_grid=201, 
     controls (``sigma = 0``, ``v = 0``) are excluded from the paper's fits; leave them out of
     ``x`` and ``y``.
 
-    References
-    ----------
-    {reference}
+    {references}
 
     Examples
     --------
