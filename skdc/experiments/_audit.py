@@ -571,14 +571,21 @@ def _png(fig):
 
 
 def _figures(cal, draws, names, param, setting):
+    """The report's two figures as base64 PNG: ``curves`` and ``frontier``."""
     import matplotlib
 
     matplotlib.use("Agg", force=False)
+    return {"curves": _curves_figure(cal, draws, names, param, setting),
+            "frontier": _frontier_figure(cal, draws, setting)}
+
+
+def _curves_figure(cal, draws, names, param, setting):
+    """Attack errors (left) and utility (right) against the noise, with the target, the
+    recommended noise and v_PT."""
     import matplotlib.pyplot as plt
 
-    from ._plot import plot_frontier, plot_noise_curves
+    from ._plot import plot_noise_curves
 
-    figs = {}
     low, high = setting["bounds"]
     fig, axes = plt.subplots(1, 2, figsize=(11, 4), layout="constrained")
     top = float(np.nanmax(draws[names].to_numpy())) if len(draws) else 1.0
@@ -603,7 +610,14 @@ def _figures(cal, draws, names, param, setting):
         ax.legend(fontsize="small", frameon=False)
     axes[0].set_ylabel("attack error (relative, higher = more private)")
     axes[1].set_ylabel("balanced accuracy")
-    figs["curves"] = _png(fig)
+    return _png(fig)
+
+
+def _frontier_figure(cal, draws, setting):
+    """Utility against the binding attack's error, the star at the recommended noise."""
+    import matplotlib.pyplot as plt
+
+    from ._plot import plot_frontier
 
     fig, ax = plt.subplots(figsize=(6, 4), layout="constrained")
     frame = draws.assign(binding_error=draws[cal.binding_attack])
@@ -619,8 +633,7 @@ def _figures(cal, draws, names, param, setting):
     ax.set_xlabel(f"{cal.binding_attack} attack error (binding attack)")
     ax.set_ylabel("balanced accuracy")
     ax.legend(fontsize="small", frameon=False)
-    figs["frontier"] = _png(fig)
-    return figs
+    return _png(fig)
 
 
 def _reconstruction_picture(cal, pipe, X_tr, y_tr, X_te, param, colluder, participant,
