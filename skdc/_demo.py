@@ -161,9 +161,9 @@ def run_demo_sweeps(n_participants=10, n_levels=_N_LEVELS, n_draws=_N_DRAWS, see
     attacks = _available_attacks(file)
     common = dict(test_data=(X_te, y_te), n_draws=n_draws, random_state=seed, n_jobs=n_jobs,
                   progress=progress)
-    # private-data noise up to sigma = 4 RMS(X), anchor noise up to 2.5 v_PT (the paper draws
-    # lambda ~ U[0, 4] and v ~ U[0, 0.5], spec section 7.2; with few draws an even grid covers
-    # the range better)
+    # private-data noise up to sigma = 4 RMS(X), anchor noise up to 2.5 v_PT (the noisy-anchor
+    # paper draws lambda ~ U[0, 4] and v ~ U[0, 0.5], its Section 5.2; with few draws an even
+    # grid covers the range better)
     cgdp = privacy_utility_sweep(
         Pipeline([("gdp", CGDP(n_participants, random_state=seed)), ("clf", _clf())]),
         X_tr, y_tr, param="gdp__noise", values=_grid(4 * rms, n_levels),

@@ -14,6 +14,7 @@ from numpy.testing import assert_allclose
 from threadpoolctl import threadpool_limits
 
 from skdc.__main__ import main
+from skdc.experiments._cli import _steps_toml
 
 try:
     import tomllib
@@ -192,26 +193,17 @@ def test_reproduce_rejects_a_corrupt_file(mnist_dir, tmp_path, capsys):
     assert err.count("\n") == 1
 
 
+# the pipeline tables written as `skdc sweep --example` writes its own
 _CONFIG = """
 [data]
 dataset = "digits"
 test_size = 0.3
 
-[[pipeline.steps]]
-name = "gdp"
-class = "IGDP"
-params = { n_participants = 3, random_state = 0 }
-
-[[pipeline.steps]]
-name = "align"
-class = "GOPPAligner"
-params = { max_iter = 100 }
-
-[[pipeline.steps]]
-name = "clf"
-class = "sklearn.linear_model.LogisticRegression"
-params = { max_iter = 300 }
-
+""" + _steps_toml([
+    ("gdp", "IGDP", {"n_participants": 3, "random_state": 0}),
+    ("align", "GOPPAligner", {"max_iter": 100}),
+    ("clf", "sklearn.linear_model.LogisticRegression", {"max_iter": 300}),
+]) + """
 [sweep]
 param = "align__v"
 values = [0.0, 0.1]

@@ -1,6 +1,6 @@
 """Identity-level partitions of face data and the public dimensional-reduction pool.
 
-The CelebA study of [1]_ (spec section 7.3) keeps every image of an identity in one place:
+The CelebA study of [1]_ (its Section 5.3) keeps every image of an identity in one place:
 a public pool of images (identities disjoint from every participant's) fits the public
 rank-reducing projection; each participant gets its own identities, split 70/15/15 into
 train/validation/test at the identity level; and one image per participant identity is
@@ -53,6 +53,8 @@ def public_reduction_pool(identity, n_images=10000, *, random_state=None):
     holds ``n_images`` images; the last identity taken contributes only the images needed,
     and its remaining images are left out of every later use (see ``excluded``), so public and
     participant identities stay disjoint.
+
+    Read more in the :ref:`User Guide <threat_model>`.
 
     Parameters
     ----------
@@ -139,6 +141,8 @@ def identity_split(identity, n_participants, *, identities_per_participant=100,
     ``identities_per_participant`` identities, divided by ``split_sizes``. With
     ``reserve_reference`` one image per allocated identity is the clean linkage reference.
 
+    Read more in the :ref:`User Guide <threat_model>`.
+
     Parameters
     ----------
     identity : array-like of shape (n_samples,)
@@ -186,6 +190,35 @@ def identity_split(identity, n_participants, *, identities_per_participant=100,
     """
     identity = _check_identity(identity)
     n = identity.size
+    _check_split_inputs(n, split_sizes, exclude, balance)
+    rng = check_random_state(random_state)
+    ids, inverse, counts = np.unique(identity, return_inverse=True, return_counts=True)
+    chosen = _draw_identities(ids, inverse, counts, n_participants,
+                              identities_per_participant, min_images, exclude, rng)
+    pos = None
+    if balance is not None:
+        pos = np.bincount(inverse, weights=np.asarray(balance, dtype=float), minlength=ids.size)
+    capacity = np.tile(_split_counts(identities_per_participant, split_sizes),
+                       n_participants).astype(float)  # bucket b = 3 * i + j
+    bucket_of = _allocate_greedily(chosen, counts.astype(float), pos, capacity)
+    participant_of_id = np.full(ids.size, -1)
+    split_of_id = np.full(ids.size, -1)
+    participant_of_id[chosen] = bucket_of // 3
+    split_of_id[chosen] = bucket_of % 3
+    participant = participant_of_id[inverse]
+    split = split_of_id[inverse]
+    reference = np.zeros(n, dtype=bool)
+    if reserve_reference:
+        for c in chosen:
+            reference[rng.choice(np.flatnonzero(inverse == c))] = True
+    allocation = _allocation_table(ids, chosen, bucket_of, n_participants,
+                                   identities_per_participant)
+    return Bunch(participant=participant, split=split, reference=reference,
+                 protocol=(participant >= 0) & ~reference, split_names=SPLIT_NAMES,
+                 identities=allocation)
+
+
+def _check_split_inputs(n, split_sizes, exclude, balance):
     if len(split_sizes) != 3 or min(split_sizes) < 0 or sum(split_sizes) <= 0:
         raise ValueError(
             f"split_sizes must be three non-negative shares (train, val, test); got "
@@ -197,14 +230,16 @@ def identity_split(identity, n_participants, *, identities_per_participant=100,
                 f"{name} must have one entry per image ({n}); got shape "
                 f"{np.asarray(arr).shape}."
             )
-    rng = check_random_state(random_state)
-    ids, inverse, counts = np.unique(identity, return_inverse=True, return_counts=True)
+
+
+def _draw_identities(ids, inverse, counts, n_participants, k, min_images, exclude, rng):
+    """``n_participants * k`` eligible identities (indices into ``ids``) drawn at random,
+    largest first (stable, so ties keep the random order)."""
     eligible = counts >= min_images
     if exclude is not None:
         blocked = np.zeros(ids.size, dtype=bool)
         blocked[inverse[np.asarray(exclude, dtype=bool)]] = True
         eligible &= ~blocked
-    k = identities_per_participant
     need = n_participants * k
     if eligible.sum() < need:
         raise ValueError(
@@ -213,41 +248,37 @@ def identity_split(identity, n_participants, *, identities_per_participant=100,
             "Lower n_participants or identities_per_participant."
         )
     chosen = rng.permutation(np.flatnonzero(eligible))[:need]
-    # largest identities first (stable, so ties keep the random order)
-    chosen = chosen[np.argsort(-counts[chosen], kind="stable")]
-    n_img = counts.astype(float)
-    if balance is not None:
-        pos = np.bincount(inverse, weights=np.asarray(balance, dtype=float), minlength=ids.size)
+    return chosen[np.argsort(-counts[chosen], kind="stable")]
+
+
+def _allocate_greedily(chosen, n_img, pos, capacity):
+    """The bucket of each chosen identity: the open bucket whose images per identity slot
+    (plus, with the positives ``pos``, the distance of its positive rate from the overall
+    rate) stays smallest."""
+    if pos is not None:
         rate = pos[chosen].sum() / n_img[chosen].sum()
-    per_split = _split_counts(k, split_sizes)
-    capacity = np.tile(per_split, n_participants).astype(float)  # bucket b = 3 * i + j
     left = capacity.copy()
     load = np.zeros(capacity.size)
     load_pos = np.zeros(capacity.size)
     mean_size = n_img[chosen].mean()
-    bucket_of = np.empty(need, dtype=int)
+    bucket_of = np.empty(chosen.size, dtype=int)
     for t, c in enumerate(chosen):
         open_ = left > 0
         cost = (load + n_img[c]) / np.maximum(capacity, 1) / mean_size
-        if balance is not None:
+        if pos is not None:
             cost = cost + np.abs((load_pos + pos[c]) / (load + n_img[c]) - rate)
         cost[~open_] = np.inf
         b = int(np.argmin(cost))
         bucket_of[t] = b
         left[b] -= 1
         load[b] += n_img[c]
-        if balance is not None:
+        if pos is not None:
             load_pos[b] += pos[c]
-    participant_of_id = np.full(ids.size, -1)
-    split_of_id = np.full(ids.size, -1)
-    participant_of_id[chosen] = bucket_of // 3
-    split_of_id[chosen] = bucket_of % 3
-    participant = participant_of_id[inverse]
-    split = split_of_id[inverse]
-    reference = np.zeros(n, dtype=bool)
-    if reserve_reference:
-        for c in chosen:
-            reference[rng.choice(np.flatnonzero(inverse == c))] = True
+    return bucket_of
+
+
+def _allocation_table(ids, chosen, bucket_of, n_participants, k):
+    """``(n_participants, k)``: each participant's identities, in allocation order."""
     allocation = np.full((n_participants, k), -1, dtype=ids.dtype if ids.dtype.kind in "iu"
                          else object)
     fill = np.zeros(n_participants, dtype=int)
@@ -255,6 +286,4 @@ def identity_split(identity, n_participants, *, identities_per_participant=100,
         i = b // 3
         allocation[i, fill[i]] = ids[c]
         fill[i] += 1
-    return Bunch(participant=participant, split=split, reference=reference,
-                 protocol=(participant >= 0) & ~reference, split_names=SPLIT_NAMES,
-                 identities=allocation)
+    return allocation

@@ -3,7 +3,7 @@
 MNIST comes as four IDX files (``train-images-idx3-ubyte`` and friends, optionally
 gzip-compressed). CelebA comes as a folder with ``img_align_celeba/`` (the JPEG images),
 ``list_attr_celeba.txt`` (40 binary attributes, +1/-1) and ``identity_CelebA.txt`` (image ->
-identity). CelebA images are preprocessed as in [1]_ (spec section 7.3): centre-cropped to a
+identity). CelebA images are preprocessed as in Section 5.3 of [1]_: centre-cropped to a
 square, resized bilinearly to ``image_size`` x ``image_size`` RGB, scaled to [0, 1] and
 flattened channel-first.
 
@@ -46,6 +46,8 @@ def _open(path):
 @validate_params({"path": [str, os.PathLike]}, prefer_skip_nested_validation=True)
 def read_idx(path):
     """Read one IDX file (plain or gzip-compressed) into an array.
+
+    Read more in the :ref:`User Guide <experiments>`.
 
     Parameters
     ----------
@@ -106,6 +108,8 @@ def missing_mnist_files(path, subsets=("train", "test")):
     A file counts as present under any spelling :func:`load_mnist` accepts (``.gz``, or
     ``train-images.idx3-ubyte``).
 
+    Read more in the :ref:`User Guide <experiments>`.
+
     Parameters
     ----------
     path : str or path-like
@@ -144,6 +148,8 @@ def missing_mnist_files(path, subsets=("train", "test")):
 )
 def load_mnist(path, *, subset="train", return_X_y=False, dtype=np.float64):
     """Load MNIST (or Fashion-MNIST) from IDX files in a local folder.
+
+    Read more in the :ref:`User Guide <experiments>`.
 
     Parameters
     ----------
@@ -233,14 +239,41 @@ def _read_celeba_tables(folder):
             parts = ln.split()
             if len(parts) == 2:
                 identity_of[parts[0]] = int(parts[1])
-    lacking = [fn for fn in files if fn not in identity_of]
-    if lacking:
-        raise ValueError(
-            f"{ident_path} has no identity for {len(lacking)} image(s) listed in "
-            f"{attr_path.name}, e.g. {lacking[:3]}."
-        )
+    _check_all_found(files, identity_of.__contains__, ValueError, lambda n, some: (
+        f"{ident_path} has no identity for {n} image(s) listed in {attr_path.name}, e.g. "
+        f"{some}."))
     identity = np.array([identity_of[fn] for fn in files], dtype=np.intp)
     return np.array(files), attrs, np.array(names), identity, image_dir
+
+
+def _check_all_found(names, found, error, message):
+    """Raise ``error(message(count, first_three))`` for the ``names`` that ``found`` rejects."""
+    left = [name for name in names if not found(name)]
+    if left:
+        raise error(message(len(left), left[:3]))
+
+
+def _select_celeba_rows(files, attrs, identity, filenames):
+    """The tables' rows of ``filenames``, in their order (all rows when ``None``)."""
+    if filenames is None:
+        return files, attrs, identity
+    wanted = np.asarray(filenames).astype(str)
+    position = {fn: i for i, fn in enumerate(files)}
+    _check_all_found(wanted, position.__contains__, ValueError, lambda n, some: (
+        f"{n} requested image(s) are not listed in list_attr_celeba.txt, e.g. {some}."))
+    rows = np.array([position[fn] for fn in wanted], dtype=np.intp)
+    return files[rows], attrs[rows], identity[rows]
+
+
+def _read_celeba_images(image_dir, files, image_size, dtype):
+    """The pixel matrix of ``files``, one preprocessed image a row."""
+    _check_all_found(files, lambda fn: (image_dir / fn).is_file(), FileNotFoundError,
+                     lambda n, some: (f"{n} image(s) listed in list_attr_celeba.txt are "
+                                      f"missing from {image_dir}, e.g. {some}."))
+    data = np.empty((len(files), 3 * image_size * image_size), dtype=dtype)
+    for i, fn in enumerate(files):
+        data[i] = _celeba_image(image_dir / fn, image_size)
+    return data
 
 
 def _celeba_image(path, size):
@@ -269,6 +302,8 @@ def _celeba_image(path, size):
 )
 def load_celeba(path, *, filenames=None, image_size=64, load_images=True, dtype=np.float32):
     """Load CelebA (images, attributes, identities) from a local folder.
+
+    Read more in the :ref:`User Guide <experiments>`.
 
     Parameters
     ----------
@@ -307,28 +342,8 @@ def load_celeba(path, *, filenames=None, image_size=64, load_images=True, dtype=
     """
     folder = Path(path)
     files, attrs, names, identity, image_dir = _read_celeba_tables(folder)
-    if filenames is not None:
-        wanted = np.asarray(filenames).astype(str)
-        position = {fn: i for i, fn in enumerate(files)}
-        unknown = [fn for fn in wanted if fn not in position]
-        if unknown:
-            raise ValueError(
-                f"{len(unknown)} requested image(s) are not listed in list_attr_celeba.txt, "
-                f"e.g. {unknown[:3]}."
-            )
-        rows = np.array([position[fn] for fn in wanted], dtype=np.intp)
-        files, attrs, identity = files[rows], attrs[rows], identity[rows]
-    data = None
-    if load_images:
-        absent = [fn for fn in files if not (image_dir / fn).is_file()]
-        if absent:
-            raise FileNotFoundError(
-                f"{len(absent)} image(s) listed in list_attr_celeba.txt are missing from "
-                f"{image_dir}, e.g. {absent[:3]}."
-            )
-        data = np.empty((len(files), 3 * image_size * image_size), dtype=dtype)
-        for i, fn in enumerate(files):
-            data[i] = _celeba_image(image_dir / fn, image_size)
+    files, attrs, identity = _select_celeba_rows(files, attrs, identity, filenames)
+    data = _read_celeba_images(image_dir, files, image_size, dtype) if load_images else None
     return Bunch(data=data, attributes=attrs, attribute_names=names, identity=identity,
                  filenames=files, image_shape=(3, image_size, image_size),
                  DESCR=f"CelebA from {folder}, centre-cropped, {image_size}x{image_size} RGB.")

@@ -33,6 +33,8 @@ def partition(y, n_participants, *, strategy="stratified", alpha=0.5, min_rows=1
               random_state=None):
     """Assign each row to a participant.
 
+    Read more in the :ref:`User Guide <protocols>`.
+
     Parameters
     ----------
     y : array-like of shape (n_samples,)

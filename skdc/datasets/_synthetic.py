@@ -50,6 +50,8 @@ def make_image_classification(n_samples=1000, n_classes=10, *, image_shape=(1, 2
                               n_modes=4, noise=0.1, random_state=None):
     """Generate class-structured images with pixels in [0, 1].
 
+    Read more in the :ref:`User Guide <experiments>`.
+
     Parameters
     ----------
     n_samples : int, default=1000
@@ -115,6 +117,8 @@ def make_identity_images(n_identities=50, images_per_identity=(2, 6), *,
     Each identity has a smooth appearance; each of its images adds a smooth view change, the
     patterns of the attributes that are on for that image, and pixel noise. Attribute 0 plays
     CelebA's ``Smiling``: it varies between images of one identity.
+
+    Read more in the :ref:`User Guide <experiments>`.
 
     Parameters
     ----------

@@ -23,7 +23,15 @@ import numpy as np
 
 from ..utils._checkpoint import DrawCheckpoint
 from ..utils._progress import progress_bar
-from ._calibrate import _data_digest, _one, _run_draws, _stable_repr, calibrate_noise
+from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
+from ._calibrate import (
+    _RUN_CONSTRAINTS,
+    _data_digest,
+    _one,
+    _run_draws,
+    _stable_repr,
+    calibrate_noise,
+)
 
 __all__ = ["AuditReport", "audit"]
 
@@ -44,6 +52,8 @@ _TITLES = {"setting": "The setting", "frontier": "Privacy-utility frontier",
 @dataclass(eq=False)
 class AuditReport:
     """The result of :func:`audit`: the calibration, its tables and the HTML report.
+
+    Read more in the :ref:`User Guide <safety>`.
 
     Attributes
     ----------
@@ -155,12 +165,26 @@ def _default_bounds(param, n_participants, X):
     return 0.0, 4.0 * rms
 
 
-def _check_choice(name, value, allowed):
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}; got "
-                         f"{value!r}.")
-
-
+@validate_params(
+    {
+        **_RUN_CONSTRAINTS,
+        "X": ["array-like"],
+        "y": ["array-like"],
+        "n_participants": [Integral],  # checked (at least 2, unless a partition says) below
+        "mechanism": [StrOptions({"igdp", "cgdp"})],
+        "aligner": [StrOptions({"gopp", "none"})],
+        "attacks": [list, tuple, None],
+        "target_error": [Real],
+        "partition": ["array-like", None],
+        "model": [StrOptions({"logistic", "ridge"}), HasMethods(["fit"])],
+        "n_grid": [Interval(Integral, 1, None, closed="left")],
+        "grid_draws": [Interval(Integral, 1, None, closed="left")],
+        "bounds": ["array-like", None],
+        "random_state": "no_validation",  # checked below, saying why it must be an int
+        "command_line": [str, None],
+    },
+    prefer_skip_nested_validation=True,
+)
 def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=None,
           target_error=0.5, confidence=0.95, colluder=0, participant=None, partition=None,
           model="logistic", n_draws=8, n_grid=10, grid_draws=2, bounds=None, xtol=None,
@@ -176,6 +200,8 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
     ``target_error`` at ``confidence`` on a fresh draw, a grid of ``n_grid`` noise values
     draws the frontier, and the report explains the result in words (:meth:`AuditReport.save`
     writes it with its CSV tables).
+
+    Read more in the :ref:`User Guide <safety>`.
 
     Parameters
     ----------
@@ -250,7 +276,53 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
     >>> "Attacks at the recommended noise" in rep.html
     True
     """
-    import pandas as pd
+    X, y, param, names = _check_data_and_deployment(X, y, mechanism, aligner, attacks,
+                                                    target_error, random_state)
+    rng = np.random.RandomState(random_state)
+    parties, n_participants = _parties(partition, n_participants, X)
+    participant = _check_roles(colluder, participant, n_participants)
+    split = _split_rows(X, y, parties, test_size, rng)
+    pipe = _pipeline(mechanism, aligner, n_participants, model, random_state)
+    if bounds is None:
+        bounds = _default_bounds(param, n_participants, X)
+    scorers = _collusion_scorers(names, colluder, participant, split.p_te)
+    ck = None if checkpoint is None else Path(checkpoint)
+    calibration = calibrate_noise(
+        pipe, split.X_tr, split.y_tr, test_data=(split.X_te, split.y_te), param=param,
+        attack=scorers, min_error=float(target_error), confidence=confidence, n_draws=n_draws,
+        bounds=bounds, xtol=xtol, scoring="balanced_accuracy",
+        random_state=rng.randint(2**31 - 1), n_jobs=n_jobs,
+        checkpoint=None if ck is None else ck / "calibration.jsonl", progress=progress,
+    )
+    grid, grid_table = _frontier_grid(pipe, split, param, scorers, bounds, n_grid, grid_draws,
+                                      rng, None if ck is None else ck / "grid.jsonl", n_jobs,
+                                      progress)
+    draws = _all_draws(calibration, grid_table)
+    call = dict(n_participants=n_participants, mechanism=mechanism, aligner=aligner,
+                attacks=attacks, target_error=target_error, confidence=confidence,
+                colluder=colluder, participant=participant, model=model, n_draws=n_draws,
+                n_grid=n_grid, grid_draws=grid_draws, bounds=bounds, xtol=xtol,
+                test_size=test_size, random_state=random_state)
+    setting = _setting(X, y, partition, split, call, param, names, grid,
+                       command_line or _python_call(call))
+    leakage = _gaussian_leakage(param, calibration, split.X_tr)
+    attacks_df, diagnostics, summary = _tables(calibration, draws, names, param, leakage)
+    figures = _figures(calibration, draws, names, param, setting)
+    picture = _reconstruction_picture(calibration, pipe, split.X_tr, split.y_tr, split.X_te,
+                                      param, colluder, participant, split.fit_params,
+                                      split.p_te)
+    page = _render(setting, calibration, attacks_df, diagnostics, summary, figures, picture,
+                   leakage)
+    return AuditReport(calibration=calibration, draws=draws, attacks=attacks_df,
+                       diagnostics=diagnostics, summary=summary, setting=setting, html=page)
+
+
+# ----------------------------------------------------------------------------- the audit's steps
+
+
+def _check_data_and_deployment(X, y, mechanism, aligner, attacks, target_error, random_state):
+    """``(X, y, param, names)``: the rows as float64, the calibrated parameter and the attacks
+    that apply to the deployment (all of them when ``attacks`` is empty)."""
     from sklearn.utils.multiclass import type_of_target
 
     X = np.asarray(X, dtype=np.float64)
@@ -265,8 +337,6 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
     if type_of_target(y) not in ("binary", "multiclass"):
         raise ValueError(f"y must hold class labels (the utility model is a classifier); got "
                          f"{type_of_target(y)} targets.")
-    _check_choice("mechanism", mechanism, ("igdp", "cgdp"))
-    _check_choice("aligner", aligner, ("gopp", "none"))
     if (mechanism, aligner) not in _DEPLOYMENTS:
         raise ValueError(
             f"mechanism={mechanism!r} with aligner={aligner!r} is not audited: use igdp with "
@@ -283,20 +353,31 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
     if bad:
         raise ValueError(f"attack(s) {bad} do not apply to {mechanism} with aligner "
                          f"{aligner}; the applicable ones are {list(applicable)}.")
-    rng = np.random.RandomState(random_state)
-    if partition is not None:
-        partition = np.asarray(partition)
-        if partition.shape != (X.shape[0],) or partition.dtype.kind not in "iu":
-            raise ValueError(f"partition must hold one integer party id per row of X "
-                             f"({X.shape[0]}); got shape {partition.shape}, dtype "
-                             f"{partition.dtype}.")
-        ids, parties = np.unique(partition, return_inverse=True)
-        n_participants = int(ids.size)
-        if n_participants < 2:
-            raise ValueError("partition names a single party; a collaboration needs two.")
-    elif not isinstance(n_participants, Integral) or n_participants < 2:
-        raise ValueError(f"n_participants must be an int of at least 2; got "
-                         f"{n_participants!r}.")
+    return X, y, param, names
+
+
+def _parties(partition, n_participants, X):
+    """``(parties, n_participants)``: each row's party index from ``partition`` (``None``
+    without one: the mechanism's keyed hash assigns rows) and the number of parties."""
+    if partition is None:
+        if not isinstance(n_participants, Integral) or n_participants < 2:
+            raise ValueError(f"n_participants must be an int of at least 2; got "
+                             f"{n_participants!r}.")
+        return None, n_participants
+    partition = np.asarray(partition)
+    if partition.shape != (X.shape[0],) or partition.dtype.kind not in "iu":
+        raise ValueError(f"partition must hold one integer party id per row of X "
+                         f"({X.shape[0]}); got shape {partition.shape}, dtype "
+                         f"{partition.dtype}.")
+    ids, parties = np.unique(partition, return_inverse=True)
+    if ids.size < 2:
+        raise ValueError("partition names a single party; a collaboration needs two.")
+    return parties, int(ids.size)
+
+
+def _check_roles(colluder, participant, n_participants):
+    """The attacked participant (by default 1, or 0 when the colluder is 1), checked against
+    the colluder."""
     if participant is None:
         participant = 1 if colluder != 1 else 0
     for name, who in (("colluder", colluder), ("participant", participant)):
@@ -306,22 +387,39 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
     if colluder == participant:
         raise ValueError(f"colluder and participant are both {colluder}; the attacked "
                          "participant must differ from the colluder.")
+    return participant
 
+
+@dataclass
+class _Split:
+    """The audit's one train/test split; ``p_tr``/``p_te`` are the rows' parties (``None``
+    when the mechanism assigns them) and ``fit_params`` routes ``p_tr`` to the mechanism."""
+
+    X_tr: object
+    X_te: object
+    y_tr: object
+    y_te: object
+    p_tr: object = None
+    p_te: object = None
+    fit_params: dict = None
+
+
+def _split_rows(X, y, parties, test_size, rng):
     from sklearn.model_selection import train_test_split
 
-    if partition is None:
+    if parties is None:
         # the mechanism assigns rows to parties by a keyed hash of their content
         X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=test_size, stratify=y,
                                                   random_state=rng.randint(2**31 - 1))
-        fit_params, p_tr, p_te = None, None, None
-    else:
-        X_tr, X_te, y_tr, y_te, p_tr, p_te = train_test_split(
-            X, y, parties, test_size=test_size, stratify=parties,
-            random_state=rng.randint(2**31 - 1))
-        fit_params = {"participant": p_tr}
-    pipe = _pipeline(mechanism, aligner, n_participants, model, random_state)
-    if bounds is None:
-        bounds = _default_bounds(param, n_participants, X)
+        return _Split(X_tr, X_te, y_tr, y_te)
+    X_tr, X_te, y_tr, y_te, p_tr, p_te = train_test_split(
+        X, y, parties, test_size=test_size, stratify=parties,
+        random_state=rng.randint(2**31 - 1))
+    return _Split(X_tr, X_te, y_tr, y_te, p_tr, p_te, {"participant": p_tr})
+
+
+def _collusion_scorers(names, colluder, participant, p_te):
+    """``{name: scorer}`` of the attacks by the analyst and ``colluder`` on ``participant``."""
     from ..metrics import make_attack, make_attack_scorer
 
     scorers = {a: make_attack_scorer(make_attack(a), colluder=colluder, target=participant)
@@ -330,16 +428,15 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
         from functools import partial
 
         scorers = {a: partial(sc, participant=p_te) for a, sc in scorers.items()}
-    ck = None if checkpoint is None else Path(checkpoint)
-    calibration = calibrate_noise(
-        pipe, X_tr, y_tr, test_data=(X_te, y_te), param=param, attack=scorers,
-        min_error=float(target_error), confidence=confidence, n_draws=n_draws, bounds=bounds,
-        xtol=xtol, scoring="balanced_accuracy", random_state=rng.randint(2**31 - 1),
-        n_jobs=n_jobs, checkpoint=None if ck is None else ck / "calibration.jsonl",
-        progress=progress,
-    )
+    return scorers
 
-    # The frontier grid, checkpointed the same way.
+
+def _frontier_grid(pipe, split, param, scorers, bounds, n_grid, grid_draws, rng, path,
+                   n_jobs, progress):
+    """``(grid, table)``: ``grid_draws`` draws at each of ``n_grid`` evenly spaced noise
+    values, checkpointed in ``path`` as the calibration's draws are."""
+    import pandas as pd
+
     low, high = map(float, bounds)
     grid = np.linspace(low, high, n_grid) if n_grid >= 2 else np.array([high])
     seeds = rng.randint(2**31 - 1, size=grid_draws)
@@ -347,13 +444,14 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
     fingerprint = {"grid": [float(v) for v in grid], "seeds": [int(s) for s in seeds],
                    "estimator": _stable_repr(pipe),
                    "attacks": {n: _stable_repr(a) for n, a in scorers.items()},
-                   "data": _data_digest(X_tr, y_tr, X_te, y_te, p_tr, p_te)}
-    grid_ck = DrawCheckpoint(None if ck is None else ck / "grid.jsonl", fingerprint)
+                   "data": _data_digest(split.X_tr, split.y_tr, split.X_te, split.y_te,
+                                        split.p_tr, split.p_te)}
+    grid_ck = DrawCheckpoint(path, fingerprint)
     scoring = {"balanced_accuracy": "balanced_accuracy"}
 
     def run_draw(value, seed):
-        return _one(pipe, X_tr, y_tr, (X_te, y_te), param, value, seed, scoring, scorers,
-                    fit_params)
+        return _one(pipe, split.X_tr, split.y_tr, (split.X_te, split.y_te), param, value, seed,
+                    scoring, scorers, split.fit_params)
 
     bar = progress_bar(None, progress, total=len(jobs), desc="frontier grid", unit="draw")
     try:
@@ -361,42 +459,51 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
     finally:
         if bar is not None:
             bar.close()
-    grid_table = pd.DataFrame([{"value": v, "draw": k % grid_draws, "draw_seed": s, **row}
-                               for k, ((_, v, s), row) in enumerate(zip(jobs, rows))])
+    table = pd.DataFrame([{"value": v, "draw": k % grid_draws, "draw_seed": s, **row}
+                          for k, ((_, v, s), row) in enumerate(zip(jobs, rows))])
+    return grid, table
+
+
+def _all_draws(calibration, grid_table):
+    """Every draw run, the calibration's then the grid's, column ``stage`` first."""
+    import pandas as pd
+
     cal_table = calibration.table.drop(columns=["step"])
     draws = pd.concat([cal_table.assign(stage="calibration"),
                        grid_table.assign(stage="grid")], ignore_index=True)
     draws.insert(0, "stage", draws.pop("stage"))
+    return draws
 
-    setting = {
+
+def _setting(X, y, partition, split, call, param, names, grid, command_line):
+    """The deployment in words and numbers, as the report prints it."""
+    model = call["model"]
+    return {
         "n_rows": int(X.shape[0]), "n_features": int(X.shape[1]),
-        "n_train": int(X_tr.shape[0]), "n_test": int(X_te.shape[0]),
-        "n_participants": int(n_participants), "mechanism": mechanism, "aligner": aligner,
-        "param": param, "colluder": int(colluder), "participant": int(participant),
-        "attacks": names, "target_error": float(target_error), "confidence": float(confidence),
-        "bounds": (low, high), "n_draws": int(n_draws), "n_grid": int(grid.size),
-        "grid_draws": int(grid_draws), "random_state": int(random_state),
-        "partition": partition is not None, "model": model if isinstance(model, str)
-        else type(model).__name__,
+        "n_train": int(split.X_tr.shape[0]), "n_test": int(split.X_te.shape[0]),
+        "n_participants": int(call["n_participants"]), "mechanism": call["mechanism"],
+        "aligner": call["aligner"], "param": param, "colluder": int(call["colluder"]),
+        "participant": int(call["participant"]), "attacks": names,
+        "target_error": float(call["target_error"]), "confidence": float(call["confidence"]),
+        "bounds": tuple(map(float, call["bounds"])), "n_draws": int(call["n_draws"]),
+        "n_grid": int(grid.size), "grid_draws": int(call["grid_draws"]),
+        "random_state": int(call["random_state"]), "partition": partition is not None,
+        "model": model if isinstance(model, str) else type(model).__name__,
         "input_sha256": _data_digest(X, y, partition),
-        "command_line": command_line or _python_call(locals()),
+        "command_line": command_line,
     }
-    leakage = None
-    if param == "gdp__noise" and np.isfinite(calibration.value) and calibration.value > 0:
-        from ..privacy import GaussianReleaseLeakage
 
-        # E1/E3 of the entropy-floor paper: the rotation earns no credit, the Gaussian noise
-        # does; the covariance is this sample's estimate (a point estimate)
-        leakage = GaussianReleaseLeakage(calibration.value,
-                                         cov=np.cov(X_tr, rowvar=False)).leakage_bits()
-    attacks_df, diagnostics, summary = _tables(calibration, draws, names, param, leakage)
-    figures = _figures(calibration, draws, names, param, setting)
-    picture = _reconstruction_picture(calibration, pipe, X_tr, y_tr, X_te, param, colluder,
-                                      participant, fit_params, p_te)
-    page = _render(setting, calibration, attacks_df, diagnostics, summary, figures, picture,
-                   leakage)
-    return AuditReport(calibration=calibration, draws=draws, attacks=attacks_df,
-                       diagnostics=diagnostics, summary=summary, setting=setting, html=page)
+
+def _gaussian_leakage(param, calibration, X_tr):
+    """The leakage bound (bits per record) of a private-data-noise release, else ``None``."""
+    if param != "gdp__noise" or not np.isfinite(calibration.value) or calibration.value <= 0:
+        return None
+    from ..privacy import GaussianReleaseLeakage
+
+    # E1/E3 of the entropy-floor paper: the rotation earns no credit, the Gaussian noise
+    # does; the covariance is this sample's estimate (a point estimate)
+    return GaussianReleaseLeakage(calibration.value,
+                                  cov=np.cov(X_tr, rowvar=False)).leakage_bits()
 
 
 def _python_call(args):
@@ -464,14 +571,21 @@ def _png(fig):
 
 
 def _figures(cal, draws, names, param, setting):
+    """The report's two figures as base64 PNG: ``curves`` and ``frontier``."""
     import matplotlib
 
     matplotlib.use("Agg", force=False)
+    return {"curves": _curves_figure(cal, draws, names, param, setting),
+            "frontier": _frontier_figure(cal, draws, setting)}
+
+
+def _curves_figure(cal, draws, names, param, setting):
+    """Attack errors (left) and utility (right) against the noise, with the target, the
+    recommended noise and v_PT."""
     import matplotlib.pyplot as plt
 
-    from ._plot import plot_frontier, plot_noise_curves
+    from ._plot import plot_noise_curves
 
-    figs = {}
     low, high = setting["bounds"]
     fig, axes = plt.subplots(1, 2, figsize=(11, 4), layout="constrained")
     top = float(np.nanmax(draws[names].to_numpy())) if len(draws) else 1.0
@@ -496,7 +610,14 @@ def _figures(cal, draws, names, param, setting):
         ax.legend(fontsize="small", frameon=False)
     axes[0].set_ylabel("attack error (relative, higher = more private)")
     axes[1].set_ylabel("balanced accuracy")
-    figs["curves"] = _png(fig)
+    return _png(fig)
+
+
+def _frontier_figure(cal, draws, setting):
+    """Utility against the binding attack's error, the star at the recommended noise."""
+    import matplotlib.pyplot as plt
+
+    from ._plot import plot_frontier
 
     fig, ax = plt.subplots(figsize=(6, 4), layout="constrained")
     frame = draws.assign(binding_error=draws[cal.binding_attack])
@@ -512,8 +633,7 @@ def _figures(cal, draws, names, param, setting):
     ax.set_xlabel(f"{cal.binding_attack} attack error (binding attack)")
     ax.set_ylabel("balanced accuracy")
     ax.legend(fontsize="small", frameon=False)
-    figs["frontier"] = _png(fig)
-    return figs
+    return _png(fig)
 
 
 def _reconstruction_picture(cal, pipe, X_tr, y_tr, X_te, param, colluder, participant,
@@ -617,14 +737,22 @@ def _img(png, alt):
     return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{png}">'
 
 
-def _render(setting, cal, attacks, diagnostics, summary, figures, picture, leakage=None):
-    import sklearn
+_LIMITS = (
+    "<ul><li>Other threat models: collusion of several participants, an analyst who "
+    "deviates from the protocol, attacks that use side information (known rows, "
+    "public data sets), membership or attribute inference.</li>"
+    "<li>The anchor noise is not differential privacy: it makes the known attacks "
+    "err, it gives no epsilon.</li>"
+    "<li>The simulation runs on your rows only: the other participants' data may "
+    "differ, and the result holds for this split and these sizes.</li>"
+    "<li>The confidence is over noise draws of this one deployment (fixed secrets and "
+    "split), assuming the attack errors of draws are roughly Gaussian.</li></ul>")
 
-    import skdc
 
-    s, e = setting, html.escape
-    who = (f"participant {s['participant']}" + " (you, the auditing party)")
-    p = s["param"]
+def _verdict(s, cal):
+    """The answer in one paragraph: the recommended noise and its cost, or why there is none;
+    a warning when it lies above the phase transition."""
+    e, p = html.escape, s["param"]
     kind = "anchor noise v" if p.endswith("__v") else "private-data noise sigma"
     ok = np.isfinite(cal.value)
     if ok:
@@ -649,6 +777,30 @@ def _render(setting, cal, attacks, diagnostics, summary, figures, picture, leaka
             f"v_PT = {cal.v_phase_transition:.4g} ({cal.value / cal.v_phase_transition:.2f} x):"
             " the alignment degrades sharply there, so utility is fragile. More anchor rows "
             "raise v_PT.</p>")
+    return verdict
+
+
+def _meaning(s, cal, picture):
+    """What an attack error means, with the reconstruction picture when there is one."""
+    e = html.escape
+    meaning = (
+        "<p>An attack error <i>e</i> is the relative reconstruction error "
+        "||X&#770; - X||<sub>F</sub> / ||X||<sub>F</sub> of the attacked participant's rows: "
+        "<i>e</i> = 0 is an exact copy, <i>e</i> = 1 is as far off as guessing all zeros, "
+        f"<i>e</i> = {s['target_error']:.3g} means the attacker's rows are off by "
+        f"{s['target_error']:.0%} of the rows' own size.</p>")
+    if picture is None:
+        return meaning + "<p>(No picture: the rows are not square images.)</p>"
+    return meaning + (f"<p>Below: your rows (top) and the {e(cal.binding_attack)} attack's "
+                      f"reconstructions (bottom) at the recommended noise, one draw, relative "
+                      f"error {picture['error']:.3f}.</p>" + _img(picture["png"],
+                                                                 "reconstruction"))
+
+
+def _setting_section(s, cal, picture):
+    """The deployment and the threat model in words."""
+    e = html.escape
+    who = (f"participant {s['participant']}" + " (you, the auditing party)")
     mech = {"igdp": "its own secret rotation and shift (I-GDP)",
             "cgdp": "a rotation and shift common to all participants (C-GDP)"}[s["mechanism"]]
     align = ("The analyst aligns the uploads by noisy-anchor GOPP alignment: each participant "
@@ -658,67 +810,71 @@ def _render(setting, cal, attacks, diagnostics, summary, figures, picture, leaka
              "participant adds Gaussian noise of scale sigma to its rows before obfuscating.")
     split = ("as in the participants' partition file" if s["partition"] else
              f"of your {s['n_rows']} rows, assigned by a keyed hash of each row")
-    meaning = (
-        "<p>An attack error <i>e</i> is the relative reconstruction error "
-        "||X&#770; - X||<sub>F</sub> / ||X||<sub>F</sub> of the attacked participant's rows: "
-        "<i>e</i> = 0 is an exact copy, <i>e</i> = 1 is as far off as guessing all zeros, "
-        f"<i>e</i> = {s['target_error']:.3g} means the attacker's rows are off by "
-        f"{s['target_error']:.0%} of the rows' own size.</p>")
-    if picture is not None:
-        meaning += (f"<p>Below: your rows (top) and the {e(cal.binding_attack)} attack's "
-                    f"reconstructions (bottom) at the recommended noise, one draw, relative "
-                    f"error {picture['error']:.3f}.</p>" + _img(picture["png"], "reconstruction"))
-    else:
-        meaning += "<p>(No picture: the rows are not square images.)</p>"
+    return (
+        f"<p>{s['n_participants']} participants each hold a share of the rows "
+        f"({split}; {s['n_features']} features, {s['n_train']} rows train the model, "
+        f"{s['n_test']} held-out rows measure utility and attacks). Each participant "
+        f"obfuscates its rows with {mech}. {align} The analyst trains a "
+        f"{e(str(s['model']))} classifier.</p>"
+        f"<p>Threat model: the analyst colludes with participant {s['colluder']}, who "
+        f"discloses its secret, its rows and the raw anchor. They attack {e(who)} with "
+        f"{', '.join(map(e, s['attacks']))}.</p>" + _meaning(s, cal, picture))
+
+
+def _frontier_section(s, cal, figures, summary):
+    return (
+        f"{_verdict(s, cal)}<p>Every draw is a point; lines are cubic regression splines with "
+        "95% pointwise bootstrap bands, clipped to each metric's range. Left: attack errors "
+        "against the noise, the target dotted; right: utility. The red line marks the "
+        "recommended noise, the dashed one v_PT.</p>" + _img(figures["curves"], "curves")
+        + "<p>The frontier: utility against the binding attack's error, the star at the "
+        "recommended noise (with the utility interval).</p>"
+        + _img(figures["frontier"], "frontier") + _table(summary, "summary"))
+
+
+def _attacks_section(s, cal, attacks):
+    p = s["param"]
+    return (
+        f"<p>At {p} = {_fmt(attacks[p].iloc[0])}: mean error, and one-sided "
+        f"{s['confidence']:.0%} lower and upper prediction bounds of a fresh draw's error. "
+        f"The binding attack, <b>{html.escape(cal.binding_attack)}</b>, is the one closest to "
+        "(or furthest below) its target: it decides the noise.</p>"
+        + _table(attacks, "attacks"))
+
+
+def _reproduce_section(s, cal):
+    """The command, the versions and the seed that reproduce the report."""
+    import sklearn
+
+    import skdc
+
+    e = html.escape
+    return (
+        f"<p>Command: <code>{e(s['command_line'])}</code></p><table id='versions'>"
+        + "".join(f"<tr><td>{k}</td><td>{e(str(v))}</td></tr>" for k, v in [
+            ("skdc", skdc.__version__ if hasattr(skdc, "__version__") else "dev"),
+            ("python", platform.python_version()), ("numpy", np.__version__),
+            ("scikit-learn", sklearn.__version__), ("platform", sys.platform),
+            ("seed", s["random_state"]), ("SHA-256 of the inputs", s["input_sha256"]),
+            ("draws run", len(cal.table)), ("noise range", s["bounds"])])
+        + "</table><p>Every draw is in <code>draws.csv</code>; the calibration's steps in "
+        "<code>calibration.csv</code>.</p>")
+
+
+def _render(setting, cal, attacks, diagnostics, summary, figures, picture, leakage=None):
+    """The self-contained HTML page: a heading, then the sections of ``SECTIONS`` in order."""
+    s = setting
     sections = {
-        "setting": (
-            f"<p>{s['n_participants']} participants each hold a share of the rows "
-            f"({split}; {s['n_features']} features, {s['n_train']} rows train the model, "
-            f"{s['n_test']} held-out rows measure utility and attacks). Each participant "
-            f"obfuscates its rows with {mech}. {align} The analyst trains a "
-            f"{e(str(s['model']))} classifier.</p>"
-            f"<p>Threat model: the analyst colludes with participant {s['colluder']}, who "
-            f"discloses its secret, its rows and the raw anchor. They attack {e(who)} with "
-            f"{', '.join(map(e, s['attacks']))}.</p>" + meaning),
-        "frontier": (
-            f"{verdict}<p>Every draw is a point; lines are cubic regression splines with 95% "
-            "pointwise bootstrap bands, clipped to each metric's range. Left: attack errors "
-            "against the noise, the target dotted; right: utility. The red line marks the "
-            "recommended noise, the dashed one v_PT.</p>" + _img(figures["curves"], "curves")
-            + "<p>The frontier: utility against the binding attack's error, the star at the "
-            "recommended noise (with the utility interval).</p>"
-            + _img(figures["frontier"], "frontier") + _table(summary, "summary")),
-        "attacks": (
-            f"<p>At {p} = {_fmt(attacks[p].iloc[0])}: mean error, and one-sided "
-            f"{s['confidence']:.0%} lower and upper prediction bounds of a fresh draw's error. "
-            f"The binding attack, <b>{e(cal.binding_attack)}</b>, is the one closest to "
-            "(or furthest below) its target: it decides the noise.</p>"
-            + _table(attacks, "attacks")),
+        "setting": _setting_section(s, cal, picture),
+        "frontier": _frontier_section(s, cal, figures, summary),
+        "attacks": _attacks_section(s, cal, attacks),
         "diagnostics": (
             "<p>The alignment solver's state and the utility model's score at the recommended "
             "noise (balanced accuracy on the held-out rows, Student-t interval over draws)."
             "</p>" + _table(diagnostics, "diagnostics")),
         "bounds": _bounds_section(s, cal, leakage),
-        "limits": (
-            "<ul><li>Other threat models: collusion of several participants, an analyst who "
-            "deviates from the protocol, attacks that use side information (known rows, "
-            "public data sets), membership or attribute inference.</li>"
-            "<li>The anchor noise is not differential privacy: it makes the known attacks "
-            "err, it gives no epsilon.</li>"
-            "<li>The simulation runs on your rows only: the other participants' data may "
-            "differ, and the result holds for this split and these sizes.</li>"
-            "<li>The confidence is over noise draws of this one deployment (fixed secrets and "
-            "split), assuming the attack errors of draws are roughly Gaussian.</li></ul>"),
-        "reproduce": (
-            f"<p>Command: <code>{e(s['command_line'])}</code></p><table id='versions'>"
-            + "".join(f"<tr><td>{k}</td><td>{e(str(v))}</td></tr>" for k, v in [
-                ("skdc", skdc.__version__ if hasattr(skdc, "__version__") else "dev"),
-                ("python", platform.python_version()), ("numpy", np.__version__),
-                ("scikit-learn", sklearn.__version__), ("platform", sys.platform),
-                ("seed", s["random_state"]), ("SHA-256 of the inputs", s["input_sha256"]),
-                ("draws run", len(cal.table)), ("noise range", s["bounds"])])
-            + "</table><p>Every draw is in <code>draws.csv</code>; the calibration's steps in "
-            "<code>calibration.csv</code>.</p>"),
+        "limits": _LIMITS,
+        "reproduce": _reproduce_section(s, cal),
     }
     body = "".join(f'<section id="{k}"><h2>{_TITLES[k]}</h2>{sections[k]}</section>'
                    for k in SECTIONS)

@@ -137,14 +137,9 @@ def _command(args):
     return words
 
 
-def _run_audit(args):
-    if args.example:
-        print(_EXAMPLE, end="")
-        return 0
-    args = _config(args)
-    if args.data is None or args.labels is None:
-        raise ValueError("give --data X.npy and --labels y.npy (or a --config file naming "
-                         "them); `skdc audit --example` prints a config.")
+def _read_inputs(args):
+    """``(X, y, partition)`` from the ``.npy`` files of ``--data``, ``--labels`` and
+    ``--partition`` (``None`` without it), each checked against ``--data``."""
     import numpy as np
 
     X = _load(args.data, "--data")
@@ -164,6 +159,11 @@ def _run_audit(args):
             raise ValueError(f"--partition {args.partition}: must hold one integer party id "
                              f"per row of --data ({X.shape[0]}); got shape {partition.shape}, "
                              f"dtype {partition.dtype}.")
+    return X, y, partition
+
+
+def _check_settings(args):
+    """The flags' ranges and choices, each error naming its flag."""
     checks = [("participants", 2), ("draws", 2), ("grid", 1), ("grid_draws", 1),
               ("colluder", 0), ("seed", 0)]
     for dest, least in checks:
@@ -185,6 +185,10 @@ def _run_audit(args):
     if args.backend == "dask" and not args.scheduler:
         raise ValueError("--backend dask needs --scheduler ADDRESS (e.g. tcp://host:8786).")
 
+
+def _checkpoint_folder(args):
+    """``(out, checkpoint)``: the output folder and its checkpoint folder (emptied with
+    ``--fresh``)."""
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out}: exists and is not a folder.")
@@ -193,16 +197,15 @@ def _run_audit(args):
         import shutil
 
         shutil.rmtree(checkpoint)
+    return out, checkpoint
 
+
+def _audit_kwargs(args, partition, checkpoint):
+    """The arguments of :func:`audit` the flags give, with the command line to reprint."""
     import shlex
-    import sys
-
-    from joblib import parallel_config
-
-    from ._audit import audit
 
     command = "python -m skdc " + " ".join(shlex.quote(a) for a in _command(args))
-    kwargs = dict(
+    return dict(
         n_participants=args.participants, mechanism=args.mechanism, aligner=args.aligner,
         attacks=args.attack or None, target_error=args.target_error,
         confidence=args.confidence, colluder=args.colluder, participant=args.participant,
@@ -212,35 +215,42 @@ def _run_audit(args):
         random_state=args.seed, checkpoint=checkpoint, progress="auto",
         command_line=command,
     )
-    client = None
-    if args.backend == "dask":
-        try:
-            from distributed import Client
-        except ImportError as exc:
-            raise ImportError("--backend dask needs dask.distributed (pip install "
-                              "'dask[distributed]').") from exc
-        try:
-            client = Client(args.scheduler, timeout="10s")
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise ValueError(f"--scheduler {args.scheduler}: cannot connect ({exc}).") \
-                from exc
+
+
+def _flagged(exc):
+    """The audit's ``ValueError`` as one line that names the flag it comes from."""
+    import re
+
+    msg = str(exc).replace("\n", " ")
+    if msg.startswith("checkpoint"):
+        return f"{msg} (or rerun with --fresh)"
+    # validate_params says "The 'xtol' parameter of audit must be ..."
+    named = re.match(r"The '(\w+)' parameter of ", msg)
+    head = f"{named.group(1)} must" if named else msg
+    for word, flag in _AUDIT_FLAGS.items():
+        if head.startswith(word):
+            return f"{flag}: {msg}"
+    return msg
+
+
+def _dask_client(args):
+    """A client of ``--scheduler`` for ``--backend dask``, else ``None``."""
+    if args.backend != "dask":
+        return None
     try:
-        with parallel_config(backend=args.backend):
-            try:
-                report = audit(X, y, n_jobs=args.n_jobs if args.n_jobs is not None
-                               else (-1 if client is not None else None), **kwargs)
-            except ValueError as exc:
-                msg = str(exc).replace("\n", " ")
-                if msg.startswith("checkpoint"):
-                    raise ValueError(f"{msg} (or rerun with --fresh)") from exc
-                for word, flag in _AUDIT_FLAGS.items():
-                    if msg.startswith(word):
-                        raise ValueError(f"{flag}: {msg}") from exc
-                raise ValueError(msg) from exc
-    finally:
-        if client is not None:
-            client.close()
-    files = report.save(out)
+        from distributed import Client
+    except ImportError as exc:
+        raise ImportError("--backend dask needs dask.distributed (pip install "
+                          "'dask[distributed]').") from exc
+    try:
+        return Client(args.scheduler, timeout="10s")
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise ValueError(f"--scheduler {args.scheduler}: cannot connect ({exc}).") from exc
+
+
+def _print_result(report, files, out):
+    import sys
+
     cal = report.calibration
     if cal.value == cal.value:  # not NaN
         print(f"recommended {cal.param} = {cal.value:.4g} (bracket {cal.bracket[0]:.4g} .. "
@@ -250,6 +260,37 @@ def _run_audit(args):
         print(f"no {cal.param} in range meets the target error; see the report",
               file=sys.stderr)
     print(f"wrote {files['report']} and {len(files) - 1} CSV tables in {out}")
+
+
+def _run_audit(args):
+    if args.example:
+        print(_EXAMPLE, end="")
+        return 0
+    args = _config(args)
+    if args.data is None or args.labels is None:
+        raise ValueError("give --data X.npy and --labels y.npy (or a --config file naming "
+                         "them); `skdc audit --example` prints a config.")
+    X, y, partition = _read_inputs(args)
+    _check_settings(args)
+    out, checkpoint = _checkpoint_folder(args)
+
+    from joblib import parallel_config
+
+    from ._audit import audit
+
+    kwargs = _audit_kwargs(args, partition, checkpoint)
+    client = _dask_client(args)
+    try:
+        with parallel_config(backend=args.backend):
+            try:
+                report = audit(X, y, n_jobs=args.n_jobs if args.n_jobs is not None
+                               else (-1 if client is not None else None), **kwargs)
+            except ValueError as exc:
+                raise ValueError(_flagged(exc)) from exc
+    finally:
+        if client is not None:
+            client.close()
+    _print_result(report, report.save(out), out)
     return 0
 
 

@@ -1,4 +1,4 @@
-"""The Central and Local baselines of data-collaboration experiments (spec section 4.1).
+"""The Central and Local baselines of data-collaboration experiments (Section 5.2 of [1]_).
 
 Data collaboration sits between two references [1]_: **Central**, an idealized upper bound
 that trains one model on the pooled raw rows of every participant (what no participant may
@@ -20,10 +20,45 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
-from .._uploads import _check_participant_ids
+from .._uploads import check_participant_ids
+from ..utils._docstring import Substitution
 from ..utils._sklearn_compat import HasMethods, _fit_context, validate_data
+from ._docstrings import _SUETAKE_REFERENCES
 
 __all__ = ["Central", "Local"]
+
+# The parameters and returns the two baselines' methods share (method docstrings: eight
+# spaces of indentation).
+_X_DOC = """\
+X : array-like of shape (n_samples, n_features)
+            Raw rows.
+"""
+_XY_DOC = _X_DOC + """\
+        y : array-like of shape (n_samples,)
+            Targets.
+"""
+_FIT_XY_DOC = """\
+X : array-like of shape (n_samples, n_features)
+            Raw rows of every participant.
+        y : array-like of shape (n_samples,)
+            Targets.
+"""
+_FIT_RETURNS_DOC = """\
+Returns
+        -------
+        self : object
+            Fitted baseline.
+"""
+_PREDICT_RETURNS_DOC = """\
+Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Predictions.
+"""
+_LOCAL_PARTICIPANT_DOC = """\
+participant : array-like of int of shape (n_samples,)
+            The participant of each row (required).
+"""
 
 
 class _Baseline(MetaEstimatorMixin, BaseEstimator):
@@ -44,12 +79,16 @@ class _Baseline(MetaEstimatorMixin, BaseEstimator):
         return tags
 
 
+@Substitution(references=_SUETAKE_REFERENCES)
 class Central(_Baseline):
     """Central baseline: one estimator on the pooled raw rows of all participants.
 
-    The idealized upper bound of [1]_ (spec section 4.1): it ignores who owns which row.
+    The idealized upper bound of Section 5.2 of [1]_: it ignores who owns which row.
     ``participant`` is accepted (and ignored) so that it is interchangeable with a
     data-collaboration pipeline in experiments.
+
+    Read more in the :ref:`User Guide <experiments>`, and see the gallery example
+    :ref:`sphx_glr_auto_examples_plot_kti_vs_linear.py`.
 
     Parameters
     ----------
@@ -69,10 +108,7 @@ class Central(_Baseline):
     --------
     Local : Each participant alone.
 
-    References
-    ----------
-    .. [1] Suetake et al., "Nonlinear Data Integration via Kernel Methods for Data
-       Collaboration Analysis", arXiv:2605.27219, 2026.
+    {references}
 
     Examples
     --------
@@ -85,23 +121,18 @@ class Central(_Baseline):
     0.97
     """
 
+    @Substitution(fit_xy=_FIT_XY_DOC, fit_returns=_FIT_RETURNS_DOC)
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, participant=None):
         """Fit the model on all rows.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Raw rows of every participant.
-        y : array-like of shape (n_samples,)
-            Targets.
+        {fit_xy}
         participant : array-like of shape (n_samples,), default=None
             Ignored: the central model pools every participant.
 
-        Returns
-        -------
-        self : object
-            Fitted baseline.
+        {fit_returns}
         """
         X, y = validate_data(self, X, y)
         self.estimator_ = clone(self.estimator).fit(X, y)
@@ -113,34 +144,29 @@ class Central(_Baseline):
         check_is_fitted(self)
         return self.estimator_.classes_
 
+    @Substitution(X=_X_DOC, predict_returns=_PREDICT_RETURNS_DOC)
     def predict(self, X, participant=None):
         """Predict with the pooled model.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Raw rows.
+        {X}
         participant : array-like of shape (n_samples,), default=None
             Ignored.
 
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            Predictions.
+        {predict_returns}
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False)
         return self.estimator_.predict(X)
 
+    @Substitution(xy=_XY_DOC)
     def score(self, X, y, participant=None):
         """The wrapped estimator's score on ``(X, y)``.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Raw rows.
-        y : array-like of shape (n_samples,)
-            Targets.
+        {xy}
         participant : array-like of shape (n_samples,), default=None
             Ignored.
 
@@ -154,12 +180,17 @@ class Central(_Baseline):
         return self.estimator_.score(X, y)
 
 
+@Substitution(references=_SUETAKE_REFERENCES)
 class Local(_Baseline):
     """Local baseline: each participant trains on its own raw rows only.
 
     Participant ``k``'s model sees only its rows; a row is predicted by its own participant's
-    model, and :meth:`score` averages the per-participant scores on their own rows (spec
-    section 4.1 and section 7, item 11).
+    model, and :meth:`score` averages the per-participant scores on their own rows. Section
+    5.2 of [1]_ compares with a Local baseline without defining it further; this is the
+    reading where each party is evaluated on its own test rows.
+
+    Read more in the :ref:`User Guide <experiments>`, and see the gallery example
+    :ref:`sphx_glr_auto_examples_plot_kti_vs_linear.py`.
 
     Parameters
     ----------
@@ -179,10 +210,7 @@ class Local(_Baseline):
     --------
     Central : The pooled upper bound.
 
-    References
-    ----------
-    .. [1] Suetake et al., "Nonlinear Data Integration via Kernel Methods for Data
-       Collaboration Analysis", arXiv:2605.27219, 2026.
+    {references}
 
     Examples
     --------
@@ -203,7 +231,7 @@ class Local(_Baseline):
                 "Local needs each row's participant: pass participant=ids (routed metadata "
                 "in a Pipeline)."
             )
-        participant = _check_participant_ids(participant, n_samples)
+        participant = check_participant_ids(participant, n_samples)
         if not fitting:
             unseen = np.setdiff1d(np.unique(participant), self.participants_)
             if unseen.size:
@@ -214,23 +242,18 @@ class Local(_Baseline):
                 )
         return participant
 
+    @Substitution(fit_xy=_FIT_XY_DOC, participant=_LOCAL_PARTICIPANT_DOC,
+                  fit_returns=_FIT_RETURNS_DOC)
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, participant=None):
         """Fit one model per participant on its own rows.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Raw rows of every participant.
-        y : array-like of shape (n_samples,)
-            Targets.
-        participant : array-like of int of shape (n_samples,)
-            The participant of each row (required).
+        {fit_xy}
+        {participant}
 
-        Returns
-        -------
-        self : object
-            Fitted baseline.
+        {fit_returns}
         """
         X, y = validate_data(self, X, y)
         participant = self._participants(participant, X.shape[0], fitting=True)
@@ -241,20 +264,17 @@ class Local(_Baseline):
         ]
         return self
 
+    @Substitution(X=_X_DOC, participant=_LOCAL_PARTICIPANT_DOC,
+                  predict_returns=_PREDICT_RETURNS_DOC)
     def predict(self, X, participant=None):
         """Predict each row with its own participant's model.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Raw rows.
-        participant : array-like of int of shape (n_samples,)
-            The participant of each row (required).
+        {X}
+        {participant}
 
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            Predictions.
+        {predict_returns}
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False)
@@ -270,17 +290,14 @@ class Local(_Baseline):
             out[rows] = pred
         return out if out is not None else np.empty(0)
 
+    @Substitution(xy=_XY_DOC, participant=_LOCAL_PARTICIPANT_DOC)
     def score(self, X, y, participant=None):
         """Mean over participants of each model's score on its own participant's rows.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Raw rows.
-        y : array-like of shape (n_samples,)
-            Targets.
-        participant : array-like of int of shape (n_samples,)
-            The participant of each row (required).
+        {xy}
+        {participant}
 
         Returns
         -------

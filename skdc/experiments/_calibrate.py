@@ -22,6 +22,7 @@ References
 # Licence: BSD 3 clause
 
 import math
+import os
 import warnings
 from dataclasses import dataclass, field
 from numbers import Integral, Real
@@ -31,7 +32,10 @@ from joblib import Parallel, delayed
 from sklearn.utils import check_random_state
 
 from ..utils._checkpoint import DrawCheckpoint
+from ..utils._docstring import Substitution
 from ..utils._progress import progress_bar
+from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
+from ._docstrings import _GOPP_PIPELINE_EXAMPLE, _NOSAKA_REFERENCES
 from ._sweep import _check_param, _resolve_scoring, _split, privacy_utility_sweep
 
 __all__ = ["NoiseCalibration", "calibrate_noise"]
@@ -95,9 +99,13 @@ def _mean_interval(values, confidence):
 # ----------------------------------------------------------------------------- result
 
 
+@Substitution(example=_GOPP_PIPELINE_EXAMPLE)
 @dataclass(frozen=True, eq=False)
 class NoiseCalibration:
     """The result of :func:`calibrate_noise`.
+
+    Read more in the :ref:`User Guide <safety>`, and see the gallery example
+    :ref:`sphx_glr_auto_examples_plot_calibrated_frontier.py`.
 
     Attributes
     ----------
@@ -143,15 +151,9 @@ class NoiseCalibration:
 
     Examples
     --------
+    {example}
     >>> import numpy as np
-    >>> from sklearn.datasets import make_classification
-    >>> from sklearn.linear_model import RidgeClassifier
-    >>> from sklearn.pipeline import Pipeline
-    >>> from skdc import IGDP, GOPPAligner
     >>> from skdc.experiments import calibrate_noise
-    >>> X, y = make_classification(n_samples=240, n_features=6, random_state=0)
-    >>> pipe = Pipeline([("gdp", IGDP(n_participants=3, random_state=0)),
-    ...                  ("align", GOPPAligner()), ("clf", RidgeClassifier())])
     >>> cal = calibrate_noise(pipe, X, y, param="align__v", attack="procrustes",
     ...                       min_error=0.2, confidence=0.8, n_draws=3, bounds=(0.0, 0.4),
     ...                       xtol=0.1, random_state=0)
@@ -431,6 +433,40 @@ def _check_common(confidence, n_draws, bound, bounds, xtol):
     return low, high, float(xtol)
 
 
+# What calibrate_noise and the audit take alike (the audit adds its own settings); the
+# semantic checks (n_draws for bound="order", low < high, one target per attack) stay in
+# _check_common and _targets.
+_RUN_CONSTRAINTS = {
+    "confidence": [Interval(Real, 0, 1, closed="neither")],
+    "n_draws": [Interval(Integral, 2, None, closed="left")],
+    "xtol": [Interval(Real, 0, None, closed="neither"), None],
+    "colluder": [Interval(Integral, 0, None, closed="left")],
+    "participant": [Interval(Integral, 0, None, closed="left"), None],
+    "test_size": [Interval(Real, 0, None, closed="neither")],
+    "n_jobs": [Integral, None],
+    "checkpoint": [str, os.PathLike, None],
+    "progress": ["boolean", StrOptions({"auto"})],
+}
+
+
+@validate_params(
+    {
+        **_RUN_CONSTRAINTS,
+        "estimator": [HasMethods(["fit"])],
+        "X": ["array-like"],
+        "y": ["array-like", None],
+        "param": [str],
+        "attack": [str, callable, list, tuple, dict],
+        "min_error": [Real, dict],
+        "bounds": ["array-like"],
+        "bound": [StrOptions({"normal", "order"})],
+        "scoring": [str, callable, list, tuple, dict],
+        "test_data": [tuple, None],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
+@Substitution(references=_NOSAKA_REFERENCES, example=_GOPP_PIPELINE_EXAMPLE)
 def calibrate_noise(estimator, X, y=None, *, param, attack, min_error, confidence=0.95,
                     n_draws=10, bounds=(0.0, 1.0), xtol=None, bound="normal", colluder=0,
                     participant=None, scoring="balanced_accuracy", test_size=0.3,
@@ -449,6 +485,9 @@ def calibrate_noise(estimator, X, y=None, *, param, attack, min_error, confidenc
     until it is at most ``xtol`` wide, reusing evaluated values; each value runs ``n_draws``
     draws through :func:`privacy_utility_sweep` with ``seed_param="auto"`` (the deployment
     fixed, the noise redrawn), draw ``k`` with the same seed at every value.
+
+    Read more in the :ref:`User Guide <safety>`, and see the gallery example
+    :ref:`sphx_glr_auto_examples_plot_calibrated_frontier.py`.
 
     Parameters
     ----------
@@ -516,22 +555,12 @@ def calibrate_noise(estimator, X, y=None, *, param, attack, min_error, confidenc
     privacy_utility_sweep : The sweep each evaluated value runs.
     audit : Calibration and a self-contained report for one participant.
 
-    References
-    ----------
-    .. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for
-       Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
+    {references}
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from sklearn.datasets import make_classification
-    >>> from sklearn.linear_model import LogisticRegression
-    >>> from sklearn.pipeline import Pipeline
-    >>> from skdc import IGDP, GOPPAligner
+    {example}
     >>> from skdc.experiments import calibrate_noise
-    >>> X, y = make_classification(n_samples=240, n_features=6, random_state=0)
-    >>> pipe = Pipeline([("gdp", IGDP(n_participants=3, random_state=0)),
-    ...                  ("align", GOPPAligner()), ("clf", LogisticRegression())])
     >>> cal = calibrate_noise(pipe, X, y, param="align__v", attack="procrustes",
     ...                       min_error=0.2, n_draws=4, bounds=(0.0, 0.4), xtol=0.05,
     ...                       random_state=0)

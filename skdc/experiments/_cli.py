@@ -2,7 +2,7 @@
 
 ``reproduce`` runs the papers' experiments on whatever data is available locally (nothing is
 downloaded): ``mnist-equivalence`` (the noisy-anchor paper's exact equivalence of C-GDP and
-anchor-aligned I-GDP, with the noiseless utility controls, spec section 7.2),
+anchor-aligned I-GDP, with the noiseless utility controls, its Section 5.2),
 ``mnist-sweep`` (its privacy-utility sweeps over private-data and anchor noise) and ``kti``
 (the KTI paper's comparison of kernel and linear integrations, its section 6.4). When the data
 files are missing, the command names them in one line before any work starts.
@@ -16,6 +16,7 @@ file; ``skdc sweep --example`` prints a commented one.
 import argparse
 import gzip
 import importlib
+import json
 import os
 import sys
 import time
@@ -27,26 +28,41 @@ import numpy as np
 
 __all__ = ["register"]
 
+def _toml_value(value):
+    """A scalar as TOML writes it (strings double-quoted, booleans in lower case)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value)
+    return repr(value)
+
+
+def _steps_toml(steps):
+    """The ``[[pipeline.steps]]`` tables of a sweep config, one per ``(name, class, params)``
+    (``params`` a dict of scalars, or ``None``), separated by blank lines."""
+    blocks = []
+    for name, cls, params in steps:
+        lines = ["[[pipeline.steps]]", f"name = {_toml_value(name)}",
+                 f"class = {_toml_value(cls)}"]
+        if params:
+            pairs = ", ".join(f"{k} = {_toml_value(v)}" for k, v in params.items())
+            lines.append(f"params = {{ {pairs} }}")
+        blocks.append("\n".join(lines) + "\n")
+    return "\n".join(blocks)
+
+
+_EXAMPLE_STEPS = (("gdp", "IGDP", {"n_participants": 10, "random_state": 0}),
+                  ("align", "GOPPAligner", None),
+                  ("clf", "sklearn.linear_model.LogisticRegression", {"max_iter": 2000}))
 _EXAMPLE_CONFIG = """\
 # skdc sweep config: python -m skdc sweep THIS_FILE
 [data]
 dataset = "digits"          # "digits", or "npz" with path = "data.npz" holding arrays X and y
 test_size = 0.3
 
-[[pipeline.steps]]          # steps in order; class: a name in skdc (mechanisms, alignment)
-name = "gdp"                # or a dotted path under sklearn., skdc. or imblearn.
-class = "IGDP"
-params = { n_participants = 10, random_state = 0 }
-
-[[pipeline.steps]]
-name = "align"
-class = "GOPPAligner"
-
-[[pipeline.steps]]
-name = "clf"
-class = "sklearn.linear_model.LogisticRegression"
-params = { max_iter = 2000 }
-
+# the pipeline's steps, in order; class: a name in skdc (mechanisms, alignment) or a dotted
+# path under sklearn., skdc. or imblearn.
+""" + _steps_toml(_EXAMPLE_STEPS) + """
 [sweep]
 param = "align__v"
 distribution = { name = "uniform", low = 0.0, high = 0.3 }   # or values = [0.0, 0.05, 0.1]
@@ -79,7 +95,8 @@ def _find_mnist(data_dir, name):
 
 
 def _load_mnist(data_dir, name, max_train=None, seed=0):
-    """Train/test MNIST rows scaled to [0, 1] and flattened (spec section 7.2)."""
+    """Train/test MNIST rows scaled to [0, 1] and flattened (Section 5.2 of the noisy-anchor
+    paper)."""
     from ..datasets import load_mnist
 
     _find_mnist(data_dir, name)
@@ -170,7 +187,8 @@ def _mnist_pipelines(args):
     s, p = args.seed, 10
 
     def proj():
-        # the public rank-reducing projection F (784 -> 100), shared by everyone (spec 7.2)
+        # the public rank-reducing projection F (784 -> 100), shared by everyone (Section 5.1
+        # of the noisy-anchor paper)
         return GaussianRandomProjection(n_components=100, random_state=s,
                                         compute_inverse_components=True)
 
@@ -244,16 +262,19 @@ def _noise_values(args, upper):
     return np.linspace(0.0, upper, args.levels + 1)[1:]
 
 
-def _sweep_and_plot(args, out, X_tr, y_tr, X_te, y_te, pipes, v_upper, sigma_upper):
+# the attacks that apply to each noisy protocol under collusion (the noisy-anchor paper's
+# Section 5.2: known-secret inversion of C-GDP, the known-anchor attacks of anchor noise)
+_SWEEP_ATTACKS = {"C-GDP": ["known_secret"],
+                  "AA-I-GDP (anchor noise)": ["mp", "procrustes", "alignment_map"]}
+
+
+def _mnist_sweeps(args, X_tr, y_tr, X_te, y_te, pipes, attacks, v_upper, sigma_upper):
+    """``(cg, aa, results)``: the private-noise sweep of C-GDP, the anchor-noise sweep of
+    AA-I-GDP and both in one table, with the strongest attack of each draw."""
     import pandas as pd
 
-    from ._plot import plot_frontier, plot_noise_curves
     from ._sweep import privacy_utility_sweep
 
-    attacks = {"C-GDP": ["known_secret"], "AA-I-GDP (anchor noise)": ["mp", "procrustes",
-                                                                       "alignment_map"]}
-    if args.no_attacks:
-        attacks = {k: [] for k in attacks}
     common = dict(test_data=(X_te, y_te), n_draws=args.draws, random_state=args.seed,
                   n_jobs=args.n_jobs, progress="auto")
     rms = float(np.sqrt(np.mean(pipes["C-GDP"][:1].fit_transform(X_tr) ** 2)))
@@ -272,13 +293,19 @@ def _sweep_and_plot(args, out, X_tr, y_tr, X_te, y_te, pipes, v_upper, sigma_upp
         # the strongest attack of each draw, in each metric (higher = more private)
         results["strongest"] = results[cols].min(axis=1)
         results["strongest_linkage"] = results[[f"{c}_linkage" for c in cols]].min(axis=1)
-    _write_table(results, args, args.name, out)
+    return cg, aa, results
 
+
+def _sweep_figure(args, out, cg, aa, results, attacks, v_upper):
+    """The noise curves of both sweeps and, with attacks, the two frontiers, as one PNG."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from ._plot import plot_frontier, plot_noise_curves
+
+    cols = "strongest" in results
     fig, axes = plt.subplots(1, 4 if cols else 2, figsize=(19 if cols else 10, 4.2),
                              layout="constrained")
     plot_noise_curves(cg, "balanced_accuracy", x_range=(0, cg["value"].max()), ax=axes[0])
@@ -300,6 +327,15 @@ def _sweep_and_plot(args, out, X_tr, y_tr, X_te, y_te, pipes, v_upper, sigma_upp
     fig.savefig(path, dpi=120)
     plt.close(fig)
     print(f"wrote {path}", file=out)
+
+
+def _sweep_and_plot(args, out, X_tr, y_tr, X_te, y_te, pipes, v_upper, sigma_upper):
+    attacks = {k: [] if args.no_attacks else v for k, v in _SWEEP_ATTACKS.items()}
+    cg, aa, results = _mnist_sweeps(args, X_tr, y_tr, X_te, y_te, pipes, attacks, v_upper,
+                                    sigma_upper)
+    _write_table(results, args, args.name, out)
+    _sweep_figure(args, out, cg, aa, results, attacks, v_upper)
+    cols = "strongest" in results
     shown = ["balanced_accuracy", *(["strongest", "strongest_linkage"] if cols else [])]
     summary = results.groupby("method")[shown].mean()
     print(summary.to_string(float_format=lambda v: f"{v:.4f}"), file=out)
@@ -318,26 +354,21 @@ def _reproduce_mnist_sweep(args, out):
                            sigma_upper=50.0)
 
 
-def _reproduce_kti(args, out):
+def _kti_data(args):
+    """Train and test rows of the kti comparison: scikit-learn's digits, or local MNIST."""
     if args.dataset == "digits":
         from sklearn.datasets import load_digits
 
         X, y = load_digits(return_X_y=True)
         X = X / 16.0
-        X_tr, y_tr, X_te, y_te = X[:1200], y[:1200], X[1200:], y[1200:]
-    else:
-        X_tr, y_tr, X_te, y_te = _load_mnist(args.data_dir, args.name, None, args.seed)
-    K, n_k, d_tilde, n_source = args.participants, 100, 10, 100  # KTI spec section 6.3
-    if K * n_k + n_source > X_tr.shape[0]:
-        raise ValueError(
-            f"--participants {K} needs {K} x {n_k} training rows plus {n_source} public rows for "
-            f"the SMOTE anchor; the {args.dataset} training set has {X_tr.shape[0]}. Lower "
-            "--participants."
-        )
-    try:
-        from sklearn.ensemble import RandomForestClassifier
-        from sklearn.pipeline import Pipeline
+        return X[:1200], y[:1200], X[1200:], y[1200:]
+    return _load_mnist(args.data_dir, args.name, None, args.seed)
 
+
+def _kti_parts():
+    """The integrations compared (Section 5.2 of the KTI paper), and the UMAP mechanism and
+    SMOTE anchor every one of them runs on."""
+    try:
         from ..alignment import (
             GEPAligner,
             KTIAligner,
@@ -353,47 +384,55 @@ def _reproduce_kti(args, out):
             f"(KTIAligner, LTIAligner, MPPAligner, GEPAligner, ODCAligner, UMAPMechanism, "
             f"SMOTEAnchor) and umap-learn: {exc}"
         ) from exc
-    import sklearn
-
     aligners = {"MPP": MPPAligner(), "GEP": GEPAligner(), "ODC": ODCAligner(),
                 "LTI": LTIAligner(), "KTI": KTIAligner(kernel="rbf", gamma=1.0, alpha=1.0),
                 "KTI+TSL+Center": KTIAligner(kernel="rbf", gamma=1.0, alpha=1.0, graph="tsl",
                                              mu=1.0, center=True)}
+    return aligners, UMAPMechanism, SMOTEAnchor
+
+
+def _kti_trial(trial, seed, data, sizes, parts, step):
+    """One trial: a fresh draw of each party's rows, Central and Local, then every integration
+    under UMAP with a SMOTE anchor; one row ``{trial, method, accuracy}`` per method."""
+    import sklearn
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.pipeline import Pipeline
+
+    X_tr, y_tr, X_te, y_te = data
+    K, n_k, d_tilde, n_source = sizes
+    aligners, UMAPMechanism, SMOTEAnchor = parts
+    rng = np.random.RandomState(seed + trial)
+    order = rng.permutation(X_tr.shape[0])
+    train, pool = order[: K * n_k], order[K * n_k:]
+    test = rng.permutation(X_te.shape[0])[: K * n_k]
+    part = np.arange(K * n_k) % K
+    Xa, ya, Xb, yb = X_tr[train], y_tr[train], X_te[test], y_te[test]
+    rows = []
+    rf = RandomForestClassifier(random_state=trial)
+    for name, rows_of in (("Central", slice(None)), ("Local", part == 0)):
+        acc = rf.fit(Xa[rows_of], ya[rows_of]).score(Xb, yb)
+        rows.append({"method": name, "accuracy": acc})
+        step()
+    anchor = SMOTEAnchor(n_anchors=1000, X_public=X_tr[pool], y_public=y_tr[pool],
+                         n_source=n_source, random_state=trial)
+    for name, aligner in aligners.items():
+        pipe = Pipeline([("dr", UMAPMechanism(n_participants=K, n_components=d_tilde,
+                                              anchor=anchor, random_state=trial)),
+                         ("align", aligner), ("clf", RandomForestClassifier(random_state=0))])
+        with sklearn.config_context(enable_metadata_routing=True), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            pipe.fit(Xa, ya, participant=part)
+            acc = pipe.score(Xb, yb, participant=np.arange(len(yb)) % K)
+        rows.append({"method": name, "accuracy": acc})
+        step()
+    return rows
+
+
+def _kti_report(args, rows, sizes, out):
+    """Print the mean and spread per method; write the trials, the summary and the bars."""
     import pandas as pd
 
-    from ..utils._progress import progress_bar
-
-    methods = ["Central", "Local", *aligners]
-    bar = progress_bar(range(args.trials * len(methods)), "auto", desc="kti",
-                       unit="setting", total=args.trials * len(methods))
-    # one step of the bar per setting done: started here (0 of N), closed by the N-th step
-    steps = iter(bar)
-    next(steps, None)
-    rows = []
-    for trial in range(args.trials):
-        rng = np.random.RandomState(args.seed + trial)
-        order = rng.permutation(X_tr.shape[0])
-        train, pool = order[: K * n_k], order[K * n_k:]
-        test = rng.permutation(X_te.shape[0])[: K * n_k]
-        part = np.arange(K * n_k) % K
-        Xa, ya, Xb, yb = X_tr[train], y_tr[train], X_te[test], y_te[test]
-        rf = RandomForestClassifier(random_state=trial)
-        for name, rows_of in (("Central", slice(None)), ("Local", part == 0)):
-            acc = rf.fit(Xa[rows_of], ya[rows_of]).score(Xb, yb)
-            rows.append({"trial": trial, "method": name, "accuracy": acc})
-            next(steps, None)
-        anchor = SMOTEAnchor(n_anchors=1000, X_public=X_tr[pool], y_public=y_tr[pool],
-                             n_source=n_source, random_state=trial)
-        for name, aligner in aligners.items():
-            pipe = Pipeline([("dr", UMAPMechanism(n_participants=K, n_components=d_tilde,
-                                                  anchor=anchor, random_state=trial)),
-                             ("align", aligner), ("clf", RandomForestClassifier(random_state=0))])
-            with sklearn.config_context(enable_metadata_routing=True), warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                pipe.fit(Xa, ya, participant=part)
-                acc = pipe.score(Xb, yb, participant=np.arange(len(yb)) % K)
-            rows.append({"trial": trial, "method": name, "accuracy": acc})
-            next(steps, None)
+    K, n_k, d_tilde, _ = sizes
     trials = pd.DataFrame(rows)
     summary = (trials.groupby("method", sort=False)["accuracy"]
                .agg(mean="mean", std=lambda a: float(np.std(a))).reset_index())
@@ -405,6 +444,32 @@ def _reproduce_kti(args, out):
     _write_table(summary, args, args.name, out)
     _bar_figure(summary, args, args.name, f"KTI vs linear integrations ({args.dataset}, K={K})",
                 "test accuracy (mean +- std over trials)", out)
+
+
+def _reproduce_kti(args, out):
+    X_tr, y_tr, X_te, y_te = _kti_data(args)
+    # K parties of n(k) rows, UMAP to d~ dimensions, n_source public rows for the SMOTE
+    # anchor: Table 2 of the KTI paper
+    sizes = K, n_k, d_tilde, n_source = args.participants, 100, 10, 100
+    if K * n_k + n_source > X_tr.shape[0]:
+        raise ValueError(
+            f"--participants {K} needs {K} x {n_k} training rows plus {n_source} public rows for "
+            f"the SMOTE anchor; the {args.dataset} training set has {X_tr.shape[0]}. Lower "
+            "--participants."
+        )
+    parts = _kti_parts()
+    from ..utils._progress import progress_bar
+
+    n_settings = args.trials * (2 + len(parts[0]))
+    bar = progress_bar(range(n_settings), "auto", desc="kti", unit="setting", total=n_settings)
+    # one step of the bar per setting done: started here (0 of N), closed by the N-th step
+    steps = iter(bar)
+    next(steps, None)
+    rows = []
+    for trial in range(args.trials):
+        rows += [{"trial": trial, **row} for row in _kti_trial(
+            trial, args.seed, (X_tr, y_tr, X_te, y_te), sizes, parts, lambda: next(steps, None))]
+    _kti_report(args, rows, sizes, out)
     return 0
 
 
@@ -521,19 +586,19 @@ def _build_pipeline(config):
     return Pipeline(steps)
 
 
-def _distribution(spec):
+def _distribution(params):
     from scipy import stats
 
-    spec = dict(spec)
-    name = spec.pop("name", "uniform")
-    if name == "uniform" and ("low" in spec or "high" in spec):
-        low, high = float(spec.pop("low", 0.0)), float(spec.pop("high", 1.0))
-        spec.update(loc=low, scale=high - low)
+    params = dict(params)
+    name = params.pop("name", "uniform")
+    if name == "uniform" and ("low" in params or "high" in params):
+        low, high = float(params.pop("low", 0.0)), float(params.pop("high", 1.0))
+        params.update(loc=low, scale=high - low)
     dist = getattr(stats, name, None)
     if dist is None or not hasattr(dist, "rvs"):
         raise ValueError(f"No scipy.stats distribution {name!r}.")
     try:
-        return dist(**spec)
+        return dist(**params)
     except TypeError as exc:
         raise ValueError(f"distribution {name!r}: {exc}.") from exc
 
@@ -616,30 +681,35 @@ def _run_sweep(args):
         print(f"wrote {csv}")
     plot = args.plot or output.get("plot")
     if plot:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        from ._plot import column_label, plot_noise_curves
-
-        scores = [c for c in results.columns if c not in (
-            "draw", "method", "param", "value", "seed", "n_iter", "converged",
-            "fixed_point_residual", "seconds")]
-        named = sweep.get("attacks") or []
-        attacks = [c for c in scores if c in ([named] if isinstance(named, str) else named)]
-        data = config.get("data", {})
-        name = Path(data["path"]).stem if data.get("dataset") == "npz" else "digits"
-        title = f"{name}: {column_label(sweep['param'])}" + (
-            f" against the {', '.join(column_label(a) for a in attacks)} attack"
-            f"{'s' if len(attacks) > 1 else ''}" if attacks else "")
-        # human axis labels come from column_label (the swept parameter names the x axis)
-        ax = plot_noise_curves(results, scores, y_range=None, title=title,
-                               n_boot=1000 if len(results) >= 9 else 0)
-        ax.figure.savefig(plot, dpi=120)
-        plt.close(ax.figure)
-        print(f"wrote {plot}")
+        _plot_sweep(results, sweep, config, plot)
     return 0
+
+
+def _plot_sweep(results, sweep, config, plot):
+    """The sweep's scores against the swept noise, titled by the data and the attacks."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ._plot import column_label, plot_noise_curves
+
+    scores = [c for c in results.columns if c not in (
+        "draw", "method", "param", "value", "seed", "n_iter", "converged",
+        "fixed_point_residual", "seconds")]
+    named = sweep.get("attacks") or []
+    attacks = [c for c in scores if c in ([named] if isinstance(named, str) else named)]
+    data = config.get("data", {})
+    name = Path(data["path"]).stem if data.get("dataset") == "npz" else "digits"
+    title = f"{name}: {column_label(sweep['param'])}" + (
+        f" against the {', '.join(column_label(a) for a in attacks)} attack"
+        f"{'s' if len(attacks) > 1 else ''}" if attacks else "")
+    # human axis labels come from column_label (the swept parameter names the x axis)
+    ax = plot_noise_curves(results, scores, y_range=None, title=title,
+                           n_boot=1000 if len(results) >= 9 else 0)
+    ax.figure.savefig(plot, dpi=120)
+    plt.close(ax.figure)
+    print(f"wrote {plot}")
 
 
 class _HelpFormatter(argparse.RawDescriptionHelpFormatter,
@@ -649,6 +719,11 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter,
 
 def register(subparsers):
     """Add the ``reproduce`` and ``sweep`` sub-commands."""
+    _add_reproduce(subparsers)
+    _add_sweep(subparsers)
+
+
+def _add_reproduce(subparsers):
     names = "\n".join(f"  {k:<18} {v[1]}" for k, v in _REPRODUCTIONS.items())
     p = subparsers.add_parser(
         "reproduce", help="the papers' experiments on locally available data",
@@ -687,6 +762,8 @@ def register(subparsers):
                    help="parallel draws (joblib n_jobs; None: one)")
     p.set_defaults(func=_run_reproduce)
 
+
+def _add_sweep(subparsers):
     s = subparsers.add_parser(
         "sweep", help="a privacy-utility sweep from a TOML or YAML config",
         description="Run skdc.experiments.privacy_utility_sweep from a config file; "

@@ -3,7 +3,7 @@
 Layout of [1]_ (Figs 2, 4-8): one point per draw, the cubic regression spline of
 :func:`~skdc.experiments.fit_spline_band` as a line, its 95% pointwise bootstrap band shaded,
 reference levels (chance, a noiseless control, the unaligned baseline) as dashed lines. Noiseless
-controls are drawn as points but left out of the fits (spec section 7.1).
+controls are drawn as points but left out of the fits, as in the figures of [1]_ (its Section 5.1).
 
 References
 ----------
@@ -13,8 +13,13 @@ References
 
 # Licence: BSD 3 clause
 
+from numbers import Integral, Real
+
 import numpy as np
 
+from ..utils._docstring import Substitution
+from ..utils._sklearn_compat import HasMethods, Interval, validate_params
+from ._docstrings import _NOSAKA_REFERENCES
 from ._spline import fit_spline_band
 
 __all__ = ["column_label", "plot_frontier", "plot_noise_curves"]
@@ -60,6 +65,8 @@ _RANGES = {
 }
 
 
+@validate_params({"name": [str], "results": [HasMethods(["groupby"]), None]},
+                 prefer_skip_nested_validation=True)
 def column_label(name, results=None):
     """The human label of a sweep-table column or a swept parameter.
 
@@ -68,6 +75,8 @@ def column_label(name, results=None):
     -> ``"known-anchor (Procrustes) attack error"``); other names are returned as they are.
     The column ``"value"`` of a sweep names the parameter of its ``param`` column when
     ``results`` holds one parameter only.
+
+    Read more in the :ref:`User Guide <experiments>`.
 
     Parameters
     ----------
@@ -216,6 +225,87 @@ def _finish(ax, xlabel, ylabel, title):
         ax.set_title(title)
 
 
+_HUE_DOC = """\
+hue : str, default="method"
+        Column splitting the rows into series (ignored when absent).
+"""
+_BAND_DOC = """\
+n_knots : int, default=5
+        Interior knots of the spline.
+    n_boot : int, default=2000
+        Bootstrap resamples of the band (the paper: 10,000); 0 draws no band.
+    level : float, default=0.95
+        Coverage of the band.
+    random_state : int, default=0
+        Seeds the bootstrap.
+    ax : matplotlib Axes, default=None
+        Where to draw; a new figure when ``None``.
+"""
+_TITLE_RETURNS_DOC = """\
+title : str, default=None
+        Title of the axes; ``None`` leaves it as it is.
+
+    Returns
+    -------
+    ax : matplotlib Axes
+        The axes drawn on.
+"""
+# the references and the first lines of both examples: a sweep-like table of 40 draws of
+# v ~ U[0, 0.5]
+_REFERENCES_EXAMPLE_DOC = _NOSAKA_REFERENCES + """
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.RandomState(0)
+    >>> v = rng.uniform(0, 0.5, 40)
+"""
+# what both functions validate alike (the spline's settings, the series, the labels)
+_PLOT_CONSTRAINTS = {
+    "results": [HasMethods(["groupby"])],
+    "hue": [str, None],
+    "x": [str],
+    "x_range": [tuple, None],
+    "y_range": "no_validation",  # checked by _check_y_range, with its own message
+    "references": [dict, None],
+    "exclude_controls": ["boolean"],
+    "n_knots": [Interval(Integral, 0, None, closed="left")],
+    "n_boot": [Interval(Integral, 0, None, closed="left")],
+    "level": [Interval(Real, 0, 1, closed="neither")],
+    "random_state": ["random_state"],
+    "ax": "no_validation",
+    "xlabel": [str, None],
+    "ylabel": [str, None],
+    "title": [str, None],
+}
+
+
+def _draw_band(ax, band, color, label, n_boot):
+    """The fit of the first response as a line and, with resamples, its band shaded."""
+    ax.plot(band.grid, band.fit[:, 0], color=color, linewidth=1.8, label=label)
+    if n_boot:
+        ax.fill_between(band.grid, band.lower[:, 0], band.upper[:, 0], color=color,
+                        alpha=0.2, linewidth=0)
+
+
+def _scatter(ax, x, y, ok):
+    """The draws ``ok`` as points; returns the points and their colour."""
+    pts = ax.scatter(x[ok], y[ok], s=9, alpha=0.45, linewidths=0)
+    return pts, pts.get_facecolor()[0]
+
+
+def _fit_rows(ok, xs, exclude_controls):
+    """The draws the spline is fitted to: the finite ones, less the noiseless controls."""
+    return ok & (xs != 0) if exclude_controls else ok
+
+
+@validate_params(
+    {**_PLOT_CONSTRAINTS, "y": [str, list, tuple], "x_references": [dict, None]},
+    prefer_skip_nested_validation=True,
+)
+@Substitution(hue=_HUE_DOC, band=_BAND_DOC, title_returns=_TITLE_RETURNS_DOC,
+              references_example=_REFERENCES_EXAMPLE_DOC)
 def plot_noise_curves(results, y, *, x="value", hue="method", x_range=None, y_range="auto",
                       references=None, exclude_controls=True, n_knots=5, n_boot=2000,
                       level=0.95, random_state=0, ax=None, x_references=None, xlabel=None,
@@ -227,6 +317,9 @@ def plot_noise_curves(results, y, *, x="value", hue="method", x_range=None, y_ra
     Fits and bands stay inside the range of the quantity they describe (``y_range``), and the
     axes get human labels for the known columns and parameters (:func:`column_label`).
 
+    Read more in the :ref:`User Guide <experiments>`, and see the gallery example
+    :ref:`sphx_glr_auto_examples_plot_quickstart.py`.
+
     Parameters
     ----------
     results : pandas.DataFrame
@@ -235,8 +328,7 @@ def plot_noise_curves(results, y, *, x="value", hue="method", x_range=None, y_ra
         Column(s) to plot (for instance one per attack).
     x : str, default="value"
         The noise column.
-    hue : str, default="method"
-        Column splitting the rows into series (ignored when absent).
+    {hue}
     x_range : tuple of (float, float), default=None
         Range normalised to ``[0, 1]`` for the spline (the paper: ``(0, 0.5)`` for v,
         ``(0, 50)`` for sigma); ``None`` uses each series' range.
@@ -251,16 +343,7 @@ def plot_noise_curves(results, y, *, x="value", hue="method", x_range=None, y_ra
         Horizontal reference levels, ``{label: level}`` (chance, noiseless control, ...).
     exclude_controls : bool, default=True
         Leave draws with ``x == 0`` (the noiseless controls) out of the fit, as the paper does.
-    n_knots : int, default=5
-        Interior knots of the spline.
-    n_boot : int, default=2000
-        Bootstrap resamples of the band (the paper: 10,000); 0 draws no band.
-    level : float, default=0.95
-        Coverage of the band.
-    random_state : int, default=0
-        Seeds the bootstrap.
-    ax : matplotlib Axes, default=None
-        Where to draw; a new figure when ``None``.
+    {band}
     x_references : dict of {str: float}, default=None
         Vertical reference lines ``{label: x}`` (for instance ``{"v_PT": v_pt}``), each
         labelled at a height clear of the horizontal references and the fitted curves.
@@ -268,31 +351,14 @@ def plot_noise_curves(results, y, *, x="value", hue="method", x_range=None, y_ra
         Axis labels; ``None``: the human name of ``x`` (of the swept parameter when ``x`` is
         ``"value"``) and of the column (for several columns, ``"attack relative error"``
         when all are attacks, else ``"score"``).
-    title : str, default=None
-        Title of the axes; ``None`` leaves it as it is.
-
-    Returns
-    -------
-    ax : matplotlib Axes
-        The axes drawn on.
+    {title_returns}
 
     See Also
     --------
     column_label : The human names used for the axes and the legend.
 
-    References
-    ----------
-    .. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for
-       Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
-
-    Examples
-    --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
-    >>> import numpy as np, pandas as pd
+    {references_example}
     >>> from skdc.experiments import plot_noise_curves
-    >>> rng = np.random.RandomState(0)
-    >>> v = rng.uniform(0, 0.5, 40)
     >>> df = pd.DataFrame({"param": "align__v", "value": v,
     ...                    "balanced_accuracy": 0.9 - v + 0.02 * rng.randn(40)})
     >>> ax = plot_noise_curves(df, "balanced_accuracy", n_boot=100, title="digits")
@@ -304,6 +370,7 @@ def plot_noise_curves(results, y, *, x="value", hue="method", x_range=None, y_ra
     _check_columns(results, [x, *ys])
     ax = _axes(ax)
     many = len(ys) > 1
+    band_params = dict(n_knots=n_knots, n_boot=n_boot, level=level, random_state=random_state)
     for name, frame in _groups(results, hue):
         for col in ys:
             label = " ".join(s for s in (name, column_label(col) if many or name is None
@@ -311,19 +378,13 @@ def plot_noise_curves(results, y, *, x="value", hue="method", x_range=None, y_ra
             xs = frame[x].to_numpy(dtype=np.float64)
             vs = frame[col].to_numpy(dtype=np.float64)
             ok = np.isfinite(xs) & np.isfinite(vs)
-            fit_rows = ok & (xs != 0) if exclude_controls else ok
-            pts = ax.scatter(xs[ok], vs[ok], s=9, alpha=0.45, linewidths=0)
-            color = pts.get_facecolor()[0]
+            fit_rows = _fit_rows(ok, xs, exclude_controls)
+            pts, color = _scatter(ax, xs, vs, ok)
             if fit_rows.sum() >= _fit_min_rows(n_knots) and np.ptp(xs[fit_rows]) > 0:
+                col_range = _column_range(col, results[col].to_numpy(dtype=np.float64), y_range)
                 band = fit_spline_band(xs[fit_rows], vs[fit_rows], x_range=x_range,
-                                       y_range=_column_range(col, results[col].to_numpy(
-                                           dtype=np.float64), y_range),
-                                       n_knots=n_knots, n_boot=n_boot, level=level,
-                                       random_state=random_state)
-                ax.plot(band.grid, band.fit[:, 0], color=color, linewidth=1.8, label=label)
-                if n_boot:
-                    ax.fill_between(band.grid, band.lower[:, 0], band.upper[:, 0],
-                                    color=color, alpha=0.2, linewidth=0)
+                                       y_range=col_range, **band_params)
+                _draw_band(ax, band, color, label, n_boot)
             elif label:
                 pts.set_label(label)
     _references(ax, references)
@@ -336,6 +397,39 @@ def plot_noise_curves(results, y, *, x="value", hue="method", x_range=None, y_ra
     return ax
 
 
+def _frontier_direct(ax, p, u, u_range, color, name, band_params):
+    """Utility as a spline of the observed privacy score (min-max normalised), Fig 5 of [1]."""
+    band = fit_spline_band(p, u, y_range=u_range, **band_params)
+    _draw_band(ax, band, color, name, band_params["n_boot"])
+
+
+def _frontier_parametric(ax, xs, pu, x_range, ranges, color, name, band_params):
+    """Both scores as splines of the noise with paired resamples, Figs 8 and 11 of [1].
+
+    The curve is ``(privacy_fit(v), utility_fit(v))`` on the noise grid, each score clipped
+    to its range; the shaded envelope joins the paired bands' corners.
+    """
+    band = fit_spline_band(xs, pu, x_range=x_range, **band_params)
+    for k, rng in enumerate(ranges):
+        if rng is not None:
+            for arr in (band.fit, band.lower, band.upper):
+                arr[:, k] = np.clip(arr[:, k], *rng)
+    ax.plot(band.fit[:, 0], band.fit[:, 1], color=color, linewidth=1.8, label=name)
+    if band_params["n_boot"]:
+        # envelope of the paired bands: most private & least useful corner to the
+        # least private & most useful corner, along the noise grid
+        poly_x = np.concatenate([band.lower[:, 0], band.upper[::-1, 0]])
+        poly_y = np.concatenate([band.upper[:, 1], band.lower[::-1, 1]])
+        ax.fill(poly_x, poly_y, color=color, alpha=0.15, linewidth=0)
+
+
+@validate_params(
+    {**_PLOT_CONSTRAINTS, "privacy": [str], "utility": [str],
+     "fit": [str, None]},  # its options are checked with the message the tests know
+    prefer_skip_nested_validation=True,
+)
+@Substitution(hue=_HUE_DOC, band=_BAND_DOC, title_returns=_TITLE_RETURNS_DOC,
+              references_example=_REFERENCES_EXAMPLE_DOC)
 def plot_frontier(results, privacy, utility, *, hue="method", fit="direct", x="value",
                   x_range=None, y_range="auto", references=None, exclude_controls=True,
                   n_knots=5, n_boot=2000, level=0.95, random_state=0, ax=None, xlabel=None,
@@ -348,6 +442,9 @@ def plot_frontier(results, privacy, utility, *, hue="method", fit="direct", x="v
     ``(privacy_fit(v), utility_fit(v))`` with the envelope of the paired bands (Figs 8, 11).
     Fits and bands stay inside the range of each score (``y_range``).
 
+    Read more in the :ref:`User Guide <experiments>`, and see the gallery example
+    :ref:`sphx_glr_auto_examples_plot_calibrated_frontier.py`.
+
     Parameters
     ----------
     results : pandas.DataFrame
@@ -356,8 +453,7 @@ def plot_frontier(results, privacy, utility, *, hue="method", fit="direct", x="v
         The privacy column (an attack's score) for the horizontal axis.
     utility : str
         The utility column for the vertical axis.
-    hue : str, default="method"
-        Column splitting the rows into series (ignored when absent).
+    {hue}
     fit : {"direct", "parametric"} or None, default="direct"
         How the curve is fitted; ``None`` draws points only.
     x : str, default="value"
@@ -373,43 +469,17 @@ def plot_frontier(results, privacy, utility, *, hue="method", fit="direct", x="v
         Horizontal utility levels ``{label: level}`` (the unaligned baseline, chance).
     exclude_controls : bool, default=True
         Leave draws with ``x == 0`` out of the fit.
-    n_knots : int, default=5
-        Interior knots.
-    n_boot : int, default=2000
-        Bootstrap resamples; 0 draws no band.
-    level : float, default=0.95
-        Coverage of the band.
-    random_state : int, default=0
-        Seeds the bootstrap.
-    ax : matplotlib Axes, default=None
-        Where to draw; a new figure when ``None``.
+    {band}
     xlabel, ylabel : str, default=None
         Axis labels; ``None``: the human names of ``privacy`` and ``utility``.
-    title : str, default=None
-        Title of the axes; ``None`` leaves it as it is.
-
-    Returns
-    -------
-    ax : matplotlib Axes
-        The axes drawn on.
+    {title_returns}
 
     See Also
     --------
     column_label : The human names used for the axes.
 
-    References
-    ----------
-    .. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for
-       Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
-
-    Examples
-    --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
-    >>> import numpy as np, pandas as pd
+    {references_example}
     >>> from skdc.experiments import plot_frontier
-    >>> rng = np.random.RandomState(0)
-    >>> v = rng.uniform(0, 0.5, 40)
     >>> df = pd.DataFrame({"value": v, "leak": 0.4 - 0.5 * v, "acc": 0.9 - v})
     >>> ax = plot_frontier(df, "leak", "acc", n_boot=100)
     >>> ax.get_xlabel(), ax.get_ylabel()
@@ -423,38 +493,21 @@ def plot_frontier(results, privacy, utility, *, hue="method", fit="direct", x="v
     u_range = _column_range(utility, results[utility].to_numpy(dtype=np.float64), y_range)
     p_range = _column_range(privacy, results[privacy].to_numpy(dtype=np.float64),
                             "auto" if isinstance(y_range, tuple) else y_range)
+    band_params = dict(n_knots=n_knots, n_boot=n_boot, level=level, random_state=random_state)
     ax = _axes(ax)
     for name, frame in _groups(results, hue):
         p = frame[privacy].to_numpy(dtype=np.float64)
         u = frame[utility].to_numpy(dtype=np.float64)
         xs = frame[x].to_numpy(dtype=np.float64) if x in frame.columns else np.ones_like(p)
         ok = np.isfinite(p) & np.isfinite(u) & np.isfinite(xs)
-        fit_rows = ok & (xs != 0) if exclude_controls else ok
-        pts = ax.scatter(p[ok], u[ok], s=9, alpha=0.45, linewidths=0)
-        color = pts.get_facecolor()[0]
+        fit_rows = _fit_rows(ok, xs, exclude_controls)
+        pts, color = _scatter(ax, p, u, ok)
         enough = fit_rows.sum() >= _fit_min_rows(n_knots)
         if fit == "direct" and enough and np.ptp(p[fit_rows]) > 0:
-            band = fit_spline_band(p[fit_rows], u[fit_rows], y_range=u_range, n_knots=n_knots,
-                                   n_boot=n_boot, level=level, random_state=random_state)
-            ax.plot(band.grid, band.fit[:, 0], color=color, linewidth=1.8, label=name)
-            if n_boot:
-                ax.fill_between(band.grid, band.lower[:, 0], band.upper[:, 0], color=color,
-                                alpha=0.2, linewidth=0)
+            _frontier_direct(ax, p[fit_rows], u[fit_rows], u_range, color, name, band_params)
         elif fit == "parametric" and enough and np.ptp(xs[fit_rows]) > 0:
-            band = fit_spline_band(xs[fit_rows], np.column_stack([p, u])[fit_rows],
-                                   x_range=x_range, n_knots=n_knots, n_boot=n_boot,
-                                   level=level, random_state=random_state)
-            for k, rng in enumerate((p_range, u_range)):
-                if rng is not None:
-                    for arr in (band.fit, band.lower, band.upper):
-                        arr[:, k] = np.clip(arr[:, k], *rng)
-            ax.plot(band.fit[:, 0], band.fit[:, 1], color=color, linewidth=1.8, label=name)
-            if n_boot:
-                # envelope of the paired bands: most private & least useful corner to the
-                # least private & most useful corner, along the noise grid
-                poly_x = np.concatenate([band.lower[:, 0], band.upper[::-1, 0]])
-                poly_y = np.concatenate([band.upper[:, 1], band.lower[::-1, 1]])
-                ax.fill(poly_x, poly_y, color=color, alpha=0.15, linewidth=0)
+            _frontier_parametric(ax, xs[fit_rows], np.column_stack([p, u])[fit_rows], x_range,
+                                 (p_range, u_range), color, name, band_params)
         elif name is not None:
             pts.set_label(name)
     _references(ax, references)

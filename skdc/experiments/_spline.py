@@ -2,8 +2,8 @@
 
 The paper summarises each noise sweep by a "fixed cubic regression spline with five equally
 spaced interior knots" and 95% pointwise percentile-bootstrap bands from 10,000 multinomial
-resamples of the observations (figure captions of [1]_; spec section 7.1 and item 19 of section
-8 give the reference-code details followed here): the truncated-power basis
+resamples of the observations (figure captions of [1]_; the details below follow the authors'
+reference code, see :ref:`spline_bands`): the truncated-power basis
 ``[1, x, x^2, x^3, (x - k_j)_+^3]`` with knots ``k_j = j / 6`` on the axis normalised to
 ``[0, 1]``, least squares with a tiny ridge ``1e-8 max(tr(D^T D) / ncol, 1)`` on the
 non-intercept coefficients, evaluated on a 201-point grid and clipped to the valid range.
@@ -24,7 +24,9 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils import check_random_state
 
+from ..utils._docstring import Substitution
 from ..utils._sklearn_compat import Interval, validate_params
+from ._docstrings import _NOSAKA_REFERENCES
 
 __all__ = ["SplineBand", "fit_spline_band"]
 
@@ -32,6 +34,8 @@ __all__ = ["SplineBand", "fit_spline_band"]
 @dataclass(frozen=True)
 class SplineBand:
     """A fitted regression spline with its pointwise bootstrap band.
+
+    Read more in the :ref:`User Guide <spline_bands>`.
 
     Returned by :func:`fit_spline_band`. Arrays of responses have one column per response
     (a 1-D ``y`` gives one column).
@@ -117,7 +121,7 @@ def _normalize(x, x_range):
 
 
 def _basis(t, n_knots):
-    """Truncated-power cubic basis at normalised points ``t`` (spec section 7.1)."""
+    """Truncated-power cubic basis at normalised points ``t`` (the authors' reference code)."""
     knots = np.arange(1, n_knots + 1) / (n_knots + 1)
     cols = [np.ones_like(t), t, t**2, t**3]
     cols += [np.clip(t - k, 0.0, None) ** 3 for k in knots]
@@ -127,7 +131,7 @@ def _basis(t, n_knots):
 def _ridge_solve(gram, rhs):
     """Solve ``(G + lam P) c = rhs`` for a stack of Gram matrices, ``P`` = I without intercept.
 
-    ``lam = 1e-8 max(tr(G) / ncol, 1)`` (spec section 7.1).
+    ``lam = 1e-8 max(tr(G) / ncol, 1)`` (the authors' reference code).
     """
     ncol = gram.shape[-1]
     lam = 1e-8 * np.maximum(np.trace(gram, axis1=-2, axis2=-1) / ncol, 1.0)
@@ -151,6 +155,7 @@ def _ridge_solve(gram, rhs):
     },
     prefer_skip_nested_validation=True,
 )
+@Substitution(references=_NOSAKA_REFERENCES)
 def fit_spline_band(x, y, *, x_range=None, y_range=None, n_knots=5, n_grid=201, n_boot=10000,
                     level=0.95, random_state=None):
     """Fit the paper's cubic regression spline and its percentile-bootstrap band.
@@ -159,7 +164,9 @@ def fit_spline_band(x, y, *, x_range=None, y_range=None, n_knots=5, n_grid=201, 
     with ``n_knots`` equally spaced interior knots ``j / (n_knots + 1)`` is fitted by least
     squares with a tiny ridge, and the fit is evaluated on ``n_grid`` equally spaced points;
     ``n_boot`` multinomial resamples of the observations give the pointwise percentile band
-    (spec section 7.1, captions of Figs 2, 4, 6, 7 of [1]_).
+    (captions of Figs 2, 4, 6, 7 of [1]_).
+
+    Read more in the :ref:`User Guide <spline_bands>`.
 
     Parameters
     ----------
@@ -197,10 +204,7 @@ def fit_spline_band(x, y, *, x_range=None, y_range=None, n_knots=5, n_grid=201, 
     controls (``sigma = 0``, ``v = 0``) are excluded from the paper's fits; leave them out of
     ``x`` and ``y``.
 
-    References
-    ----------
-    .. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for
-       Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
+    {references}
 
     Examples
     --------

@@ -34,7 +34,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import type_of_target
 from threadpoolctl import threadpool_limits
 
+from ..utils._docstring import Substitution
 from ..utils._progress import progress_bar
+from ._docstrings import _GOPP_PIPELINE_EXAMPLE
 
 try:  # joblib bundles cloudpickle, unless a distribution unbundled it
     from joblib.externals import cloudpickle
@@ -258,6 +260,7 @@ class _Maker:
         return est.set_params(**params) if params else est
 
 
+@Substitution(example=_GOPP_PIPELINE_EXAMPLE)
 def privacy_utility_sweep(estimator, X, y=None, *, param="align__v", values=None, n_draws=None,
                           attacks=None, scoring="balanced_accuracy", test_size=0.3,
                           test_data=None, seed_param="auto", fit_params=None, label=None,
@@ -348,14 +351,8 @@ def privacy_utility_sweep(estimator, X, y=None, *, param="align__v", values=None
 
     Examples
     --------
-    >>> from sklearn.datasets import make_classification
-    >>> from sklearn.linear_model import LogisticRegression
-    >>> from sklearn.pipeline import Pipeline
-    >>> from skdc import IGDP, GOPPAligner
+    {example}
     >>> from skdc.experiments import privacy_utility_sweep
-    >>> X, y = make_classification(n_samples=200, n_features=6, random_state=0)
-    >>> pipe = Pipeline([("gdp", IGDP(n_participants=3, random_state=0)),
-    ...                  ("align", GOPPAligner()), ("clf", LogisticRegression())])
     >>> df = privacy_utility_sweep(pipe, X, y, param="align__v", values=[0.0, 0.1],
     ...                            n_draws=2, random_state=0)
     >>> df[["draw", "value", "balanced_accuracy", "converged"]].shape

@@ -1,4 +1,5 @@
-"""Tests of skdc.experiments.fit_spline_band (spec section 7.1 and section 8 item 19)."""
+"""Tests of skdc.experiments.fit_spline_band (the noisy-anchor paper's figure captions and the
+authors' reference code, as the user guide's spline_bands section describes)."""
 
 import numpy as np
 import pytest

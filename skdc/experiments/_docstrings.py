@@ -1,0 +1,36 @@
+"""Docstring fragments that several functions of the experiments room share.
+
+Each is substituted into a docstring by :class:`skdc.utils._docstring.Substitution`: the
+docstring names it ``{fragment}`` on a line of its own, at the indentation of a function's
+docstring (four spaces), and the fragment carries that indentation on its further lines.
+"""
+
+# Licence: BSD 3 clause
+
+# The References section citing the noisy-anchor paper as [1] (calibration, spline, plots).
+_NOSAKA_REFERENCES = """\
+References
+    ----------
+    .. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for
+       Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
+"""
+
+# The References section citing the KTI paper as [1] (the Central and Local baselines).
+_SUETAKE_REFERENCES = """\
+References
+    ----------
+    .. [1] Suetake et al., "Nonlinear Data Integration via Kernel Methods for Data
+       Collaboration Analysis", arXiv:2605.27219, 2026.
+"""
+
+# The first lines of the examples that run a noisy-anchor pipeline (I-GDP, GOPP alignment, a
+# logistic regression) on a small synthetic classification task.
+_GOPP_PIPELINE_EXAMPLE = """\
+>>> from sklearn.datasets import make_classification
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import Pipeline
+    >>> from skdc import IGDP, GOPPAligner
+    >>> X, y = make_classification(n_samples=240, n_features=6, random_state=0)
+    >>> pipe = Pipeline([("gdp", IGDP(n_participants=3, random_state=0)),
+    ...                  ("align", GOPPAligner()), ("clf", LogisticRegression())])
+"""
