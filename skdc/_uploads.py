@@ -344,10 +344,6 @@ def check_participant_ids(participant, n_samples):
     return participant
 
 
-# Transition alias for the mechanisms and experiments rooms until they import the public name
-# (their branches switch to check_participant_ids); delete it after the merge.
-_check_participant_ids = check_participant_ids
-
 
 def _one_per_participant(arrays):
     """A 3-D array (participant, row, column) as the list of its 2-D blocks; others as given."""
@@ -477,4 +473,3 @@ def check_uploads(X, estimator, *, require_anchors=True):
             "mechanism with an anchor (e.g. IGDP(anchor='orthonormal'))."
         )
     return X
-

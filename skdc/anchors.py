@@ -294,11 +294,6 @@ def _split_over_classes(total, n_classes, refusal):
     return counts
 
 
-# Transition aliases for the mechanisms room until it imports the public names (its branch
-# switches to resolve_anchor and check_full_rank_anchor); delete them after the merge.
-_make_anchor = resolve_anchor
-_check_full_rank_anchor = check_full_rank_anchor
-
 
 class SMOTEAnchor(BaseEstimator):
     """Class-balanced SMOTE anchor built from public source rows (Section 5.1 of [2]_).
