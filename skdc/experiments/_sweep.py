@@ -1,16 +1,16 @@
 """Privacy-utility sweeps: one fitted pipeline, one utility score and one attack per noise draw.
 
-The papers' results are sweeps (spec section 7.1): one fixed deployment, and only the noise
-scale and the noise realization vary across draws; each draw trains its own model and runs each
-attack once. :func:`privacy_utility_sweep` runs such a sweep for any scikit-learn estimator and
-returns a tidy table. Draws are independent jobs dispatched through :mod:`joblib`, so a sweep
-scales out by choosing a joblib backend (``loky`` on one machine, Dask or Ray on a cluster);
-every random choice is made from one seed before dispatch, so the table does not depend on the
-backend or on the number of workers. The data and the fixed parts of the sweep (the estimator
-template, the scorers) travel to each worker once per sweep, not once per draw: they are
-pickled once into one byte array, which joblib's ``loky`` backend hands over through shared
-memory (memory-mapped, above ``max_nbytes``) and its Dask backend scatters to the cluster once;
-each worker unpickles it once and keeps it for the sweep's remaining draws.
+The papers' results are sweeps (Section 5.2 of the GDP paper): one fixed deployment, and only
+the noise scale and the noise realization vary across draws; each draw trains its own model and
+runs each attack once. :func:`privacy_utility_sweep` runs such a sweep for any scikit-learn
+estimator and returns a tidy table. Draws are independent jobs dispatched through :mod:`joblib`,
+so a sweep scales out by choosing a joblib backend (``loky`` on one machine, Dask or Ray on a
+cluster); every random choice is made from one seed before dispatch, so the table does not
+depend on the backend or on the number of workers. The data and the fixed parts of the sweep
+(the estimator template, the scorers) travel to each worker once per sweep, not once per draw:
+they are pickled once into one byte array, which joblib's ``loky`` backend hands over through
+shared memory (memory-mapped, above ``max_nbytes``) and its Dask backend scatters to the cluster
+once; each worker unpickles it once and keeps it for the sweep's remaining draws.
 """
 
 # Licence: BSD 3 clause
@@ -36,6 +36,13 @@ from threadpoolctl import threadpool_limits
 
 from ..utils._docstring import Substitution
 from ..utils._progress import progress_bar
+from ..utils._sklearn_compat import (
+    HasMethods,
+    Interval,
+    RealNotInt,
+    StrOptions,
+    validate_params,
+)
 from ._docstrings import _GOPP_PIPELINE_EXAMPLE
 
 try:  # joblib bundles cloudpickle, unless a distribution unbundled it
@@ -261,6 +268,28 @@ class _Maker:
 
 
 @Substitution(example=_GOPP_PIPELINE_EXAMPLE)
+@validate_params(
+    {
+        "estimator": [HasMethods(["fit"]), callable],
+        "X": "no_validation",  # the data are checked by the split and the estimator
+        "y": ["array-like", None],
+        "param": [str],
+        "values": ["array-like", HasMethods(["rvs"]), None],
+        "n_draws": "no_validation",  # checked in the body, with a message of its own
+        "attacks": [str, callable, list, tuple, dict, None],
+        "scoring": [str, callable, list, tuple, dict],
+        "test_size": [Interval(RealNotInt, 0, 1, closed="neither")],
+        "test_data": [tuple, list, None],
+        "seed_param": [str, None],
+        "fit_params": [dict, None],
+        "label": [str, None],
+        "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
+        "inner_threads": "no_validation",  # checked in the body, with a message of its own
+        "progress": ["boolean", StrOptions({"auto"})],
+    },
+    prefer_skip_nested_validation=True,
+)
 def privacy_utility_sweep(estimator, X, y=None, *, param="align__v", values=None, n_draws=None,
                           attacks=None, scoring="balanced_accuracy", test_size=0.3,
                           test_data=None, seed_param="auto", fit_params=None, label=None,
@@ -274,6 +303,10 @@ def privacy_utility_sweep(estimator, X, y=None, *, param="align__v", values=None
     rest of the deployment (partition, secrets, anchor) stays fixed, as in the paper's sweeps
     (Section 5.2 of the GDP paper). The clone is fitted on the training rows and scored on the
     held-out rows, once per utility metric and once per attack.
+
+    Read more in the :ref:`User Guide <experiments>`, and on clusters in
+    :ref:`sweeps_on_a_cluster`; the gallery's
+    :ref:`sphx_glr_auto_examples_plot_privacy_utility.py` plots a sweep's frontier.
 
     Draws run as :mod:`joblib` jobs: choose the backend with
     ``joblib.parallel_config(backend=...)`` (``"loky"``, ``"threading"``, ``"dask"`` with a
@@ -348,6 +381,7 @@ def privacy_utility_sweep(estimator, X, y=None, *, param="align__v", values=None
     --------
     fit_spline_band : Spline fits with bootstrap bands of a sweep's columns.
     plot_frontier : The privacy-utility frontier of one or several sweeps.
+    calibrate_noise : The noise that reaches a target attack error.
 
     Examples
     --------
@@ -360,6 +394,29 @@ def privacy_utility_sweep(estimator, X, y=None, *, param="align__v", values=None
     """
     import pandas as pd
 
+    _check_sweep(estimator, param, seed_param, values, n_draws, inner_threads, fit_params,
+                 test_data)
+    scorers, attack_scorers = _resolve_columns(scoring, attacks)
+    rng = check_random_state(random_state)
+    X_train, X_test, y_train, y_test = _split(X, y, test_size, test_data, rng)
+    vals = _draw_values(values, n_draws, rng)
+    seeds = rng.randint(2**31 - 1, size=vals.shape[0])
+
+    data = (X_train, X_test, y_train, y_test, dict(fit_params or {}))
+    ctx = _SweepContext(_Maker(estimator, param, seed_param), data, scorers, attack_scorers,
+                        inner_threads)
+    rows = _dispatch(ctx, vals, seeds, n_jobs=n_jobs, progress=progress, desc=f"sweep {param}")
+
+    head = {"draw": np.arange(vals.shape[0])}
+    if label is not None:
+        head["method"] = label
+    head.update({"param": param, "value": vals, "seed": seeds})
+    return pd.concat([pd.DataFrame(head), pd.DataFrame(rows)], axis=1)
+
+
+def _check_sweep(estimator, param, seed_param, values, n_draws, inner_threads, fit_params,
+                 test_data):
+    """Refuse a sweep that cannot run, before any draw (with what to pass instead)."""
     if values is None:
         raise ValueError(
             "Pass values=, the noise values to sweep (an array) or a distribution with n_draws."
@@ -371,50 +428,35 @@ def privacy_utility_sweep(estimator, X, y=None, *, param="align__v", values=None
         raise ValueError(f"n_draws must be a positive int or None; got {n_draws!r}.")
     if hasattr(estimator, "fit"):
         _check_param(estimator, param)
-        template = estimator
-    elif callable(estimator):
-        template = None
-    else:
-        raise TypeError(
-            "estimator must be an unfitted estimator or a factory value -> estimator; got "
-            f"{type(estimator).__name__}."
-        )
-    if seed_param not in ("auto", None) and template is not None:
-        _check_param(template, seed_param)
-    scorers = _resolve_scoring(scoring)
-    attack_scorers = _resolve_attacks(attacks)
-    clash = set(scorers) & set(attack_scorers)
-    if clash:
-        raise ValueError(f"Utility metrics and attacks share the names {sorted(clash)}.")
-
+        if seed_param not in ("auto", None):
+            _check_param(estimator, seed_param)
     if fit_params and test_data is None:
         raise ValueError(
             "fit_params are indexed like the training rows; with fit_params pass the split "
             "yourself: X, y = training rows and test_data=(X_test, y_test)."
         )
-    rng = check_random_state(random_state)
-    X_train, X_test, y_train, y_test = _split(X, y, test_size, test_data, rng)
-    vals = _draw_values(values, n_draws, rng)
-    seeds = rng.randint(2**31 - 1, size=vals.shape[0])
 
-    make = _Maker(estimator, param, seed_param)
-    data = (X_train, X_test, y_train, y_test, dict(fit_params or {}))
-    ctx = _SweepContext(make, data, scorers, attack_scorers, inner_threads)
+
+def _resolve_columns(scoring, attacks):
+    """The utility scorers and the attack scorers, by column name (no name in both)."""
+    scorers = _resolve_scoring(scoring)
+    attack_scorers = _resolve_attacks(attacks)
+    clash = set(scorers) & set(attack_scorers)
+    if clash:
+        raise ValueError(f"Utility metrics and attacks share the names {sorted(clash)}.")
+    return scorers, attack_scorers
+
+
+def _dispatch(ctx, vals, seeds, *, n_jobs, progress, desc):
+    """Run the draws as joblib jobs; the sweep's context travels to each worker once."""
     token, blob = ctx.pack()
     _CONTEXTS[token] = ctx  # in-process backends (sequential, threading) use it as it is
     try:
         jobs = (delayed(_run_draw)(token, blob, float(v), int(s)) for v, s in zip(vals, seeds))
         rows = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
-        rows = list(progress_bar(rows, progress, total=vals.shape[0], desc=f"sweep {param}",
-                                 unit="draw"))
+        return list(progress_bar(rows, progress, total=vals.shape[0], desc=desc, unit="draw"))
     finally:
         _CONTEXTS.pop(token, None)
-
-    head = {"draw": np.arange(vals.shape[0])}
-    if label is not None:
-        head["method"] = label
-    head.update({"param": param, "value": vals, "seed": seeds})
-    return pd.concat([pd.DataFrame(head), pd.DataFrame(rows)], axis=1)
 
 
 def _is_classification(y):

@@ -13,6 +13,7 @@ from sklearn.utils._param_validation import (
     Interval,
     InvalidParameterError,
     Options,
+    RealNotInt,
     StrOptions,
     validate_params,
 )
@@ -23,6 +24,7 @@ __all__ = [
     "Interval",
     "InvalidParameterError",
     "Options",
+    "RealNotInt",
     "StrOptions",
     "_fit_context",
     "validate_data",
