@@ -10,7 +10,8 @@ Three levers make it faster than the textbook loop of ``p`` SVDs per iteration w
 the same fixed point:
 
 * the blockwise polar factors are computed for all blocks at once, with BLAS held to one
-  thread (small blocks; no thread pool to compete with other processes): exactly from a
+  thread (small blocks; no thread pool to compete with other processes; only the two large
+  products with the stacked uploads use the BLAS threads the caller allows): exactly from a
   batched symmetric eigendecomposition of ``M_i^T M_i`` (``Pi(M) = M V diag(s^-1) V^T``,
   the SVD for ill-conditioned blocks), or, once the iterates settle, warm-started from the
   previous factors by batched matrix products (``_PolarFactors``); the returned iterate is
@@ -109,17 +110,22 @@ class _PolarFactors:
     ``W = Q V``.
     """
 
-    def __init__(self, *, floor, rel=1e-3, max_corrections=3, max_first=0.3):
+    def __init__(self, *, floor, rel=1e-3, max_corrections=3, max_first=0.3, stale_after=3):
         self.floor = floor
         self.rel = rel
         self.max_corrections = max_corrections
         self.max_first = max_first
+        self.stale_after = stale_after  # corrections after which the eigenbasis is refreshed
         self.W = None
         self.drift = 0.0  # bound on the orthogonality error of W since it was exact
         self.n_exact = 0
         self.n_calls = 0
 
     def exact(self, M):
+        with _one_blas_thread():
+            return self._exact(M)
+
+    def _exact(self, M):
         C = _swap(M) @ M
         w, V = np.linalg.eigh(C)
         ok = w[:, 0] > w[:, -1] / _EIGH_COND_LIMIT
@@ -138,8 +144,10 @@ class _PolarFactors:
         return W @ _swap(V)
 
     def __call__(self, M):
-        if self.W is None:
-            return self.exact(M)
+        with _one_blas_thread():
+            return self._warm(M) if self.W is not None else self._exact(M)
+
+    def _warm(self, M):
         MV = M @ self.V
         W, sizes = self.W, []
         for _ in range(self.max_corrections):
@@ -151,16 +159,26 @@ class _PolarFactors:
                 break
             # the error left after this correction, at the contraction seen so far
             left = sizes[-1] ** 2 / sizes[-2] if len(sizes) > 1 else np.inf
-            accept = left <= self.rel * sizes[0] or sizes[-1] <= self.floor
-            W = W @ _exp_skew(omega)
-            self.drift += sizes[-1] ** 4 / 4  # |exp_skew(omega)^T exp_skew(omega) - I|
-            if accept:
+            if left <= self.rel * sizes[0] or sizes[-1] <= self.floor:
+                W = self._rotate(W, omega, sizes[-1])
                 if self.drift > 0.1 * self.floor:
                     W, self.drift = _reorthogonalize(W), 0.0
                 self.W = W
                 self.n_calls += 1
+                if len(sizes) >= self.stale_after:
+                    self.W = None  # the next call refreshes the eigenbasis
                 return W @ _swap(self.V)
-        return self.exact(M)
+            W = self._rotate(W, omega, sizes[-1])
+        return self._exact(M)
+
+    def _rotate(self, W, omega, size):
+        """``W exp(omega)``, to first order when its orthogonality error ``|omega|^2`` is
+        negligible, else to second order (error ``|omega|^4 / 4``); ``drift`` adds it up."""
+        if size**2 <= 0.01 * self.floor:
+            self.drift += size**2
+            return W + W @ omega
+        self.drift += size**4 / 4
+        return W @ _exp_skew(omega)
 
 
 def _exp_skew(omega):
@@ -189,13 +207,16 @@ def _spectral_start(Bcat, p, d):
     """
     r, pd = Bcat.shape
     if r <= pd:
-        w, V = np.linalg.eigh(Bcat @ Bcat.T)
+        gram = Bcat @ Bcat.T
+        with _one_blas_thread():
+            w, V = np.linalg.eigh(gram)
         w, V = w[::-1], V[:, ::-1]
         lam = w[:d]
         U = Bcat.T @ (V[:, :d] / np.sqrt(np.maximum(lam, np.finfo(float).tiny)))
     else:
         G = Bcat.T @ Bcat
-        w, V = np.linalg.eigh(0.5 * (G + G.T))
+        with _one_blas_thread():
+            w, V = np.linalg.eigh(0.5 * (G + G.T))
         w, V = w[::-1], V[:, ::-1]
         U = V[:, :d]
     lam_d = w[d - 1] if w.shape[0] >= d else 0.0
@@ -310,19 +331,20 @@ def solve_gopp(
     Bcat = np.ascontiguousarray(Bbar.transpose(1, 0, 2).reshape(r, p * d))  # = D^T
     method = dict(tol=tol, max_iter=max_iter, acceleration=acceleration,
                   anderson_depth=anderson_depth)
-    # one BLAS thread (see _one_blas_thread): robust when other processes compete for the
-    # cores, and the table of a sweep does not depend on the thread count
+    # The two products with the stacked uploads per iteration use the BLAS threads the
+    # caller allows (large, they scale); the small d x d work runs on one thread (see
+    # _one_blas_thread). In a sweep, inner_threads holds both to one thread per draw.
+    U, gap, rel_gap = _spectral_start(Bcat, p, d)
     with _one_blas_thread():
-        U, gap, rel_gap = _spectral_start(Bcat, p, d)
         R = polar_batched(U.reshape(p, d, d)) if init is None else (
             np.array(init, dtype=np.float64).reshape(p, d, d))
-        R, history = _power_method(Bbar, Bcat, R, **method)
-        res = _diagnostics(Bbar, Bcat, R, history, gap, rel_gap)
-        rng = np.random.RandomState(0)
-        for _ in range(n_restarts):
-            start = np.stack([haar_orthogonal(d, rng) for _ in range(p)])
-            R_k, _ = _power_method(Bbar, Bcat, start, **method)
-            res.restart_objectives.append(_objective(Bcat, R_k))
+    R, history = _power_method(Bbar, Bcat, R, **method)
+    res = _diagnostics(Bbar, Bcat, R, history, gap, rel_gap)
+    rng = np.random.RandomState(0)
+    for _ in range(n_restarts):
+        start = np.stack([haar_orthogonal(d, rng) for _ in range(p)])
+        R_k, _ = _power_method(Bbar, Bcat, start, **method)
+        res.restart_objectives.append(_objective(Bcat, R_k))
     if n_restarts:
         best = max(res.restart_objectives)
         res.multistart_objective_gap = (best - res.objective) / res.objective
@@ -339,42 +361,46 @@ class _Anderson:
     """Anderson acceleration (type II, memory ``depth``) of the fixed-point map ``F``.
 
     It keeps the differences of the residuals ``g = F(x) - x``, of the images ``F(x)`` and of
-    their products ``S = Bcat F(x)``, so that an extrapolated point's own ``S`` is a linear
-    combination of stored ones (no extra product).
+    their products ``S = Bcat F(x)`` in ring buffers, so that an extrapolated point and its
+    own ``S`` are one matrix-vector product each (no extra product with the uploads).
     """
 
     def __init__(self, depth):
         self.depth = depth
+        self.dG = self.dF = self.dS = None
         self.reset()
 
     def reset(self):
         self.prev = None
-        self.dG, self.dF, self.dS = [], [], []
-        self.H = np.zeros((0, 0))  # Gram matrix of the residual differences
+        self.n = 0  # differences stored, at most depth
+        self.H = np.zeros((self.depth, self.depth))  # Gram matrix of the stored dG
 
     def push(self, g, f, S_f):
         if self.prev is not None:
+            if self.dG is None:
+                self.dG = np.empty((self.depth, g.size))
+                self.dF = np.empty((self.depth, f.size))
+                self.dS = np.empty((self.depth, S_f.size))
             g_prev, f_prev, S_prev = self.prev
-            new = (g - g_prev).ravel()
-            self.dG.append(new)
-            self.dF.append(f - f_prev)
-            self.dS.append(S_f - S_prev)
-            cross = np.array([np.dot(v, new) for v in self.dG])
-            self.H = np.block([[self.H, cross[:-1, None]], [cross[None, :-1], cross[-1:, None]]])
-            if len(self.dG) > self.depth:
-                self.dG.pop(0), self.dF.pop(0), self.dS.pop(0)
-                self.H = self.H[1:, 1:]
+            k = self.n % self.depth  # the slot of the oldest difference once the ring is full
+            np.subtract(g.ravel(), g_prev.ravel(), out=self.dG[k])
+            np.subtract(f.ravel(), f_prev.ravel(), out=self.dF[k])
+            np.subtract(S_f.ravel(), S_prev.ravel(), out=self.dS[k])
+            self.n += 1
+            m = min(self.n, self.depth)
+            self.H[k, :m] = self.H[:m, k] = self.dG[:m] @ self.dG[k]
         self.prev = (g, f, S_f)
 
     def extrapolate(self, g, f, S_f):
         """The extrapolated point and its product, or None before two residuals are known."""
-        if not self.dG:
+        m = min(self.n, self.depth)
+        if m == 0:
             return None
-        rhs = np.array([np.dot(v, g.ravel()) for v in self.dG])
-        reg = 1e-12 * np.trace(self.H) * np.eye(self.H.shape[0])
-        gamma = np.linalg.solve(self.H + reg, rhs)
-        x = f - sum(c * v for c, v in zip(gamma, self.dF))
-        S = S_f - sum(c * v for c, v in zip(gamma, self.dS))
+        H = self.H[:m, :m]
+        rhs = self.dG[:m] @ g.ravel()
+        gamma = np.linalg.solve(H + 1e-12 * np.trace(H) * np.eye(m), rhs)
+        x = f - (gamma @ self.dF[:m]).reshape(f.shape)
+        S = S_f - (gamma @ self.dS[:m]).reshape(S_f.shape)
         return x, S
 
 
@@ -425,7 +451,8 @@ def _diagnostics(Bbar, Bcat, R, history, gap, rel_gap):
     """The polished rotations (exact polar factors of the last iterate) and their diagnostics."""
     p, r, d = Bbar.shape
     n_iter, converged, objective, steps = history
-    R = polar_batched(R)  # exact orthogonality of the nearly orthogonal last iterate
+    with _one_blas_thread():
+        R = polar_batched(R)  # exact orthogonality of the nearly orthogonal last iterate
     S = Bcat @ R.reshape(p * d, d)
     image = _PolarFactors(floor=0.0).exact((Bcat.T @ S).reshape(p, d, d))
     fp = np.linalg.norm(image - R) / max(1.0, np.sqrt(p * d))
