@@ -12,6 +12,14 @@ def pytest_configure(config):
     np.set_printoptions(legacy="1.25")
     # hostile inputs the protocol fuzz suite tried, by kind (tests/protocol/conftest.py)
     config.skdc_fuzz_cases = collections.Counter()
+    # pytest-xdist: the workers share the cores, so each keeps its share of BLAS threads
+    # (several workers each running a full BLAS thread pool oversubscribe the machine)
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0"))
+    if workers:
+        from threadpoolctl import threadpool_limits
+
+        config.skdc_blas_limit = threadpool_limits(max(1, (os.cpu_count() or 1) // workers),
+                                                   user_api="blas")
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -32,8 +40,3 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
 def global_random_seed():
     """Seed for seed-robust tests: 42, or SKDC_TESTS_GLOBAL_RANDOM_SEED (an int)."""
     return int(os.environ.get("SKDC_TESTS_GLOBAL_RANDOM_SEED", "42"))
-
-
-def pytest_collection_modifyitems(config, items):
-    # The optional heavy stacks are imported lazily by the modules that need them.
-    pass
