@@ -10,8 +10,7 @@ Three levers make it faster than the textbook loop of ``p`` SVDs per iteration w
 the same fixed point:
 
 * the blockwise polar factors are computed for all blocks at once, with BLAS held to one
-  thread (small blocks; no thread pool to compete with other processes; only the two large
-  products with the stacked uploads use the BLAS threads the caller allows): exactly from a
+  thread (small blocks; no thread pool to compete with other processes): exactly from a
   batched symmetric eigendecomposition of ``M_i^T M_i`` (``Pi(M) = M V diag(s^-1) V^T``,
   the SVD for ill-conditioned blocks), or, once the iterates settle, warm-started from the
   previous factors by batched matrix products (``_PolarFactors``); the returned iterate is
@@ -331,20 +330,22 @@ def solve_gopp(
     Bcat = np.ascontiguousarray(Bbar.transpose(1, 0, 2).reshape(r, p * d))  # = D^T
     method = dict(tol=tol, max_iter=max_iter, acceleration=acceleration,
                   anderson_depth=anderson_depth)
-    # The two products with the stacked uploads per iteration use the BLAS threads the
-    # caller allows (large, they scale); the small d x d work runs on one thread (see
-    # _one_blas_thread). In a sweep, inner_threads holds both to one thread per draw.
-    U, gap, rel_gap = _spectral_start(Bcat, p, d)
+    # one BLAS thread throughout (see _one_blas_thread): robust when other processes compete
+    # for the cores, and the table of a sweep does not depend on the thread count. Measured
+    # with bench_gopp.py on 2 cores (0.8 / 0.9 v_PT): two BLAS threads for the two large
+    # products took 2.2 / 3.7 s alone (one thread: 2.0 / 4.4 s) but were 2.1 / 2.8 times slower
+    # against two busy processes (one thread: 1.6 / 1.4 times), at twice the CPU time.
     with _one_blas_thread():
+        U, gap, rel_gap = _spectral_start(Bcat, p, d)
         R = polar_batched(U.reshape(p, d, d)) if init is None else (
             np.array(init, dtype=np.float64).reshape(p, d, d))
-    R, history = _power_method(Bbar, Bcat, R, **method)
-    res = _diagnostics(Bbar, Bcat, R, history, gap, rel_gap)
-    rng = np.random.RandomState(0)
-    for _ in range(n_restarts):
-        start = np.stack([haar_orthogonal(d, rng) for _ in range(p)])
-        R_k, _ = _power_method(Bbar, Bcat, start, **method)
-        res.restart_objectives.append(_objective(Bcat, R_k))
+        R, history = _power_method(Bbar, Bcat, R, **method)
+        res = _diagnostics(Bbar, Bcat, R, history, gap, rel_gap)
+        rng = np.random.RandomState(0)
+        for _ in range(n_restarts):
+            start = np.stack([haar_orthogonal(d, rng) for _ in range(p)])
+            R_k, _ = _power_method(Bbar, Bcat, start, **method)
+            res.restart_objectives.append(_objective(Bcat, R_k))
     if n_restarts:
         best = max(res.restart_objectives)
         res.multistart_objective_gap = (best - res.objective) / res.objective
