@@ -14,6 +14,9 @@ from numbers import Integral
 
 import numpy as np
 
+from .utils._docstring import Substitution
+from .utils._references import gdp_paper_references
+
 __all__ = ["Uploads", "check_participant_ids", "check_uploads"]
 
 
@@ -57,6 +60,7 @@ def _check_uploads_constraints():
             "require_anchors": ["boolean"]}
 
 
+@Substitution(references=gdp_paper_references)
 class Uploads(np.ndarray):
     """Stacked participant uploads with their metadata.
 
@@ -99,10 +103,7 @@ class Uploads(np.ndarray):
     anchor_noise : list of ndarray or None
         The unit anchor noise of each participant.
 
-    References
-    ----------
-    .. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for
-       Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
+    {references}
 
     Examples
     --------
@@ -216,9 +217,10 @@ class Uploads(np.ndarray):
     def noisy_anchors(self, v):
         """The anchor uploads the analyst receives: ``B_i + v W_i`` for every participant.
 
-        Def 4.1 of [1]_. Both the simulated analyst (:class:`~skdc.alignment.GOPPAligner`) and a
-        deployed :class:`~skdc.protocol.Participant` form the noisy upload here, from the unit
-        noise ``W_i`` its mechanism drew, so the two are the same to the bit.
+        Def 4.1 of the noisy-anchor GDP paper (see :class:`Uploads`). Both the simulated
+        analyst (:class:`~skdc.alignment.GOPPAligner`) and a deployed
+        :class:`~skdc.protocol.Participant` form the noisy upload here, from the unit noise
+        ``W_i`` its mechanism drew, so the two are the same to the bit.
 
         Parameters
         ----------
@@ -229,11 +231,6 @@ class Uploads(np.ndarray):
         -------
         anchors : list of ndarray of shape (n_anchors, h_i) or None
             The noisy anchor uploads (``None`` when there are no anchor uploads).
-
-        References
-        ----------
-        .. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for
-           Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
 
         Examples
         --------

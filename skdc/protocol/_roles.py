@@ -43,6 +43,8 @@ from sklearn.utils import check_array
 from .. import Uploads
 from ..alignment import GOPPAligner, ReferenceAligner
 from ..mechanisms import CGDP, IGDP
+from ..utils._docstring import Substitution
+from ..utils._references import gdp_paper_references
 from ._container import Container, UploadError, is_int, write_container
 from ._files import (
     AlignmentMap,
@@ -94,6 +96,7 @@ def _as_rows(X, name="X"):
                        input_name=name, estimator="Participant")
 
 
+@Substitution(references=gdp_paper_references)
 class Participant:
     """One participant of a deployed collaboration: obfuscates and uploads once, predicts at home.
 
@@ -140,10 +143,7 @@ class Participant:
     translation; :meth:`load_secret` re-derives the mechanism from the seed and checks it
     against the stored secret.
 
-    References
-    ----------
-    .. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for
-       Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
+    {references}
 
     Examples
     --------
