@@ -121,21 +121,7 @@ class _PolarFactors:
         self.n_calls = 0
 
     def exact(self, M):
-        with _one_blas_thread():
-            return self._exact(M)
-
-    def _exact(self, M):
-        C = _swap(M) @ M
-        w, V = np.linalg.eigh(C)
-        ok = w[:, 0] > w[:, -1] / _EIGH_COND_LIMIT
-        mu = np.sqrt(np.maximum(w, 0.0))
-        MV = M @ V
-        if np.all(ok):
-            W = MV / mu[:, None, :]
-        else:  # the SVD serves the ill-conditioned blocks
-            W = np.empty_like(M)
-            W[ok] = MV[ok] / mu[ok][:, None, :]
-            W[~ok] = polar_batched(M[~ok]) @ V[~ok]
+        W, V, mu = _polar_eigh(M)
         self.V, self.W, self.drift = V, W, 0.0
         self.denominator = mu[:, :, None] + mu[:, None, :]
         self.n_exact += 1
@@ -143,8 +129,7 @@ class _PolarFactors:
         return W @ _swap(V)
 
     def __call__(self, M):
-        with _one_blas_thread():
-            return self._warm(M) if self.W is not None else self._exact(M)
+        return self._warm(M) if self.W is not None else self.exact(M)
 
     def _warm(self, M):
         MV = M @ self.V
@@ -168,7 +153,7 @@ class _PolarFactors:
                     self.W = None  # the next call refreshes the eigenbasis
                 return W @ _swap(self.V)
             W = self._rotate(W, omega, sizes[-1])
-        return self._exact(M)
+        return self.exact(M)
 
     def _rotate(self, W, omega, size):
         """``W exp(omega)``, to first order when its orthogonality error ``|omega|^2`` is
@@ -178,6 +163,22 @@ class _PolarFactors:
             return W + W @ omega
         self.drift += size**4 / 4
         return W @ _exp_skew(omega)
+
+
+def _polar_eigh(M):
+    """Blockwise polar factors ``Pi(M_i) = W_i V_i^T`` from one batched ``eigh`` of
+    ``M_i^T M_i = V_i diag(mu_i^2) V_i^T``: ``W_i = M_i V_i diag(mu_i^-1)``, or, for blocks too
+    ill-conditioned for it, ``W_i = Pi(M_i) V_i`` from the SVD. Returns ``W, V, mu``."""
+    w, V = np.linalg.eigh(_swap(M) @ M)
+    ok = w[:, 0] > w[:, -1] / _EIGH_COND_LIMIT
+    mu = np.sqrt(np.maximum(w, 0.0))
+    MV = M @ V
+    if np.all(ok):
+        return MV / mu[:, None, :], V, mu
+    W = np.empty_like(M)
+    W[ok] = MV[ok] / mu[ok][:, None, :]
+    W[~ok] = polar_batched(M[~ok]) @ V[~ok]
+    return W, V, mu
 
 
 def _exp_skew(omega):
@@ -206,16 +207,13 @@ def _spectral_start(Bcat, p, d):
     """
     r, pd = Bcat.shape
     if r <= pd:
-        gram = Bcat @ Bcat.T
-        with _one_blas_thread():
-            w, V = np.linalg.eigh(gram)
+        w, V = np.linalg.eigh(Bcat @ Bcat.T)
         w, V = w[::-1], V[:, ::-1]
         lam = w[:d]
         U = Bcat.T @ (V[:, :d] / np.sqrt(np.maximum(lam, np.finfo(float).tiny)))
     else:
         G = Bcat.T @ Bcat
-        with _one_blas_thread():
-            w, V = np.linalg.eigh(0.5 * (G + G.T))
+        w, V = np.linalg.eigh(0.5 * (G + G.T))
         w, V = w[::-1], V[:, ::-1]
         U = V[:, :d]
     lam_d = w[d - 1] if w.shape[0] >= d else 0.0
@@ -452,10 +450,10 @@ def _diagnostics(Bbar, Bcat, R, history, gap, rel_gap):
     """The polished rotations (exact polar factors of the last iterate) and their diagnostics."""
     p, r, d = Bbar.shape
     n_iter, converged, objective, steps = history
-    with _one_blas_thread():
-        R = polar_batched(R)  # exact orthogonality of the nearly orthogonal last iterate
+    R = polar_batched(R)  # exact orthogonality of the nearly orthogonal last iterate
     S = Bcat @ R.reshape(p * d, d)
-    image = _PolarFactors(floor=0.0).exact((Bcat.T @ S).reshape(p, d, d))
+    W, V, _ = _polar_eigh((Bcat.T @ S).reshape(p, d, d))
+    image = W @ _swap(V)
     fp = np.linalg.norm(image - R) / max(1.0, np.sqrt(p * d))
     template = S / p  # C* = (1/p) sum_i Bbar_i R_i  (26)
     resid = float(np.sum((template[None] - Bbar @ R) ** 2))
