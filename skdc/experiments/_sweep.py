@@ -316,6 +316,8 @@ def privacy_utility_sweep(estimator, X, y=None, *, param="align__v", values=None
     differs. The estimator, the data and the scorers are pickled once per sweep and reach
     each worker once (loky shares them through memory-mapped files above its ``max_nbytes``,
     Dask scatters them), so a draw only sends its value and seed and returns one row.
+    Draws are dispatched largest value first (solvers take longer at higher noise, so the
+    workers finish together); the rows come back in draw order.
 
     Parameters
     ----------
@@ -448,13 +450,25 @@ def _resolve_columns(scoring, attacks):
 
 
 def _dispatch(ctx, vals, seeds, *, n_jobs, progress, desc):
-    """Run the draws as joblib jobs; the sweep's context travels to each worker once."""
+    """Run the draws as joblib jobs, the largest noise first; the rows come back in draw order.
+
+    The sweep's context travels to each worker once. Solvers need more iterations at higher
+    noise, so the draws go out in decreasing order of their value, longest first: the workers
+    then finish together, instead of one of them running the last, longest draws of a rising
+    grid alone. Equal values keep their draw order, and each draw's seed is fixed already, so
+    the order changes only the wall time.
+    """
     token, blob = ctx.pack()
     _CONTEXTS[token] = ctx  # in-process backends (sequential, threading) use it as it is
+    order = np.argsort(-vals, kind="stable")
     try:
-        jobs = (delayed(_run_draw)(token, blob, float(v), int(s)) for v, s in zip(vals, seeds))
-        rows = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
-        return list(progress_bar(rows, progress, total=vals.shape[0], desc=desc, unit="draw"))
+        jobs = (delayed(_run_draw)(token, blob, float(vals[i]), int(seeds[i])) for i in order)
+        done = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
+        rows = [None] * vals.shape[0]
+        for i, row in zip(order, progress_bar(done, progress, total=vals.shape[0], desc=desc,
+                                              unit="draw")):
+            rows[i] = row
+        return rows
     finally:
         _CONTEXTS.pop(token, None)
 
