@@ -135,6 +135,27 @@ def test_factory_and_label(data):
     _same(df.drop(columns="method"), ref)
 
 
+def test_draws_go_out_largest_noise_first_and_come_back_in_draw_order(data):
+    # the factory sees the values as they are dispatched; the rows keep the draws' order, and
+    # each row's score is its own draw's (the scorer reads the value the estimator was built at)
+    X, y = data
+    built = []
+
+    def factory(v):
+        built.append(v)
+        est = LogisticRegression(max_iter=200)
+        est.noise_value_ = v
+        return est
+
+    values = [0.2, 0.0, 0.3, 0.1, 0.3]
+    df = privacy_utility_sweep(factory, X, y, values=values, seed_param=None,
+                               scoring={"value_seen": lambda est, X_, y_: est.noise_value_},
+                               random_state=0)
+    assert built == [0.3, 0.3, 0.2, 0.1, 0.0]
+    np.testing.assert_array_equal(df["value"], values)
+    np.testing.assert_array_equal(df["value_seen"], values)
+
+
 def test_explicit_test_data_and_progress(data, capsys):
     X, y = data
     df = privacy_utility_sweep(_pipe(), X[:100], y[:100], values=[0.01], progress=True,
