@@ -463,7 +463,7 @@ def _dispatch(ctx, vals, seeds, *, n_jobs, progress, desc):
     order = np.argsort(-vals, kind="stable")
     try:
         jobs = (delayed(_run_draw)(token, blob, float(vals[i]), int(seeds[i])) for i in order)
-        done = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
+        done = _parallel(n_jobs)(jobs)
         rows = [None] * vals.shape[0]
         for i, row in zip(order, progress_bar(done, progress, total=vals.shape[0], desc=desc,
                                               unit="draw")):
@@ -471,6 +471,15 @@ def _dispatch(ctx, vals, seeds, *, n_jobs, progress, desc):
         return rows
     finally:
         _CONTEXTS.pop(token, None)
+
+
+def _parallel(n_jobs):
+    """A joblib ``Parallel`` that yields the rows as the draws finish (for the progress bar), or,
+    under a backend that cannot yield (Ray's, ``multiprocessing``), returns them at the end."""
+    try:
+        return Parallel(n_jobs=n_jobs, return_as="generator")
+    except ValueError:  # "Backend ... does not support return_as=generator"
+        return Parallel(n_jobs=n_jobs)
 
 
 def _is_classification(y):

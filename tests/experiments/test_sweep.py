@@ -101,6 +101,13 @@ def test_same_table_under_processes(data, table):
         _same(_sweep(data), table)
 
 
+def test_same_table_under_a_backend_that_cannot_yield(data, table):
+    # joblib's multiprocessing backend (like Ray's) refuses return_as="generator": the sweep
+    # then collects the rows at the end, with the same table
+    with parallel_config(backend="multiprocessing", n_jobs=2):
+        _same(_sweep(data), table)
+
+
 def test_same_table_under_dask(data, table):
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
