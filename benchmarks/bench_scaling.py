@@ -17,6 +17,13 @@ draws of unequal length do not divide evenly; the overhead over the ideal schedu
 ``wall / max(sum / workers, longest draw) - 1``, is printed beside it). It also checks that
 every run gives the same table as the sequential one.
 
+Dask runs twice, with its defaults and with the workers' statistical profiler off
+(``distributed.worker.profile.enabled``: by default each worker samples its task thread's stack
+every 10 ms, and with one worker per core that sampling takes its CPU time from the draws).
+Both runs use Dask's default nanny environment, ``MALLOC_TRIM_THRESHOLD_=65536`` included,
+which made every large temporary a page fault per page before the GOPP solver reused its work
+arrays.
+
 Targets (issue 16), at 20 draws: per-draw overhead under 5 % on loky and on Dask; with two
 workers on two cores at least 1.7x draws per second, on both. A machine shared with other work
 cannot show the speed-up: the load average is printed before and after.
@@ -94,7 +101,7 @@ def report(name, workers, wall, table, base_wall, ref):
     ideal = max(busy / workers, float(table["seconds"].max()))
     speedup = base_wall / wall
     same = table[COLUMNS].equals(ref[COLUMNS])
-    print(f"{name:<28} {workers:>3} x 1 thread: {wall:7.2f} s, {n / wall:6.2f} draws/s, "
+    print(f"{name:<40} {workers:>3} x 1 thread: {wall:7.2f} s, {n / wall:6.2f} draws/s, "
           f"speed-up {speedup:5.2f}x, efficiency {speedup / workers:5.2f}, per-draw overhead "
           f"{100 * overhead:6.1f} % (over the ideal schedule {100 * (wall / ideal - 1):5.1f} %; "
           f"draws {busy / n:.3f} s each); table as sequential: {same}", flush=True)
@@ -129,10 +136,22 @@ def main():
     if args.no_dask:
         return
     try:
-        from distributed import Client, LocalCluster
+        import dask
+        import distributed  # noqa: F401
     except ImportError:
         print("dask: distributed is not installed")
         return
+    for profiler in (True, False):
+        with dask.config.set({"distributed.worker.profile.enabled": profiler}):
+            t_dask = dask_runs(sweep, warm, args.repeats, k, ref, profiler)
+        print(f"dask speed-ups are over its own one-worker cluster; over the in-process run: "
+              f"{t_seq / t_dask:.2f}x. {load()}", flush=True)
+
+
+def dask_runs(sweep, warm, repeats, k, ref, profiler):
+    """One-worker and ``k``-worker LocalClusters; returns the ``k``-worker wall time."""
+    from distributed import Client, LocalCluster
+
     base = None
     for workers in (1, k):
         start = time.perf_counter()
@@ -143,11 +162,11 @@ def main():
             started = time.perf_counter() - start
             with parallel_config(backend="dask"):
                 warm()
-                t_dask, table = timed(sweep, args.repeats)
+                t_dask, table = timed(sweep, repeats)
         base = t_dask if base is None else base
-        report(f"dask LocalCluster (+{started:.1f} s start)", workers, t_dask, table, base, ref)
-    print(f"dask speed-ups are over its own one-worker cluster; over the in-process run: "
-          f"{t_seq / t_dask:.2f}x. {load()}")
+        name = f"dask, profiler {'on ' if profiler else 'off'} (+{started:.1f} s start)"
+        report(name, workers, t_dask, table, base, ref)
+    return t_dask
 
 
 if __name__ == "__main__":
