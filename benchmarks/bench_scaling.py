@@ -84,27 +84,37 @@ def make_sweep(n_draws, equal=False):
 
 
 def timed(sweep, repeats, **kw):
-    walls, table = [], None
+    """The runs of ``sweep``, as ``(wall seconds, table)`` pairs."""
+    runs = []
     for _ in range(repeats):
         start = time.perf_counter()
         table = sweep(**kw)
-        walls.append(time.perf_counter() - start)
-    return statistics.median(walls), table
+        runs.append((time.perf_counter() - start, table))
+    return runs
 
 
-def report(name, workers, wall, table, base_wall, ref):
-    n = len(table)
-    busy = float(table["seconds"].sum())
-    overhead = (workers * wall - busy) / busy
-    # the best any schedule could do with these draws: the work spread evenly, or the
-    # longest draw; what the run takes beyond it is dispatch, transfer and imbalance
-    ideal = max(busy / workers, float(table["seconds"].max()))
-    speedup = base_wall / wall
-    same = table[COLUMNS].equals(ref[COLUMNS])
-    print(f"{name:<40} {workers:>3} x 1 thread: {wall:7.2f} s, {n / wall:6.2f} draws/s, "
+def wall(runs):
+    return statistics.median(w for w, _ in runs)
+
+
+def report(name, workers, runs, base_wall, ref):
+    """One line per run set: medians over the runs, each run's overhead from its own table."""
+    overheads, over_ideal, per_draw = [], [], []
+    for w, table in runs:
+        busy = float(table["seconds"].sum())
+        overheads.append((workers * w - busy) / busy)
+        # the best any schedule could do with these draws: the work spread evenly, or the
+        # longest draw; what the run takes beyond it is dispatch, transfer and imbalance
+        over_ideal.append(w / max(busy / workers, float(table["seconds"].max())) - 1)
+        per_draw.append(busy / len(table))
+    t, n = wall(runs), len(runs[-1][1])
+    speedup = base_wall / t
+    same = all(table[COLUMNS].equals(ref[COLUMNS]) for _, table in runs)
+    print(f"{name:<40} {workers:>3} x 1 thread: {t:7.2f} s, {n / t:6.2f} draws/s, "
           f"speed-up {speedup:5.2f}x, efficiency {speedup / workers:5.2f}, per-draw overhead "
-          f"{100 * overhead:6.1f} % (over the ideal schedule {100 * (wall / ideal - 1):5.1f} %; "
-          f"draws {busy / n:.3f} s each); table as sequential: {same}", flush=True)
+          f"{100 * statistics.median(overheads):6.1f} % (over the ideal schedule "
+          f"{100 * statistics.median(over_ideal):5.1f} %; draws "
+          f"{statistics.median(per_draw):.3f} s each); table as sequential: {same}", flush=True)
 
 
 def main():
@@ -124,13 +134,14 @@ def main():
     warm = make_sweep(2)  # a two-draw sweep: imports and caches outside the clock
     warm(n_jobs=1)
 
-    t_seq, ref = timed(sweep, args.repeats, n_jobs=1)
-    report("sequential (in-process)", 1, t_seq, ref, t_seq, ref)
+    runs = timed(sweep, args.repeats, n_jobs=1)
+    t_seq, ref = wall(runs), runs[0][1]
+    report("sequential (in-process)", 1, runs, t_seq, ref)
     with parallel_config(backend="loky", n_jobs=k):
         Parallel()(delayed(abs)(i) for i in range(4 * k))  # start the workers
         warm()  # each worker imports skdc and scikit-learn once
-        t_loky, loky = timed(sweep, args.repeats)
-    report("loky", k, t_loky, loky, t_seq, ref)
+        runs = timed(sweep, args.repeats)
+    report("loky", k, runs, t_seq, ref)
     print(load(), flush=True)
 
     if args.no_dask:
@@ -162,10 +173,11 @@ def dask_runs(sweep, warm, repeats, k, ref, profiler):
             started = time.perf_counter() - start
             with parallel_config(backend="dask"):
                 warm()
-                t_dask, table = timed(sweep, repeats)
+                runs = timed(sweep, repeats)
+        t_dask = wall(runs)
         base = t_dask if base is None else base
         name = f"dask, profiler {'on ' if profiler else 'off'} (+{started:.1f} s start)"
-        report(name, workers, t_dask, table, base, ref)
+        report(name, workers, runs, base, ref)
     return t_dask
 
 
