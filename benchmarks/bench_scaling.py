@@ -7,7 +7,9 @@ with one thread against ``k`` workers with one thread each (every draw runs with
 never starts a worker); Dask's is a cluster of one single-threaded worker. Workers are started
 and warmed up by a two-draw sweep before the clock starts (a worker imports skdc and
 scikit-learn once in its life; the Dask cluster's start-up is printed separately). Each timed
-sweep still ships and unpickles its own context.
+sweep still ships and unpickles its own context. With ``--repeats`` above one, the one-worker
+and the ``k``-worker Dask clusters take turns (a fresh cluster each time), and the figures are
+medians over the repeats.
 
 For each run the script prints the wall time, draws per second, the speed-up over one worker
 and the efficiency (speed-up / workers), and the per-draw overhead: the workers' time not spent
@@ -160,25 +162,27 @@ def main():
 
 
 def dask_runs(sweep, warm, repeats, k, ref, profiler):
-    """One-worker and ``k``-worker LocalClusters; returns the ``k``-worker wall time."""
+    """One-worker and ``k``-worker LocalClusters, taking turns in each repeat (a machine whose
+    speed drifts over minutes then moves both alike); returns the ``k``-worker wall time."""
     from distributed import Client, LocalCluster
 
-    base = None
+    runs, started = {1: [], k: []}, {1: [], k: []}
+    for _ in range(repeats):
+        for workers in (1, k):
+            start = time.perf_counter()
+            with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                              dashboard_address=None) as cluster, Client(cluster) as client:
+                client.wait_for_workers(workers)
+                client.run(lambda: None)
+                started[workers].append(time.perf_counter() - start)
+                with parallel_config(backend="dask"):
+                    warm()
+                    runs[workers] += timed(sweep, 1)
     for workers in (1, k):
-        start = time.perf_counter()
-        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                          dashboard_address=None) as cluster, Client(cluster) as client:
-            client.wait_for_workers(workers)
-            client.run(lambda: None)
-            started = time.perf_counter() - start
-            with parallel_config(backend="dask"):
-                warm()
-                runs = timed(sweep, repeats)
-        t_dask = wall(runs)
-        base = t_dask if base is None else base
-        name = f"dask, profiler {'on ' if profiler else 'off'} (+{started:.1f} s start)"
-        report(name, workers, runs, base, ref)
-    return t_dask
+        name = (f"dask, profiler {'on ' if profiler else 'off'} "
+                f"(+{statistics.median(started[workers]):.1f} s start)")
+        report(name, workers, runs[workers], wall(runs[1]), ref)
+    return wall(runs[k])
 
 
 if __name__ == "__main__":
