@@ -213,7 +213,7 @@ def _polar_eigh(M, buffers=None):
     ``M_i^T M_i = V_i diag(mu_i^2) V_i^T``: ``W_i = M_i V_i diag(mu_i^-1)``, or, for blocks too
     ill-conditioned for it, ``W_i = Pi(M_i) V_i`` from the SVD. Returns ``W, V, mu``; ``W``
     and the Gram matrices are written into ``buffers`` when given."""
-    buffers = buffers or _Buffers()
+    buffers = _Buffers() if buffers is None else buffers
     w, V = np.linalg.eigh(np.matmul(_swap(M), M, out=buffers("gram", M.shape)))
     ok = w[:, 0] > w[:, -1] / _EIGH_COND_LIMIT
     mu = np.sqrt(np.maximum(w, 0.0))
