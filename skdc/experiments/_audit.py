@@ -16,6 +16,7 @@ import math
 import platform
 import sys
 from dataclasses import dataclass, field
+from functools import partial
 from numbers import Integral, Real
 from pathlib import Path
 
@@ -449,10 +450,8 @@ def _frontier_grid(pipe, split, param, scorers, bounds, n_grid, grid_draws, rng,
     grid_ck = DrawCheckpoint(path, fingerprint)
     scoring = {"balanced_accuracy": "balanced_accuracy"}
 
-    def run_draw(value, seed):
-        return _one(pipe, split.X_tr, split.y_tr, (split.X_te, split.y_te), param, value, seed,
-                    scoring, scorers, split.fit_params)
-
+    run_draw = partial(_one, pipe, split.X_tr, split.y_tr, (split.X_te, split.y_te), param,
+                       scoring=scoring, attacks=scorers, fit_params=split.fit_params)
     bar = progress_bar(None, progress, total=len(jobs), desc="frontier grid", unit="draw")
     try:
         rows = _run_draws(run_draw, jobs, grid_ck, n_jobs, bar)

@@ -25,10 +25,11 @@ import math
 import os
 import warnings
 from dataclasses import dataclass, field
+from functools import partial
 from numbers import Integral, Real
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import delayed
 from sklearn.utils import check_random_state
 
 from ..utils._checkpoint import DrawCheckpoint
@@ -36,7 +37,7 @@ from ..utils._docstring import Substitution
 from ..utils._progress import progress_bar
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
 from ._docstrings import _GOPP_PIPELINE_EXAMPLE, _NOSAKA_REFERENCES
-from ._sweep import _check_param, _resolve_scoring, _split, privacy_utility_sweep
+from ._sweep import _check_param, _parallel, _resolve_scoring, _split, privacy_utility_sweep
 
 __all__ = ["NoiseCalibration", "calibrate_noise"]
 
@@ -315,13 +316,14 @@ def _targets(min_error, names):
 
 def _run_draws(run_draw, jobs, checkpoint, n_jobs, bar):
     """Rows of the draws ``jobs = [(key, value, seed)]``, in order; finished ones are read
-    from ``checkpoint``, the others run on joblib and are stored as each one finishes."""
+    from ``checkpoint``, the others run on joblib and are stored as each one finishes (at the
+    end of the batch under a backend that cannot yield them one by one)."""
     rows = [checkpoint.get(key) for key, _, _ in jobs]
     todo = [k for k, row in enumerate(rows) if row is None]
     if bar is not None and len(todo) < len(jobs):
         bar.update(len(jobs) - len(todo))
     tasks = (delayed(run_draw)(jobs[k][1], jobs[k][2]) for k in todo)
-    for k, row in zip(todo, Parallel(n_jobs=n_jobs, return_as="generator")(tasks)):
+    for k, row in zip(todo, _parallel(n_jobs)(tasks)):
         checkpoint.put(jobs[k][0], row)
         rows[k] = checkpoint.get(jobs[k][0])  # the stored (JSON round-tripped) row
         if bar is not None:
@@ -586,10 +588,10 @@ def calibrate_noise(estimator, X, y=None, *, param, attack, min_error, confidenc
     bar = progress_bar(None, progress, total=n_values * n_draws, desc=f"calibrate {param}",
                        unit="draw")
 
-    def run_draw(value, seed):
-        return _one(estimator, setup.X_train, setup.y_train, setup.test_data, param, value,
-                    seed, setup.scoring, setup.attacks)
-
+    # a partial of a module-level function, not a closure: process-based joblib backends
+    # that pickle without cloudpickle (multiprocessing) can send it
+    run_draw = partial(_one, estimator, setup.X_train, setup.y_train, setup.test_data, param,
+                       scoring=setup.scoring, attacks=setup.attacks)
     search = _Search(run_draw, setup.draw_seeds, targets, setup.utility, confidence, bound,
                      n_jobs, ck, bar)
     try:

@@ -1,7 +1,10 @@
 """Noise calibration on digits: the returned noise meets the target on fresh draws."""
 
+from contextlib import contextmanager
+
 import numpy as np
 import pytest
+from joblib import parallel_config
 from numpy.testing import assert_allclose
 from sklearn.datasets import load_digits
 from sklearn.decomposition import PCA
@@ -191,18 +194,28 @@ def test_bad_inputs_are_named(digits, kwargs, match):
         calibrate_noise(pipe, X_tr, y_tr, **kw)
 
 
-def test_same_calibration_under_dask(digits):
-    distributed = pytest.importorskip("distributed")
-    from joblib import parallel_config
+@contextmanager
+def _backend(name):
+    if name == "dask":
+        distributed = pytest.importorskip("distributed")
+        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                      dashboard_address=None) as cluster:
+            with distributed.Client(cluster), parallel_config(backend="dask"):
+                yield
+    else:
+        with parallel_config(backend=name):
+            yield
 
+
+# multiprocessing, like Ray's backend, cannot yield results one by one
+@pytest.mark.parametrize("backend", ["dask", "multiprocessing"])
+def test_same_calibration_under_other_backends(digits, backend):
     pipe, X_tr, y_tr, test = digits
     kw = dict(test_data=test, attack="procrustes", min_error=TARGET, random_state=5,
               confidence=0.75, **dict(COMMON, n_draws=2, xtol=0.04))
     local = calibrate_noise(pipe, X_tr, y_tr, **kw)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster:
-        with distributed.Client(cluster), parallel_config(backend="dask"):
-            remote = calibrate_noise(pipe, X_tr, y_tr, n_jobs=2, **kw)
+    with _backend(backend):
+        remote = calibrate_noise(pipe, X_tr, y_tr, n_jobs=2, **kw)
     cols = [c for c in local.table.columns if c != "seconds"]
     assert local.table[cols].equals(remote.table[cols])
     assert np.isfinite(local.value) and remote.value == local.value
