@@ -2,9 +2,10 @@
 
 Reference approach (issue 2): thin SVD of the stacked centered uploads for the spectral start,
 then per iteration ``G R`` through the stacked uploads and a Python loop of ``p`` SVD-based polar
-factors, stopping when ``||R_next - R||_F <= tol``. skdc's solver (``solve_gopp``: batched
-polar factors on one BLAS thread, warm-started from the previous ones by batched products once
-the iterates settle, plus safeguarded Anderson acceleration) is timed on the same problem. Both
+factors, stopping when ``||R_next - R||_F <= tol``; it runs on the BLAS threads the machine
+allows (all cores). skdc's solver (``solve_gopp``: one BLAS thread throughout, batched polar
+factors warm-started from the previous ones by batched products once the iterates settle, plus
+safeguarded Anderson acceleration) is timed on the same problem. Both
 are solved to ``tol=1e-7``; agreement is measured up to one common orthogonal matrix. On an easy
 case both are also solved to 1e-10 and must agree to 1e-8.
 
@@ -12,8 +13,8 @@ Targets (issue 16), same run, same problem (p=50, d=100, r=400): at least 10x th
 at 0.8 v_PT and 20x at 0.9 v_PT on a quiet machine; and, while two other processes keep both
 cores busy (the script starts them itself, pure-Python spin loops, and says so), skdc's solver
 at most 3x slower than alone (a fair share of two cores). Times are medians of ``--repeats``
-runs, wall clock and CPU time of this process; the machine's load average is printed, since a
-shared machine moves every figure.
+runs, wall clock and CPU time of this process, the reference and skdc taking turns within each
+repeat; the machine's load average is printed, since a shared machine moves every figure.
 
 Run: ``python benchmarks/bench_gopp.py [--repeats 3] [--quick] [--no-contention]``.
 """
@@ -77,6 +78,17 @@ def timed(fn, repeats, cpu=False):
     if cpu:
         return statistics.median(times), statistics.median(cpus), out
     return statistics.median(times), out
+
+
+def interleaved(fns, repeats):
+    """``timed`` for several functions, run in turn in each repeat (a machine whose speed drifts
+    over minutes then moves all of them alike): ``(wall median, CPU median, last output)``."""
+    runs = [([], [], None) for _ in fns]
+    for _ in range(repeats):
+        for k, fn in enumerate(fns):
+            wall, cpu, out = timed(fn, 1, cpu=True)
+            runs[k] = (runs[k][0] + [wall], runs[k][1] + [cpu], out)
+    return [(statistics.median(w), statistics.median(c), out) for w, c, out in runs]
 
 
 def _spin():
@@ -144,9 +156,8 @@ def main():
     alone = {}
     for p, d, r, frac in cases:
         Bbar, _ = problem(p, d, r, frac)
-        t_ref, c_ref_t, (R_ref, it_ref, c_ref) = timed(lambda B=Bbar: reference_gopp(B),
-                                                       repeats, cpu=True)
-        t_new, c_new_t, res = timed(lambda B=Bbar: solve_gopp(B), repeats, cpu=True)
+        (t_ref, c_ref_t, (R_ref, it_ref, c_ref)), (t_new, c_new_t, res) = interleaved(
+            [lambda B=Bbar: reference_gopp(B), lambda B=Bbar: solve_gopp(B)], repeats)
         alone[frac] = t_new
         print(f"{p:>4} {d:>4} {r:>4} {frac:>6.2f} | {t_ref:>7.2f} ({c_ref_t:>5.2f}) {it_ref:>5} "
               f"{c_ref!s:>5} | {t_new:>7.2f} ({c_new_t:>5.2f}) {res.n_iter:>5} "
