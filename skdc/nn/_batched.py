@@ -598,6 +598,7 @@ def _train_chunk(proto, estimator, Xt, yt, Xv, yv, progress):
     Xt_dev, yt_dev = torch.as_tensor(Xt, device=device), torch.as_tensor(yt, device=device)
     Xv_dev = None if Xv is None else torch.as_tensor(Xv, device=device)
     binary = yt.dtype == np.float32
+    valid_batch = None if Xv is None else _valid_batch_size(proto, Xv.shape[1])
 
     epochs = progress_bar(range(proto.max_epochs), progress, unit="epoch",
                           desc=f"training {n_models} draws' nets")
@@ -605,7 +606,7 @@ def _train_chunk(proto, estimator, Xt, yt, Xv, yv, progress):
         tic = time.perf_counter()
         log.train_loss[epoch] = nets.train_epoch(loader, Xt_dev, yt_dev)
         if Xv_dev is not None:
-            pred = nets.predict(Xv_dev, _valid_batch_size(proto, Xv.shape[1]), binary)
+            pred = nets.predict(Xv_dev, valid_batch, binary)
             log.valid_bacc[epoch] = _balanced_accuracies(yv, pred)
             log.valid_bacc_best[epoch] = checkpoint.update(epoch, log.valid_bacc[epoch],
                                                            nets.params)
