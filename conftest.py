@@ -18,8 +18,7 @@ def pytest_configure(config):
     if workers:
         from threadpoolctl import threadpool_limits
 
-        config.skdc_blas_limit = threadpool_limits(max(1, (os.cpu_count() or 1) // workers),
-                                                   user_api="blas")
+        threadpool_limits(max(1, (os.cpu_count() or 1) // workers), user_api="blas")
 
 
 @pytest.hookimpl(optionalhook=True)

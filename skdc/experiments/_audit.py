@@ -426,8 +426,6 @@ def _collusion_scorers(names, colluder, participant, p_te):
     scorers = {a: make_attack_scorer(make_attack(a), colluder=colluder, target=participant)
                for a in names}
     if p_te is not None:  # the held-out rows' declared parties reach the collusion view
-        from functools import partial
-
         scorers = {a: partial(sc, participant=p_te) for a, sc in scorers.items()}
     return scorers
 
