@@ -27,6 +27,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
 from .utils._docstring import Substitution
+from .utils._references import gdp_paper_references
 from .utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
 
 __all__ = [
@@ -44,11 +45,6 @@ _random_state_returns_doc = """random_state : int, RandomState instance or None,
         The anchor.
 """
 
-_nosaka_reference_doc = """\
-.. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for
-       Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
-"""
-
 
 @validate_params(
     {
@@ -58,7 +54,7 @@ _nosaka_reference_doc = """\
     },
     prefer_skip_nested_validation=True,
 )
-@Substitution(random_state_returns=_random_state_returns_doc, reference=_nosaka_reference_doc)
+@Substitution(random_state_returns=_random_state_returns_doc, references=gdp_paper_references)
 def orthonormal_anchor(n_anchors, n_features, random_state=None):
     """Centered anchor with orthonormal columns, eq. (22) of [1]_ (and its supplement S.5).
 
@@ -75,9 +71,7 @@ def orthonormal_anchor(n_anchors, n_features, random_state=None):
         Width ``d``.
     {random_state_returns}
 
-    References
-    ----------
-    {reference}
+    {references}
 
     Examples
     --------
@@ -229,7 +223,7 @@ def resolve_anchor(anchor, n_anchors, n_features, random_state):
     {"A": ["array-like"], "rtol": [Interval(Real, 0, None, closed="left")]},
     prefer_skip_nested_validation=True,
 )
-@Substitution(reference=_nosaka_reference_doc)
+@Substitution(references=gdp_paper_references)
 def check_full_rank_anchor(A, *, rtol=1e-10):
     """Raise unless the centered anchor has full column rank (Props 2.12 and 3.1 of [1]_).
 
@@ -251,9 +245,7 @@ def check_full_rank_anchor(A, *, rtol=1e-10):
     None
         Returns nothing; raises ``ValueError`` with what to change when the rank is short.
 
-    References
-    ----------
-    {reference}
+    {references}
 
     Examples
     --------

@@ -44,16 +44,6 @@ _n_components_doc = """n_components : int, default=None
         Integrated width ``d^``; ``None`` uses the largest upload width.
 """
 
-_suetake_reference_doc = """\
-.. [1] Suetake et al., "Nonlinear Data Integration via Kernel Methods for Data
-       Collaboration Analysis", arXiv:2605.27219, 2026.
-"""
-
-_nosaka_reference_doc = """\
-.. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for
-       Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
-"""
-
 # the linear integrations' examples: the gallery, then three participants' PCA uploads of one
 # uniform anchor
 _pca_uploads_example_doc = """\

@@ -23,6 +23,7 @@ import scipy.linalg
 
 from ..utils._docstring import Substitution
 from ..utils._linalg import polar
+from ..utils._references import kti_paper_references
 from ._base import (
     _aligner_attributes_doc,
     _integration_attributes_doc,
@@ -34,7 +35,6 @@ from ._base import (
     _reference_stack,
     _resolve_n_components,
     _sign_flip,
-    _suetake_reference_doc,
 )
 
 __all__ = ["GEPAligner", "MPPAligner", "ODCAligner"]
@@ -44,7 +44,7 @@ _GEP_EPS = 1e-6  # ridge on a singular D (the authors' code; Section 3.1 of [1] 
 
 @Substitution(
     attributes=_integration_attributes_doc,
-    reference=_suetake_reference_doc,
+    references=kti_paper_references,
     n_components=_n_components_doc,
     example=_pca_uploads_example_doc,
 )
@@ -78,9 +78,7 @@ class MPPAligner(_LinearIntegration):
     --------
     LTIAligner : The reparametrization-invariant version.
 
-    References
-    ----------
-    {reference}
+    {references}
 
     Examples
     --------
@@ -110,7 +108,7 @@ class MPPAligner(_LinearIntegration):
 
 @Substitution(
     attributes=_integration_attributes_doc,
-    reference=_suetake_reference_doc,
+    references=kti_paper_references,
     n_components=_n_components_doc,
     example=_pca_uploads_example_doc,
 )
@@ -144,9 +142,7 @@ class GEPAligner(_LinearIntegration):
     --------
     LTIAligner : The same subspace with an orthonormal target.
 
-    References
-    ----------
-    {reference}
+    {references}
 
     Examples
     --------
@@ -189,7 +185,7 @@ class GEPAligner(_LinearIntegration):
 
 @Substitution(
     attributes=_aligner_attributes_doc,
-    reference=_suetake_reference_doc,
+    references=kti_paper_references,
     example=_pca_uploads_example_doc,
 )
 class ODCAligner(_LinearIntegration):
@@ -221,9 +217,7 @@ class ODCAligner(_LinearIntegration):
     --------
     ReferenceAligner : The same idea with centering, for GDP uploads.
 
-    References
-    ----------
-    {reference}
+    {references}
 
     Examples
     --------

@@ -25,11 +25,11 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from ..utils._docstring import Substitution
+from ..utils._references import gdp_paper_references
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 from ._base import (
     BaseAligner,
     _aligner_attributes_doc,
-    _nosaka_reference_doc,
     _stack_equal_width,
 )
 from ._gopp_solver import solve_gopp
@@ -64,7 +64,7 @@ _ling_parameters_doc = """n_participants, n_features, n_anchors : int
 
 
 @validate_params(_ling_sizes_constraints, prefer_skip_nested_validation=True)
-@Substitution(reference=_nosaka_reference_doc)
+@Substitution(references=gdp_paper_references)
 def v_phase_transition(n_participants, n_features, n_anchors):
     """Empirical phase-transition anchor-noise level ``v_PT``, eq. (51) of [1]_.
 
@@ -88,9 +88,7 @@ def v_phase_transition(n_participants, n_features, n_anchors):
     v_pt : float
         The reference noise level.
 
-    References
-    ----------
-    {reference}
+    {references}
     .. [2] Ling, "Solving orthogonal group synchronization via convex and low-rank optimization:
        tightness and landscape analysis", Mathematical Programming, 2023.
 
@@ -111,7 +109,7 @@ def v_phase_transition(n_participants, n_features, n_anchors):
 @validate_params(
     {**_ling_sizes_constraints, **_ling_gamma_constraint}, prefer_skip_nested_validation=True
 )
-@Substitution(parameters=_ling_parameters_doc, reference=_nosaka_reference_doc)
+@Substitution(parameters=_ling_parameters_doc, references=gdp_paper_references)
 def ling_sufficient_v(n_participants, n_features, n_anchors, gamma=3.0):
     """Sufficient anchor-noise level of Theorem 4.6, eq. (49) of [1]_ (very conservative).
 
@@ -126,9 +124,7 @@ def ling_sufficient_v(n_participants, n_features, n_anchors, gamma=3.0):
     v : float
         ``sqrt(p) / (14336 sqrt(d) (sqrt(p d) + sqrt(r - 1) + sqrt(2 gamma p log p)))``.
 
-    References
-    ----------
-    {reference}
+    {references}
 
     Examples
     --------
@@ -147,7 +143,7 @@ def ling_sufficient_v(n_participants, n_features, n_anchors, gamma=3.0):
      **_ling_gamma_constraint},
     prefer_skip_nested_validation=True,
 )
-@Substitution(parameters=_ling_parameters_doc, reference=_nosaka_reference_doc)
+@Substitution(parameters=_ling_parameters_doc, references=gdp_paper_references)
 def ling_error_bound(v, n_participants, n_features, n_anchors, gamma=3.0):
     """Rotational alignment-error bound of Theorem 4.6, eq. (50) of [1]_.
 
@@ -166,9 +162,7 @@ def ling_error_bound(v, n_participants, n_features, n_anchors, gamma=3.0):
     bound : float
         ``6 / (1 - 1/1024) v sqrt(d) (sqrt(p d) + sqrt(r - 1) + sqrt(2 gamma p log p)) / sqrt(p)``.
 
-    References
-    ----------
-    {reference}
+    {references}
 
     Examples
     --------
@@ -200,7 +194,7 @@ _RESULT_ATTRIBUTES = {
 }
 
 
-@Substitution(attributes=_aligner_attributes_doc, reference=_nosaka_reference_doc)
+@Substitution(attributes=_aligner_attributes_doc, references=gdp_paper_references)
 class GOPPAligner(BaseAligner):
     """Noisy-anchor alignment by the generalized orthogonal Procrustes problem [1]_.
 
@@ -292,9 +286,7 @@ class GOPPAligner(BaseAligner):
     solve_gopp : The solver used by this aligner.
     v_phase_transition : Reference noise level above which alignment degrades sharply.
 
-    References
-    ----------
-    {reference}
+    {references}
 
     Examples
     --------

@@ -48,6 +48,7 @@ from sklearn.utils.multiclass import type_of_target
 
 from ..mechanisms import median_heuristic_gamma
 from ..utils._docstring import Substitution
+from ..utils._references import kti_paper_references
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 from . import _eigh_cache
 from ._base import (
@@ -58,7 +59,6 @@ from ._base import (
     _integration_attributes_doc,
     _n_components_constraint,
     _sign_flip,
-    _suetake_reference_doc,
     _target_width,
 )
 
@@ -78,7 +78,7 @@ _GAMMA_KERNELS = {"rbf", "laplacian", "poly"}
     },
     prefer_skip_nested_validation=True,
 )
-@Substitution(reference=_suetake_reference_doc)
+@Substitution(references=kti_paper_references)
 def anchor_graph(anchor_upload, *, kind="gl", anchor_y=None, n_neighbors=10):
     """Symmetrized kNN graph of one participant's anchor upload (Eqs. 47-48, Appendix B of [1]_).
 
@@ -106,9 +106,7 @@ def anchor_graph(anchor_upload, *, kind="gl", anchor_y=None, n_neighbors=10):
     W : scipy.sparse.csr_matrix of shape (n_anchors, n_anchors)
         Symmetric weights with zero diagonal.
 
-    References
-    ----------
-    {reference}
+    {references}
 
     Examples
     --------
@@ -182,7 +180,7 @@ def _laplacian(W):
     return (sp.diags(np.asarray(W.sum(axis=1)).ravel()) - W).tocsr()
 
 
-@Substitution(attributes=_integration_attributes_doc, reference=_suetake_reference_doc)
+@Substitution(attributes=_integration_attributes_doc, references=kti_paper_references)
 class KTIAligner(BaseAligner):
     """Kernel-based Target-normalized Integration (Theorem 2, Algorithm 2 of [1]_).
 
@@ -297,9 +295,7 @@ class KTIAligner(BaseAligner):
     Pickled, the aligner holds the anchor uploads (the analyst's view), never a participant's
     reduction ``f_k``.
 
-    References
-    ----------
-    {reference}
+    {references}
     .. [2] Zelnik-Manor and Perona, "Self-Tuning Spectral Clustering", NeurIPS 2004.
 
     Examples

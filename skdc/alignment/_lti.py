@@ -24,6 +24,7 @@ import warnings
 import numpy as np
 
 from ..utils._docstring import Substitution
+from ..utils._references import kti_paper_references
 from ._base import (
     _helmert_dot,
     _helmert_t_dot,
@@ -32,7 +33,6 @@ from ._base import (
     _n_components_constraint,
     _pca_uploads_example_doc,
     _sign_flip,
-    _suetake_reference_doc,
     _target_width,
 )
 
@@ -50,7 +50,7 @@ def _orth(B):
 
 @Substitution(
     attributes=_integration_attributes_doc,
-    reference=_suetake_reference_doc,
+    references=kti_paper_references,
     example=_pca_uploads_example_doc,
 )
 class LTIAligner(_LinearIntegration):
@@ -93,9 +93,7 @@ class LTIAligner(_LinearIntegration):
     KTIAligner : The kernel (nonlinear) version.
     GEPAligner : Equal to LTI up to column scaling.
 
-    References
-    ----------
-    {reference}
+    {references}
 
     Examples
     --------

@@ -18,10 +18,10 @@ import numpy as np
 
 from ..utils._docstring import Substitution
 from ..utils._linalg import polar_batched
+from ..utils._references import gdp_paper_references
 from ._base import (
     BaseAligner,
     _aligner_attributes_doc,
-    _nosaka_reference_doc,
     _reference_constraint,
     _reference_stack,
 )
@@ -29,7 +29,7 @@ from ._base import (
 __all__ = ["ReferenceAligner"]
 
 
-@Substitution(attributes=_aligner_attributes_doc, reference=_nosaka_reference_doc)
+@Substitution(attributes=_aligner_attributes_doc, references=gdp_paper_references)
 class ReferenceAligner(BaseAligner):
     """Align every participant onto a reference participant's frame (Algorithm 2 of [1]_).
 
@@ -58,9 +58,7 @@ class ReferenceAligner(BaseAligner):
     --------
     GOPPAligner : Noisy-anchor alignment without a reference participant.
 
-    References
-    ----------
-    {reference}
+    {references}
 
     Examples
     --------

@@ -22,8 +22,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._uploads import check_participant_ids
 from ..utils._docstring import Substitution
+from ..utils._references import kti_paper_references
 from ..utils._sklearn_compat import HasMethods, _fit_context, validate_data
-from ._docstrings import _SUETAKE_REFERENCES
 
 __all__ = ["Central", "Local"]
 
@@ -79,7 +79,7 @@ class _Baseline(MetaEstimatorMixin, BaseEstimator):
         return tags
 
 
-@Substitution(references=_SUETAKE_REFERENCES)
+@Substitution(references=kti_paper_references)
 class Central(_Baseline):
     """Central baseline: one estimator on the pooled raw rows of all participants.
 
@@ -180,7 +180,7 @@ class Central(_Baseline):
         return self.estimator_.score(X, y)
 
 
-@Substitution(references=_SUETAKE_REFERENCES)
+@Substitution(references=kti_paper_references)
 class Local(_Baseline):
     """Local baseline: each participant trains on its own raw rows only.
 

@@ -35,8 +35,9 @@ from sklearn.utils import check_random_state
 from ..utils._checkpoint import DrawCheckpoint
 from ..utils._docstring import Substitution
 from ..utils._progress import progress_bar
+from ..utils._references import gdp_paper_references
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
-from ._docstrings import _GOPP_PIPELINE_EXAMPLE, _NOSAKA_REFERENCES
+from ._docstrings import _GOPP_PIPELINE_EXAMPLE
 from ._sweep import _check_param, _parallel, _resolve_scoring, _split, privacy_utility_sweep
 
 __all__ = ["NoiseCalibration", "calibrate_noise"]
@@ -468,7 +469,7 @@ _RUN_CONSTRAINTS = {
     },
     prefer_skip_nested_validation=True,
 )
-@Substitution(references=_NOSAKA_REFERENCES, example=_GOPP_PIPELINE_EXAMPLE)
+@Substitution(references=gdp_paper_references, example=_GOPP_PIPELINE_EXAMPLE)
 def calibrate_noise(estimator, X, y=None, *, param, attack, min_error, confidence=0.95,
                     n_draws=10, bounds=(0.0, 1.0), xtol=None, bound="normal", colluder=0,
                     participant=None, scoring="balanced_accuracy", test_size=0.3,

@@ -7,22 +7,6 @@ docstring (four spaces), and the fragment carries that indentation on its furthe
 
 # Licence: BSD 3 clause
 
-# The References section citing the noisy-anchor paper as [1] (calibration, spline, plots).
-_NOSAKA_REFERENCES = """\
-References
-    ----------
-    .. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for
-       Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
-"""
-
-# The References section citing the KTI paper as [1] (the Central and Local baselines).
-_SUETAKE_REFERENCES = """\
-References
-    ----------
-    .. [1] Suetake et al., "Nonlinear Data Integration via Kernel Methods for Data
-       Collaboration Analysis", arXiv:2605.27219, 2026.
-"""
-
 # The first lines of the examples that run a noisy-anchor pipeline (I-GDP, GOPP alignment, a
 # logistic regression) on a small synthetic classification task.
 _GOPP_PIPELINE_EXAMPLE = """\

@@ -18,8 +18,8 @@ from numbers import Integral, Real
 import numpy as np
 
 from ..utils._docstring import Substitution
+from ..utils._references import gdp_paper_references
 from ..utils._sklearn_compat import HasMethods, Interval, validate_params
-from ._docstrings import _NOSAKA_REFERENCES
 from ._spline import fit_spline_band
 
 __all__ = ["column_label", "plot_frontier", "plot_noise_curves"]
@@ -252,7 +252,7 @@ title : str, default=None
 """
 # the references and the first lines of both examples: a sweep-like table of 40 draws of
 # v ~ U[0, 0.5]
-_REFERENCES_EXAMPLE_DOC = _NOSAKA_REFERENCES + """
+_REFERENCES_EXAMPLE_DOC = gdp_paper_references + """
     Examples
     --------
     >>> import matplotlib

@@ -25,8 +25,8 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from ..utils._docstring import Substitution
+from ..utils._references import gdp_paper_references
 from ..utils._sklearn_compat import Interval, validate_params
-from ._docstrings import _NOSAKA_REFERENCES
 
 __all__ = ["SplineBand", "fit_spline_band"]
 
@@ -155,7 +155,7 @@ def _ridge_solve(gram, rhs):
     },
     prefer_skip_nested_validation=True,
 )
-@Substitution(references=_NOSAKA_REFERENCES)
+@Substitution(references=gdp_paper_references)
 def fit_spline_band(x, y, *, x_range=None, y_range=None, n_knots=5, n_grid=201, n_boot=10000,
                     level=0.95, random_state=None):
     """Fit the paper's cubic regression spline and its percentile-bootstrap band.

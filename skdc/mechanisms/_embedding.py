@@ -29,6 +29,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from ..utils._docstring import Substitution
+from ..utils._references import kti_paper_references
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
 from ._base import _MECHANISM_ATTRIBUTES_DOC, _NOISE_RANDOM_STATE_DOC, _SEED_MAX, BaseMechanism
 
@@ -61,18 +62,13 @@ _REDUCTION_ATTRIBUTES_DOC = """\
         Output width ``h_i`` of each participant.
 """ + _MECHANISM_ATTRIBUTES_DOC
 
-_REDUCTION_REFERENCE_DOC = """\
-    .. [1] Suetake et al., "Nonlinear Data Integration via Kernel Methods for Data
-       Collaboration Analysis", arXiv:2605.27219, 2026.
-"""
-
 # The fragments every per-participant mechanism's docstring names; the fixed reductions (PCA,
 # kernel PCA, UMAP) also name ``{reduction_width}``.
 _REDUCTION_FRAGMENTS = {
     "reduction_anchor": _REDUCTION_ANCHOR_DOC,
     "noise_random_state": _NOISE_RANDOM_STATE_DOC,
     "reduction_attributes": _REDUCTION_ATTRIBUTES_DOC,
-    "reduction_reference": _REDUCTION_REFERENCE_DOC,
+    "references": kti_paper_references,
 }
 _reduction_doc = Substitution(reduction_width=_REDUCTION_WIDTH_DOC, **_REDUCTION_FRAGMENTS)
 
@@ -81,7 +77,7 @@ _UMAP_METRICS = ("correlation", "cosine", "euclidean")
 
 
 @validate_params({"X": ["array-like"]}, prefer_skip_nested_validation=True)
-@Substitution(reduction_reference=_REDUCTION_REFERENCE_DOC)
+@Substitution(references=kti_paper_references)
 def median_heuristic_gamma(X):
     """RBF bandwidth ``1 / (2 m^2)`` with ``m`` the median nonzero pairwise distance of ``X``.
 
@@ -101,9 +97,7 @@ def median_heuristic_gamma(X):
     gamma : float
         The bandwidth; ``1.0`` when every row is identical.
 
-    References
-    ----------
-    {reduction_reference}
+    {references}
 
     Examples
     --------
@@ -218,9 +212,7 @@ class ParticipantWise(_PerParticipantMechanism):
     KernelPCAMechanism : Per-participant RBF kernel PCA, median-heuristic bandwidth.
     PCAMechanism : Per-participant PCA.
 
-    References
-    ----------
-    {reduction_reference}
+    {references}
 
     Examples
     --------
@@ -321,9 +313,7 @@ class PCAMechanism(_PerParticipantMechanism):
     --------
     KernelPCAMechanism : The nonlinear counterpart.
 
-    References
-    ----------
-    {reduction_reference}
+    {references}
 
     Examples
     --------
@@ -414,9 +404,7 @@ class KernelPCAMechanism(_PerParticipantMechanism):
     --------
     median_heuristic_gamma : The bandwidth rule.
 
-    References
-    ----------
-    {reduction_reference}
+    {references}
 
     Examples
     --------
@@ -541,9 +529,7 @@ class UMAPMechanism(_PerParticipantMechanism):
     KernelPCAMechanism : Per-participant kernel PCA.
     skdc.alignment.KTIAligner : Kernel integration of such uploads.
 
-    References
-    ----------
-    {reduction_reference}
+    {references}
 
     Examples
     --------

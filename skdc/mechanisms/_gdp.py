@@ -29,6 +29,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..utils._docstring import Substitution
 from ..utils._linalg import haar_orthogonal
+from ..utils._references import gdp_paper_references
 from ..utils._sklearn_compat import Interval, _fit_context, validate_data
 from ._base import (
     _MECHANISM_ATTRIBUTES_DOC,
@@ -89,13 +90,7 @@ def _shift(X, O, psi, who):
     return X @ O + psi
 
 
-_GDP_REFERENCE_DOC = """\
-    .. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for
-       Privacy-Preserving Collaborative Learning", arXiv:2608.18749, 2026.
-"""
-
-
-@Substitution(gdp_reference=_GDP_REFERENCE_DOC)
+@Substitution(references=gdp_paper_references)
 class GDP(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """One party's geometric data perturbation ``X O + Psi`` (+ noise), Def 2.3 of [1]_.
 
@@ -133,9 +128,7 @@ class GDP(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     CGDP : One common GDP secret for several participants.
     IGDP : Independent GDP secrets, with anchor uploads for alignment.
 
-    References
-    ----------
-    {gdp_reference}
+    {references}
 
     Examples
     --------
@@ -339,7 +332,7 @@ _GDP_ATTRIBUTES_DOC = """\
 # One decorator fills CGDP's and IGDP's docstrings.
 _gdp_mechanism_doc = Substitution(
     gdp_parameters=_GDP_PARAMETERS_DOC, gdp_anchor=_GDP_ANCHOR_DOC,
-    gdp_attributes=_GDP_ATTRIBUTES_DOC, gdp_reference=_GDP_REFERENCE_DOC,
+    gdp_attributes=_GDP_ATTRIBUTES_DOC, references=gdp_paper_references,
 )
 
 
@@ -368,9 +361,7 @@ class CGDP(_BaseGDPMechanism):
     --------
     IGDP : Independent secrets with anchor uploads.
 
-    References
-    ----------
-    {gdp_reference}
+    {references}
 
     Examples
     --------
@@ -436,9 +427,7 @@ class IGDP(_BaseGDPMechanism):
     CGDP : One common secret.
     skdc.alignment.GOPPAligner : Noisy-anchor alignment.
 
-    References
-    ----------
-    {gdp_reference}
+    {references}
 
     Examples
     --------

@@ -31,6 +31,7 @@ from skorch.utils import to_device, to_numpy, to_tensor
 
 from ..utils._device import resolve_device
 from ..utils._docstring import Substitution
+from ..utils._references import gdp_paper_references
 from ._modules import AuditorModule, RepresentationModule
 
 __all__ = ["LinkageAuditor", "RepresentationCNN", "resolve_device"]
@@ -38,11 +39,6 @@ __all__ = ["LinkageAuditor", "RepresentationCNN", "resolve_device"]
 _SEED_MAX = 2**31 - 1
 
 # docstring fragments shared by the nets' docstrings (skdc.utils._docstring.Substitution)
-_gdp_reference_doc = """\
-    .. [1] Nosaka, Suetake, Takano, Okada, Yoshise, "Geometric Data Perturbation with
-       Noisy-Anchor Alignment for Privacy-Preserving Collaborative Learning",
-       arXiv:2608.18749, 2026.
-"""
 _X_rows_doc = """\
         Parameters
         ----------
@@ -433,7 +429,7 @@ class _BaseCNN(NeuralNetClassifier):
         return self.classes_[self.predict_proba(X).argmax(axis=1)]
 
 
-@Substitution(gdp_reference=_gdp_reference_doc)
+@Substitution(references=gdp_paper_references)
 class RepresentationCNN(_BaseCNN):
     """The paper's utility CNN (Table 2 of [1]_) as a scikit-learn classifier.
 
@@ -527,9 +523,7 @@ class RepresentationCNN(_BaseCNN):
     The square layout is only a layout for convolution; a representation row is not an image
     (paper, Section 5.2). Training runs in float32 while the protocol algebra is float64.
 
-    References
-    ----------
-    {gdp_reference}
+    {references}
 
     Examples
     --------
@@ -609,7 +603,7 @@ class RepresentationCNN(_BaseCNN):
         return super().initialize()
 
 
-@Substitution(gdp_reference=_gdp_reference_doc)
+@Substitution(references=gdp_paper_references)
 class LinkageAuditor(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _BaseCNN):
     """The paper's linkage auditor CNN (Table 3 of [1]_): a classifier whose embedding links.
 
@@ -676,9 +670,7 @@ class LinkageAuditor(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _BaseCNN
     --------
     RepresentationCNN : the utility CNN of Table 2.
 
-    References
-    ----------
-    {gdp_reference}
+    {references}
 
     Examples
     --------

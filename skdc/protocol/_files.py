@@ -24,6 +24,7 @@ from sklearn.base import is_classifier
 
 from ..anchors import orthonormal_anchor, uniform_anchor
 from ..utils._docstring import Substitution
+from ..utils._references import gdp_paper_references
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
 from ._container import (
     LABEL_KINDS,
@@ -45,12 +46,6 @@ _ANCHOR_COND_WARN = 1e6
 
 _ANCHOR_MAKERS = {"orthonormal": orthonormal_anchor, "uniform": uniform_anchor}
 
-# the paper whose equations the anchor and the maps follow
-_gdp_paper = """.. [1] Nosaka, Suetake, Takano, Okada, Yoshise, "Geometric Data Perturbation with
-       Noisy-Anchor Alignment for Privacy-Preserving Collaborative Learning",
-       arXiv:2608.18749, 2026.
-"""
-
 
 @validate_params(
     {
@@ -62,7 +57,7 @@ _gdp_paper = """.. [1] Nosaka, Suetake, Takano, Okada, Yoshise, "Geometric Data 
     },
     prefer_skip_nested_validation=True,
 )
-@Substitution(gdp_paper=_gdp_paper)
+@Substitution(references=gdp_paper_references)
 def make_anchor(path, n_features, *, n_anchors=None, kind="orthonormal", random_state=None):
     """Make the shared anchor once and write it as a ``.npy`` file.
 
@@ -87,9 +82,7 @@ def make_anchor(path, n_features, *, n_anchors=None, kind="orthonormal", random_
     A : ndarray of shape (n_anchors, n_features)
         The anchor written.
 
-    References
-    ----------
-    {gdp_paper}
+    {references}
 
     Examples
     --------
@@ -180,7 +173,7 @@ def check_anchor(A, where):
     return A
 
 
-@Substitution(gdp_paper=_gdp_paper)
+@Substitution(references=gdp_paper_references)
 @dataclass
 class AlignmentMap:
     """Participant ``i``'s alignment map, as the analyst returns it.
@@ -210,9 +203,7 @@ class AlignmentMap:
         same one, and :meth:`Participant.predict <skdc.protocol.Participant.predict>` refuses a
         map and a model of different runs.
 
-    References
-    ----------
-    {gdp_paper}
+    {references}
 
     Examples
     --------
