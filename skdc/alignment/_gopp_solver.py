@@ -9,12 +9,16 @@ the number of participants.
 Three levers make it faster than the textbook loop of ``p`` SVDs per iteration while keeping
 the same fixed point:
 
-* the blockwise polar factors are computed for all blocks at once, with BLAS held to one
-  thread (small blocks; no thread pool to compete with other processes): exactly from a
-  batched symmetric eigendecomposition of ``M_i^T M_i`` (``Pi(M) = M V diag(s^-1) V^T``,
-  the SVD for ill-conditioned blocks), or, once the iterates settle, warm-started from the
-  previous factors by batched matrix products (``_PolarFactors``); the returned iterate is
-  always polished by SVD;
+* the blockwise polar factors are computed for all blocks of a group of participants at
+  once: exactly from a batched symmetric eigendecomposition of ``M_i^T M_i``
+  (``Pi(M) = M V diag(s^-1) V^T``, the SVD for ill-conditioned blocks), or, once the iterates
+  settle, warm-started from the previous factors by batched matrix products
+  (``_PolarFactors``); the returned iterate is always polished by SVD;
+* the participants are split into two fixed groups, each with its share of the two products
+  and its own polar factors, run on two threads where the caller's BLAS thread limit allows
+  (each thread calls BLAS on one thread, and a waiting thread blocks, so other processes
+  that compete for the cores slow the solver by their share only). The groups do the same
+  arithmetic on one thread, so the result does not depend on the thread count;
 * Anderson acceleration of the fixed-point map ``F(R) = Pi_p(G R)`` with a monotone safeguard:
   an extrapolated point is kept only when the objective at its image under ``F`` does not fall
   below the current one, so ``objective_history`` stays non-decreasing, as the plain method's
@@ -30,7 +34,11 @@ References
 
 # Licence: BSD 3 clause
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass, field
+from functools import partial
 from numbers import Integral, Real
 
 import numpy as np
@@ -44,6 +52,10 @@ __all__ = ["GOPPResult", "solve_gopp"]
 # blocks whose M^T M has a condition number above this use the SVD route
 _EIGH_COND_LIMIT = 1e8
 _CONTROLLER = None  # threadpoolctl controller, built on first use
+# the participants' blocks are processed in this many fixed groups, each on a thread of its own
+# where the caller's BLAS thread limit allows (the arithmetic does not depend on the threads)
+_N_GROUPS = 2
+_MIN_GROUP_WORK = 10**6  # multiply-adds of one product below which the groups run in turn
 
 
 @dataclass
@@ -72,17 +84,30 @@ def _swap(M):
     return np.swapaxes(M, 1, 2)
 
 
+def _controller():
+    global _CONTROLLER
+    if _CONTROLLER is None:
+        _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER
+
+
 def _one_blas_thread():
     """A context holding the BLAS libraries to one thread (a shared, lazily built controller).
 
     The ``d x d`` blocks are small: LAPACK gains little from threads at these sizes, and
     OpenBLAS threads that spin waiting on each other lose much (measured: several times the
-    CPU time) when other processes compete for the cores. The solver runs no thread pool.
+    CPU time) when other processes compete for the cores. The solver's own threads (one per
+    group of participants, see ``_Images``) each call BLAS on one thread.
     """
-    global _CONTROLLER
-    if _CONTROLLER is None:
-        _CONTROLLER = ThreadpoolController()
-    return _CONTROLLER.limit(limits=1, user_api="blas")
+    return _controller().limit(limits=1, user_api="blas")
+
+
+def _threads_allowed():
+    """Threads the caller lets the solver use: the BLAS libraries' thread count as it stands
+    (a sweep's draws and joblib's and Dask's workers set it to one), at most the usable cores."""
+    counts = [info["num_threads"] for info in _controller().select(user_api="blas").info()]
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(min(counts, default=1), cores or 1))
 
 
 class _Buffers:
@@ -340,6 +365,12 @@ def solve_gopp(
     iteration's step, so the iteration keeps its fixed points and its stopping rule; the
     returned rotations are exact polar factors (orthogonal to rounding).
 
+    The participants are processed in two fixed groups, on two threads when the BLAS
+    libraries may use two or more (``threadpoolctl.threadpool_limits(1)`` keeps the solver on
+    the calling thread, as a sweep's draws and joblib's and Dask's workers do) and the problem
+    is large (``n_anchors * n_participants * n_features**2`` of a million or more). The
+    result is the same, to the last bit, on one thread as on two.
+
     Read more in the :ref:`User Guide <protocols>`.
 
     Examples
@@ -366,23 +397,25 @@ def solve_gopp(
     Bcat = np.ascontiguousarray(Bbar.transpose(1, 0, 2).reshape(r, p * d))  # = D^T
     method = dict(tol=tol, max_iter=max_iter, acceleration=acceleration,
                   anderson_depth=anderson_depth)
-    # one BLAS thread throughout (see _one_blas_thread): robust when other processes compete
-    # for the cores, and the table of a sweep does not depend on the thread count. Measured
-    # with bench_gopp.py on 2 cores (0.8 / 0.9 v_PT): two BLAS threads for the two large
-    # products took 2.2 / 3.7 s alone (one thread: 2.0 / 4.4 s) but were 2.1 / 2.8 times slower
-    # against two busy processes (one thread: 1.6 / 1.4 times), at twice the CPU time.
-    with _one_blas_thread():
+    # one BLAS thread per solver thread (see _one_blas_thread): robust when other processes
+    # compete for the cores. Measured with bench_gopp.py on 2 cores (0.8 / 0.9 v_PT): two BLAS
+    # threads for the two large products took 2.2 / 3.7 s alone (one thread: 2.0 / 4.4 s) but
+    # were 2.1 / 2.8 times slower against two busy processes, at twice the CPU time; the
+    # groups' threads instead split all the work, and block when they wait.
+    n_threads = min(_threads_allowed(), _N_GROUPS) if r * p * d * d >= _MIN_GROUP_WORK else 1
+    with _one_blas_thread(), _group_threads(n_threads) as pool:
+        groups = _Groups(p, pool)
         U, gap, rel_gap = _spectral_start(Bcat, p, d)
-        R = polar_batched(U.reshape(p, d, d)) if init is None else (
+        R = groups.blockwise(polar_batched, U.reshape(p, d, d)) if init is None else (
             np.array(init, dtype=np.float64).reshape(p, d, d))
-        R, history = _power_method(Bbar, Bcat, R, **method)
-        res = _diagnostics(Bbar, Bcat, R, history, gap, rel_gap)
+        R, history = _power_method(Bbar, Bcat, R, groups, **method)
+        res = _diagnostics(Bbar, Bcat, R, groups, history, gap, rel_gap)
         rng = np.random.RandomState(0)
         for _ in range(n_restarts):
             start = np.stack([haar_orthogonal(d, rng) for _ in range(p)])
-            R_k, _ = _power_method(Bbar, Bcat, start, **method)
+            R_k, _ = _power_method(Bbar, Bcat, start, groups, **method)
             # polished like the spectral start's rotations, so the gap compares like with like
-            res.restart_objectives.append(_objective(Bcat, polar_batched(R_k)))
+            res.restart_objectives.append(_objective(Bcat, groups.blockwise(polar_batched, R_k)))
     if n_restarts:
         best = max(res.restart_objectives)
         res.multistart_objective_gap = (best - res.objective) / res.objective
@@ -446,30 +479,94 @@ class _Anderson:
                                      ("dS", S_f, buf("x_S", S_f.shape))))
 
 
-def _power_method(Bbar, Bcat, R, *, tol, max_iter, acceleration, anderson_depth):
+def _group_threads(n_threads):
+    """The threads that run all groups but the first (which runs on the calling thread)."""
+    return ThreadPoolExecutor(n_threads - 1) if n_threads > 1 else nullcontext()
+
+
+class _Groups:
+    """The participants' blocks in ``min(_N_GROUPS, p)`` fixed contiguous groups, run
+    concurrently on the threads of ``pool`` (in turn when it is None).
+
+    Work done group by group gives the same bits whichever threads run it, so a solve gives the
+    same result on one thread as on two.
+    """
+
+    def __init__(self, p, pool):
+        bounds = np.linspace(0, p, min(_N_GROUPS, p) + 1).round().astype(int)
+        self.slices = [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
+        self.pool = pool
+
+    def run(self, fn):
+        """``[fn(k, group) for each group k]``; the first group runs on the calling thread."""
+        jobs = [partial(fn, k, group) for k, group in enumerate(self.slices)]
+        if self.pool is None:
+            return [job() for job in jobs]
+        futures = [self.pool.submit(job) for job in jobs[1:]]
+        return [jobs[0]()] + [future.result() for future in futures]
+
+    def blockwise(self, fn, stack):
+        """A blockwise function (such as the polar factors) of a stack, group by group."""
+        return np.concatenate(self.run(lambda k, group: fn(stack[group])))
+
+
+class _Images:
+    """The map ``F(x) = Pi_p(G x)`` and the product ``Bcat F(x)``, by groups of participants.
+
+    Each group (``_Groups``) has its own polar factors (``_PolarFactors``, so a warm factor is
+    accepted group by group) and its share of the two products: ``(G x)_i = Bbar_i^T S`` for its
+    blocks and its part of ``Bcat F(x) = sum_i Bbar_i F(x)_i``, the parts summed in group
+    order.
+    """
+
+    def __init__(self, Bcat, d, groups, *, exact, floor):
+        self.groups = groups
+        self.columns = [Bcat[:, g.start * d:g.stop * d] for g in groups.slices]
+        self.polar = [_PolarFactors(floor=floor) for _ in groups.slices]
+        self.project = [pf.exact if exact else pf for pf in self.polar]
+        self.buffers = [_Buffers() for _ in groups.slices]
+
+    def __call__(self, S, out, out_S=None):
+        """``out <- F(x)`` and ``out_S <- Bcat F(x)`` (when given) for the point ``x`` with
+        ``Bcat x = S``."""
+        parts = self.groups.run(partial(self._group, S=S, out=out, product=out_S is not None))
+        if out_S is None:
+            return out
+        np.copyto(out_S, parts[0])
+        for part in parts[1:]:
+            out_S += part
+        return out, out_S
+
+    def _group(self, k, group, S, out, product):
+        B, buf, (n, d, _) = self.columns[k], self.buffers[k], out[group].shape
+        GR = np.matmul(B.T, S, out=buf("GR", (n * d, d)))
+        f = self.project[k](GR.reshape(n, d, d), out=out[group])
+        return np.matmul(B, f.reshape(n * d, d), out=buf("S", S.shape)) if product else None
+
+
+def _power_method(Bbar, Bcat, R, groups, *, tol, max_iter, acceleration, anderson_depth):
     """The generalized power method ``R <- Pi_p(G R)`` (32) from ``R``.
 
     Optionally Anderson-accelerated with a monotone safeguard: an extrapolated point is kept
     only when the objective at its image does not fall below the current one, so the
     objective history stays non-decreasing. Returns the last image ``F(x)`` and the history
     ``(n_iter, converged, objectives, steps)``. The iterates live in rings of three work arrays
-    (the image being computed, the last accepted one ``R`` and the point ``x``).
+    (the image being computed, the last accepted one ``R`` and the point ``x``); the images
+    are computed by the groups of participants (``_Images``).
     """
     p, r, d = Bbar.shape
-    BcatT, buf = Bcat.T, _Buffers()
-    polar = _PolarFactors(floor=1e-3 * tol + 1e-13 * np.sqrt(p) * d)
-    project = polar.exact if acceleration is None else polar
+    buf = _Buffers()
+    images = _Images(Bcat, d, groups, exact=acceleration is None,
+                     floor=1e-3 * tol + 1e-13 * np.sqrt(p) * d)
     anderson = _Anderson(anderson_depth)
     S = Bcat @ R.reshape(p * d, d)  # S = sum_j Bbar_j R_j, so (G R)_i = Bbar_i^T S
     objective, steps = [float(np.vdot(S, S))], []
     x, x_is_candidate, R_S = R, False, S
     n_iter, converged = 0, False
     while n_iter < max_iter:
-        GR = np.matmul(BcatT, S, out=buf("GR", (p * d, d)))
-        f = project(GR.reshape(p, d, d), out=buf.other(("f0", "f1", "f2"), R, x, shape=R.shape))
+        f, S_f = images(S, out=buf.other(("f0", "f1", "f2"), R, x, shape=R.shape),
+                        out_S=buf.other(("S0", "S1", "S2"), R_S, S, shape=S.shape))
         n_iter += 1
-        S_f = np.matmul(Bcat, f.reshape(p * d, d),
-                        out=buf.other(("S0", "S1", "S2"), R_S, S, shape=S.shape))
         obj_f = float(np.vdot(S_f, S_f))
         if x_is_candidate and obj_f < objective[-1] * (1 - 1e-13):
             # safeguard: the extrapolated point lost ground; restart from the plain step
@@ -492,14 +589,13 @@ def _power_method(Bbar, Bcat, R, *, tol, max_iter, acceleration, anderson_depth)
     return R, (n_iter, converged, objective, steps)
 
 
-def _diagnostics(Bbar, Bcat, R, history, gap, rel_gap):
+def _diagnostics(Bbar, Bcat, R, groups, history, gap, rel_gap):
     """The polished rotations (exact polar factors of the last iterate) and their diagnostics."""
     p, r, d = Bbar.shape
     n_iter, converged, objective, steps = history
-    R = polar_batched(R)  # exact orthogonality of the nearly orthogonal last iterate
+    R = groups.blockwise(polar_batched, R)  # exact orthogonality of the nearly orthogonal iterate
     S = Bcat @ R.reshape(p * d, d)
-    W, V, _ = _polar_eigh((Bcat.T @ S).reshape(p, d, d))
-    image = W @ _swap(V)
+    image = _Images(Bcat, d, groups, exact=True, floor=0.0)(S, out=np.empty_like(R))
     fp = np.linalg.norm(image - R) / max(1.0, np.sqrt(p * d))
     template = S / p  # C* = (1/p) sum_i Bbar_i R_i  (26)
     resid = float(np.sum((template[None] - Bbar @ R) ** 2))

@@ -1,3 +1,4 @@
+import os
 import pickle
 import warnings
 
@@ -224,12 +225,56 @@ def test_warm_polar_factors_keep_the_exact_fixed_point(monkeypatch):
 
     monkeypatch.setattr(_PolarFactors, "__init__", counting_init)
     fast = solve_gopp(Bbar, acceleration="anderson", tol=1e-11, max_iter=5000)
-    assert counts[0].n_exact < counts[0].n_calls / 2  # mostly warm
+    warm, counts[:] = list(counts), []  # the polar factors of each group, and the diagnostics
     plain = solve_gopp(Bbar, acceleration=None, tol=1e-11, max_iter=5000)
-    assert counts[1].n_exact == counts[1].n_calls  # the plain method: exact factors only
+    assert warm and counts
+    assert sum(f.n_exact for f in warm) < sum(f.n_calls for f in warm) / 2  # mostly warm
+    # the plain method: exact factors only
+    assert all(f.n_exact == f.n_calls for f in counts)
     assert fast.converged and plain.converged
     Q = polar(np.einsum("kji,kjl->il", fast.rotations, plain.rotations))
     np.testing.assert_allclose(fast.rotations @ Q, plain.rotations, rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("acceleration", [None, "anderson"])
+def test_same_bits_on_one_thread_as_on_two(monkeypatch, acceleration):
+    # the groups of participants run on threads of their own where the caller allows it; the
+    # arithmetic is the same, so rotations and histories agree to the last bit
+    from skdc.alignment import _gopp_solver
+
+    p, d, r = 10, 32, 100  # above the size where the groups get threads
+    _, _, _, _, B = _problem(p, d, r, v=0.8 * v_phase_transition(p, d, r), seed=3)
+    Bbar = _center(B)
+    threads = []
+    make_threads = _gopp_solver._group_threads
+
+    def recording(n_threads):
+        threads.append(n_threads)
+        return make_threads(n_threads)
+
+    monkeypatch.setattr(_gopp_solver, "_group_threads", recording)
+    results = []
+    for allowed in (1, 2):
+        monkeypatch.setattr(_gopp_solver, "_threads_allowed", lambda allowed=allowed: allowed)
+        results.append(solve_gopp(Bbar, acceleration=acceleration, n_restarts=1))
+    assert threads == [1, 2]
+    one, two = results
+    assert one.converged and np.array_equal(one.rotations, two.rotations)
+    assert one.objective_history == two.objective_history
+    assert one.step_history == two.step_history
+    assert one.restart_objectives == two.restart_objectives
+
+
+def test_threads_follow_the_callers_blas_limit():
+    from threadpoolctl import threadpool_limits
+
+    from skdc.alignment._gopp_solver import _threads_allowed
+
+    with threadpool_limits(1, user_api="blas"):
+        assert _threads_allowed() == 1
+    if (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()) >= 2:
+        with threadpool_limits(2, user_api="blas"):
+            assert _threads_allowed() == 2
 
 
 # -- anchor noise (eqs. 38-48) -----------------------------------------------------------------
