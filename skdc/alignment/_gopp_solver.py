@@ -97,7 +97,7 @@ def _one_blas_thread():
     The ``d x d`` blocks are small: LAPACK gains little from threads at these sizes, and
     OpenBLAS threads that spin waiting on each other lose much (measured: several times the
     CPU time) when other processes compete for the cores. The solver's own threads (one per
-    group of participants, see ``_Images``) each call BLAS on one thread.
+    group of participants, see ``_Groups``) each call BLAS on one thread.
     """
     return _controller().limit(limits=1, user_api="blas")
 
@@ -433,14 +433,18 @@ class _Anderson:
 
     It keeps the differences of the residuals ``g = F(x) - x``, of the images ``F(x)`` and of
     their products ``S = Bcat F(x)`` in ring buffers, so that an extrapolated point and its
-    own ``S`` are one matrix-vector product each (no extra product with the uploads). The
-    last point is copied into work arrays of its own, and the extrapolated point is written
-    into two more (the caller's arrays are reused by the next iteration).
+    own ``S`` are one matrix-vector product each (no extra product with the uploads). The rings
+    of ``g`` and ``F(x)`` are kept group by group (``_Groups``), so the passes over them run on
+    the groups' threads; the Gram matrix of the residuals' differences and the right-hand side
+    are sums of the groups' parts. The last point is copied into work arrays of its own, and
+    the extrapolated point is written into two more (the caller's arrays are reused by the
+    next iteration).
     """
 
-    def __init__(self, depth):
-        self.depth = depth
+    def __init__(self, depth, groups):
+        self.depth, self.groups = depth, groups
         self.buffers = _Buffers()
+        self.lanes = [_Buffers() for _ in groups.slices]  # the groups' rows of the rings
         self.reset()
 
     def reset(self):
@@ -448,35 +452,49 @@ class _Anderson:
         self.n = 0  # differences stored, at most depth
         self.H = np.zeros((self.depth, self.depth))  # Gram matrix of the stored dG
 
-    def push(self, g, f, S_f):
+    def __call__(self, g, f, S_f):
+        """Store the residual ``g`` and the image ``f``; return the extrapolated point and its
+        product, or None before two residuals are known."""
+        slot = self.n % self.depth if self.has_prev else None  # the oldest, once the ring is full
+        m = min(self.n + (slot is not None), self.depth)
+        parts = self.groups.run(partial(self._push, g=g, f=f, slot=slot, m=m))
         buf = self.buffers
-        prev = buf("g", g.shape), buf("f", f.shape), buf("S", S_f.shape)
-        if self.has_prev:
-            k = self.n % self.depth  # the slot of the oldest difference once the ring is full
-            for name, new, old in zip(("dG", "dF", "dS"), (g, f, S_f), prev):
-                np.subtract(new.ravel(), old.ravel(), out=buf(name, (self.depth, new.size))[k])
+        last_S, dS = buf("S", S_f.shape), buf("dS", (self.depth, S_f.size))
+        if slot is not None:
+            np.subtract(S_f.ravel(), last_S.ravel(), out=dS[slot])
             self.n += 1
-            m = min(self.n, self.depth)
-            dG = buf("dG", (self.depth, g.size))
-            self.H[k, :m] = self.H[:m, k] = dG[:m] @ dG[k]
-        for new, old in zip((g, f, S_f), prev):
-            np.copyto(old, new)
+            self.H[slot, :m] = self.H[:m, slot] = sum(row for row, _ in parts)
+        np.copyto(last_S, S_f)
         self.has_prev = True
-
-    def extrapolate(self, g, f, S_f):
-        """The extrapolated point and its product, or None before two residuals are known."""
-        m = min(self.n, self.depth)
         if m == 0:
             return None
-        buf = self.buffers
-        H = self.H[:m, :m]
-        rhs = buf("dG", (self.depth, g.size))[:m] @ g.ravel()
+        H, rhs = self.H[:m, :m], sum(part for _, part in parts)
         gamma = np.linalg.solve(H + 1e-12 * np.trace(H) * np.eye(m), rhs)
-        return tuple(
-            np.subtract(point, np.matmul(gamma, buf(name, (self.depth, point.size))[:m],
-                                         out=out.reshape(-1)).reshape(point.shape), out=out)
-            for name, point, out in (("dF", f, buf("x", f.shape)),
-                                     ("dS", S_f, buf("x_S", S_f.shape))))
+        x = buf("x", f.shape)
+        self.groups.run(partial(self._extrapolate, f=f, gamma=gamma, out=x))
+        x_S = buf("x_S", S_f.shape)
+        np.matmul(gamma, dS[:m], out=x_S.reshape(-1))
+        return x, np.subtract(S_f, x_S, out=x_S)
+
+    def _push(self, k, group, g, f, slot, m):
+        """A group's rows of the new differences; its parts of ``dG[:m] dG[slot]`` and
+        ``dG[:m] g``."""
+        buf, g, f = self.lanes[k], g[group].reshape(-1), f[group].reshape(-1)
+        last_g, last_f, dG = buf("g", g.shape), buf("f", f.shape), buf("dG", (self.depth, g.size))
+        row = None
+        if slot is not None:
+            np.subtract(g, last_g, out=dG[slot])
+            np.subtract(f, last_f, out=buf("dF", (self.depth, f.size))[slot])
+            row = dG[:m] @ dG[slot]
+        np.copyto(last_g, g)
+        np.copyto(last_f, f)
+        return row, dG[:m] @ g
+
+    def _extrapolate(self, k, group, f, gamma, out):
+        """A group's rows of the extrapolated point ``f - gamma dF``."""
+        f, out = f[group].reshape(-1), out[group].reshape(-1)
+        np.matmul(gamma, self.lanes[k]("dF", (self.depth, f.size))[:gamma.size], out=out)
+        np.subtract(f, out, out=out)
 
 
 def _group_threads(n_threads):
@@ -558,7 +576,7 @@ def _power_method(Bbar, Bcat, R, groups, *, tol, max_iter, acceleration, anderso
     buf = _Buffers()
     images = _Images(Bcat, d, groups, exact=acceleration is None,
                      floor=1e-3 * tol + 1e-13 * np.sqrt(p) * d)
-    anderson = _Anderson(anderson_depth)
+    anderson = _Anderson(anderson_depth, groups)
     S = Bcat @ R.reshape(p * d, d)  # S = sum_j Bbar_j R_j, so (G R)_i = Bbar_i^T S
     objective, steps = [float(np.vdot(S, S))], []
     x, x_is_candidate, R_S = R, False, S
@@ -580,10 +598,7 @@ def _power_method(Bbar, Bcat, R, groups, *, tol, max_iter, acceleration, anderso
         if steps[-1] <= tol:
             converged = True
             break
-        candidate = None
-        if acceleration is not None:
-            anderson.push(g, f, S_f)
-            candidate = anderson.extrapolate(g, f, S_f)
+        candidate = anderson(g, f, S_f) if acceleration is not None else None
         x, S = candidate if candidate is not None else (f, S_f)
         x_is_candidate = candidate is not None
     return R, (n_iter, converged, objective, steps)
