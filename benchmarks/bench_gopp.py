@@ -3,11 +3,14 @@
 Reference approach (issue 2): thin SVD of the stacked centered uploads for the spectral start,
 then per iteration ``G R`` through the stacked uploads and a Python loop of ``p`` SVD-based polar
 factors, stopping when ``||R_next - R||_F <= tol``; it runs on the BLAS threads the machine
-allows (all cores). skdc's solver (``solve_gopp``: one BLAS thread throughout, batched polar
-factors warm-started from the previous ones by batched products once the iterates settle, plus
-safeguarded Anderson acceleration) is timed on the same problem. Both
-are solved to ``tol=1e-7``; agreement is measured up to one common orthogonal matrix. On an easy
-case both are also solved to 1e-10 and must agree to 1e-8.
+allows (all cores). skdc's solver (``solve_gopp``: the participants in two fixed groups on two
+threads, each calling BLAS on one thread; batched polar factors warm-started from the previous
+ones by batched products once the iterates settle; safeguarded Anderson acceleration) is timed
+on the same problem, with the machine's BLAS thread count as it stands (a caller's
+``threadpool_limits(1)`` would keep it on one thread). Both are solved to ``tol=1e-7``;
+agreement is measured up to one common orthogonal matrix. On an easy case both are also solved
+to 1e-10 and must agree to 1e-8. The skdc solves are repeated on one thread
+(``threadpool_limits(1)``) for the record.
 
 Targets (issue 16), same run, same problem (p=50, d=100, r=400): at least 10x the reference
 at 0.8 v_PT and 20x at 0.9 v_PT on a quiet machine; and, while two other processes keep both
@@ -124,6 +127,13 @@ def load():
         return "load average unknown"
 
 
+def one_thread(fn, *args):
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):
+        return fn(*args)
+
+
 def peak_memory_mb(fn):
     tracemalloc.start()
     fn()
@@ -156,13 +166,17 @@ def main():
     alone = {}
     for p, d, r, frac in cases:
         Bbar, _ = problem(p, d, r, frac)
-        (t_ref, c_ref_t, (R_ref, it_ref, c_ref)), (t_new, c_new_t, res) = interleaved(
-            [lambda B=Bbar: reference_gopp(B), lambda B=Bbar: solve_gopp(B)], repeats)
+        (t_ref, c_ref_t, (R_ref, it_ref, c_ref)), (t_new, c_new_t, res), (t_one, _, one) = (
+            interleaved([lambda B=Bbar: reference_gopp(B), lambda B=Bbar: solve_gopp(B),
+                         lambda B=Bbar: one_thread(solve_gopp, B)], repeats))
         alone[frac] = t_new
         print(f"{p:>4} {d:>4} {r:>4} {frac:>6.2f} | {t_ref:>7.2f} ({c_ref_t:>5.2f}) {it_ref:>5} "
               f"{c_ref!s:>5} | {t_new:>7.2f} ({c_new_t:>5.2f}) {res.n_iter:>5} "
               f"{res.converged!s:>5} | {t_ref / t_new:>6.1f} {c_ref_t / c_new_t:>9.1f} "
               f"{gauge_distance(res.rotations, R_ref):>10.2e}", flush=True)
+        print(f"{'':>21} | skdc on one thread (threadpool_limits(1)): {t_one:.2f} s, "
+              f"{one.n_iter} iterations, ratio {t_ref / t_one:.1f}; same rotations: "
+              f"{np.array_equal(one.rotations, res.rotations)}", flush=True)
     print(load())
 
     if not args.no_contention:
