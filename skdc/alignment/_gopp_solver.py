@@ -14,11 +14,12 @@ the same fixed point:
   (``Pi(M) = M V diag(s^-1) V^T``, the SVD for ill-conditioned blocks), or, once the iterates
   settle, warm-started from the previous factors by batched matrix products
   (``_PolarFactors``); the returned iterate is always polished by SVD;
-* the participants are split into two fixed groups, each with its share of the two products
-  and its own polar factors, run on two threads where the caller's BLAS thread limit allows
-  (each thread calls BLAS on one thread, and a waiting thread blocks, so other processes
-  that compete for the cores slow the solver by their share only). The groups do the same
-  arithmetic on one thread, so the result does not depend on the thread count;
+* on a large problem the participants are split into two fixed groups, each with its share
+  of the two products and its own polar factors, run on two threads where the caller's BLAS
+  thread limit allows (each thread calls BLAS on one thread, and a waiting thread blocks, so
+  other processes that compete for the cores slow the solver by their share only). The
+  groups do the same arithmetic on one thread, so the result does not depend on the thread
+  count;
 * Anderson acceleration of the fixed-point map ``F(R) = Pi_p(G R)`` with a monotone safeguard:
   an extrapolated point is kept only when the objective at its image under ``F`` does not fall
   below the current one, so ``objective_history`` stays non-decreasing, as the plain method's
@@ -55,7 +56,7 @@ _CONTROLLER = None  # threadpoolctl controller, built on first use
 # the participants' blocks are processed in this many fixed groups, each on a thread of its own
 # where the caller's BLAS thread limit allows (the arithmetic does not depend on the threads)
 _N_GROUPS = 2
-_MIN_GROUP_WORK = 10**6  # multiply-adds of one product below which the groups run in turn
+_MIN_GROUP_WORK = 10**6  # multiply-adds of one product below which there is one group
 
 
 @dataclass
@@ -365,11 +366,11 @@ def solve_gopp(
     iteration's step, so the iteration keeps its fixed points and its stopping rule; the
     returned rotations are exact polar factors (orthogonal to rounding).
 
-    The participants are processed in two fixed groups, on two threads when the BLAS
+    On a large problem (``n_anchors * n_participants * n_features**2`` of a million or more)
+    the participants are processed in two fixed groups, on two threads when the BLAS
     libraries may use two or more (``threadpoolctl.threadpool_limits(1)`` keeps the solver on
-    the calling thread, as a sweep's draws and joblib's and Dask's workers do) and the problem
-    is large (``n_anchors * n_participants * n_features**2`` of a million or more). The
-    result is the same, to the last bit, on one thread as on two.
+    the calling thread, as a sweep's draws and joblib's and Dask's workers do). The result is
+    the same, to the last bit, on one thread as on two.
 
     Read more in the :ref:`User Guide <protocols>`.
 
@@ -402,9 +403,10 @@ def solve_gopp(
     # threads for the two large products took 2.2 / 3.7 s alone (one thread: 2.0 / 4.4 s) but
     # were 2.1 / 2.8 times slower against two busy processes, at twice the CPU time; the
     # groups' threads instead split all the work, and block when they wait.
-    n_threads = min(_threads_allowed(), _N_GROUPS) if r * p * d * d >= _MIN_GROUP_WORK else 1
+    n_groups = min(_N_GROUPS, p) if r * p * d * d >= _MIN_GROUP_WORK else 1
+    n_threads = min(_threads_allowed(), n_groups)
     with _one_blas_thread(), _group_threads(n_threads) as pool:
-        groups = _Groups(p, pool)
+        groups = _Groups(p, n_groups, pool)
         U, gap, rel_gap = _spectral_start(Bcat, p, d)
         R = groups.blockwise(polar_batched, U.reshape(p, d, d)) if init is None else (
             np.array(init, dtype=np.float64).reshape(p, d, d))
@@ -503,15 +505,15 @@ def _group_threads(n_threads):
 
 
 class _Groups:
-    """The participants' blocks in ``min(_N_GROUPS, p)`` fixed contiguous groups, run
-    concurrently on the threads of ``pool`` (in turn when it is None).
+    """The participants' blocks in ``n_groups`` fixed contiguous groups, run concurrently on
+    the threads of ``pool`` (in turn when it is None).
 
     Work done group by group gives the same bits whichever threads run it, so a solve gives the
     same result on one thread as on two.
     """
 
-    def __init__(self, p, pool):
-        bounds = np.linspace(0, p, min(_N_GROUPS, p) + 1).round().astype(int)
+    def __init__(self, p, n_groups, pool):
+        bounds = np.linspace(0, p, n_groups + 1).round().astype(int)
         self.slices = [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
         self.pool = pool
 
