@@ -21,6 +21,19 @@ def pytest_configure(config):
         threadpool_limits(max(1, (os.cpu_count() or 1) // workers), user_api="blas")
 
 
+# tests that run UMAP in the test process (its numba kernels compile in each process that first
+# uses them: about 25 s); they share one pytest-xdist worker (--dist loadgroup), so the suite
+# compiles them once
+_UMAP_TESTS = ("umap", "reproduce_kti", "mechanisms/test_embedding.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        nodeid = item.nodeid.lower()
+        if any(key in nodeid for key in _UMAP_TESTS) or "umap_ready" in item.fixturenames:
+            item.add_marker(pytest.mark.xdist_group("umap"))
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node, error):
     # pytest-xdist: a worker finished; add the fuzz counts it sent

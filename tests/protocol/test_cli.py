@@ -15,6 +15,10 @@ from skdc.__main__ import main
 from skdc.alignment import GOPPAligner
 from skdc.mechanisms import IGDP
 
+# the processes of cli_run take about 15 s: the module's tests share one pytest-xdist worker,
+# so the run is made once
+pytestmark = pytest.mark.xdist_group("protocol-cli")
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 P, D = 3, 4
 S0, S, V = 11, 22, 0.05
