@@ -55,8 +55,11 @@ _EIGH_COND_LIMIT = 1e8
 _CONTROLLER = None  # threadpoolctl controller, built on first use
 # the participants' blocks are processed in this many fixed groups, each on a thread of its own
 # where the caller's BLAS thread limit allows (the arithmetic does not depend on the threads)
+# (multiply-adds of one product r p d^2; measured on 2 cores: below 5e6 two groups cost more
+# than they save, below 2e7 their threads cost as much as they save)
 _N_GROUPS = 2
-_MIN_GROUP_WORK = 10**6  # multiply-adds of one product below which there is one group
+_MIN_GROUP_WORK = 5 * 10**6  # below it, one group
+_MIN_THREAD_WORK = 2 * 10**7  # below it, the groups run in turn on the calling thread
 
 
 @dataclass
@@ -366,11 +369,12 @@ def solve_gopp(
     iteration's step, so the iteration keeps its fixed points and its stopping rule; the
     returned rotations are exact polar factors (orthogonal to rounding).
 
-    On a large problem (``n_anchors * n_participants * n_features**2`` of a million or more)
-    the participants are processed in two fixed groups, on two threads when the BLAS
-    libraries may use two or more (``threadpoolctl.threadpool_limits(1)`` keeps the solver on
-    the calling thread, as a sweep's draws and joblib's and Dask's workers do). The result is
-    the same, to the last bit, on one thread as on two.
+    On a large problem (``n_anchors * n_participants * n_features**2`` of five million or
+    more) the participants are processed in two fixed groups, and from twenty million on two
+    threads when the BLAS libraries may use two or more
+    (``threadpoolctl.threadpool_limits(1)`` keeps the solver on the calling thread, as a
+    sweep's draws and joblib's and Dask's workers do). The result is the same, to the last
+    bit, on one thread as on two.
 
     Read more in the :ref:`User Guide <protocols>`.
 
@@ -403,8 +407,9 @@ def solve_gopp(
     # threads for the two large products took 2.2 / 3.7 s alone (one thread: 2.0 / 4.4 s) but
     # were 2.1 / 2.8 times slower against two busy processes, at twice the CPU time; the
     # groups' threads instead split all the work, and block when they wait.
-    n_groups = min(_N_GROUPS, p) if r * p * d * d >= _MIN_GROUP_WORK else 1
-    n_threads = min(_threads_allowed(), n_groups)
+    work = r * p * d * d
+    n_groups = min(_N_GROUPS, p) if work >= _MIN_GROUP_WORK else 1
+    n_threads = min(_threads_allowed(), n_groups) if work >= _MIN_THREAD_WORK else 1
     with _one_blas_thread(), _group_threads(n_threads) as pool:
         groups = _Groups(p, n_groups, pool)
         U, gap, rel_gap = _spectral_start(Bcat, p, d)

@@ -242,7 +242,9 @@ def test_same_bits_on_one_thread_as_on_two(monkeypatch, acceleration):
     # arithmetic is the same, so rotations and histories agree to the last bit
     from skdc.alignment import _gopp_solver
 
-    p, d, r = 10, 32, 100  # above the size where the groups get threads
+    p, d, r = 10, 32, 100
+    monkeypatch.setattr(_gopp_solver, "_MIN_GROUP_WORK", 0)  # groups and threads at any size
+    monkeypatch.setattr(_gopp_solver, "_MIN_THREAD_WORK", 0)
     _, _, _, _, B = _problem(p, d, r, v=0.8 * v_phase_transition(p, d, r), seed=3)
     Bbar = _center(B)
     threads = []
@@ -256,13 +258,20 @@ def test_same_bits_on_one_thread_as_on_two(monkeypatch, acceleration):
     results = []
     for allowed in (1, 2):
         monkeypatch.setattr(_gopp_solver, "_threads_allowed", lambda allowed=allowed: allowed)
-        results.append(solve_gopp(Bbar, acceleration=acceleration, n_restarts=1))
+        results.append(solve_gopp(Bbar, acceleration=acceleration, tol=1e-11, max_iter=5000,
+                                  n_restarts=1))
     assert threads == [1, 2]
     one, two = results
     assert one.converged and np.array_equal(one.rotations, two.rotations)
     assert one.objective_history == two.objective_history
     assert one.step_history == two.step_history
     assert one.restart_objectives == two.restart_objectives
+    # and the groups keep the fixed point of the solver without them
+    monkeypatch.setattr(_gopp_solver, "_N_GROUPS", 1)
+    whole = solve_gopp(Bbar, acceleration=acceleration, tol=1e-11, max_iter=5000)
+    assert whole.converged
+    Q = polar(np.einsum("kji,kjl->il", two.rotations, whole.rotations))
+    np.testing.assert_allclose(two.rotations @ Q, whole.rotations, rtol=0, atol=1e-9)
 
 
 def test_threads_follow_the_callers_blas_limit():
