@@ -100,18 +100,24 @@ def _one_blas_thread():
 
     The ``d x d`` blocks are small: LAPACK gains little from threads at these sizes, and
     OpenBLAS threads that spin waiting on each other lose much (measured: several times the
-    CPU time) when other processes compete for the cores. The solver's own threads (one per
-    group of participants, see ``_Groups``) each call BLAS on one thread.
+    CPU time) when other processes compete for the cores. The solver's own threads (at most
+    one per group of participants, see ``_Groups``) each call BLAS on one thread.
     """
     return _controller().limit(limits=1, user_api="blas")
 
 
+def _usable_cores():
+    """The cores this process may run on."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return cores or 1
+
+
 def _threads_allowed():
     """Threads the caller lets the solver use: the BLAS libraries' thread count as it stands
-    (a sweep's draws and joblib's and Dask's workers set it to one), at most the usable cores."""
+    (one in a sweep's draws and in Dask's workers; joblib's workers get their share of the
+    cores), at most the usable cores."""
     counts = [info["num_threads"] for info in _controller().select(user_api="blas").info()]
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return max(1, min(min(counts, default=1), cores or 1))
+    return max(1, min(min(counts, default=1), _usable_cores()))
 
 
 class _Buffers:
@@ -371,10 +377,10 @@ def solve_gopp(
 
     On a large problem (``n_anchors * n_participants * n_features**2`` of five million or
     more) the participants are processed in two fixed groups, and from twenty million on two
-    threads when the BLAS libraries may use two or more
-    (``threadpoolctl.threadpool_limits(1)`` keeps the solver on the calling thread, as a
-    sweep's draws and joblib's and Dask's workers do). The result is the same, to the last
-    bit, on one thread as on two.
+    threads when two cores are usable and the BLAS libraries may use two threads or more
+    (``threadpoolctl.threadpool_limits(1)`` keeps the solver on the calling thread, as each
+    draw of a sweep and Dask's workers do). The result is the same, to the last bit, on one
+    thread as on two.
 
     Read more in the :ref:`User Guide <protocols>`.
 
@@ -405,8 +411,9 @@ def solve_gopp(
     # one BLAS thread per solver thread (see _one_blas_thread): robust when other processes
     # compete for the cores. Measured with bench_gopp.py on 2 cores (0.8 / 0.9 v_PT): two BLAS
     # threads for the two large products took 2.2 / 3.7 s alone (one thread: 2.0 / 4.4 s) but
-    # were 2.1 / 2.8 times slower against two busy processes, at twice the CPU time; the
-    # groups' threads instead split all the work, and block when they wait.
+    # were 2.1 / 2.8 times slower against two busy processes, at twice the CPU time. The
+    # groups' two threads split all the work and block when they wait: 1.4 / 2.7 s alone
+    # (one thread: 2.5 / 4.3 s), 1.8 / 1.8 times slower against two busy processes.
     work = r * p * d * d
     n_groups = min(_N_GROUPS, p) if work >= _MIN_GROUP_WORK else 1
     n_threads = min(_threads_allowed(), n_groups) if work >= _MIN_THREAD_WORK else 1

@@ -1,5 +1,5 @@
-import os
 import pickle
+import threading
 import warnings
 
 import numpy as np
@@ -211,8 +211,14 @@ def test_warm_polar_factors_fall_back_to_the_exact_ones():
     assert factors.n_exact == 2
 
 
-def test_warm_polar_factors_keep_the_exact_fixed_point(monkeypatch):
-    # Anderson with warm factors against the plain method with exact ones, solved tightly
+@pytest.mark.parametrize("groups", [1, 2])
+def test_warm_polar_factors_keep_the_exact_fixed_point(monkeypatch, groups):
+    # Anderson with warm factors against the plain method with exact ones, solved tightly,
+    # with the participants in one group and in two (each group has its own polar factors)
+    from skdc.alignment import _gopp_solver
+
+    monkeypatch.setattr(_gopp_solver, "_MIN_GROUP_WORK", 0)
+    monkeypatch.setattr(_gopp_solver, "_N_GROUPS", groups)
     p, d, r = 12, 10, 60
     _, _, _, _, B = _problem(p, d, r, v=0.8 * v_phase_transition(p, d, r), seed=8)
     Bbar = _center(B)
@@ -225,7 +231,8 @@ def test_warm_polar_factors_keep_the_exact_fixed_point(monkeypatch):
 
     monkeypatch.setattr(_PolarFactors, "__init__", counting_init)
     fast = solve_gopp(Bbar, acceleration="anderson", tol=1e-11, max_iter=5000)
-    warm, counts[:] = list(counts), []  # the polar factors of each group, and the diagnostics
+    warm, counts[:] = list(counts), []  # the polar factors of each group, and the diagnostics'
+    assert len(warm) == 2 * groups
     plain = solve_gopp(Bbar, acceleration=None, tol=1e-11, max_iter=5000)
     assert warm and counts
     assert sum(f.n_exact for f in warm) < sum(f.n_calls for f in warm) / 2  # mostly warm
@@ -255,12 +262,25 @@ def test_same_bits_on_one_thread_as_on_two(monkeypatch, acceleration):
         return make_threads(n_threads)
 
     monkeypatch.setattr(_gopp_solver, "_group_threads", recording)
-    results = []
+    ran_on = []  # (group, thread) of every image
+    group_image = _gopp_solver._Images._group
+
+    def recording_group(self, k, *args, **kwargs):
+        ran_on.append((k, threading.get_ident()))
+        return group_image(self, k, *args, **kwargs)
+
+    monkeypatch.setattr(_gopp_solver._Images, "_group", recording_group)
+    results, thread_sets = [], []
     for allowed in (1, 2):
         monkeypatch.setattr(_gopp_solver, "_threads_allowed", lambda allowed=allowed: allowed)
+        ran_on.clear()
         results.append(solve_gopp(Bbar, acceleration=acceleration, tol=1e-11, max_iter=5000,
                                   n_restarts=1))
+        thread_sets.append({k: {t for g, t in ran_on if g == k} for k in (0, 1)})
     assert threads == [1, 2]
+    me = threading.get_ident()
+    assert thread_sets[0] == {0: {me}, 1: {me}}  # one thread: both groups in turn, here
+    assert thread_sets[1][0] == {me} and me not in thread_sets[1][1]  # two: one elsewhere
     one, two = results
     assert one.converged and np.array_equal(one.rotations, two.rotations)
     assert one.objective_history == two.objective_history
@@ -274,16 +294,24 @@ def test_same_bits_on_one_thread_as_on_two(monkeypatch, acceleration):
     np.testing.assert_allclose(two.rotations @ Q, whole.rotations, rtol=0, atol=1e-9)
 
 
-def test_threads_follow_the_callers_blas_limit():
+def test_threads_follow_the_callers_blas_limit(monkeypatch):
     from threadpoolctl import threadpool_limits
 
-    from skdc.alignment._gopp_solver import _threads_allowed
+    from skdc.alignment import _gopp_solver
 
-    with threadpool_limits(1, user_api="blas"):
-        assert _threads_allowed() == 1
-    if (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()) >= 2:
-        with threadpool_limits(2, user_api="blas"):
-            assert _threads_allowed() == 2
+    monkeypatch.setattr(_gopp_solver, "_MIN_GROUP_WORK", 0)
+    monkeypatch.setattr(_gopp_solver, "_MIN_THREAD_WORK", 0)
+    threads = []
+    make_threads = _gopp_solver._group_threads
+    monkeypatch.setattr(_gopp_solver, "_group_threads",
+                        lambda n: threads.append(n) or make_threads(n))
+    Bbar = _center(_problem(p=6, d=5, r=30, v=0.1, seed=4)[4])
+    limits = [1] + ([2] if _gopp_solver._usable_cores() >= 2 else [])
+    for limit in limits:
+        with threadpool_limits(limit, user_api="blas"):
+            assert _gopp_solver._threads_allowed() == limit
+            solve_gopp(Bbar)
+    assert threads == limits  # the solver asked for as many threads as the limit allows
 
 
 # -- anchor noise (eqs. 38-48) -----------------------------------------------------------------
