@@ -89,6 +89,7 @@ def _swap(M):
 
 
 def _controller():
+    """The shared threadpoolctl controller, built on first use."""
     global _CONTROLLER
     if _CONTROLLER is None:
         _CONTROLLER = ThreadpoolController()
@@ -554,6 +555,8 @@ class _Images:
     def __init__(self, Bcat, d, groups, *, exact, floor):
         self.groups = groups
         self.columns = [Bcat[:, g.start * d:g.stop * d] for g in groups.slices]
+        # each group accepts its factors against the whole problem's floor (so the factors'
+        # error is at most sqrt(n_groups) times the floor in all: negligible against tol)
         self.polar = [_PolarFactors(floor=floor) for _ in groups.slices]
         self.project = [pf.exact if exact else pf for pf in self.polar]
         self.buffers = [_Buffers() for _ in groups.slices]
