@@ -21,21 +21,6 @@ def pytest_configure(config):
         threadpool_limits(max(1, (os.cpu_count() or 1) // workers), user_api="blas")
 
 
-# tests that run UMAP in the test process (its numba kernels compile in each process that first
-# uses them: about 25 s), and the rest of the embedding tests' module; they share one
-# pytest-xdist worker (--dist loadgroup), so the suite compiles the kernels once
-_UMAP_TESTS = ("umap", "reproduce_kti_on_digits", "mechanisms/test_embedding.py")
-
-
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the groups
-def pytest_collection_modifyitems(config, items):
-    for item in items:
-        nodeid = item.nodeid.lower()
-        if (any(key in nodeid for key in _UMAP_TESTS)
-                or "umap_ready" in getattr(item, "fixturenames", ())):
-            item.add_marker(pytest.mark.xdist_group("umap"))
-
-
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node, error):
     # pytest-xdist: a worker finished; add the fuzz counts it sent
