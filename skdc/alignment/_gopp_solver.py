@@ -53,10 +53,10 @@ __all__ = ["GOPPResult", "solve_gopp"]
 # blocks whose M^T M has a condition number above this use the SVD route
 _EIGH_COND_LIMIT = 1e8
 _CONTROLLER = None  # threadpoolctl controller, built on first use
-# the participants' blocks are processed in this many fixed groups, each on a thread of its own
-# where the caller's BLAS thread limit allows (the arithmetic does not depend on the threads)
-# (multiply-adds of one product r p d^2; measured on 2 cores: below 5e6 two groups cost more
-# than they save, below 2e7 their threads cost as much as they save)
+# The participants' blocks are processed in this many fixed groups, each on a thread of its own
+# where the caller's BLAS thread limit allows (the arithmetic does not depend on the threads).
+# The two sizes are multiply-adds of one product, r p d^2; measured on 2 cores, below 5e6 two
+# groups cost more than they save, and below 2e7 their threads cost as much as they save.
 _N_GROUPS = 2
 _MIN_GROUP_WORK = 5 * 10**6  # below it, one group
 _MIN_THREAD_WORK = 2 * 10**7  # below it, the groups run in turn on the calling thread
@@ -557,8 +557,8 @@ class _Images:
         self.columns = [Bcat[:, g.start * d:g.stop * d] for g in groups.slices]
         # each group accepts its factors against the whole problem's floor (so the factors'
         # error is at most sqrt(n_groups) times the floor in all: negligible against tol)
-        self.polar = [_PolarFactors(floor=floor) for _ in groups.slices]
-        self.project = [pf.exact if exact else pf for pf in self.polar]
+        polar = [_PolarFactors(floor=floor) for _ in groups.slices]
+        self.project = [factors.exact if exact else factors for factors in polar]
         self.buffers = [_Buffers() for _ in groups.slices]
 
     def __call__(self, S, out, out_S=None):
