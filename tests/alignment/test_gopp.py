@@ -243,25 +243,29 @@ def test_warm_polar_factors_keep_the_exact_fixed_point(monkeypatch, groups):
     np.testing.assert_allclose(fast.rotations @ Q, plain.rotations, rtol=0, atol=1e-9)
 
 
+@pytest.fixture
+def threads_asked(monkeypatch):
+    """Groups and their threads at any problem size; the thread counts the solves asked for."""
+    from skdc.alignment import _gopp_solver
+
+    monkeypatch.setattr(_gopp_solver, "_MIN_GROUP_WORK", 0)
+    monkeypatch.setattr(_gopp_solver, "_MIN_THREAD_WORK", 0)
+    threads = []
+    make_threads = _gopp_solver._group_threads
+    monkeypatch.setattr(_gopp_solver, "_group_threads",
+                        lambda n: threads.append(n) or make_threads(n))
+    return threads
+
+
 @pytest.mark.parametrize("acceleration", [None, "anderson"])
-def test_same_bits_on_one_thread_as_on_two(monkeypatch, acceleration):
+def test_same_bits_on_one_thread_as_on_two(monkeypatch, threads_asked, acceleration):
     # the groups of participants run on threads of their own where the caller allows it; the
     # arithmetic is the same, so rotations and histories agree to the last bit
     from skdc.alignment import _gopp_solver
 
     p, d, r = 10, 32, 100
-    monkeypatch.setattr(_gopp_solver, "_MIN_GROUP_WORK", 0)  # groups and threads at any size
-    monkeypatch.setattr(_gopp_solver, "_MIN_THREAD_WORK", 0)
     _, _, _, _, B = _problem(p, d, r, v=0.8 * v_phase_transition(p, d, r), seed=3)
     Bbar = _center(B)
-    threads = []
-    make_threads = _gopp_solver._group_threads
-
-    def recording(n_threads):
-        threads.append(n_threads)
-        return make_threads(n_threads)
-
-    monkeypatch.setattr(_gopp_solver, "_group_threads", recording)
     ran_on = []  # (group, thread) of every image
     group_image = _gopp_solver._Images._group
 
@@ -277,7 +281,7 @@ def test_same_bits_on_one_thread_as_on_two(monkeypatch, acceleration):
         results.append(solve_gopp(Bbar, acceleration=acceleration, tol=1e-11, max_iter=5000,
                                   n_restarts=1))
         thread_sets.append({k: {t for g, t in ran_on if g == k} for k in (0, 1)})
-    assert threads == [1, 2]
+    assert threads_asked == [1, 2]
     me = threading.get_ident()
     assert thread_sets[0] == {0: {me}, 1: {me}}  # one thread: both groups in turn, here
     assert thread_sets[1][0] == {me} and me not in thread_sets[1][1]  # two: one elsewhere
@@ -294,24 +298,18 @@ def test_same_bits_on_one_thread_as_on_two(monkeypatch, acceleration):
     np.testing.assert_allclose(two.rotations @ Q, whole.rotations, rtol=0, atol=1e-9)
 
 
-def test_threads_follow_the_callers_blas_limit(monkeypatch):
+def test_threads_follow_the_callers_blas_limit(threads_asked):
     from threadpoolctl import threadpool_limits
 
     from skdc.alignment import _gopp_solver
 
-    monkeypatch.setattr(_gopp_solver, "_MIN_GROUP_WORK", 0)
-    monkeypatch.setattr(_gopp_solver, "_MIN_THREAD_WORK", 0)
-    threads = []
-    make_threads = _gopp_solver._group_threads
-    monkeypatch.setattr(_gopp_solver, "_group_threads",
-                        lambda n: threads.append(n) or make_threads(n))
     Bbar = _center(_problem(p=6, d=5, r=30, v=0.1, seed=4)[4])
     limits = [1] + ([2] if _gopp_solver._usable_cores() >= 2 else [])
     for limit in limits:
         with threadpool_limits(limit, user_api="blas"):
             assert _gopp_solver._threads_allowed() == limit
             solve_gopp(Bbar)
-    assert threads == limits  # the solver asked for as many threads as the limit allows
+    assert threads_asked == limits  # the solver asked for as many threads as the limit allows
 
 
 # -- anchor noise (eqs. 38-48) -----------------------------------------------------------------
