@@ -10,7 +10,7 @@ import pytest
 def pytest_configure(config):
     # NumPy 2 prints scalars as np.float64(...); doctests show plain numbers
     np.set_printoptions(legacy="1.25")
-    # hostile inputs the protocol fuzz suite tried, by kind (tests/protocol/conftest.py)
+    # hostile inputs the fuzz tests tried, by reader (tests/_fuzz.py)
     config.skdc_fuzz_cases = collections.Counter()
     # pytest-xdist: the workers share the cores, so each keeps its share of BLAS threads
     # (several workers each running a full BLAS thread pool oversubscribe the machine)
@@ -27,12 +27,25 @@ def pytest_testnodedown(node, error):
     node.config.skdc_fuzz_cases.update(getattr(node, "workeroutput", {}).get("skdc_fuzz_cases", {}))
 
 
+def pytest_sessionfinish(session):
+    # hand the fuzz counts of this process to the report (and, under pytest-xdist, from a
+    # worker to the controller process, which collects no test)
+    import sys
+
+    fuzz = sys.modules.get("tests._fuzz")
+    cases = dict(fuzz.CASES) if fuzz is not None else {}
+    if hasattr(session.config, "workeroutput"):
+        session.config.workeroutput["skdc_fuzz_cases"] = cases
+    else:
+        session.config.skdc_fuzz_cases.update(cases)
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     counts = config.skdc_fuzz_cases
     if sum(counts.values()):
         parts = ", ".join(f"{k}: {v}" for k, v in sorted(counts.items()))
         terminalreporter.write_line(
-            f"skdc protocol fuzz: {sum(counts.values())} hostile cases tried ({parts})")
+            f"skdc fuzz: {sum(counts.values())} hostile cases tried ({parts})")
 
 
 @pytest.fixture

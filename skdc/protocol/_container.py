@@ -29,12 +29,12 @@ import hashlib
 import io
 import json
 import os
-import stat
 import struct
-import tempfile
 import zipfile
 
 import numpy as np
+
+from ..utils._files import FileError, file_kind, is_int, one_line, open_regular, write_file
 
 __all__ = [
     "CHUNK_BYTES",
@@ -74,7 +74,7 @@ _READ_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, Val
                 RecursionError, KeyError, IndexError, MemoryError)
 
 
-class UploadError(ValueError):
+class UploadError(FileError):
     """A file that crosses the protocol boundary is malformed, corrupted or inconsistent.
 
     The message names the file and the field at fault and says what to do. A subclass of
@@ -96,53 +96,10 @@ class UploadError(ValueError):
     """
 
 
-def is_int(value):
-    """Whether a decoded JSON header value is an integer (``True`` and ``1.0`` are not)."""
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def one_line(exc, limit=160):
-    """An exception message as one short line (numpy's messages span several)."""
-    msg = " ".join(str(exc).split())
-    return msg if len(msg) <= limit else msg[: limit - 3] + "..."
-
-
 # -- opening ------------------------------------------------------------------------------
-def file_kind(mode):
-    """What a non-regular file of ``st_mode`` ``mode`` is, in words (``"a named pipe"``)."""
-    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe"),
-                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                       (stat.S_ISSOCK, "a socket")):
-        if test(mode):
-            return name
-    return "not a regular file"
-
-
 def _open_regular(path, what="the file"):
-    """Open ``path`` for reading only if it is a regular file (after following links).
-
-    Named pipes, devices (``/dev/zero``, ``/dev/urandom``), sockets and directories, or links to
-    them, are refused before anything is read from them, so a hostile path can neither block
-    the reader nor feed it endless bytes. The check is repeated on the opened descriptor, so the
-    path cannot be swapped in between.
-    """
-    path = os.fspath(path)
-    try:
-        mode = os.stat(path).st_mode
-        if stat.S_ISREG(mode):
-            # O_NONBLOCK: should the path turn into a pipe after the check, open returns at once
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
-                         | getattr(os, "O_CLOEXEC", 0))
-            mode = os.fstat(fd).st_mode
-            if stat.S_ISREG(mode):
-                return os.fdopen(fd, "rb")
-            os.close(fd)
-    except OSError as exc:
-        raise UploadError(f"{path}: cannot read {what} ({exc.strerror}).") from None
-    raise UploadError(
-        f"{path}: {what} is {file_kind(mode)}, not a regular file; skdc reads only regular "
-        "files (never pipes, devices or links to them). Pass the file itself."
-    )
+    """:func:`skdc.utils._files.open_regular`, refusing with :class:`UploadError`."""
+    return open_regular(path, what, error=UploadError)
 
 
 # -- writing ------------------------------------------------------------------------------
@@ -171,13 +128,12 @@ def _plain_array(name, value):
 
 
 @contextlib.contextmanager
-def atomic_file(path, mode=0o644):
-    """Write ``path`` through a temporary file beside it, renamed over it when done.
+def atomic_file(path, mode=0o644, *, exclusive=False, what="the file"):
+    """Write ``path`` whole or not at all, never through a link, with permission bits ``mode``.
 
-    The temporary file gets the permissions ``mode`` before anything is written to it (a
-    secret is never readable by others, not even half-written). A pipe or device at ``path`` is
-    replaced, never written into, and a reader never sees half a file; on any error the
-    temporary file is removed and ``path`` is left as it was.
+    :func:`skdc.utils._files.write_file` (the file boundary), refusing with
+    :class:`UploadError`: a link, pipe or device at ``path`` is replaced, never written
+    into; ``exclusive=True`` refuses any existing entry instead.
 
     Parameters
     ----------
@@ -185,24 +141,18 @@ def atomic_file(path, mode=0o644):
         The file to write.
     mode : int, default=0o644
         Its permission bits.
+    exclusive : bool, default=False
+        Refuse to replace an existing entry (of two racing writers, one wins).
+    what : str, default="the file"
+        What the file is, for messages.
 
     Yields
     ------
     fh : file object
         The temporary file, open for binary writing.
     """
-    path = os.fspath(path)
-    fd, tmp = tempfile.mkstemp(prefix=".skdc-", suffix=".tmp",
-                               dir=os.path.dirname(os.path.abspath(path)))
-    try:
-        os.fchmod(fd, mode)
-        with os.fdopen(fd, "wb") as fh:
-            yield fh
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with write_file(path, what, mode=mode, exclusive=exclusive, error=UploadError) as fh:
+        yield fh
 
 
 def write_container(path, kind, header, arrays, *, mode=0o644):

@@ -4,10 +4,9 @@ succeeds with the right result or raises its documented exception with a useful 
 Documented exceptions: :class:`~skdc.protocol.UploadError` (a ``ValueError``) for every file
 reader; ``ValueError`` or ``TypeError`` for estimators and roles. Anything else (a crash, a
 hang, ``NaN`` results, code execution) fails. The number of cases tried is printed in the
-test summary (``skdc protocol fuzz: N hostile cases tried``).
+test summary (``skdc fuzz: N hostile cases tried``).
 """
 
-import collections
 import hashlib
 import io
 import os
@@ -37,10 +36,10 @@ from skdc.protocol import (
     load_uploads,
     save_upload,
 )
+from tests._fuzz import CASES  # counted per reader, reported by the root conftest
 
 from .conftest import deadline
 
-CASES = collections.Counter()
 FUZZ = settings(max_examples=40, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.function_scoped_fixture,
                                        HealthCheck.too_slow])

@@ -1,0 +1,503 @@
+"""The file boundary: every file skdc reads or writes goes through these few functions.
+
+A file that crosses the boundary may come from someone else (an upload, a config, a
+checkpoint left by another run, a data set downloaded elsewhere) or land where someone else's
+file already is. The rules (the developer guide's "file boundary") are kept here once, so that
+a new reader or writer cannot forget one:
+
+* **read** only regular files (:func:`open_regular`): never a named pipe, a device, a socket
+  or a folder, nor a link to one, so a hostile path can neither block a reader nor feed it
+  endless bytes;
+* **bound** every read in bytes, also after decompression (:func:`open_input`,
+  :func:`read_bytes`, :func:`read_text`): a compressed bomb stops at the limit plus one byte;
+* **write** through a temporary file beside the output, with its permission bits set before
+  the first byte (:func:`write_file`); the output appears whole or not at all, is created
+  exclusively when asked (two racing writers: one wins, the other gets a one-line error), and
+  never written through a link (a link at the output is replaced, or refused when exclusive);
+* **remove** only the files skdc wrote, by name (:func:`remove_written`): a folder holding
+  anything else is refused, nothing in it deleted.
+
+Every refusal is a :class:`FileError` (a :class:`ValueError`) on one line that names the file,
+says what was expected and what to do; callers pass their own subclass as ``error`` (the
+protocol's ``UploadError``) and the flag or field as ``what``.
+"""
+
+# Licence: BSD 3 clause
+
+import contextlib
+import errno
+import gzip
+import io
+import os
+import stat
+import tempfile
+import zlib
+
+__all__ = [
+    "FileError",
+    "ensure_folder",
+    "file_kind",
+    "is_int",
+    "one_line",
+    "open_input",
+    "open_regular",
+    "output_mode",
+    "read_bytes",
+    "read_text",
+    "remove_written",
+    "write_file",
+]
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+class FileError(ValueError):
+    """A file at the boundary is of the wrong kind, too large, or in the way of an output.
+
+    The message is one line naming the file; a :class:`ValueError`, so the command line prints
+    it without a traceback.
+    """
+
+
+def is_int(value):
+    """Whether a decoded value is an integer (``True`` and ``1.0`` are not).
+
+    Examples
+    --------
+    >>> from skdc.utils._files import is_int
+    >>> is_int(3), is_int(True), is_int(3.0)
+    (True, False, False)
+    """
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def one_line(exc, limit=160):
+    """An exception message as one short line (numpy's messages span several).
+
+    Examples
+    --------
+    >>> from skdc.utils._files import one_line
+    >>> one_line(ValueError("two\\n  lines"))
+    'two lines'
+    """
+    msg = " ".join(str(exc).split())
+    return msg if len(msg) <= limit else msg[: limit - 3] + "..."
+
+
+def file_kind(mode):
+    """What a non-regular file of ``st_mode`` ``mode`` is, in words (``"a named pipe"``)."""
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISLNK, "a link")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+# -- reading ------------------------------------------------------------------------------
+def open_regular(path, what="the file", *, max_bytes=None, error=FileError):
+    """Open ``path`` for binary reading only if it is a regular file (after following links).
+
+    Named pipes, devices (``/dev/zero``), sockets and folders, or links to them, are refused
+    before a byte is read. The check is repeated on the opened descriptor, so the path cannot
+    be swapped in between, and the descriptor is opened non-blocking, so a path turned into a
+    pipe meanwhile cannot block the open.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+    what : str, default="the file"
+        What the file is (a flag such as ``"--data"``, or ``"the config"``), for messages.
+    max_bytes : int, default=None
+        Refuse a file larger than this on disk (``None``: no limit).
+    error : type, default=FileError
+        The exception class raised (a subclass of :class:`FileError` or ``ValueError``).
+
+    Returns
+    -------
+    fh : file object
+        Open for binary reading.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from skdc.utils._files import FileError, open_regular
+    >>> try:
+    ...     open_regular(tempfile.mkdtemp(), "--data")
+    ... except FileError as exc:
+    ...     print(str(exc).split(": ", 1)[1][:33])
+    --data is a directory, not a regu
+    """
+    path = os.fspath(path)
+    try:
+        mode = os.stat(path).st_mode
+        if stat.S_ISREG(mode):
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+                         | getattr(os, "O_CLOEXEC", 0))
+            st = os.fstat(fd)
+            mode = st.st_mode
+            if stat.S_ISREG(mode):
+                if max_bytes is not None and st.st_size > max_bytes:
+                    os.close(fd)
+                    raise error(f"{path}: {what} has {st.st_size} bytes, above the limit of "
+                                f"{max_bytes}; is it the right file?")
+                return os.fdopen(fd, "rb")
+            os.close(fd)
+    except OSError as exc:
+        raise error(f"{path}: cannot read {what} ({exc.strerror or one_line(exc)}).") from None
+    raise error(
+        f"{path}: {what} is {file_kind(mode)}, not a regular file; skdc reads only regular "
+        "files (never pipes, devices, folders or links to them). Pass the file itself."
+    )
+
+
+class _Bounded(io.RawIOBase):
+    """A reader that refuses to deliver more than ``limit`` bytes of ``raw``."""
+
+    def __init__(self, raw, limit, where, error):
+        self._raw, self._left, self._where, self._error = raw, limit, where, error
+        self._limit = limit
+
+    def readable(self):
+        return True
+
+    def readinto(self, buf):
+        view = memoryview(buf).cast("B")
+        try:
+            data = self._raw.read(min(view.nbytes, self._left + 1))
+        except (OSError, EOFError, zlib.error) as exc:
+            raise self._error(f"{self._where} cannot be decompressed ({one_line(exc)}).") \
+                from None
+        if len(data) > self._left:
+            raise self._error(
+                f"{self._where} holds more than {self._limit} bytes (after decompression); "
+                "it is not the file it claims to be, or raise the limit."
+            )
+        self._left -= len(data)
+        view[: len(data)] = data
+        return len(data)
+
+    def close(self):
+        self._raw.close()
+        super().close()
+
+
+def open_input(path, what="the file", *, max_bytes, error=FileError, decompress="auto"):
+    """Open a regular file for reading, bounded to ``max_bytes`` also after decompression.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+    what : str, default="the file"
+        What the file is, for messages.
+    max_bytes : int
+        Most bytes the reader delivers: reading past them raises ``error`` (so a gzip file that
+        inflates beyond them stops there, one byte after the limit).
+    error : type, default=FileError
+        The exception class raised.
+    decompress : {"auto", "gzip", None}, default="auto"
+        ``"auto"``: gunzip when the file starts with the gzip magic bytes.
+
+    Returns
+    -------
+    fh : io.BufferedReader
+        Open for binary reading.
+
+    Examples
+    --------
+    >>> import gzip, os, tempfile
+    >>> from skdc.utils._files import FileError, open_input
+    >>> path = os.path.join(tempfile.mkdtemp(), "bomb.gz")
+    >>> with gzip.open(path, "wb") as f:
+    ...     _ = f.write(bytes(10_000))
+    >>> with open_input(path, "--data", max_bytes=100) as fh:
+    ...     try:
+    ...         fh.read()
+    ...     except FileError as exc:
+    ...         print(str(exc).split(": ", 1)[1][:40])
+    --data holds more than 100 bytes (after
+    """
+    path = os.fspath(path)
+    raw = open_regular(path, what, error=error)
+    try:
+        if decompress == "gzip" or (decompress == "auto"
+                                    and raw.peek(2)[:2] == _GZIP_MAGIC):
+            raw = gzip.GzipFile(fileobj=raw, mode="rb")
+        return io.BufferedReader(_Bounded(raw, int(max_bytes), f"{path}: {what}", error))
+    except BaseException:
+        raw.close()
+        raise
+
+
+def read_bytes(path, what="the file", *, max_bytes, error=FileError, decompress="auto"):
+    """The bytes of a regular file, at most ``max_bytes`` of them (after decompression)."""
+    with open_input(path, what, max_bytes=max_bytes, error=error, decompress=decompress) as fh:
+        return fh.read()
+
+
+def read_text(path, what="the file", *, max_bytes, error=FileError, encoding="utf-8"):
+    """The text of a regular file of at most ``max_bytes`` bytes (never decompressed).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from skdc.utils._files import FileError, read_text
+    >>> path = os.path.join(tempfile.mkdtemp(), "c.toml")
+    >>> _ = open(path, "wb").write(b"\\xff\\xfe")
+    >>> try:
+    ...     read_text(path, "the config", max_bytes=100)
+    ... except FileError as exc:
+    ...     print(str(exc).split(": ", 1)[1][:34])
+    the config is not UTF-8 text (byte
+    """
+    data = read_bytes(path, what, max_bytes=max_bytes, error=error, decompress=None)
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        raise error(f"{os.fspath(path)}: {what} is not UTF-8 text (byte {exc.start} is "
+                    f"{data[exc.start:exc.start + 1]!r}); save it as UTF-8.") from None
+
+
+# -- writing ------------------------------------------------------------------------------
+def output_mode(mode):
+    """``mode`` less the process's umask: the bits a shared (non-secret) output gets.
+
+    Secrets, alignment maps and models are written ``0o600`` exactly; uploads, reports and
+    tables ``output_mode(0o644)``, as an ordinary file would be.
+    """
+    try:  # read without changing it (os.umask both sets and returns: racy under threads)
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return mode & ~int(line.split()[1], 8)
+    except OSError:
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mode & ~mask
+
+
+def _check_output_path(path, what, exclusive, error):
+    """Refuse an existing folder, or anything at all when ``exclusive``."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise error(f"{path}: cannot write {what} ({exc.strerror}).") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise error(f"{path}: {what} is an existing folder; give a file name.")
+    if exclusive:
+        kind = "file" if stat.S_ISREG(st.st_mode) else file_kind(st.st_mode)
+        raise error(f"{path}: {what} already exists (as {'a ' + kind if kind == 'file' else kind}"
+                    "); refusing to overwrite it. Remove it or choose another path.")
+
+
+@contextlib.contextmanager
+def write_file(path, what="the output", *, mode, exclusive=False, error=FileError):
+    """Write ``path`` through a temporary file beside it; it appears whole or not at all.
+
+    The temporary file gets the permission bits ``mode`` before anything is written to it (a
+    secret is never readable by others, not even half-written). When the block ends without an
+    error, the file is published under ``path``:
+
+    * ``exclusive=True``: by a hard link, which fails when anything is at ``path`` (a file, a
+      link, even a dangling one): of two racing writers exactly one wins, the other gets
+      ``error``;
+    * ``exclusive=False``: by a rename over whatever non-folder entry is at ``path``. A link is
+      replaced, never written through, and so is a pipe or a device.
+
+    On any error the temporary file is removed and ``path`` is left as it was.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The output file; its folder must exist.
+    what : str, default="the output"
+        What the file is (``"--out"``), for messages.
+    mode : int
+        Its permission bits (``0o600`` for secrets, maps and models;
+        ``output_mode(0o644)`` for shared outputs).
+    exclusive : bool, default=False
+        Refuse to replace an existing entry.
+    error : type, default=FileError
+        The exception class raised.
+
+    Yields
+    ------
+    fh : file object
+        The temporary file, open for binary writing.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from skdc.utils._files import FileError, write_file
+    >>> path = os.path.join(tempfile.mkdtemp(), "secret.bin")
+    >>> with write_file(path, "--secret-out", mode=0o600, exclusive=True) as fh:
+    ...     _ = fh.write(b"s")
+    >>> oct(os.stat(path).st_mode & 0o777)
+    '0o600'
+    >>> try:
+    ...     with write_file(path, "--secret-out", mode=0o600, exclusive=True) as fh:
+    ...         _ = fh.write(b"t")
+    ... except FileError as exc:
+    ...     print(str(exc).split(": ", 1)[1][:36])
+    --secret-out already exists (as a fi
+    """
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise error(f"{path}: cannot write {what}: the folder {directory} does not exist (or "
+                    "is not a folder); create it first.")
+    _check_output_path(path, what, exclusive, error)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".skdc-", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise error(f"{path}: cannot write {what} ({exc.strerror}).") from None
+    try:
+        os.fchmod(fd, mode)
+        with os.fdopen(fd, "wb") as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        _publish(tmp, path, what, exclusive, error)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+
+
+def _publish(tmp, path, what, exclusive, error):
+    if not exclusive:
+        _check_output_path(path, what, False, error)  # a folder may have appeared meanwhile
+        os.replace(tmp, path)
+        return
+    try:
+        os.link(tmp, path, follow_symlinks=False)
+    except FileExistsError:
+        _check_output_path(path, what, True, error)
+        raise error(f"{path}: {what} already exists; refusing to overwrite it.") from None
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV):
+            raise error(f"{path}: cannot write {what} ({exc.strerror}).") from None
+        # no hard links on this file system: claim the name exclusively, then rename onto it
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL
+                             | getattr(os, "O_NOFOLLOW", 0), 0o600))
+        except FileExistsError:
+            raise error(f"{path}: {what} already exists; refusing to overwrite it.") from None
+        os.replace(tmp, path)
+
+
+# -- folders ------------------------------------------------------------------------------
+def ensure_folder(path, what="the output folder", *, allow_link=True, error=FileError):
+    """Create the folder ``path`` with its parents, or check the one that is there.
+
+    Refuses, in one line, a path that is (or lies under) an existing file, a link when
+    ``allow_link`` is false (a folder skdc fills and may later clear, such as a checkpoint
+    folder, is never reached through a link), and a folder that cannot be written.
+
+    Returns
+    -------
+    path : str
+        The folder.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from skdc.utils._files import FileError, ensure_folder
+    >>> base = tempfile.mkdtemp()
+    >>> _ = open(os.path.join(base, "f"), "w").close()
+    >>> try:
+    ...     ensure_folder(os.path.join(base, "f", "sub"), "--out")
+    ... except FileError as exc:
+    ...     msg = str(exc)
+    >>> msg.split(": ", 1)[1][:16], msg.endswith("a file, not a folder; give a folder.")
+    ('--out lies under', True)
+    """
+    path = os.fspath(path)
+    if not path:
+        raise error(f"{what} is empty; give a folder.")
+    parent = os.path.abspath(path)
+    while not os.path.lexists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        where = "is" if os.path.abspath(path) == parent else f"lies under {parent}, which is"
+        raise error(f"{path}: {what} {where} a file, not a folder; give a folder.")
+    if not allow_link and os.path.islink(path):
+        raise error(f"{path}: {what} is a link; skdc fills (and may clear) this folder, so it "
+                    "never reaches it through a link. Give a real folder.")
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as exc:
+        raise error(f"{path}: cannot create {what} ({exc.strerror}).") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise error(f"{path}: cannot write into {what}.")
+    return path
+
+
+def remove_written(folder, names, what="the folder", *, is_ours=None, error=FileError):
+    """Remove the files ``names`` that skdc wrote into ``folder``, and nothing else.
+
+    Before anything is removed, every entry of ``folder`` is checked: an entry whose name is not
+    in ``names``, one that is not a regular file (a link, a folder, a pipe), or one that
+    ``is_ours(path)`` does not recognise makes the whole call refuse, removing nothing. A
+    missing ``folder`` is fine (nothing to remove). The folder itself stays.
+
+    Parameters
+    ----------
+    folder : str or path-like
+        The folder skdc filled.
+    names : iterable of str
+        The file names skdc writes there.
+    what : str, default="the folder"
+        What the folder is (``"--out/checkpoint"``), for messages.
+    is_ours : callable, default=None
+        ``is_ours(path) -> bool``: a last check that a file of ours is one skdc wrote (a
+        checkpoint's first line, say).
+    error : type, default=FileError
+        The exception class raised.
+
+    Returns
+    -------
+    removed : list of str
+        The names removed.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from skdc.utils._files import FileError, remove_written
+    >>> folder = tempfile.mkdtemp()
+    >>> _ = open(os.path.join(folder, "grid.jsonl"), "w").close()
+    >>> _ = open(os.path.join(folder, "w.pt"), "w").close()
+    >>> try:
+    ...     remove_written(folder, ["grid.jsonl"], "the checkpoint folder")
+    ... except FileError as exc:
+    ...     print(str(exc).split(": ", 1)[1][:50])
+    the checkpoint folder holds w.pt, which skdc did n
+    >>> sorted(os.listdir(folder))
+    ['grid.jsonl', 'w.pt']
+    """
+    folder = os.fspath(folder)
+    if not os.path.lexists(folder):
+        return []
+    if os.path.islink(folder) or not os.path.isdir(folder):
+        raise error(f"{folder}: {what} is not a folder (a file or a link); skdc removes "
+                    "nothing there. Remove it yourself or choose another folder.")
+    names = set(names)
+    ours = []
+    for entry in sorted(os.listdir(folder)):
+        full = os.path.join(folder, entry)
+        if entry not in names:
+            raise error(f"{folder}: {what} holds {entry}, which skdc did not write; refusing "
+                        "to clear it. Move that file away or choose another folder.")
+        st = os.lstat(full)
+        if not stat.S_ISREG(st.st_mode) or (is_ours is not None and not is_ours(full)):
+            kind = "a regular file" if stat.S_ISREG(st.st_mode) else file_kind(st.st_mode)
+            raise error(f"{folder}: {what} holds {entry} ({kind}), which skdc did not write; "
+                        "refusing to clear it. Move it away or choose another folder.")
+        ours.append(entry)
+    for entry in ours:
+        os.unlink(os.path.join(folder, entry))
+    return ours
