@@ -306,3 +306,16 @@ def test_fuzz_sweep_config_bytes(tmp_path, blob, suffix):
         assert str(cfg) in str(exc) and "\n" not in str(exc), str(exc)
     else:  # pragma: no cover - random bytes that happen to be a whole config
         pass
+
+
+def test_the_audit_config_goes_through_the_same_loader(tmp_path, capsys):
+    """Issue 24: an audit config with ``attack`` nested 50,000 deep gave a RecursionError
+    traceback; the shared loader refuses it in one line naming the file."""
+    CASES["config (audit)"] += 1
+    cfg = tmp_path / "audit.toml"
+    cfg.write_text("[audit]\nattack = " + "[" * 50_000 + "]" * 50_000 + "\n")
+    with deadline(30):
+        status = main(["audit", "--config", str(cfg)])
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1 and "Traceback" not in err, err
+    assert str(cfg) in err and "nested too deeply" in err, err
