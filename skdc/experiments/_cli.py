@@ -28,7 +28,6 @@ from pathlib import Path
 import numpy as np
 
 from ..utils._files import FileError, is_int, one_line, read_bytes, read_text
-from ..utils._sklearn_compat import validate_estimator_params
 
 __all__ = ["register"]
 
@@ -64,8 +63,8 @@ _EXAMPLE_CONFIG = """\
 dataset = "digits"          # "digits", or "npz" with path = "data.npz" holding arrays X and y
 test_size = 0.3
 
-# the pipeline's steps, in order; class: a name in skdc (mechanisms, alignment) or a dotted
-# path under sklearn., skdc. or imblearn.
+# the pipeline's steps, in order; class: an estimator class of skdc (mechanisms, alignment) or
+# a public dotted path under sklearn., skdc. or imblearn.; params: plain values only
 """ + _steps_toml(_EXAMPLE_STEPS) + """
 [sweep]
 param = "align__v"
@@ -738,6 +737,8 @@ def _build_step(k, step):
         raise ValueError(f"{where}: params {problem}.")
     for param in params:
         _check_settable(param, where)
+    from ..utils._sklearn_compat import validate_estimator_params  # imports scikit-learn
+
     try:
         cls = _resolve_class(cls_name)
         est = cls(**params)
