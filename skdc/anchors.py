@@ -28,7 +28,13 @@ from sklearn.utils import check_random_state
 
 from .utils._docstring import Substitution
 from .utils._references import gdp_paper_references
-from .utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
+from .utils._sklearn_compat import (
+    HasMethods,
+    Interval,
+    StrOptions,
+    validate_estimator_params,
+    validate_params,
+)
 
 __all__ = [
     "SMOTEAnchor", "check_full_rank_anchor", "orthonormal_anchor", "resolve_anchor",
@@ -391,7 +397,7 @@ class SMOTEAnchor(BaseEstimator):
         anchor_y : ndarray of shape (n_anchors,)
             The class of each anchor row.
         """
-        self._validate_params()
+        validate_estimator_params(self)
         X, y = self._public_rows(n_features)
         rng = check_random_state(
             random_state if self.random_state is None else self.random_state

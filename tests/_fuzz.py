@@ -6,5 +6,22 @@ test summary (``skdc fuzz: N hostile cases tried (...)``), summed over pytest-xd
 """
 
 import collections
+import contextlib
+import signal
 
 CASES = collections.Counter()
+
+
+@contextlib.contextmanager
+def deadline(seconds=20):
+    """Fail instead of hanging: a reader blocked on a pipe is interrupted after ``seconds``."""
+    def boom(signum, frame):
+        raise TimeoutError(f"still running after {seconds} s: it hangs")
+
+    old = signal.signal(signal.SIGALRM, boom)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)

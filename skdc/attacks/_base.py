@@ -7,6 +7,7 @@ from abc import abstractmethod
 import numpy as np
 from sklearn.base import BaseEstimator
 
+from ..utils._sklearn_compat import validate_estimator_params
 from ._view import CollusionView, Reconstruction
 
 __all__ = ["BaseAttack"]
@@ -42,7 +43,7 @@ class BaseAttack(BaseEstimator):
             The reconstruction, decoded to the pipeline's input space, and the estimated
             secrets where the attack estimates them.
         """
-        self._validate_params()
+        validate_estimator_params(self)
         if not isinstance(view, CollusionView):
             raise TypeError(
                 f"{type(self).__name__}.reconstruct expects a CollusionView built by "

@@ -15,14 +15,17 @@ References
 
 # Licence: BSD 3 clause
 
-import gzip
+import io
+import math
 import os
+import warnings
 from numbers import Integral
 from pathlib import Path
 
 import numpy as np
 from sklearn.utils import Bunch
 
+from ..utils._files import FileError, one_line, open_input, read_bytes, read_text
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 
 __all__ = ["load_celeba", "load_mnist", "missing_mnist_files", "read_idx"]
@@ -36,28 +39,45 @@ _MNIST_FILES = {
 }
 
 
-def _open(path):
-    path = Path(path)
-    with open(path, "rb") as f:
-        magic = f.read(2)
-    return gzip.open(path, "rb") if magic == b"\x1f\x8b" else open(path, "rb")
+# numpy arrays have at most 32 dimensions in NumPy 1 (64 in NumPy 2); IDX data sets use 1 to 4
+_IDX_MAX_NDIM = 32
+_IDX_CHUNK = 2**24  # bytes read at a time (never the declared size at once)
+_TABLE_MAX_BYTES = 2**28  # CelebA's attribute table is 26 MB
+_IMAGE_MAX_BYTES = 2**26  # an aligned CelebA JPEG is about 10 kB
 
 
-@validate_params({"path": [str, os.PathLike]}, prefer_skip_nested_validation=True)
-def read_idx(path):
+@validate_params(
+    {"path": [str, os.PathLike], "max_bytes": [Interval(Integral, 1, None, closed="left")]},
+    prefer_skip_nested_validation=True,
+)
+def read_idx(path, *, max_bytes=2**31):
     """Read one IDX file (plain or gzip-compressed) into an array.
 
     Read more in the :ref:`User Guide <experiments>`.
+
+    Only a regular file is read (never a pipe, a device or a folder), and never more than its
+    header declares: the data are read in chunks up to the declared size, plus one byte to
+    check that nothing follows, so a compressed file that inflates beyond its declared size
+    stops there.
 
     Parameters
     ----------
     path : str or path-like
         The file.
+    max_bytes : int, default=2**31
+        The largest data size (in bytes, after decompression) accepted; a header declaring more
+        is refused before anything is read.
 
     Returns
     -------
     array : ndarray
         The array with the file's shape and dtype (native byte order).
+
+    Raises
+    ------
+    ValueError
+        One line naming the file: not a regular file, not an IDX header, a shape above
+        ``max_bytes``, data shorter or longer than declared, or floats that are not finite.
 
     Examples
     --------
@@ -70,30 +90,72 @@ def read_idx(path):
     >>> read_idx(path).tolist()
     [7, 0, 9]
     """
-    with _open(path) as f:
-        header = f.read(4)
-        if len(header) < 4 or header[0] != 0 or header[1] != 0 or header[2] not in _IDX_DTYPES:
-            raise ValueError(
-                f"{path} is not an IDX file: expected a header 0x00 0x00 <type> <ndim> with a "
-                f"type in {sorted(hex(k) for k in _IDX_DTYPES)}; got {header!r}."
+    path, what = os.fspath(path), "the IDX file"
+    with open_input(path, what, max_bytes=max_bytes + 4 + 4 * _IDX_MAX_NDIM) as fh:
+        dtype, dims = _idx_header(fh, path, max_bytes)
+        data = np.empty(math.prod(dims) * dtype.itemsize, dtype=np.uint8)
+        got = _read_into(fh, data)
+        if got < data.size:
+            raise FileError(
+                f"{path}: {what} declares shape {dims} ({data.size} bytes of data) but holds "
+                f"{got}; the file is truncated or not an IDX file."
             )
-        dtype = np.dtype(_IDX_DTYPES[header[2]])
-        ndim = header[3]
-        dims = tuple(int.from_bytes(f.read(4), "big") for _ in range(ndim))
-        buf = f.read()
-    expected = int(np.prod(dims)) * dtype.itemsize
-    if len(buf) != expected:
-        raise ValueError(
-            f"{path} declares shape {dims} ({expected} bytes of data) but holds {len(buf)} "
-            "bytes; the file is truncated or not an IDX file."
+        if fh.read(1):
+            raise FileError(
+                f"{path}: {what} holds more than the {data.size} bytes of data its shape "
+                f"{dims} declares; it is not an IDX file (or not the one it claims to be)."
+            )
+    array = data.view(dtype).reshape(dims)
+    if not dtype.isnative:
+        array = array.byteswap(inplace=True).view(dtype.newbyteorder("="))
+    if dtype.kind == "f" and not np.isfinite(array).all():
+        bad = int(array.size - np.count_nonzero(np.isfinite(array)))
+        raise FileError(f"{path}: {what} holds {bad} values that are not finite (NaN or "
+                        "infinite); data sets hold finite numbers. Replace the file.")
+    return array
+
+
+def _idx_header(fh, path, max_bytes):
+    """``(dtype, dims)`` of an IDX header, checked before any data is read."""
+    header = fh.read(4)
+    if len(header) < 4 or header[0] != 0 or header[1] != 0 or header[2] not in _IDX_DTYPES:
+        raise FileError(
+            f"{path} is not an IDX file: expected a header 0x00 0x00 <type> <ndim> with a "
+            f"type in {sorted(hex(k) for k in _IDX_DTYPES)}; got {header!r}."
         )
-    return np.frombuffer(buf, dtype=dtype).reshape(dims).astype(dtype.newbyteorder("="))
+    dtype, ndim = np.dtype(_IDX_DTYPES[header[2]]), header[3]
+    if not 1 <= ndim <= _IDX_MAX_NDIM:
+        raise FileError(f"{path}: the IDX file declares {ndim} dimensions; arrays have 1 to "
+                        f"{_IDX_MAX_NDIM}. It is not an IDX file.")
+    raw = fh.read(4 * ndim)
+    if len(raw) < 4 * ndim:
+        raise FileError(f"{path}: the IDX header is truncated ({ndim} dimensions declared, "
+                        f"{len(raw) // 4} given); the file is not an IDX file.")
+    dims = tuple(int.from_bytes(raw[4 * i:4 * i + 4], "big") for i in range(ndim))
+    nbytes = math.prod(dims) * dtype.itemsize  # Python integers: no overflow
+    if nbytes > max_bytes:
+        raise FileError(
+            f"{path}: the IDX file declares shape {dims} ({nbytes} bytes of data), above "
+            f"max_bytes={max_bytes}; it is not an IDX file, or pass a larger max_bytes."
+        )
+    return dtype, dims
+
+
+def _read_into(fh, buffer):
+    """Fill ``buffer`` from ``fh`` chunk by chunk; return the number of bytes read."""
+    view, got = memoryview(buffer), 0
+    while got < len(view):
+        n = fh.readinto(view[got:got + _IDX_CHUNK])
+        if not n:
+            break
+        got += n
+    return got
 
 
 def _find(folder, stem):
     for name in (stem, stem + ".gz", stem.replace("-idx", ".idx"),
                  stem.replace("-idx", ".idx") + ".gz"):
-        if (folder / name).is_file():
+        if os.path.lexists(folder / name):  # a pipe or a folder is found, then refused
             return folder / name
     return None
 
@@ -176,6 +238,10 @@ def load_mnist(path, *, subset="train", return_X_y=False, dtype=np.float64):
     ------
     FileNotFoundError
         Naming the files that are missing from ``path``.
+    ValueError
+        One line naming the file that is not a regular IDX file of MNIST's kind (see
+        :func:`read_idx`), holds pixels outside [0, 255] or labels that are not non-negative
+        integers.
 
     Examples
     --------
@@ -194,13 +260,14 @@ def load_mnist(path, *, subset="train", return_X_y=False, dtype=np.float64):
             f"{', '.join(s + '[.gz]' for s in missing)}. Download them from the MNIST site "
             "(or Fashion-MNIST's) and pass the folder that holds them."
         )
-    images = read_idx(_find(folder, image_stem))
-    labels = read_idx(_find(folder, label_stem))
+    image_path, label_path = _find(folder, image_stem), _find(folder, label_stem)
+    images, labels = read_idx(image_path), read_idx(label_path)
     if images.ndim != 3 or labels.ndim != 1 or images.shape[0] != labels.shape[0]:
         raise ValueError(
             f"MNIST files disagree: images of shape {images.shape} and labels of shape "
             f"{labels.shape}; expected (n, 28, 28) and (n,)."
         )
+    _check_mnist_values(images, labels, image_path, label_path)
     data = images.reshape(len(images), -1).astype(dtype) / 255.0
     target = labels.astype(np.intp)
     if return_X_y:
@@ -210,40 +277,105 @@ def load_mnist(path, *, subset="train", return_X_y=False, dtype=np.float64):
                  DESCR=f"MNIST-format {subset} images from {folder}, pixels / 255.")
 
 
+def _check_mnist_values(images, labels, image_path, label_path):
+    """Pixels in [0, 255] and labels that are non-negative integers, or one line naming the
+    file."""
+    if images.size and not (images.min() >= 0 and images.max() <= 255):
+        raise FileError(
+            f"{image_path}: MNIST images hold pixel values in [0, 255]; this file holds values "
+            f"from {images.min()} to {images.max()}. It is not an MNIST image file."
+        )
+    if labels.size and not (labels.min() >= 0 and np.all(labels == np.floor(labels))
+                            and labels.max() <= np.iinfo(np.int32).max):
+        raise FileError(
+            f"{label_path}: MNIST labels must be non-negative integers; this file holds values "
+            f"from {labels.min()} to {labels.max()}. It is not an MNIST label file."
+        )
+
+
 def _read_celeba_tables(folder):
     attr_path = folder / "list_attr_celeba.txt"
     ident_path = folder / "identity_CelebA.txt"
     image_dir = folder / "img_align_celeba"
     missing = [str(p.name) + ("/" if p is image_dir else "")
-               for p in (image_dir, attr_path, ident_path) if not p.exists()]
+               for p in (image_dir, attr_path, ident_path) if not os.path.lexists(p)]
     if missing:
         raise FileNotFoundError(
             f"CelebA files are missing from {folder}: {', '.join(missing)}. The folder must "
             "hold img_align_celeba/ (the aligned JPEGs), list_attr_celeba.txt and "
             "identity_CelebA.txt from the CelebA release."
         )
-    with open(attr_path) as f:
-        lines = [ln.split() for ln in f.read().splitlines() if ln.strip()]
-    # line 0: number of images; line 1: attribute names; then "<file> +-1 ..."
-    names = lines[1]
-    if not names or len(lines) < 2 or any(len(r) != len(names) + 1 for r in lines[2:]):
-        raise ValueError(
-            f"{attr_path} is not in CelebA's format: a count line, a line of attribute names, "
-            "then one '<file> <+1/-1 per attribute>' line per image."
-        )
-    files = [r[0] for r in lines[2:]]
-    attrs = (np.array([r[1:] for r in lines[2:]], dtype=int) > 0).astype(np.intp)
-    identity_of = {}
-    with open(ident_path) as f:
-        for ln in f:
-            parts = ln.split()
-            if len(parts) == 2:
-                identity_of[parts[0]] = int(parts[1])
+    files, attrs, names = _read_attribute_table(attr_path)
+    identity_of = _read_identity_table(ident_path)
     _check_all_found(files, identity_of.__contains__, ValueError, lambda n, some: (
         f"{ident_path} has no identity for {n} image(s) listed in {attr_path.name}, e.g. "
         f"{some}."))
     identity = np.array([identity_of[fn] for fn in files], dtype=np.intp)
     return np.array(files), attrs, np.array(names), identity, image_dir
+
+
+def _table_lines(path):
+    """``(line number, fields)`` of the non-empty lines of a bounded text table."""
+    text = read_text(path, path.name, max_bytes=_TABLE_MAX_BYTES)
+    return [(n, ln.split()) for n, ln in enumerate(text.splitlines(), 1) if ln.strip()]
+
+
+def _read_attribute_table(path):
+    """``(files, attributes, names)`` of ``list_attr_celeba.txt``: a count line, a line of
+    attribute names, then ``<file> <+1/-1 per attribute>`` per image."""
+    lines = _table_lines(path)
+    if len(lines) < 2:
+        raise _format_error(path, f"{len(lines)} non-empty line{'s' if len(lines) != 1 else ''}")
+    (_, count), (_, names), rows = lines[0], lines[1], lines[2:]
+    if len(count) != 1 or not count[0].isdigit():
+        raise _format_error(path, f"line {lines[0][0]} should be the image count, not "
+                                  f"{' '.join(count)!r}")
+    if int(count[0]) != len(rows):
+        raise _format_error(path, f"it declares {int(count[0])} images but lists {len(rows)}: "
+                                  "truncated or edited")
+    for n, row in rows:
+        if len(row) != len(names) + 1:
+            raise _format_error(path, f"line {n} has {len(row)} fields, not "
+                                      f"{len(names) + 1}: a file and {len(names)} attributes")
+    files = [row[0] for _, row in rows]
+    for (n, _), name in zip(rows, files):
+        _check_image_name(name, path, n)
+    values = np.array([row[1:] for _, row in rows], dtype=str).reshape(len(rows), len(names))
+    ok = np.isin(values, ["1", "+1", "-1", "0"])
+    if not ok.all():
+        i, j = np.argwhere(~ok)[0]
+        raise _format_error(path, f"line {rows[i][0]} gives {names[j]} the value "
+                                  f"{values[i, j]!r}, not 1 or -1")
+    if len(set(files)) != len(files):
+        twice = next(fn for k, fn in enumerate(files) if fn in files[:k])
+        raise _format_error(path, f"it lists {twice} twice")
+    return files, np.isin(values, ["1", "+1"]).astype(np.intp), names
+
+
+def _format_error(path, detail):
+    return FileError(
+        f"{path}: {path.name} is not in CelebA's format ({detail}); expected a count line, a "
+        "line of attribute names, then one '<file> <1 or -1 per attribute>' line per image."
+    )
+
+
+def _check_image_name(name, path, line):
+    """Refuse an image name that reaches out of ``img_align_celeba`` (absolute, or ``..``)."""
+    parts = name.replace("\\", "/").split("/")
+    if os.path.isabs(name) or name.startswith(("/", "\\")) or ".." in parts:
+        raise FileError(f"{path}: line {line} of {path.name} names the image {name!r}, outside "
+                        "img_align_celeba; image names are files inside that folder.")
+
+
+def _read_identity_table(path):
+    """``{file: identity}`` of ``identity_CelebA.txt`` (``<file> <identity>`` lines)."""
+    identity_of = {}
+    for n, fields in _table_lines(path):
+        if len(fields) != 2 or not fields[1].lstrip("+-").isdigit():
+            raise FileError(f"{path}: line {n} of {path.name} should be '<file> <identity "
+                            f"number>'; got {' '.join(fields)!r}.")
+        identity_of[fields[0]] = int(fields[1])
+    return identity_of
 
 
 def _check_all_found(names, found, error, message):
@@ -267,7 +399,7 @@ def _select_celeba_rows(files, attrs, identity, filenames):
 
 def _read_celeba_images(image_dir, files, image_size, dtype):
     """The pixel matrix of ``files``, one preprocessed image a row."""
-    _check_all_found(files, lambda fn: (image_dir / fn).is_file(), FileNotFoundError,
+    _check_all_found(files, lambda fn: os.path.lexists(image_dir / fn), FileNotFoundError,
                      lambda n, some: (f"{n} image(s) listed in list_attr_celeba.txt are "
                                       f"missing from {image_dir}, e.g. {some}."))
     data = np.empty((len(files), 3 * image_size * image_size), dtype=dtype)
@@ -279,14 +411,23 @@ def _read_celeba_images(image_dir, files, image_size, dtype):
 def _celeba_image(path, size):
     from PIL import Image
 
-    with Image.open(path) as im:
-        im = im.convert("RGB")
-        w, h = im.size
-        side = min(w, h)
-        left, top = (w - side) // 2, (h - side) // 2
-        im = im.crop((left, top, left + side, top + side))
-        im = im.resize((size, size), Image.BILINEAR)
-        arr = np.asarray(im, dtype=np.float32) / 255.0
+    blob = read_bytes(path, "the image", max_bytes=_IMAGE_MAX_BYTES, decompress=None)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(blob)) as im:
+                im = im.convert("RGB")
+                w, h = im.size
+                side = min(w, h)
+                left, top = (w - side) // 2, (h - side) // 2
+                im = im.crop((left, top, left + side, top + side))
+                im = im.resize((size, size), Image.BILINEAR)
+                arr = np.asarray(im, dtype=np.float32) / 255.0
+    except MemoryError:
+        raise
+    except Exception as exc:  # noqa: BLE001  PIL's decoders raise many kinds on a bad file
+        raise FileError(f"{path}: not a readable image ({type(exc).__name__}: "
+                        f"{one_line(exc)}); replace the file.") from None
     return arr.transpose(2, 0, 1).reshape(-1)  # channel-first 3 x size x size
 
 
@@ -331,6 +472,10 @@ def load_celeba(path, *, filenames=None, image_size=64, load_images=True, dtype=
     ------
     FileNotFoundError
         Naming the missing files or images.
+    ValueError
+        One line naming the file that is not a regular file, not in CelebA's format, names an
+        image outside ``img_align_celeba`` (an absolute name or one with ``..``), or is not a
+        readable image.
 
     Examples
     --------

@@ -17,6 +17,7 @@ import argparse
 import gzip
 import importlib
 import json
+import math
 import os
 import sys
 import time
@@ -25,6 +26,8 @@ import zlib
 from pathlib import Path
 
 import numpy as np
+
+from ..utils._files import FileError, is_int, one_line, read_bytes, read_text
 
 __all__ = ["register"]
 
@@ -60,8 +63,8 @@ _EXAMPLE_CONFIG = """\
 dataset = "digits"          # "digits", or "npz" with path = "data.npz" holding arrays X and y
 test_size = 0.3
 
-# the pipeline's steps, in order; class: a name in skdc (mechanisms, alignment) or a dotted
-# path under sklearn., skdc. or imblearn.
+# the pipeline's steps, in order; class: an estimator class of skdc (mechanisms, alignment) or
+# a public dotted path under sklearn., skdc. or imblearn.; params: plain values only
 """ + _steps_toml(_EXAMPLE_STEPS) + """
 [sweep]
 param = "align__v"
@@ -499,43 +502,115 @@ def _run_reproduce(args):
 
 # ----------------------------------------------------------------------------- sweep config
 
+# A config is a small file of plain data: a regular file of at most _CONFIG_MAX_BYTES, parsed
+# into strings, numbers, booleans, lists and tables no deeper than _CONFIG_MAX_DEPTH levels and
+# holding at most _CONFIG_MAX_VALUES values (YAML aliases could otherwise turn ten lines into
+# 10**9 values). It names estimator classes, never functions, and gives them plain parameters.
+_CONFIG_MAX_BYTES = 2**20
+_CONFIG_MAX_DEPTH = 32
+_CONFIG_MAX_VALUES = 100_000
+_DATA_MAX_BYTES = 2**31
+_CLASS_ROOTS = ("sklearn", "skdc", "imblearn")
+_BARE_CLASS_MODULES = ("skdc", "skdc.mechanisms", "skdc.alignment", "skdc.anchors")
+# estimator parameters a config may not set, and why
+_UNSAFE_PARAMS = {"memory": "names a joblib cache folder, whose pickled files the estimator "
+                            "would load (pickles run code)"}
+
 
 def _load_config(path):
+    """The TOML (or YAML) config at ``path`` as plain data; any problem is one line naming it.
+
+    Shared by ``skdc sweep`` and ``skdc audit``. The file is read through the file boundary
+    (a regular file of at most 1 MiB); YAML is read with ``yaml.safe_load`` (no Python tags).
+    A document nested so deeply that its parser would recurse past Python's limit, one nested
+    more than 32 levels, or one holding more than 100,000 values (YAML aliases) is refused, and
+    so is anything but plain data (strings, finite numbers, booleans, lists and tables with
+    string keys): no dates, binary, sets or NaN.
+    """
     path = Path(path)
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise FileNotFoundError(f"no config file {path}; `skdc sweep --example` prints one.")
-    if path.suffix in (".yaml", ".yml"):
-        try:
-            import yaml
-        except ImportError as exc:
-            raise ImportError("YAML configs need PyYAML (pip install pyyaml); or use TOML.") \
-                from exc
-        try:
-            config = yaml.safe_load(path.read_text())
-        except yaml.YAMLError as exc:
-            raise ValueError(f"{path} is not valid YAML: {exc}".replace("\n", " ")) from exc
-    else:
-        try:
-            import tomllib
-        except ImportError:  # Python 3.10
-            try:
-                import tomli as tomllib
-            except ImportError as exc:
-                raise ImportError("TOML configs on Python 3.10 need tomli (pip install tomli); "
-                                  "or use YAML.") from exc
-        try:
-            config = tomllib.loads(path.read_text())
-        except tomllib.TOMLDecodeError as exc:
-            raise ValueError(f"{path} is not valid TOML: {exc}") from exc
+    text = read_text(path, "the config", max_bytes=_CONFIG_MAX_BYTES)
+    kind = "YAML" if path.suffix in (".yaml", ".yml") else "TOML"
+    try:
+        config = _parse_yaml(text) if kind == "YAML" else _parse_toml(text)
+    except RecursionError:
+        raise ValueError(f"{path}: the config is nested too deeply to parse; a config holds at "
+                         f"most {_CONFIG_MAX_DEPTH} levels of tables and lists.") from None
+    except ValueError as exc:
+        raise ValueError(f"{path} is not valid {kind}: {one_line(exc, 300)}") from None
+    problem = _plain_data_problem(config)
+    if problem:
+        raise ValueError(f"{path}: the config {problem}.")
     if not isinstance(config, dict):
-        raise ValueError(f"{path} must hold a table with [data], [pipeline] and [sweep].")
+        raise ValueError(f"{path} must hold tables ([data], [pipeline], [sweep] ...); got "
+                         f"{type(config).__name__}.")
     return config
+
+
+def _parse_toml(text):
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        try:
+            import tomli as tomllib
+        except ImportError as exc:
+            raise ImportError("TOML configs on Python 3.10 need tomli (pip install tomli); "
+                              "or use YAML.") from exc
+    return tomllib.loads(text)  # TOMLDecodeError is a ValueError
+
+
+def _parse_yaml(text):
+    try:
+        import yaml
+    except ImportError as exc:
+        raise ImportError("YAML configs need PyYAML (pip install pyyaml); or use TOML.") from exc
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _plain_data_problem(value):
+    """What keeps ``value`` from being a config's plain data, in words (``None``: nothing).
+
+    Walks the value without recursion, so a self-referencing YAML list or a deep one cannot
+    overflow the stack: depth and count are bounded as it goes.
+    """
+    stack, seen = [(value, "", 0)], 0
+    while stack:
+        item, at, depth = stack.pop()
+        seen += 1
+        where = at or "the top level"
+        if seen > _CONFIG_MAX_VALUES:
+            return (f"holds more than {_CONFIG_MAX_VALUES} values (YAML aliases repeated?); "
+                    "configs are small")
+        if depth > _CONFIG_MAX_DEPTH:
+            return f"is nested more than {_CONFIG_MAX_DEPTH} levels deep at {where}"
+        if isinstance(item, dict):
+            for key, sub in item.items():
+                if not isinstance(key, str):
+                    return f"has the key {_shown(key)} at {where}; keys are strings"
+                stack.append((sub, f"{at}.{key}" if at else key, depth + 1))
+        elif isinstance(item, (list, tuple)):
+            stack.extend((sub, f"{at}[{i}]", depth + 1) for i, sub in enumerate(item))
+        elif isinstance(item, float) and not math.isfinite(item):
+            return f"gives {where} the value {item!r}, which is not finite; give a number"
+        elif not (item is None or isinstance(item, (str, bool, int, float))):
+            return (f"gives {where} a {type(item).__name__} ({_shown(item)}); configs carry "
+                    "only plain data: strings, numbers, booleans, lists and tables")
+    return None
+
+
+def _shown(value, limit=60):
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _section(config, name, allowed, required=()):
     sec = config.get(name, {})
     if not isinstance(sec, dict):
-        raise ValueError(f"[{name}] must be a table; got {type(sec).__name__}.")
+        raise ValueError(f"[{name}] must be a table; got {_shown(sec)}.")
     unknown = sorted(set(sec) - set(allowed))
     if unknown:
         raise ValueError(f"[{name}] has unknown keys {unknown}; allowed: {sorted(allowed)}.")
@@ -545,86 +620,294 @@ def _section(config, name, allowed, required=()):
     return sec
 
 
+def _key(sec, section, key, ok, expected, default=None):
+    """``sec[key]`` when ``ok`` accepts it (``default`` when absent), else one line naming it."""
+    if key not in sec:
+        return default
+    if not ok(sec[key]):
+        raise ValueError(f"[{section}] {key} must be {expected}; got {_shown(sec[key])}.")
+    return sec[key]
+
+
+def _is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_text(value):
+    return isinstance(value, str) and value != ""
+
+
+def _is_scalar(value):
+    return value is None or isinstance(value, (str, bool, int, float))
+
+
+def _check_settable(param, where):
+    """Refuse a parameter a config may not set (see ``_UNSAFE_PARAMS``)."""
+    base = param.rsplit("__", 1)[-1]
+    if base in _UNSAFE_PARAMS:
+        raise ValueError(f"{where} sets {param!r}, which {_UNSAFE_PARAMS[base]}; a config may "
+                         "not set it.")
+
+
+def _sweep_section(config):
+    """The ``[sweep]`` table, every key of the right type."""
+    sec = _section(config, "sweep", {"param", "values", "distribution", "n_draws", "attacks",
+                                     "scoring", "seed", "n_jobs", "label"}, ("param",))
+    _key(sec, "sweep", "param", _is_text, "a parameter name such as 'align__v'")
+    _check_settable(sec["param"], "[sweep] param")
+    if ("values" in sec) == ("distribution" in sec):
+        raise ValueError("[sweep] needs exactly one of values = [...] or distribution = {...}.")
+    _key(sec, "sweep", "values", lambda v: isinstance(v, list) and v
+         and all(_is_scalar(x) for x in v), "a non-empty list of numbers (or strings)")
+    _key(sec, "sweep", "n_draws", lambda v: is_int(v) and v >= 1, "a positive integer")
+    _key(sec, "sweep", "attacks", lambda v: isinstance(v, str) or (
+        isinstance(v, list) and all(_is_text(x) for x in v)),
+        "a list of attack names such as ['procrustes']")
+    _key(sec, "sweep", "scoring", _is_text, "a scorer name such as 'balanced_accuracy'")
+    _key(sec, "sweep", "seed", lambda v: is_int(v) and 0 <= v < 2**32,
+         "an integer in [0, 2**32 - 1]")
+    _key(sec, "sweep", "n_jobs", lambda v: v is None or (is_int(v) and v != 0),
+         "a non-zero integer (joblib's n_jobs)")
+    _key(sec, "sweep", "label", lambda v: isinstance(v, str), "a string")
+    return sec
+
+
 def _resolve_class(name):
-    if "." not in name:
-        for module in ("skdc", "skdc.mechanisms", "skdc.alignment", "skdc.anchors"):
-            mod = importlib.import_module(module)
-            if hasattr(mod, name):
-                return getattr(mod, name)
-        raise ValueError(
-            f"No class {name!r} in skdc, skdc.mechanisms or skdc.alignment; give a dotted path "
-            "such as 'sklearn.linear_model.LogisticRegression'."
-        )
-    module, _, attr = name.rpartition(".")
-    if module.split(".")[0] not in ("sklearn", "skdc", "imblearn"):
-        raise ValueError(f"Classes come from sklearn, skdc or imblearn; got {name!r}.")
+    """The public estimator class a config names: a bare name exported by skdc (``"IGDP"``) or a
+    dotted path under sklearn, skdc or imblearn, every component public, no test module."""
+    parts = name.split(".")
+    if not all(part.isidentifier() for part in parts):
+        raise ValueError(f"{name!r} is not a dotted name such as "
+                         "'sklearn.linear_model.LogisticRegression'.")
+    private = [part for part in parts if part.startswith("_")]
+    if private:
+        raise ValueError(f"{name!r} goes through the private name {private[0]!r}; configs name "
+                         "public estimator classes only, such as "
+                         "'sklearn.linear_model.LogisticRegression'.")
+    if any(part in ("tests", "conftest") or part.startswith("test") for part in parts[:-1]):
+        raise ValueError(f"{name!r} is in a test module; configs name the libraries' estimator "
+                         "classes.")
+    if len(parts) == 1:
+        found = [getattr(importlib.import_module(m), name, None) for m in _BARE_CLASS_MODULES]
+        cls = next((c for c in found if c is not None), None)
+        if cls is None:
+            raise ValueError(
+                f"No class {name!r} in skdc, skdc.mechanisms or skdc.alignment; give a dotted "
+                "path such as 'sklearn.linear_model.LogisticRegression'."
+            )
+    else:
+        if parts[0] not in _CLASS_ROOTS:
+            raise ValueError(f"Classes come from sklearn, skdc or imblearn; got {name!r}.")
+        try:
+            cls = getattr(importlib.import_module(".".join(parts[:-1])), parts[-1])
+        except (ImportError, AttributeError) as exc:
+            raise ValueError(f"Cannot import {name!r}: {one_line(exc)}.") from None
+    from sklearn.base import BaseEstimator
+
+    if not (isinstance(cls, type) and issubclass(cls, BaseEstimator)):
+        raise ValueError(f"{name!r} is not an estimator class (a subclass of sklearn's "
+                         "BaseEstimator); configs name estimator classes only, never functions "
+                         "or other objects.")
+    return cls
+
+
+def _build_step(k, step):
+    """``(name, estimator)`` of the ``k``-th ``[[pipeline.steps]]`` table."""
+    where = f"pipeline step {k}"
+    if not isinstance(step, dict) or "class" not in step:
+        raise ValueError(f"{where} must be a table with 'class' (and 'name', 'params'); got "
+                         f"{_shown(step)}.")
+    extra = sorted(set(step) - {"name", "class", "params"})
+    if extra:
+        raise ValueError(f"{where} has unknown keys {extra}; allowed: name, class, params.")
+    cls_name, name = step["class"], step.get("name", f"step{k}")
+    if not _is_text(cls_name):
+        raise ValueError(f"{where} class must be a class name such as "
+                         f"'sklearn.linear_model.LogisticRegression'; got {_shown(cls_name)}.")
+    if not _is_text(name) or "__" in name:
+        raise ValueError(f"{where} name must be a non-empty string without '__'; got "
+                         f"{_shown(name)}.")
+    where = f"{where} ({name}: {cls_name})"
+    params = step.get("params", {})
+    if not isinstance(params, dict):
+        raise ValueError(f"{where}: params must be a table of the class's parameters; got "
+                         f"{_shown(params)}.")
+    problem = _plain_data_problem(params)
+    if problem:
+        raise ValueError(f"{where}: params {problem}.")
+    for param in params:
+        _check_settable(param, where)
+    from ..utils._sklearn_compat import validate_estimator_params  # imports scikit-learn
+
     try:
-        return getattr(importlib.import_module(module), attr)
-    except (ImportError, AttributeError) as exc:
-        raise ValueError(f"Cannot import {name!r}: {exc}.") from exc
+        cls = _resolve_class(cls_name)
+        est = cls(**params)
+        if hasattr(est, "_parameter_constraints"):  # before any work, bools not numbers
+            validate_estimator_params(est)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{where}: {one_line(exc, 400)}") from None
+    return name, est
 
 
 def _build_pipeline(config):
     from sklearn.pipeline import Pipeline
 
     sec = _section(config, "pipeline", {"steps"}, ("steps",))
-    steps = []
-    for k, step in enumerate(sec["steps"]):
-        if not isinstance(step, dict) or "class" not in step:
-            raise ValueError(f"pipeline step {k} must be a table with 'class' (and 'name', "
-                             "'params').")
-        extra = sorted(set(step) - {"name", "class", "params"})
-        if extra:
-            raise ValueError(f"pipeline step {k} has unknown keys {extra}; allowed: name, class, "
-                             "params.")
-        cls = _resolve_class(step["class"])
-        try:
-            est = cls(**step.get("params", {}))
-        except TypeError as exc:
-            raise ValueError(f"pipeline step {k} ({step['class']}): {exc}.") from exc
-        steps.append((step.get("name", f"step{k}"), est))
-    return Pipeline(steps)
+    steps = sec["steps"]
+    if not isinstance(steps, list) or not steps:
+        raise ValueError("[pipeline] steps must be a non-empty list of tables ([[pipeline.steps]]"
+                         f" with class, name, params); got {_shown(steps)}.")
+    built = [_build_step(k, step) for k, step in enumerate(steps)]
+    names = [name for name, _ in built]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ValueError(f"[pipeline] step names must differ; {twice} appear twice.")
+    return Pipeline(built)
 
 
-def _distribution(params):
+def _distribution(spec):
+    """The frozen scipy.stats distribution of ``[sweep] distribution``: a public continuous or
+    discrete distribution, numbers as parameters, finite draws."""
     from scipy import stats
 
-    params = dict(params)
+    if not isinstance(spec, dict):
+        raise ValueError('[sweep] distribution must be a table such as { name = "uniform", '
+                         f"low = 0.0, high = 0.3 }}; got {_shown(spec)}.")
+    params = dict(spec)
     name = params.pop("name", "uniform")
+    if not isinstance(name, str):
+        raise ValueError("[sweep] distribution name must be the name of a scipy.stats "
+                         f"distribution such as 'uniform'; got {_shown(name)}.")
+    dist = (getattr(stats, name, None) if name.isidentifier() and not name.startswith("_")
+            else None)
+    if not isinstance(dist, (stats.rv_continuous, stats.rv_discrete)):
+        raise ValueError(f"[sweep] distribution {name!r} is not a distribution of scipy.stats; "
+                         "give a continuous or discrete one such as 'uniform', 'loguniform' or "
+                         "'randint'.")
+    for key, value in params.items():
+        if not _is_number(value):
+            raise ValueError(f"[sweep] distribution {key} must be a finite number; got "
+                             f"{_shown(value)}.")
     if name == "uniform" and ("low" in params or "high" in params):
         low, high = float(params.pop("low", 0.0)), float(params.pop("high", 1.0))
         params.update(loc=low, scale=high - low)
-    dist = getattr(stats, name, None)
-    if dist is None or not hasattr(dist, "rvs"):
-        raise ValueError(f"No scipy.stats distribution {name!r}.")
     try:
-        return dist(**params)
-    except TypeError as exc:
-        raise ValueError(f"distribution {name!r}: {exc}.") from exc
+        frozen = dist(**params)
+        draws = np.asarray(frozen.rvs(size=8, random_state=0), dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"[sweep] distribution {name!r}: {one_line(exc)}; check its "
+                         f"parameters (scipy.stats.{name}).") from None
+    if not np.all(np.isfinite(draws)):
+        raise ValueError(f"[sweep] distribution {name!r} draws values that are not finite; "
+                         "check its parameters.")
+    return frozen
 
 
 def _load_data(config, base):
     sec = _section(config, "data", {"dataset", "path", "test_size"})
-    dataset = sec.get("dataset", "digits")
+    dataset = _key(sec, "data", "dataset", lambda v: v in ("digits", "npz"),
+                   "'digits' or 'npz'", "digits")
+    test_size = _key(sec, "data", "test_size", lambda v: (isinstance(v, float) and 0 < v < 1)
+                     or (is_int(v) and v >= 1), "a fraction in (0, 1) or a number of rows", 0.3)
     if dataset == "digits":
         from sklearn.datasets import load_digits
         from sklearn.preprocessing import StandardScaler
 
         X, y = load_digits(return_X_y=True)
         X = StandardScaler().fit_transform(X) / np.sqrt(X.shape[1])
-    elif dataset == "npz":
-        if "path" not in sec:
-            raise ValueError("[data] dataset = 'npz' needs path = 'file.npz' (arrays X, y).")
-        path = (base / sec["path"]) if not os.path.isabs(sec["path"]) else Path(sec["path"])
-        if not path.is_file():
-            raise FileNotFoundError(f"[data] path {path} does not exist.")
-        with np.load(path, allow_pickle=False) as f:
-            if "X" not in f:
-                raise ValueError(f"{path} must hold an array named X (and y).")
+        return X, y, float(test_size)
+    if "path" not in sec:
+        raise ValueError("[data] dataset = 'npz' needs path = 'file.npz' (arrays X, y).")
+    _key(sec, "data", "path", _is_text, "the path of an .npz file")
+    path = Path(sec["path"]) if os.path.isabs(sec["path"]) else base / sec["path"]
+    X, y = _read_npz(path)
+    return X, y, test_size if is_int(test_size) else float(test_size)
+
+
+def _read_npz(path):
+    """Arrays ``X`` and ``y`` (optional) of an .npz file, read through the file boundary: a
+    regular file of at most 2 GiB, no pickles, each member's declared size checked before it is
+    allocated, ``X`` a finite numeric matrix and ``y`` one value per row."""
+    import io
+    import zipfile
+
+    what = "[data] path"
+    blob = read_bytes(path, what, max_bytes=_DATA_MAX_BYTES, decompress=None)
+    try:
+        with zipfile.ZipFile(io.BytesIO(blob)) as zf:
+            members = {info.filename: info for info in zf.infolist()}
+            if "X.npy" not in members:
+                raise FileError(f"{path}: {what} must hold an array named X (and y); it holds "
+                                f"{sorted(members)[:5]}.")
+            for name in ("X.npy", "y.npy"):
+                if name in members:
+                    _check_npy_member(zf, members[name], path, what)
+        with np.load(io.BytesIO(blob), allow_pickle=False) as f:
             X, y = f["X"], (f["y"] if "y" in f else None)
-    else:
-        raise ValueError(f"[data] dataset must be 'digits' or 'npz'; got {dataset!r}.")
-    return X, y, float(sec.get("test_size", 0.3))
+    except FileError:
+        raise
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError, EOFError, KeyError,
+            RuntimeError, NotImplementedError, zlib.error) as exc:
+        raise FileError(f"{path}: {what} is not a readable .npz file of arrays X and y "
+                        f"({one_line(exc)}).") from None
+    if X.ndim != 2 or X.dtype.kind not in "biuf" or X.shape[0] < 2:
+        raise FileError(f"{path}: {what}: X must be a numeric matrix of at least two rows; got "
+                        f"shape {X.shape} and dtype {X.dtype}.")
+    if not np.isfinite(X).all():
+        raise FileError(f"{path}: {what}: X holds values that are not finite (NaN or inf).")
+    if y is not None and (y.ndim != 1 or len(y) != len(X)):
+        raise FileError(f"{path}: {what}: y must hold one label per row of X ({len(X)} rows); "
+                        f"got shape {y.shape}.")
+    return X, y
+
+
+def _check_npy_member(zf, info, path, what):
+    """Refuse a member holding objects, or declaring more data than it holds (before numpy
+    allocates the declared shape)."""
+    import math
+
+    with zf.open(info) as fh:
+        version = np.lib.format.read_magic(fh)
+        if version not in ((1, 0), (2, 0)):
+            raise FileError(f"{path}: {what}: {info.filename} is .npy version {version}; "
+                            "save it with numpy.savez.")
+        read = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                else np.lib.format.read_array_header_2_0)
+        shape, _, dtype = read(fh)
+    if dtype.hasobject:
+        raise FileError(f"{path}: {what}: {info.filename} holds Python objects; skdc reads "
+                        "numeric arrays only (no pickles).")
+    declared = math.prod(shape) * dtype.itemsize
+    if declared > info.file_size:
+        raise FileError(f"{path}: {what}: {info.filename} declares shape {shape} ({declared} "
+                        f"bytes) but holds {info.file_size}; the file is damaged.")
+
+
+def _read_sweep_config(path):
+    """Everything ``skdc sweep`` takes from its config, checked before any work.
+
+    Returns a namespace with ``config``, ``sweep``, ``output``, ``values`` (a list or a frozen
+    distribution), ``pipeline``, ``X``, ``y`` and ``test_size``; any problem is one
+    ``ValueError`` line naming the file and the key.
+    """
+    from types import SimpleNamespace
+
+    config = _load_config(path)
+    try:
+        extra = sorted(set(config) - {"data", "pipeline", "sweep", "output"})
+        if extra:
+            raise ValueError(f"unknown sections {extra}; allowed: data, pipeline, sweep, output.")
+        sweep = _sweep_section(config)
+        output = _section(config, "output", {"csv", "plot"})
+        for key in ("csv", "plot"):
+            _key(output, "output", key, _is_text, "a file name")
+        values = sweep["values"] if "values" in sweep else _distribution(sweep["distribution"])
+        pipe = _build_pipeline(config)
+        X, y, test_size = _load_data(config, Path(path).resolve().parent)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"{path}: {one_line(exc, 600)}") from None
+    return SimpleNamespace(config=config, sweep=sweep, output=output, values=values,
+                           pipeline=pipe, X=X, y=y, test_size=test_size)
 
 
 def _column_format(values):
@@ -656,22 +939,13 @@ def _run_sweep(args):
 
     from ._sweep import privacy_utility_sweep
 
-    config = _load_config(args.config)
-    extra = sorted(set(config) - {"data", "pipeline", "sweep", "output"})
-    if extra:
-        raise ValueError(f"unknown sections {extra}; allowed: data, pipeline, sweep, output.")
-    sweep = _section(config, "sweep", {"param", "values", "distribution", "n_draws", "attacks",
-                                       "scoring", "seed", "n_jobs", "label"}, ("param",))
-    output = _section(config, "output", {"csv", "plot"})
-    if ("values" in sweep) == ("distribution" in sweep):
-        raise ValueError("[sweep] needs exactly one of values = [...] or distribution = {...}.")
-    values = sweep["values"] if "values" in sweep else _distribution(sweep["distribution"])
-    pipe = _build_pipeline(config)
-    X, y, test_size = _load_data(config, Path(args.config).resolve().parent)
+    spec = _read_sweep_config(args.config)
+    sweep, output, config = spec.sweep, spec.output, spec.config
     results = privacy_utility_sweep(
-        pipe, X, y, param=sweep["param"], values=values, n_draws=sweep.get("n_draws"),
-        attacks=sweep.get("attacks") or None, scoring=sweep.get("scoring", "balanced_accuracy"),
-        test_size=test_size, label=sweep.get("label"), random_state=sweep.get("seed", 0),
+        spec.pipeline, spec.X, spec.y, param=sweep["param"], values=spec.values,
+        n_draws=sweep.get("n_draws"), attacks=sweep.get("attacks") or None,
+        scoring=sweep.get("scoring", "balanced_accuracy"), test_size=spec.test_size,
+        label=sweep.get("label"), random_state=sweep.get("seed", 0),
         n_jobs=args.n_jobs if args.n_jobs is not None else sweep.get("n_jobs"),
     )
     print(_format_draws(results))

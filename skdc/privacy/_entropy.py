@@ -28,7 +28,6 @@ import hashlib
 import json
 import math
 import os
-import tempfile
 from numbers import Integral, Real
 
 import numpy as np
@@ -37,6 +36,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array
 
 from ..utils._device import resolve_device
+from ..utils._files import FileError, is_int, output_mode, read_text, write_file
 from ..utils._parallel import available_cpus
 from ..utils._progress import progress_bar
 from ..utils._sklearn_compat import (
@@ -275,39 +275,92 @@ def _fingerprint(Y, K, nu2, n_mc_of, alpha, seed):
     return h.hexdigest()
 
 
-def _read_checkpoint(path, fingerprint):
-    """Finished pair records of an earlier run on the same data, keyed by ``(k, nu2)``."""
-    if path is None or not os.path.exists(path):
+_CHECKPOINT_MAX_BYTES = 2**24  # a grid of 32 block sizes x 100 dithers takes about 1 MB
+_RECORD_INTS = ("k", "n_mc")
+_RECORD_FLOATS = ("nu2", "s", "h_hat", "h_lb", "t_mc", "t_md", "c_mc_bar")
+
+
+def _read_checkpoint(path, fingerprint, n_mc_of, t_md):
+    """Finished pair records of an earlier run on the same data, keyed by ``(k, nu2)``.
+
+    The file is read through the file boundary (a regular file, at most
+    ``_CHECKPOINT_MAX_BYTES``) and every record is checked (:func:`_check_record`), so a
+    damaged or edited file is refused in one line naming it, never mixed into the bound.
+    """
+    if path is None or not os.path.exists(path):  # a dangling link: replaced at the write
         return {}
+    path, what = os.fspath(path), "the entropy checkpoint (checkpoint=)"
+    text = read_text(path, what, max_bytes=_CHECKPOINT_MAX_BYTES)
     try:
-        with open(path) as f:
-            saved = json.load(f)
-        records, stamp = saved["pairs"], saved["fingerprint"]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise ValueError(
-            f"checkpoint={str(path)!r} is not an entropy-grid checkpoint ({exc}); remove it or "
-            "pass another path."
-        ) from exc
-    if stamp != fingerprint:
-        raise ValueError(
-            f"checkpoint={str(path)!r} was written for other data or settings (rows, rotation, "
-            "grid, n_mc, alpha or random_state differ); remove it or pass another path."
+        saved = json.loads(text)
+    except RecursionError:
+        raise FileError(f"{path}: {what} is nested too deeply; it is not an entropy-grid "
+                        "checkpoint. Remove it or pass another path.") from None
+    except ValueError as exc:
+        raise FileError(f"{path}: {what} is not an entropy-grid checkpoint (not JSON: {exc}); "
+                        "remove it or pass another path.") from None
+    if not isinstance(saved, dict) or set(saved) != {"fingerprint", "pairs"}:
+        keys = sorted(saved) if isinstance(saved, dict) else type(saved).__name__
+        raise FileError(f"{path}: {what} is not an entropy-grid checkpoint (a table of "
+                        f"'fingerprint' and 'pairs' expected; got {keys}); remove it or pass "
+                        "another path.")
+    if not isinstance(saved["fingerprint"], str) or saved["fingerprint"] != fingerprint:
+        raise FileError(
+            f"{path}: {what} was written for other data or settings (rows, rotation, grid, "
+            "n_mc, alpha or random_state differ); remove it or pass another path."
         )
-    return {(r["k"], r["nu2"]): r for r in records}
+    if not isinstance(saved["pairs"], list):
+        raise FileError(f"{path}: {what}: 'pairs' must be a list of records; got "
+                        f"{type(saved['pairs']).__name__}. Remove the file or pass another path.")
+    for i, record in enumerate(saved["pairs"]):
+        problem = _check_record(record, n_mc_of, t_md)
+        if problem:
+            raise FileError(f"{path}: {what}: record {i}: {problem}; the file is damaged or "
+                            "edited. Remove it or pass another path.")
+    return {(r["k"], r["nu2"]): r for r in saved["pairs"]}
+
+
+def _check_record(record, n_mc_of, t_md):
+    """What is wrong with one pair record read back (``None`` when nothing): its fields, their
+    types, finiteness, and the identities the estimate keeps (``s = sqrt(nu2 / k)``,
+    ``h_lb = h_hat - t_mc - t_md``, the run's ``t_md`` and ``n_mc``)."""
+    if not isinstance(record, dict):
+        return f"is not a table of {list(_RECORD_INTS + _RECORD_FLOATS)}"
+    lacking = [f for f in _RECORD_INTS + _RECORD_FLOATS if f not in record]
+    extra = sorted(set(record) - set(_RECORD_INTS + _RECORD_FLOATS))
+    if lacking or extra:
+        return f"lacks {lacking}" if lacking else f"has unknown fields {extra}"
+    for field in _RECORD_INTS:
+        if not is_int(record[field]) or record[field] < 1:
+            return f"{field} must be a positive integer; got {record[field]!r}"
+    for field in _RECORD_FLOATS:
+        value = record[field]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not math.isfinite(value):
+            return f"{field} must be a finite number; got {value!r}"
+    k, v = record["k"], record["nu2"]
+    if v <= 0 or record["s"] != math.sqrt(v / k):
+        return f"s = {record['s']!r} is not sqrt(nu2 / k) for nu2 = {v!r}, k = {k}"
+    if record["h_lb"] != record["h_hat"] - record["t_mc"] - record["t_md"]:
+        return "h_lb is not h_hat - t_mc - t_md"
+    if record["t_md"] != t_md or (k in n_mc_of and record["n_mc"] != n_mc_of[k]):
+        return "t_md or n_mc differ from this run's"
+    return None
 
 
 def _write_checkpoint(path, fingerprint, pairs):
-    """Atomically replace the checkpoint with the records finished so far.
+    """Replace the checkpoint with the records finished so far, through the file boundary.
 
-    The records go to a fresh temporary file next to ``path`` first, so two fits writing the
-    same path at once never interleave their bytes (the last complete write wins).
+    The records go to a fresh temporary file next to ``path`` that is then renamed over it
+    (:func:`~skdc.utils._files.write_file`), so two fits writing the same path at once never
+    interleave their bytes (the last complete write wins), and a link at ``path`` is replaced,
+    never written through.
     """
     if path is None:
         return
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), suffix=".tmp")
-    with os.fdopen(fd, "w") as f:
-        json.dump({"fingerprint": fingerprint, "pairs": pairs}, f)
-    os.replace(tmp, path)
+    with write_file(path, "the entropy checkpoint (checkpoint=)",
+                    mode=output_mode(0o644)) as fh:
+        fh.write(json.dumps({"fingerprint": fingerprint, "pairs": pairs}).encode())
 
 
 def _resolve_device(device):
@@ -632,7 +685,7 @@ class BlockEntropyLowerBound(BaseEstimator):
         """The record of every grid pair, read back from ``checkpoint`` or estimated."""
         n_mc_of = {k: _n_mc_paper(k) if self.n_mc == "paper" else int(self.n_mc) for k in K}
         fingerprint = _fingerprint(Y, K, nu2, n_mc_of, self.alpha, self._seed)
-        done = _read_checkpoint(checkpoint, fingerprint)
+        done = _read_checkpoint(checkpoint, fingerprint, n_mc_of, t_md)
         n_pairs = len(K) * len(nu2)
         pairs = []
         grid = [(ki, k, vi, v) for ki, k in enumerate(K) for vi, v in enumerate(nu2)]

@@ -205,14 +205,20 @@ def _log_erfc(x):
     return math.log(2.0) + float(special.log_ndtr(-x * math.sqrt(2.0)))
 
 
+def _half_inv_var(sigma):
+    """``1 / (2 sigma^2)``, ``inf`` (not ZeroDivisionError) where ``sigma**2`` underflows."""
+    return 0.5 / sigma / sigma if sigma > 1e-150 else math.inf
+
+
 def _log_a_int(q, sigma, alpha):
     log_a = -np.inf
+    half_inv_var = _half_inv_var(sigma)
     for i in range(int(alpha) + 1):
         log_coef = (
             special.gammaln(alpha + 1) - special.gammaln(i + 1) - special.gammaln(alpha - i + 1)
         )
-        s = log_coef + i * math.log(q) + (alpha - i) * math.log1p(-q) + (i * i - i) / (
-            2.0 * sigma**2
+        s = log_coef + i * math.log(q) + (alpha - i) * math.log1p(-q) + (
+            (i * i - i) * half_inv_var if i > 1 else 0.0
         )
         log_a = np.logaddexp(log_a, s)
     return float(log_a)
@@ -222,6 +228,9 @@ def _log_a_frac(q, sigma, alpha):
     # series of Mironov, Talwar and Zhang (2019), Sec 3.3, split at z0 where the two Gaussian
     # densities weighted by the sampling probabilities cross
     log_a0, log_a1 = -np.inf, -np.inf
+    half_inv_var = _half_inv_var(sigma)
+    if not math.isfinite(half_inv_var):
+        return math.inf  # no noise: the divergence is infinite
     z0 = sigma**2 * math.log(1.0 / q - 1.0) + 0.5
     i = 0
     while True:
@@ -232,8 +241,8 @@ def _log_a_frac(q, sigma, alpha):
         log_t1 = log_coef + j * math.log(q) + i * math.log1p(-q)
         log_e0 = math.log(0.5) + _log_erfc((i - z0) / (math.sqrt(2) * sigma))
         log_e1 = math.log(0.5) + _log_erfc((z0 - j) / (math.sqrt(2) * sigma))
-        log_s0 = log_t0 + (i * i - i) / (2.0 * sigma**2) + log_e0
-        log_s1 = log_t1 + (j * j - j) / (2.0 * sigma**2) + log_e1
+        log_s0 = log_t0 + (i * i - i) * half_inv_var + log_e0
+        log_s1 = log_t1 + (j * j - j) * half_inv_var + log_e1
         if coef > 0:
             log_a0 = np.logaddexp(log_a0, log_s0)
             log_a1 = np.logaddexp(log_a1, log_s1)
@@ -257,7 +266,7 @@ def _subsampled_gaussian_rdp(q, sigma, steps, orders=DEFAULT_ORDERS):
     out = np.empty(orders.shape)
     for n, a in enumerate(orders):
         if q == 1.0:
-            out[n] = a / (2.0 * sigma**2)
+            out[n] = a * _half_inv_var(sigma)
         elif float(a).is_integer():
             out[n] = _log_a_int(q, sigma, int(a)) / (a - 1)
         else:
@@ -527,28 +536,34 @@ def calibrate_sigma(target_epsilon, *, delta, q, steps, accountant="prv", rtol=1
 
 
 def _bracket_log_sigma(f, x0, run):
-    """``(lo, f(lo), hi, f(hi))`` with ``f(lo) > 0 >= f(hi)``, by doubling steps from ``x0``."""
+    """``(lo, f(lo), hi, f(hi))`` with ``f(lo) > 0 >= f(hi)``, by doubling steps from ``x0``.
+
+    Every probe stays in ``_SIGMA_RANGE``: a first step sized by a huge log-gap (an epsilon
+    that is 0 at ``x0``, so ``f(x0)`` is near -700) stops at the range's end, where the search
+    gives up in words if the sign still has not changed.
+    """
     lo_lim, hi_lim = (math.log(s) for s in _SIGMA_RANGE)
+    x0 = min(max(x0, lo_lim), hi_lim)
     f0 = f(x0)
     step = max(abs(f0), 0.01)  # eps ~ 1 / sigma: the log-gap is a good first step
-    x1 = x0 - step if f0 <= 0 else x0 + step
-    f1 = f(x1)
-    while (f0 > 0) == (f1 > 0):
-        x0, f0 = x1, f1
-        step *= 2.0
-        x1 = x0 - step if f0 <= 0 else x0 + step
-        if x1 > hi_lim:
+    while True:
+        x1 = min(max(x0 - step if f0 <= 0 else x0 + step, lo_lim), hi_lim)
+        f1 = f(x1)
+        if (f0 > 0) != (f1 > 0):
+            return (x0, f0, x1, f1) if f0 > 0 else (x1, f1, x0, f0)
+        if f1 > 0 and x1 >= hi_lim:
             raise ValueError(
                 f"no noise multiplier up to {_SIGMA_RANGE[1]:g} reaches {run}: the budget is "
                 "too small. Raise target_epsilon or delta, or lower q or steps."
             )
-        if x1 < lo_lim:
+        if f1 <= 0 and x1 <= lo_lim:
             raise ValueError(
-                f"{run} needs a noise multiplier below {_SIGMA_RANGE[0]:g}, where the "
-                "accountants are unreliable. Lower target_epsilon."
+                f"{run} needs a noise multiplier below {_SIGMA_RANGE[0]:g} (sigma = "
+                f"{_SIGMA_RANGE[0]:g} already spends at most this epsilon), where the "
+                "accountants are unreliable. Lower target_epsilon (or delta)."
             )
-        f1 = f(x1)
-    return (x0, f0, x1, f1) if f0 > 0 else (x1, f1, x0, f0)
+        x0, f0 = x1, f1
+        step *= 2.0
 
 
 def _illinois(f, lo, flo, hi, fhi, *, width):

@@ -155,9 +155,10 @@ def open_regular(path, what="the file", *, max_bytes=None, error=FileError):
 class _Bounded(io.RawIOBase):
     """A reader that refuses to deliver more than ``limit`` bytes of ``raw``."""
 
-    def __init__(self, raw, limit, where, error):
+    def __init__(self, raw, limit, where, error, file=None):
         self._raw, self._left, self._where, self._error = raw, limit, where, error
         self._limit = limit
+        self._file = file  # the file under a decompressor (which leaves it open)
 
     def readable(self):
         return True
@@ -180,6 +181,8 @@ class _Bounded(io.RawIOBase):
 
     def close(self):
         self._raw.close()
+        if self._file is not None:
+            self._file.close()
         super().close()
 
 
@@ -220,14 +223,15 @@ def open_input(path, what="the file", *, max_bytes, error=FileError, decompress=
     --data holds more than 100 bytes (after
     """
     path = os.fspath(path)
-    raw = open_regular(path, what, error=error)
+    raw = file = open_regular(path, what, error=error)
     try:
         if decompress == "gzip" or (decompress == "auto"
                                     and raw.peek(2)[:2] == _GZIP_MAGIC):
-            raw = gzip.GzipFile(fileobj=raw, mode="rb")
-        return io.BufferedReader(_Bounded(raw, int(max_bytes), f"{path}: {what}", error))
+            raw = gzip.GzipFile(fileobj=file, mode="rb")
+        return io.BufferedReader(_Bounded(raw, int(max_bytes), f"{path}: {what}", error,
+                                          file if raw is not file else None))
     except BaseException:
-        raw.close()
+        file.close()
         raise
 
 

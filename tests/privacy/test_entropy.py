@@ -328,3 +328,133 @@ def test_clones_keep_no_checkpoint_path(tmp_path):
     assert "checkpoint" not in ent.get_params()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json", "b.json"]
     assert json.loads((tmp_path / "b.json").read_text())["pairs"] == twin.pairs_
+
+
+# -- hostile checkpoints (issue 24): every record validated, the file read through the boundary
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from tests._fuzz import CASES, deadline  # noqa: E402
+
+_CK_PARAMS = dict(block_sizes=[1, 2], nu2=(0.4, 1.6), device="cpu", progress=False)
+
+
+@pytest.fixture(scope="module")
+def checkpointed(tmp_path_factory):
+    """Data, a finished run and its checkpoint's text."""
+    rng = np.random.RandomState(0)
+    X, X_perp = rng.standard_normal((200, 4)), rng.standard_normal((60, 4))
+    path = tmp_path_factory.mktemp("ck") / "grid.json"
+    full = BlockEntropyLowerBound(**_CK_PARAMS).fit(X, X_perp=X_perp, checkpoint=path)
+    return X, X_perp, full.pairs_, path.read_text()
+
+
+def _refused(checkpointed, path, match):
+    X, X_perp, _, _ = checkpointed
+    with deadline(10), pytest.raises(ValueError, match=match or None) as info:
+        BlockEntropyLowerBound(**_CK_PARAMS).fit(X, X_perp=X_perp, checkpoint=path)
+    msg = str(info.value)
+    assert str(path) in msg and "\n" not in msg, msg
+
+
+def _edited(checkpointed, tmp_path, edit):
+    saved = json.loads(checkpointed[3])
+    edit(saved)
+    path = tmp_path / "grid.json"
+    path.write_text(json.dumps(saved))
+    return path
+
+
+@pytest.mark.parametrize("edit, match", [
+    (lambda s: s.update(pairs={"k": 1}), "'pairs' must be a list"),
+    (lambda s: s["pairs"][1].pop("h_lb"), r"record 1: lacks \['h_lb'\]"),
+    (lambda s: s["pairs"][0].update(h_lb="big"), r"record 0: h_lb must be a finite number"),
+    (lambda s: s["pairs"][0].update(h_lb=float("nan")), "h_lb must be a finite number"),
+    (lambda s: s["pairs"][2].update(h_hat=float("inf")), "h_hat must be a finite number"),
+    (lambda s: s["pairs"][0].update(k=True), "k must be"),
+    (lambda s: s["pairs"][0].update(extra=1), r"unknown fields \['extra'\]"),
+    (lambda s: s["pairs"][0].update(h_lb=s["pairs"][0]["h_lb"] + 5),
+     "h_lb is not h_hat - t_mc - t_md"),
+    (lambda s: s["pairs"].append(7), "record 4: is not a table"),
+    (lambda s: s.update(fingerprint=3), "other data or settings"),
+])
+def test_checkpoint_records_are_validated(checkpointed, tmp_path, edit, match):
+    """Issue 24: a dict of pairs raised TypeError without the path; records lacking h_lb, or
+    with h_lb a string or NaN, were accepted."""
+    _refused(checkpointed, _edited(checkpointed, tmp_path, edit), match)
+
+
+def test_checkpoint_that_is_not_a_regular_file(checkpointed, tmp_path):
+    import os
+
+    os.mkfifo(tmp_path / "fifo.json")
+    (tmp_path / "dir.json").mkdir()
+    (tmp_path / "zero.json").symlink_to("/dev/zero")
+    for name, kind in (("fifo.json", "a named pipe"), ("dir.json", "a directory"),
+                       ("zero.json", "a character device")):
+        _refused(checkpointed, tmp_path / name, kind)
+    big = tmp_path / "big.json"
+    with open(big, "wb") as f:
+        f.truncate(2**25)  # 32 MiB of zeros, never read whole
+    _refused(checkpointed, big, "more than 16777216 bytes")
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    _refused(checkpointed, deep, "nested too deeply")
+
+
+def test_checkpoint_replaces_a_link_instead_of_writing_through_it(checkpointed, tmp_path):
+    X, X_perp, pairs, _ = checkpointed
+    target = tmp_path / "elsewhere.txt"
+    link = tmp_path / "grid.json"
+    link.symlink_to(target)  # dangling: no checkpoint yet
+    fitted = BlockEntropyLowerBound(**_CK_PARAMS).fit(X, X_perp=X_perp, checkpoint=link)
+    assert fitted.pairs_ == pairs
+    assert not target.exists() and not link.is_symlink()
+    assert json.loads(link.read_text())["pairs"] == pairs
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-2**70, 2**70)
+    | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner,
+                                                               max_size=3),
+    max_leaves=6)
+_FIELDS = ["k", "nu2", "s", "n_mc", "h_hat", "h_lb", "t_mc", "t_md", "c_mc_bar"]
+
+
+@settings(max_examples=60, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(record=st.integers(0, 3), field=st.sampled_from(_FIELDS + ["pairs", "fingerprint"]),
+       value=_JSON_VALUES, drop=st.booleans())
+def test_fuzz_entropy_checkpoint(checkpointed, tmp_path, record, field, value, drop):
+    """One field of a valid checkpoint replaced by any JSON value (or dropped): the fit either
+    resumes to the uninterrupted run's records or refuses in one line naming the file."""
+    CASES["entropy checkpoint"] += 1
+    X, X_perp, pairs, text = checkpointed
+    saved = json.loads(text)
+    where = saved if field in ("pairs", "fingerprint") else saved["pairs"][record]
+    if drop:
+        where.pop(field)
+    else:
+        where[field] = value
+    path = tmp_path / "grid.json"
+    path.write_text(json.dumps(saved))
+    try:
+        fitted = BlockEntropyLowerBound(**_CK_PARAMS).fit(X, X_perp=X_perp, checkpoint=path)
+    except ValueError as exc:
+        assert str(path) in str(exc) and "\n" not in str(exc), str(exc)
+        return
+    assert fitted.pairs_ == pairs
+
+
+@settings(max_examples=30, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(blob=st.binary(max_size=200), cut=st.floats(0, 1))
+def test_fuzz_entropy_checkpoint_bytes(checkpointed, tmp_path, blob, cut):
+    """Random bytes, and a valid checkpoint cut short, are refused naming the file."""
+    CASES["entropy checkpoint"] += 2
+    text = checkpointed[3].encode()
+    for content in (blob, text[: int(cut * (len(text) - 1))]):
+        path = tmp_path / "grid.json"
+        path.write_bytes(content)
+        _refused(checkpointed, path, "")

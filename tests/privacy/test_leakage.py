@@ -289,3 +289,40 @@ def test_calibration_errors_are_clear():
         calibrate_sigma(1e-7, delta=1e-5, q=1.0, steps=10, accountant="rdp")
     with pytest.raises(ValueError, match="accountant must be 'prv'"):
         DPSGDLeakageAccountant().add_run(0.1, 1.0, 5).epsilon(1e-5, accountant="moments")
+
+
+@pytest.mark.parametrize("accountant", ["rdp", "prv"])
+def test_calibrate_sigma_below_the_range_is_a_clear_error(accountant):
+    """Issue 24: ``calibrate_sigma(1e6, delta=0.5, q=0.01, steps=1)`` raised ZeroDivisionError.
+
+    The search stepped to sigma = e**-700, whose square underflows. The right answer: at
+    delta = 0.5 the run spends at most this epsilon even at the smallest multiplier the search
+    considers (0.01), so the noise the budget allows lies below the accountants' range.
+    """
+    if accountant == "prv":
+        pytest.importorskip("opacus")
+    with pytest.raises(ValueError, match=r"needs a noise multiplier below 0\.01.*0\.01 "
+                                         r"already spends at most"):
+        calibrate_sigma(1e6, delta=0.5, q=0.01, steps=1, accountant=accountant)
+    # the accountant agrees: sigma = 0.01 spends less than the target
+    acct = DPSGDLeakageAccountant().add_run(q=0.01, sigma=0.01, steps=1)
+    assert acct.epsilon(0.5, accountant="rdp")[0] <= 1e6
+
+
+def test_calibrate_sigma_near_the_bottom_of_the_range():
+    # a large budget whose multiplier lies just above 0.01: a first step far below the range
+    target = 5000.0
+    sigma = calibrate_sigma(target, delta=1e-5, q=0.01, steps=1, accountant="rdp", rtol=1e-8)
+    assert 0.01 < sigma < 0.02
+
+    def eps(s):
+        return DPSGDLeakageAccountant().add_run(0.01, s, 1).epsilon(1e-5, accountant="rdp")[0]
+
+    assert eps(sigma) <= target < eps(sigma * (1 - 1e-6))
+
+
+@pytest.mark.parametrize("q", [0.01, 1.0])
+def test_rdp_of_a_vanishing_noise_is_a_clear_error(q):
+    # sigma**2 underflows to 0: the RDP is infinite, said in words (was ZeroDivisionError)
+    with pytest.raises(FloatingPointError, match="noise is not vanishingly small"):
+        subsampled_gaussian_rdp(q, 1e-200, 1, orders=[1.5, 2.0])
