@@ -327,6 +327,7 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
     setting = _setting(X, y, partition, split, call, param, names, grid,
                        command_line or _python_call(call))
     setting["n_resumed"] = calibration.n_draws_resumed + grid_resumed
+    setting["n_draws_all"] = len(draws)
     leakage = _gaussian_leakage(param, calibration, split.X_tr)
     tables = _tables(calibration, draws, names, param, setting, leakage)
     picture = _reconstruction_picture(calibration, pipe, split, param, colluder, target)
@@ -566,7 +567,7 @@ def _where(cal):
     return cal.bracket[0], None
 
 
-def _attack_table(cal, names, param):
+def _attack_table(cal, names):
     """Each attack at the noise where the verdict is read and at the bracket's failing end."""
     import pandas as pd
 
@@ -579,7 +580,7 @@ def _attack_table(cal, names, param):
         s = cal.summary[cal.summary["value"] == v].set_index("attack")
         for a in names:
             rows.append({
-                "attack": a, "where": where, param: v, "draws": int(s.loc[a, "n_draws"]),
+                "attack": a, "where": where, "noise": v, "draws": int(s.loc[a, "n_draws"]),
                 "below_target": int(s.loc[a, "failures"]), "target": s.loc[a, "target"],
                 "min_error": s.loc[a, "min"], "median_error": s.loc[a, "median"],
                 "max_error": s.loc[a, "max"], "lower_bound": s.loc[a, "lower"],
@@ -639,7 +640,7 @@ def _tables(cal, draws, names, param, setting, leakage=None):
              ("draws run (all)", len(draws)), ("draws read back from a checkpoint",
                                                setting["n_resumed"])]
     summary = pd.DataFrame(head, columns=["quantity", "value"])
-    return {"attacks": _attack_table(cal, names, param), "diagnostics": diagnostics,
+    return {"attacks": _attack_table(cal, names), "diagnostics": diagnostics,
             "summary": summary, "baseline": base, "utility": util, "utility_ci": util_ci,
             "at": at}
 

@@ -110,7 +110,7 @@ def _allowed_failures(n, confidence, criterion):
 
 
 def _min_draws(confidence, criterion):
-    """The fewest draws with which a value can pass at all (``"normal"``: 10)."""
+    """The fewest draws with which a value can pass at all (``"normal"``: its default, 10)."""
     if criterion == "normal":
         return 10
     n = 1
@@ -690,15 +690,14 @@ class _Search:
             return (f"Gaussian {self.confidence:.0%} prediction bound of {worst} "
                     f"{lows[worst]:.4g} {'>=' if passes else '<'} {self.targets[worst]:.4g} "
                     f"over {n_run} draws")
-        rule = (f"at most {self.allowed} of {self.n} may fail" if self.allowed >= 0 else
-                f"no verdict can pass with {self.n} draws")
+        allowed = f"at most {self.allowed} allowed" if self.allowed else "none allowed"
         if early == "fail":
-            return (f"{n_failed} of {n_run} draws fail ({rule}): failed, stopped after "
-                    f"{n_run} of {self.n} draws")
+            return (f"failed after {n_run} of {self.n} draws: {n_failed} failed, {allowed}")
         if early == "pass":
-            return (f"{n_failed} of {n_run} draws fail ({rule}); the remaining draws cannot "
-                    f"change that: passed after {n_run} of {self.n} draws")
-        return f"{n_failed} of {n_run} draws fail ({rule}): {'passed' if passes else 'failed'}"
+            return (f"passed after {n_run} of {self.n} draws: {n_failed} failed, and the "
+                    f"rest cannot exceed the {self.allowed} allowed")
+        return (f"{'passed' if passes else 'failed'}: {n_failed} of {n_run} draws failed, "
+                f"{allowed}")
 
 
 # ----------------------------------------------------------------------------- setup
@@ -801,14 +800,14 @@ def _check_range(bounds, xtol):
 
 def _check_draws(n_draws, confidence, criterion):
     """The draws per value: ``None`` gives the fewest with which a value can pass."""
+    need = 2 if criterion == "normal" else _min_draws(confidence, criterion)
     if n_draws is None:
         return _min_draws(confidence, criterion)
-    need = _min_draws(confidence, criterion)
     if n_draws < need:
         why = ("the best a value can show is no failure in n draws, a fresh failure "
                "probability of 1/(n+1)" if criterion == "order" else
                "the Clopper-Pearson bound of n successes out of n is (1-confidence)^(1/n)"
-               if criterion == "clopper-pearson" else "the Gaussian bound needs a spread")
+               if criterion == "clopper-pearson" else "a standard deviation needs two")
         raise ValueError(f"n_draws={n_draws} is too few: criterion={criterion!r} at "
                          f"confidence={confidence} needs n_draws >= {need} ({why}). Raise "
                          "n_draws= or leave it None.")

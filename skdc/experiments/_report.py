@@ -141,15 +141,16 @@ def _png(fig):
 
 
 def _error_axis(errors):
-    """``(log, low, high)``: a log axis when the errors at non-zero noise span more than a
-    factor of 20 between their 5th and 95th percentiles, with its ends; else a linear axis
-    from 0. Values beyond the ends are capped and marked (:func:`_capped`)."""
+    """``(log, low, high)``: a log axis when the errors at non-zero noise span decades (the
+    largest more than 30 times the 5th percentile), with its ends; else a linear axis from
+    0. Values beyond the ends are capped and marked (:func:`_capped`)."""
     x = np.asarray(errors, dtype=float)
+    n_inf = int(np.isposinf(x).sum())
     x = x[np.isfinite(x) & (x > 0)]
     if x.size == 0:
         return False, 0.0, 1.0
-    q05, q95 = np.percentile(x, [5, 95])
-    if q95 > 20 * q05:
+    q05 = float(np.percentile(x, 5))
+    if x.max() > 30 * q05 or n_inf:
         low = 10 ** math.floor(math.log10(max(q05 / 3, 1e-6)))
         high = 10 ** math.ceil(math.log10(max(x.max(), 10 * low)))
         return True, low, min(high, low * 1e6)
@@ -304,12 +305,13 @@ _RULES = {
               "errors)",
 }
 _CSS = """
-body{font-family:Helvetica,Arial,sans-serif;max-width:60em;margin:2em auto;padding:0 1em;
+body{font-family:Helvetica,Arial,sans-serif;max-width:68em;margin:2em auto;padding:0 1em;
 color:#222;line-height:1.45}
 h1{font-size:1.6em}h2{font-size:1.25em;border-bottom:1px solid #ccc;padding-bottom:.2em;
 margin-top:1.8em}
-table{border-collapse:collapse;margin:.6em 0}td,th{border:1px solid #bbb;padding:.25em .6em;
-text-align:right}th{background:#f0f0f0}td:first-child,th:first-child{text-align:left}
+.scroll{overflow-x:auto}table{border-collapse:collapse;margin:.6em 0;font-size:.88em}
+td,th{border:1px solid #bbb;padding:.25em .5em;text-align:right}th{background:#f0f0f0}
+td:first-child,th:first-child,td.text{text-align:left}td.long{min-width:13em}
 .verdict{font-size:1.1em;padding:.8em 1em;border-left:6px solid #2a7;background:#eef8f1}
 .warn{border-left-color:#c60;background:#fbf3e8}.no{border-left-color:#b22;background:#fbeeee}
 img{max-width:100%}code{background:#f4f4f4;padding:0 .2em}
@@ -327,12 +329,18 @@ def _fmt(value):
     return html.escape(str(value))
 
 
+def _cell(value):
+    if isinstance(value, str):
+        return f"<td class='text{' long' if len(value) > 40 else ''}'>{_fmt(value)}</td>"
+    return f"<td>{_fmt(value)}</td>"
+
+
 def _table(df, table_id):
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in df.columns)
-    body = "".join("<tr>" + "".join(f"<td>{_fmt(v)}</td>" for v in row) + "</tr>"
+    body = "".join("<tr>" + "".join(_cell(v) for v in row) + "</tr>"
                    for row in df.itertuples(index=False))
-    return (f'<table id="{table_id}" data-csv="{table_id}.csv"><thead><tr>{head}</tr></thead>'
-            f"<tbody>{body}</tbody></table>")
+    return (f'<div class="scroll"><table id="{table_id}" data-csv="{table_id}.csv"><thead><tr>'
+            f"{head}</tr></thead><tbody>{body}</tbody></table></div>")
 
 
 def _img(png, alt):
@@ -385,6 +393,14 @@ def _phase_warning(cal):
     return ""
 
 
+def _scale_warning(s):
+    if s["scale"]["standardized"]:
+        return ""
+    return ("<p class='verdict warn'>Your rows are not standardized, and attack errors are "
+            "relative to the rows' scale: read the verdict for the scale you audited (see "
+            "<i>The setting</i>).</p>")
+
+
 def _answer_section(s, cal):
     """How the verdict was reached: the rule, the draws each decision needed."""
     rule = _RULES[cal.criterion].format(c=s["confidence"])
@@ -396,21 +412,24 @@ def _answer_section(s, cal):
         f"your rows and their partition stay fixed. A deployment <i>meets</i> the target when "
         f"every attack's error is at or above {s['target_error']:.3g}. A noise value passes "
         f"by {html.escape(rule)}: at {s['confidence']:.0%} with at most "
-        f"{cal.n_draws_max} deployments per value, at most "
-        f"{cal.decisions['allowed_failures'].iloc[0]} may fail.</p>"
+        f"{cal.n_draws_max} deployments per value, "
+        + (f"at most {cal.decisions['allowed_failures'].iloc[0]} may fail.</p>"
+           if cal.decisions["allowed_failures"].iloc[0] else "none may fail.</p>")
         if cal.criterion != "normal" else
         f"<p>Each simulated deployment draws everything a real one draws; a noise value "
         f"passes by {html.escape(rule)} over {cal.n_draws_max} deployments.</p>")
     text += (
         f"<p>The search evaluated {len(cal.decisions)} noise values with {n} simulated "
-        f"deployments in all; {early} of them were decided early, once the remaining draws "
-        "could not change their verdict (see <a>How the calibration got there</a>). The "
+        f"deployments in all; {early} of the {len(cal.decisions)} values were decided "
+        "early, once their remaining draws could not change their verdict (see <a>How the "
+        "calibration got there</a>). The "
         f"binding attack, <b>{html.escape(attack_label(cal.binding_attack))}</b>, is the one "
         "that decides the bracket: it fails most often at the bracket's failing end.</p>"
     ).replace("<a>", "<i>").replace("</a>", "</i>")
     if s.get("n_resumed"):
         text += (f"<p id='resumed'>This audit resumed from its checkpoint: "
-                 f"{s['n_resumed']} of its draws were read back, not rerun.</p>")
+                 f"{s['n_resumed']} of its {s['n_draws_all']} draws were read back, not "
+                 "rerun.</p>")
     return text
 
 
@@ -585,7 +604,7 @@ def render(setting, cal, draws, tables, picture, leakage=None):
     return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
             "<title>skdc audit: is our collaboration safe?</title>"
             f"<style>{_CSS}</style></head><body><h1>Is our collaboration safe?</h1>"
-            f"{verdict_sentence(s, cal, tables)}{_phase_warning(cal)}"
+            f"{verdict_sentence(s, cal, tables)}{_phase_warning(cal)}{_scale_warning(s)}"
             f"<p>An audit of {_NAMES[s['mechanism']]} with {_NAMES[s['aligner']]}, "
             f"{s['n_participants']} participants, target attack error "
             f"{s['target_error']:.3g} at {s['confidence']:.0%}.</p>{body}</body></html>\n")
