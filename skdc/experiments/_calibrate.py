@@ -498,13 +498,21 @@ def _targets(min_error, names):
 # ----------------------------------------------------------------------------- fingerprints
 
 
+def _code_content(code):
+    """A code object as plain data: its bytecode, constants (nested code included), names
+    and argument counts; not its file name nor its line numbers (``marshal`` output depends
+    on reference counts, so it is not used)."""
+    consts = tuple(_code_content(c) if isinstance(c, types.CodeType) else c
+                   for c in code.co_consts)
+    return ("code", code.co_code, consts, code.co_names, code.co_varnames, code.co_freevars,
+            code.co_cellvars, code.co_argcount, code.co_kwonlyargcount)
+
+
 def _content_hash(*objs):
     """A digest of the objects' content: arrays by their bytes, estimators by their
     parameters, functions by their code, defaults and closure (two lambdas differ; the same
     function in a restarted process hashes alike), so a checkpoint is never reused for
     another configuration."""
-    import marshal
-
     from joblib.hashing import NumpyHasher
 
     class _Hasher(NumpyHasher):
@@ -512,7 +520,7 @@ def _content_hash(*objs):
             if isinstance(obj, types.FunctionType):
                 cells = tuple(c.cell_contents for c in obj.__closure__ or ())
                 obj = ("function", obj.__module__, obj.__qualname__,
-                       marshal.dumps(obj.__code__), obj.__defaults__, obj.__kwdefaults__,
+                       _code_content(obj.__code__), obj.__defaults__, obj.__kwdefaults__,
                        cells)
             super().save(obj)
 

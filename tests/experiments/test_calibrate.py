@@ -438,3 +438,27 @@ def test_same_calibration_under_other_backends(small, backend):
     cols = [c for c in local.table.columns if c != "seconds"]
     assert local.table[cols].equals(remote.table[cols])
     assert np.isfinite(local.value) and remote.value == local.value
+
+
+def test_fingerprint_is_the_same_in_another_process():
+    """A restarted run (another process, another string-hash seed) recognises its checkpoint."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("from sklearn.metrics import get_scorer\n"
+            "from skdc.experiments._calibrate import _content_hash\n"
+            "from skdc.metrics import make_attack_scorer\n"
+            "from skdc.mechanisms import IGDP\n"
+            "print(_content_hash(IGDP(3, random_state=0), make_attack_scorer('mp'),"
+            " get_scorer('balanced_accuracy')))\n")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, PYTHONHASHSEED="123", PYTHONPATH=root)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, check=True, timeout=120).stdout.strip()
+    from sklearn.metrics import get_scorer
+
+    from skdc.metrics import make_attack_scorer
+
+    assert out == _content_hash(IGDP(3, random_state=0), make_attack_scorer("mp"),
+                                get_scorer("balanced_accuracy"))
