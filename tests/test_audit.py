@@ -522,6 +522,7 @@ def test_failed_audit_still_says_what_it_costs_and_where_it_fails(tmp_path):
     sentence = text[first:text.index("</p>", first)]
     assert "<b>No</b>: even at the largest anchor noise v tried, 0.2" in sentence
     assert "Procrustes attack stays below the target error 50 in 1 of 1" in sentence
+    assert "while none of 3 may fail" in sentence
     assert re.search(r"Balanced accuracy there is 0\.\d{3} \(0\.\d{3} without noise\)",
                      sentence)
     assert "n/a" not in text

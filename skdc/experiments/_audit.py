@@ -624,7 +624,7 @@ def _tables(cal, draws, names, param, setting, leakage=None):
     passed = bool(np.isfinite(cal.value))
     head = [("verdict", "meets the target" if passed else "no noise in range meets it"),
             ("recommended noise", cal.value if passed else "none"),
-            ("bracket low (fails)", cal.bracket[0] if passed and cal.bracket[0] != cal.value
+            ("bracket low (fails)", cal.bracket[0] if not passed or cal.bracket[0] != cal.value
              else "none"),
             ("bracket high (passes)", cal.bracket[1] if passed else "none"),
             ("target error", setting["target_error"]), ("confidence", cal.confidence),

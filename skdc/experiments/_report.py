@@ -375,11 +375,21 @@ def verdict_sentence(s, cal, tables):
         f"<p class='verdict no' id='verdict-sentence'><b>No</b>: even at the largest {noise} "
         f"tried, {cal.bracket[0]:.4g}, the {e(attack_label(cal.binding_attack))} attack "
         f"stays below the target error {t:.3g} in {int(b['failures'])} of "
-        f"{int(b['n_draws'])} simulated deployments (median error {b['median']:.3g}). "
+        f"{int(b['n_draws'])} simulated deployments (median error {b['median']:.3g}), "
+        f"{_allowance(cal)}. "
         f"Balanced accuracy there is {tables['utility']:.3f}"
         + (f" ({base:.3f} {without})" if np.isfinite(base) else "")
         + ". A wider noise range, a lower target error or a lower confidence could change "
         "that; otherwise do not join under this deployment.</p>")
+
+
+def _allowance(cal):
+    """What the rule allows at one value, in words."""
+    if cal.criterion == "normal":
+        return "and its Gaussian bound falls below the target"
+    m = int(cal.decisions["allowed_failures"].iloc[0])
+    return (f"while at most {m} of {cal.n_draws_max} may fail" if m else
+            f"while none of {cal.n_draws_max} may fail")
 
 
 def _phase_warning(cal):
