@@ -1,7 +1,11 @@
-"""``python -m skdc audit`` on digits: a self-contained report whose tables match its CSVs."""
+"""``python -m skdc audit`` on digits: a self-contained report whose verdict comes first and
+whose tables agree with each other and with their CSVs; hostile settings and folders are
+refused in one line."""
 
 import base64
 import csv
+import os
+import re
 import shutil
 import subprocess
 from html.parser import HTMLParser
@@ -12,11 +16,12 @@ from numpy.testing import assert_allclose
 from sklearn.datasets import load_digits
 
 from skdc.__main__ import main
-from skdc.experiments._audit import SECTIONS
+from skdc.experiments._report import SECTIONS
+from tests._fuzz import CASES
 
 SMALL = ["--participants", "3", "--attack", "procrustes", "--target-error", "0.3",
-         "--range", "0", "0.1", "--draws", "3", "--grid", "4", "--grid-draws", "1",
-         "--model", "ridge", "--seed", "0"]
+         "--confidence", "0.75", "--range", "0", "0.1", "--draws", "3", "--grid", "4",
+         "--grid-draws", "1", "--model", "ridge", "--seed", "0"]
 
 
 class _Page(HTMLParser):
@@ -63,6 +68,11 @@ def _parse(path):
     return page
 
 
+def _audit(data_files, out, *extra):
+    return main(["audit", "--data", str(data_files / "X.npy"), "--labels",
+                 str(data_files / "y.npy"), *SMALL, *extra, "--out", str(out)])
+
+
 @pytest.fixture(scope="module")
 def data_files(tmp_path_factory):
     root = tmp_path_factory.mktemp("audit-data")
@@ -75,9 +85,7 @@ def data_files(tmp_path_factory):
 @pytest.fixture(scope="module")
 def report_dir(data_files):
     out = data_files / "report"
-    rc = main(["audit", "--data", str(data_files / "X.npy"), "--labels",
-               str(data_files / "y.npy"), *SMALL, "--out", str(out)])
-    assert rc == 0
+    assert _audit(data_files, out) == 0
     return out
 
 
@@ -88,17 +96,28 @@ def test_report_parses_and_holds_every_section(report_dir):
     assert len(titles) == len(SECTIONS)
     text = (report_dir / "report.html").read_text()
     for phrase in ("colludes with participant 0", "binding attack", "v_PT",
-                   "not differential privacy", "SHA-256 of the inputs", "--target-error 0.3"):
+                   "not differential privacy", "SHA-256 of the inputs", "--target-error 0.3",
+                   "anchor noise v", "order-statistic rule", "not standardized"):
         assert phrase in text, phrase
+    assert "align__v =" not in text.split("<section")[0]  # the verdict speaks words
+
+
+def test_the_verdict_comes_first(report_dir):
+    text = (report_dir / "report.html").read_text()
+    first = text.index("<p class='verdict")
+    assert first < text.index("<section") and first < text.index("<img")
+    sentence = text[first:text.index("</p>", first)]
+    assert "<b>Yes</b>" in sentence and "anchor noise v = " in sentence
+    assert "simulated deployments met it" in sentence and "without noise" in sentence
 
 
 def test_report_embeds_its_figures_and_links_nothing(report_dir):
     page = _parse(report_dir / "report.html")
-    assert len(page.images) == 3  # reconstructions, noise curves, frontier
+    assert len(page.images) == 4  # reconstructions, noise curves, frontier, calibration
     for src in page.images:
         assert src.startswith("data:image/png;base64,")
         assert base64.b64decode(src.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
-    assert not [t for t, _ in page.tags if t in ("script", "link", "iframe", "object")]
+    assert not [t for t, _ in page.tags if t in ("script", "link", "iframe", "object", "a")]
     for _, attrs in page.tags:
         for key in ("href", "src", "action"):
             value = attrs.get(key) or ""
@@ -124,7 +143,7 @@ def _same(cell, value):
     return np.isclose(float(cell), v, rtol=1e-3, atol=0)  # the page shows 4 digits
 
 
-@pytest.mark.parametrize("name", ["attacks", "diagnostics", "summary"])
+@pytest.mark.parametrize("name", ["attacks", "decisions", "diagnostics", "summary"])
 def test_csvs_match_the_report(report_dir, name):
     page = _parse(report_dir / "report.html")
     shown = page.tables[name]
@@ -133,60 +152,87 @@ def test_csvs_match_the_report(report_dir, name):
     assert len(shown) == len(stored)
     for row_shown, row_stored in zip(shown[1:], stored[1:]):
         assert all(_same(c, v) for c, v in zip(row_shown, row_stored)), (row_shown, row_stored)
+    assert not any("n/a" in c for row in shown for c in row)
 
 
-def test_tables_agree_with_the_draws(report_dir):
-    """The headline numbers recomputed from draws.csv (an independent reading)."""
+def test_every_table_agrees_with_the_draws(report_dir):
+    """The headline numbers recomputed from draws.csv (an independent reading), and every
+    count on the page the same count."""
     import pandas as pd
 
     draws = pd.read_csv(report_dir / "draws.csv")
+    decisions = pd.read_csv(report_dir / "decisions.csv")
+    attacks = pd.read_csv(report_dir / "attacks.csv")
     summary = pd.read_csv(report_dir / "summary.csv").set_index("quantity")["value"]
-    value = summary["recommended noise"]
-    at = draws[(draws["stage"] == "calibration") & (draws["value"] == value)]
-    assert len(at) == 3
-    assert_allclose(summary["binding attack error (mean)"], at["procrustes"].mean(), rtol=1e-12)
-    assert_allclose(summary["balanced accuracy (mean)"], at["balanced_accuracy"].mean(),
-                    rtol=1e-12)
-    assert summary["binding attack lower bound"] >= 0.3
-    assert summary["draws run"] == len(draws)
-    assert set(draws["stage"]) == {"calibration", "grid"}
+    value = float(summary["recommended noise"])
+    cal = draws[draws["stage"] == "calibration"]
+    at = cal[cal["value"] == value]
+    assert int(summary["calibration draws"]) == len(cal) == decisions["n_draws"].sum()
+    assert int(summary["draws run (all)"]) == len(draws)
+    assert int(summary["grid draws"]) == (draws["stage"] == "grid").sum() == 4
+    row = decisions[decisions["value"] == value].iloc[0]
+    assert row["passes"] and row["n_draws"] == len(at) == 3
+    rec = attacks[attacks["where"] == "recommended noise"].iloc[0]
+    assert rec["draws"] == len(at) and rec["below_target"] == (at["procrustes"] < 0.3).sum()
+    assert_allclose(float(summary[f"binding attack error (mean) at {value:.4g}"]),
+                    at["procrustes"].mean(), rtol=1e-12)
+    assert_allclose(float(summary[f"balanced accuracy (mean) at {value:.4g}"]),
+                    at["balanced_accuracy"].mean(), rtol=1e-12)
+    assert_allclose(rec["lower_bound"], at["procrustes"].min(), rtol=1e-12)
+    # the binding attack is the one that fails at the bracket's failing end
+    low = float(summary["bracket low (fails)"])
+    fail = attacks[attacks["where"] == "bracket low end (fails)"].iloc[0]
+    assert fail["noise"] == low and fail["below_target"] > 0 and fail["binding"]
+    assert summary["binding attack"] == "procrustes"
+    assert not decisions[decisions["value"] == low]["passes"].iloc[0]
 
 
 def test_reconstruction_picture_repeats_a_calibration_draw(report_dir):
-    """The picture refits draw 0 at the recommended noise through the sweep's seed: its error
-    is that draw's error in draws.csv."""
-    import re
-
+    """The picture refits the first draw at the recommended noise (the same deployment): its
+    error is that draw's error in draws.csv."""
     import pandas as pd
 
     text = (report_dir / "report.html").read_text()
-    shown = float(re.search(r"one draw, relative error ([0-9]+\.[0-9]+)", text).group(1))
+    shown = float(re.search(r"one simulated deployment, relative error ([0-9]+\.[0-9]+)",
+                            text).group(1))
     draws = pd.read_csv(report_dir / "draws.csv")
-    value = pd.read_csv(report_dir / "summary.csv").set_index("quantity")["value"][
-        "recommended noise"]
-    row = draws[(draws["stage"] == "calibration") & (draws["value"] == value)
-                & (draws["draw"] == 0)]
-    assert_allclose(shown, row["procrustes"].iloc[0], rtol=2e-3)
+    value = float(pd.read_csv(report_dir / "summary.csv").set_index("quantity")["value"][
+        "recommended noise"])
+    rows = draws[(draws["stage"] == "calibration") & (draws["value"] == value)]
+    row = rows.sort_values("draw").iloc[0]
+    assert_allclose(shown, row["procrustes"], rtol=2e-3)
 
 
-def test_resumed_audit_equals_uninterrupted(report_dir, data_files, tmp_path):
+def test_resumed_audit_equals_uninterrupted_and_says_so(report_dir, data_files, tmp_path,
+                                                        capsys):
     out = tmp_path / "resumed"
     shutil.copytree(report_dir / "checkpoint", out / "checkpoint")
     for name, keep in (("calibration.jsonl", 4), ("grid.jsonl", 2)):
         path = out / "checkpoint" / name
         lines = path.read_text().splitlines()
         path.write_text("\n".join(lines[:keep]) + "\n" + lines[keep][:20])  # cut mid-line
-    rc = main(["audit", "--data", str(data_files / "X.npy"), "--labels",
-               str(data_files / "y.npy"), *SMALL, "--out", str(out)])
-    assert rc == 0
-    for name in ("attacks", "diagnostics", "summary", "calibration"):
+    capsys.readouterr()
+    assert _audit(data_files, out) == 0
+    err = capsys.readouterr().err
+    assert "resumed from" in err and "4 draws read back" in err
+    for name in ("attacks", "diagnostics", "decisions", "calibration"):
         assert _csv(out / f"{name}.csv") == _csv(report_dir / f"{name}.csv"), name
+    a, b = _csv(out / "summary.csv"), _csv(report_dir / "summary.csv")
+    assert [r for r in a if "checkpoint" not in r[0]] == [r for r in b
+                                                          if "checkpoint" not in r[0]]
+    assert ["draws read back from a checkpoint", "4"] in a
     a, b = _csv(out / "draws.csv"), _csv(report_dir / "draws.csv")
     keep = [k for k, col in enumerate(a[0]) if col != "seconds"]
     assert [[r[k] for k in keep] for r in a] == [[r[k] for k in keep] for r in b]
-    # the same page, up to the --out folder in the command line it prints
+    # the same page, up to the --out folder it prints and the lines saying it resumed
     page = (out / "report.html").read_text().replace(str(out), "OUT")
-    assert page == (report_dir / "report.html").read_text().replace(str(report_dir), "OUT")
+    n_all = len(_csv(report_dir / "draws.csv")) - 1
+    assert f"This audit resumed from its checkpoint: 4 of its {n_all} draws" in page
+    page = re.sub(r"<p id='resumed'>.*?</p>", "", page)
+    page = re.sub(r"<tr><td[^>]*>draws read back from a checkpoint</td><td>\d+</td></tr>", "", page)
+    ref = (report_dir / "report.html").read_text().replace(str(report_dir), "OUT")
+    ref = re.sub(r"<tr><td[^>]*>draws read back from a checkpoint</td><td>\d+</td></tr>", "", ref)
+    assert page == ref
 
 
 def test_config_file_equals_flags(report_dir, data_files, tmp_path):
@@ -199,15 +245,28 @@ labels = "{data_files / 'y.npy'}"
 participants = 3
 attack = ["procrustes"]
 target_error = 0.3
+confidence = 0.75
+criterion = "order"
 range = [0, 0.1]
 draws = 3
 grid = 4
 grid_draws = 1
 model = "ridge"
+target = 1
 out = "out"
 """)
     assert main(["audit", "--config", str(tmp_path / "audit.toml")]) == 0
-    assert _csv(tmp_path / "out" / "summary.csv") == _csv(report_dir / "summary.csv")
+    a, b = _csv(tmp_path / "out" / "summary.csv"), _csv(report_dir / "summary.csv")
+    assert [r for r in a if "checkpoint" not in r[0]] == [r for r in b
+                                                          if "checkpoint" not in r[0]]
+
+
+def _one_line_error(capsys, argv, flag, tmp_path):
+    assert main(["audit", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert flag in err, err
+    return err
 
 
 @pytest.mark.parametrize("argv, flag", [
@@ -218,22 +277,146 @@ out = "out"
     (["--data", "X.npy", "--labels", "y.npy", "--backend", "dask"], "--scheduler"),
     (["--data", "X.npy", "--labels", "y.npy", "--confidence", "2"], "--confidence"),
     (["--data", "X.npy", "--labels", "y.npy", "--range", "0.3", "0.1"], "--range"),
+    (["--data", "X.npy", "--labels", "y.npy", "--range", "-1", "0.1"], "--range"),
+    (["--data", "X.npy", "--labels", "y.npy", "--range", "0", "inf"], "--range"),
+    (["--data", "X.npy", "--labels", "y.npy", "--target-error", "-1"], "--target-error"),
+    (["--data", "X.npy", "--labels", "y.npy", "--target-error", "nan"], "--target-error"),
+    (["--data", "X.npy", "--labels", "y.npy", "--seed", str(2**40)], "--seed"),
+    (["--data", "X.npy", "--labels", "y.npy", "--draws", str(10**12)], "--draws"),
+    (["--data", "X.npy", "--labels", "y.npy", "--draws", "5"], "--draws"),
+    (["--data", "X.npy", "--labels", "y.npy", "--grid", str(10**10)], "--grid"),
+    (["--data", "X.npy", "--labels", "y.npy", "--criterion", "mean"], "--criterion"),
+    (["--data", "X.npy", "--labels", "y.npy", "--n-jobs", "0"], "--n-jobs"),
     (["--data", "y.npy", "--labels", "y.npy"], "--data"),
+    (["--data", "fifo.npy", "--labels", "y.npy"], "--data"),
     (["--config", "bad.toml"], "--config"),
     (["--data", "X.npy", "--labels", "y.npy", "--participants", "3", "--colluder", "5"],
      "--colluder"),
+    (["--data", "X.npy", "--labels", "y.npy", "--participants", "3", "--target", "0"],
+     "--target"),
+    (["--data", "X.npy", "--labels", "y.npy", "--participants", "3", "--target", "3"],
+     "--target"),
 ])
 def test_cli_errors_are_one_line_naming_the_flag(data_files, tmp_path, capsys, argv, flag,
                                                  monkeypatch):
+    CASES["audit settings"] += 1
     monkeypatch.chdir(tmp_path)
     for name in ("X.npy", "y.npy"):
         shutil.copy(data_files / name, tmp_path / name)
     np.save(tmp_path / "short.npy", np.arange(5))
+    os.mkfifo(tmp_path / "fifo.npy")
     (tmp_path / "bad.toml").write_text("[audit\n")
-    assert main(["audit", *argv, "--out", str(tmp_path / "o")]) == 2
-    err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
-    assert flag in err, err
+    _one_line_error(capsys, [*argv, "--out", str(tmp_path / "o")], flag, tmp_path)
+
+
+@pytest.mark.parametrize("line, flag", [
+    ("attack = [1, 2]", "[audit] attack (--attack) must be a list of attack names"),
+    ('range = ["a", "b"]', "[audit] range (--range) must be [LOW, HIGH]"),
+    ("range = [0.1]", "[audit] range (--range) must be [LOW, HIGH]"),
+    ("range = [-1, 0.1]", "--range"),
+    (f"seed = {2**40}", "--seed must be an integer from 0 to 4294967295"),
+    ("draws = 1e12", "[audit] draws (--draws) must be an integer; got 1000000000000.0"),
+    (f"draws = {10**12}", "--draws must be an integer from 2 to 100000"),
+    ("grid = 1e10", "[audit] grid (--grid) must be an integer"),
+    ("participants = true", "[audit] participants (--participants) must be an integer"),
+    ("target_error = -0.5", "--target-error must be a finite error >= 0"),
+    ('target_error = "0.5"', "[audit] target_error (--target-error) must be a number"),
+    ("participant = 1", "unknown keys ['participant']"),
+    ("[audit.nested]\nx = 1", "unknown keys ['nested']"),
+])
+def test_hostile_config_values_are_one_line(data_files, tmp_path, capsys, line, flag):
+    CASES["config (audit)"] += 1
+    config = tmp_path / "audit.toml"
+    config.write_text(f'[audit]\ndata = "{data_files / "X.npy"}"\n'
+                      f'labels = "{data_files / "y.npy"}"\n{line}\n')
+    err = _one_line_error(capsys, ["--config", str(config), "--out", str(tmp_path / "o")],
+                          flag, tmp_path)
+    assert str(config) in err or flag.startswith("--")
+
+
+def test_fresh_removes_only_what_skdc_wrote(report_dir, data_files, tmp_path, capsys):
+    out = tmp_path / "out"
+    shutil.copytree(report_dir / "checkpoint", out / "checkpoint")
+    (out / "checkpoint" / "w.pt").write_bytes(b"a user's weights")
+    CASES["audit folders"] += 1
+    err = _one_line_error(capsys, ["--data", str(data_files / "X.npy"), "--labels",
+                                   str(data_files / "y.npy"), *SMALL, "--out", str(out),
+                                   "--fresh"], "w.pt", tmp_path)
+    assert "which skdc did not write" in err
+    assert sorted(os.listdir(out / "checkpoint")) == ["calibration.jsonl", "grid.jsonl",
+                                                      "w.pt"]
+    # a file of ours by name that skdc did not write (no checkpoint header) is refused too
+    (out / "checkpoint" / "w.pt").unlink()
+    (out / "checkpoint" / "grid.jsonl").write_text("my notes\n")
+    CASES["audit folders"] += 1
+    _one_line_error(capsys, ["--data", str(data_files / "X.npy"), "--labels",
+                             str(data_files / "y.npy"), *SMALL, "--out", str(out), "--fresh"],
+                    "grid.jsonl", tmp_path)
+    assert (out / "checkpoint" / "grid.jsonl").read_text() == "my notes\n"
+    # skdc's own files are removed, and the audit starts afresh
+    (out / "checkpoint" / "grid.jsonl").unlink()
+    assert _audit(data_files, out, "--fresh") == 0
+    assert "resumed" not in capsys.readouterr().err
+    assert _csv(out / "decisions.csv") == _csv(report_dir / "decisions.csv")
+
+
+@pytest.mark.parametrize("kind", ["file", "link", "dangling link"])
+def test_checkpoint_that_is_not_a_folder_is_refused(data_files, tmp_path, capsys, kind):
+    CASES["audit folders"] += 1
+    out = tmp_path / "out"
+    out.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "keep.txt").write_text("keep")
+    if kind == "file":
+        (out / "checkpoint").write_text("not a folder")
+    else:
+        (out / "checkpoint").symlink_to(elsewhere if kind == "link" else tmp_path / "none")
+    for fresh in ([], ["--fresh"]):
+        err = _one_line_error(capsys, ["--data", str(data_files / "X.npy"), "--labels",
+                                       str(data_files / "y.npy"), *SMALL, "--out", str(out),
+                                       *fresh], "checkpoint", tmp_path)
+        assert ("is a link" if "link" in kind else "is a file") in err
+    assert (elsewhere / "keep.txt").read_text() == "keep"
+
+
+def test_out_under_a_file_is_refused(data_files, tmp_path, capsys):
+    CASES["audit folders"] += 1
+    (tmp_path / "f").write_text("a file")
+    err = _one_line_error(capsys, ["--data", str(data_files / "X.npy"), "--labels",
+                                   str(data_files / "y.npy"), *SMALL, "--out",
+                                   str(tmp_path / "f" / "sub")], "--out", tmp_path)
+    assert "a file, not a folder" in err
+
+
+def test_a_link_at_the_report_is_replaced_never_written_through(report_dir, data_files,
+                                                                tmp_path):
+    CASES["audit outputs"] += 1
+    out = tmp_path / "out"
+    shutil.copytree(report_dir / "checkpoint", out / "checkpoint")
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    (out / "report.html").symlink_to(victim)
+    (out / "draws.csv").symlink_to(victim)
+    assert _audit(data_files, out) == 0
+    assert victim.read_text() == "precious"
+    assert not (out / "report.html").is_symlink() and (out / "report.html").is_file()
+    assert not (out / "draws.csv").is_symlink()
+    mode = (out / "report.html").stat().st_mode & 0o777
+    assert mode & 0o600 == 0o600 and not mode & 0o022
+
+
+def test_cli_warnings_speak_flags_in_one_line(data_files, tmp_path, capsys):
+    # nothing in range meets a target of 50: the audit warns and still writes its report
+    argv = [a if a != "0.3" else "50" for a in SMALL]
+    assert _audit(data_files, tmp_path / "o", *argv) == 0
+    err = capsys.readouterr().err
+    lines = [x for x in err.splitlines() if x.strip()]
+    warns = [x for x in lines if x.startswith("skdc audit: warning:")]
+    assert warns and "Widen --range, lower --target-error or --confidence" in warns[0]
+    assert not [x for x in lines if "warnings.warn" in x or x.startswith("  ")], err
+    assert "bounds=" not in err and "min_error" not in err and "target_error=" not in err
+    assert any(x.startswith("no: no anchor noise v") for x in lines)
 
 
 def test_example_config_runs_through_the_parser(capsys):
@@ -242,6 +425,7 @@ def test_example_config_runs_through_the_parser(capsys):
 
     config = tomllib.loads(capsys.readouterr().out)
     assert config["audit"]["target_error"] == 0.5
+    assert config["audit"]["criterion"] == "order"
 
 
 def _chromium():
@@ -262,23 +446,42 @@ def test_report_renders_in_a_browser(report_dir, tmp_path):
     assert img.std() > 0.01  # not a blank page
 
 
-def test_audit_on_a_partition_and_cgdp():
+# ----------------------------------------------------------------------------- Python API
+
+
+def test_partition_reaches_every_draw_and_cgdp(monkeypatch):
     from skdc.experiments import audit
+    from skdc.mechanisms import IGDP
 
     X, y = load_digits(return_X_y=True)
     X, y = X[:300] / 16.0, y[:300]
-    part = np.random.RandomState(0).choice([0, 1, 2, 3], size=300, p=[0.4, 0.3, 0.2, 0.1])
+    part = np.random.RandomState(0).choice([10, 11, 12, 13], size=300, p=[0.4, 0.3, 0.2, 0.1])
+    seen = []
+    fit = IGDP.fit
+
+    def spy(self, X, y=None, participant=None):
+        seen.append(participant)
+        return fit(self, X, y, participant=participant)
+
+    monkeypatch.setattr(IGDP, "fit", spy)
     rep = audit(X, y, partition=part, attacks=["procrustes"], bounds=(0.0, 0.1),
-                target_error=0.3, n_draws=3, n_grid=2, grid_draws=1, model="ridge",
+                target_error=0.3, confidence=0.75, n_grid=2, grid_draws=1, model="ridge",
                 progress=False)
     assert rep.setting["n_participants"] == 4 and rep.setting["partition"]
     assert "partition file" in rep.html
+    # every fit, of the calibration and of the grid, saw the user's partition
+    assert len(seen) == len(rep.draws) + 1  # + the reconstruction picture's refit
+    assert all(p is not None for p in seen)
+    assert all(np.array_equal(p, seen[0]) for p in seen)
+    assert len(seen[0]) == rep.setting["n_train"] and set(seen[0]) == {0, 1, 2, 3}
     assert rep.calibration.bracket[0] < rep.calibration.value <= 0.1
+    monkeypatch.undo()
     # C-GDP: the private-data noise is calibrated against the known-secret inversion
     rep = audit(X, y, n_participants=3, mechanism="cgdp", aligner="none", target_error=0.3,
-                n_draws=3, n_grid=2, grid_draws=1, model="ridge", progress=False)
+                confidence=0.75, n_grid=2, grid_draws=1, model="ridge", progress=False)
     assert rep.calibration.param == "gdp__noise"
-    assert list(rep.attacks["attack"]) == ["known_secret"]
+    assert "private-data noise sigma" in rep.html
+    assert set(rep.attacks["attack"]) == {"known_secret"}
     # a Gaussian release: the bounds section gives its leakage, as in diagnostics.csv
     diag = rep.diagnostics.set_index("quantity")["value"]
     bits = diag["leakage bound (bits per record)"]
@@ -287,19 +490,77 @@ def test_audit_on_a_partition_and_cgdp():
         audit(X, y, mechanism="cgdp", aligner="gopp")
 
 
-def test_report_says_when_no_noise_meets_the_target(tmp_path):
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(target_error=-0.5), "target_error must be a finite error >= 0"),
+    (dict(bounds=(-1, 0.2)), "a noise scale is not negative"),
+    (dict(target=0), "colluder and target must be different"),
+    (dict(random_state=2**40), "random_state must be an int in 0 .. 2\\*\\*32 - 1"),
+    (dict(n_grid=10**10), "n_grid"),
+    (dict(attacks=[1, 2]), "attacks must be attack names"),
+])
+def test_audit_refuses_bad_settings(kwargs, match):
+    from skdc.experiments import audit
+
+    X, y = load_digits(return_X_y=True)
+    with pytest.raises((ValueError, TypeError), match=match):
+        audit(X[:100], y[:100], **kwargs)
+
+
+def test_failed_audit_still_says_what_it_costs_and_where_it_fails(tmp_path):
     from sklearn.datasets import make_classification
 
     from skdc.experiments import audit
 
     X, y = make_classification(n_samples=240, n_features=6, random_state=0)
-    with pytest.warns(UserWarning, match="No value of align__v"):
+    with pytest.warns(UserWarning, match=r"No value of align__v .* lower target_error="):
         rep = audit(X, y, n_participants=3, attacks=["procrustes"], target_error=50.0,
-                    bounds=(0.0, 0.2), n_draws=3, n_grid=2, grid_draws=1, model="ridge",
-                    progress=False)
+                    bounds=(0.0, 0.2), confidence=0.75, n_grid=2, grid_draws=1,
+                    model="ridge", progress=False)
     assert np.isnan(rep.calibration.value)
-    assert "No noise in [0, 0.2] meets the target error 50" in rep.html
+    text = rep.html
+    first = text.index("<p class='verdict")
+    sentence = text[first:text.index("</p>", first)]
+    assert "<b>No</b>: even at the largest anchor noise v tried, 0.2" in sentence
+    assert "Procrustes attack stays below the target error 50 in 1 of 1" in sentence
+    assert "while none of 3 may fail" in sentence
+    assert re.search(r"Balanced accuracy there is 0\.\d{3} \(0\.\d{3} without noise\)",
+                     sentence)
+    assert "n/a" not in text
+    assert set(rep.attacks["where"]) == {"largest noise tried"}
+    assert "look standardized" not in text  # make_classification's columns are not
     rep.save(tmp_path)
     page = _parse(tmp_path / "report.html")
     assert set(SECTIONS) <= page.ids
-    assert len(page.images) == 2  # no reconstruction picture: neither images nor an answer
+    assert len(page.images) == 3  # no reconstruction picture: the rows are not images
+
+
+def test_figures_draw_decades_on_a_log_axis_and_the_star():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from skdc.experiments import audit
+    from skdc.experiments._audit import _tables
+    from skdc.experiments._report import _error_axis, figures
+
+    rng = np.random.RandomState(0)
+    heavy = np.exp(3 * rng.standard_normal(200))
+    assert _error_axis(heavy)[0] and not _error_axis(1 + 0.1 * rng.rand(200))[0]
+    from sklearn.datasets import make_classification
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = make_classification(n_samples=240, n_features=6, random_state=0)
+    X = StandardScaler().fit_transform(X)
+    rep = audit(X, y, n_participants=3, attacks=["procrustes", "mp"], target_error=0.3,
+                confidence=0.75, bounds=(0.0, 0.3), n_grid=3, grid_draws=1, model="ridge",
+                progress=False)
+    assert "Your rows look standardized" in rep.html
+    tables = _tables(rep.calibration, rep.draws, ["procrustes", "mp"], "align__v",
+                     rep.setting)
+    figs = figures(rep.calibration, rep.draws, tables, rep.setting, None)
+    curves, frontier = figs["curves"].axes, figs["frontier"].axes[0]
+    assert curves[0].get_xlabel() == "anchor noise v" == curves[1].get_xlabel()
+    assert [line for line in frontier.lines if line.get_marker() == "*"]
+    x, y_ = [line for line in frontier.lines if line.get_marker() == "*"][0].get_data()
+    lo, hi = frontier.get_xlim()
+    assert lo <= x[0] <= hi
+    assert figs["calibration"].axes[0].get_yscale() == "log"

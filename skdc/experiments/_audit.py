@@ -2,37 +2,43 @@
 
 :func:`audit` splits the participant's rows into parties (or uses a partition it is given),
 deploys the chosen mechanism and aligner, calibrates the noise for a target attack error
-(:func:`calibrate_noise`), sweeps a grid of noise values for the frontier, and writes a
-self-contained HTML report (figures embedded as PNG, no scripts, no links) with the tables as
-CSV files, so that a privacy officer can read the answer and a data scientist can check it.
+(:func:`calibrate_noise`: every draw a fresh deployment on the fixed partition, judged by a
+distribution-free rule), sweeps a grid of noise values for the frontier, and computes the
+tables of the report. :mod:`skdc.experiments._report` renders them into a self-contained HTML
+page (figures embedded as PNG, no scripts, no links) that :meth:`AuditReport.save` writes with
+the tables as CSV files, so that a privacy officer can read the answer and a data scientist can
+check it.
 """
 
 # Licence: BSD 3 clause
 
-import base64
-import html
-import io
 import math
-import platform
-import sys
+import os
+import warnings
 from dataclasses import dataclass, field
-from functools import partial
 from numbers import Integral, Real
-from pathlib import Path
 
 import numpy as np
 
 from ..utils._checkpoint import DrawCheckpoint
-from ..utils._progress import progress_bar
+from ..utils._files import ensure_folder, output_mode, write_file
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
 from ._calibrate import (
     _RUN_CONSTRAINTS,
+    _V_PT_COLUMN,
+    _attack_scorers,
+    _check_range,
+    _content_hash,
     _data_digest,
-    _one,
-    _run_draws,
-    _stable_repr,
+    _FittedAttribute,
+    _fixed_partition,
+    _mean_interval,
+    _resolve_target,
+    _row_fields,
+    _runner,
     calibrate_noise,
 )
+from ._report import noise_label, render
 
 __all__ = ["AuditReport", "audit"]
 
@@ -42,12 +48,8 @@ _DEPLOYMENTS = {
     ("igdp", "gopp"): ("align__v", ("mp", "procrustes", "alignment_map")),
     ("cgdp", "none"): ("gdp__noise", ("known_secret",)),
 }
-SECTIONS = ("setting", "frontier", "attacks", "diagnostics", "bounds", "limits", "reproduce")
-_TITLES = {"setting": "The setting", "frontier": "Privacy-utility frontier",
-           "attacks": "Attacks at the recommended noise",
-           "diagnostics": "Alignment diagnostics and utility",
-           "bounds": "Provable bounds", "limits": "What this report does not cover",
-           "reproduce": "How to reproduce it"}
+_MAX_GRID = 10_000
+_TABLES = ("attacks", "decisions", "diagnostics", "summary", "draws")
 
 
 @dataclass(eq=False)
@@ -64,17 +66,21 @@ class AuditReport:
         Every draw run (the calibration's and the frontier grid's), column ``stage`` telling
         which.
     attacks : pandas.DataFrame
-        One row per attack at the recommended noise: target, mean error, lower and upper
-        prediction bounds, whether it meets the target, whether it binds.
+        Each attack where the verdict is decided: at the recommended noise (at the largest
+        noise when none passes) and at the bracket's failing end: draws, draws below the
+        target, the errors' range and the criterion's lower bound, whether it binds.
+    decisions : pandas.DataFrame
+        The calibration's decisions, one row per evaluated noise value, in order (how many
+        draws each needed and why).
     diagnostics : pandas.DataFrame
-        Alignment diagnostics and utility at the recommended noise (one row per quantity).
+        Alignment diagnostics and utility where the verdict is decided (one row per quantity).
     summary : pandas.DataFrame
         The headline numbers (one row per quantity).
     setting : dict
         The deployment in words and numbers.
     html : str
         The self-contained report.
-    files : dict of {str: Path}
+    files : dict of {str: str}
         What :meth:`save` wrote (empty until then).
 
     Examples
@@ -84,15 +90,16 @@ class AuditReport:
     >>> from skdc.experiments import audit
     >>> X, y = make_classification(n_samples=240, n_features=6, random_state=0)
     >>> rep = audit(X, y, n_participants=3, attacks=["procrustes"], target_error=0.2,
-    ...             confidence=0.8, bounds=(0.0, 0.4), n_draws=3, n_grid=3, grid_draws=1,
+    ...             confidence=0.8, bounds=(0.0, 0.4), n_grid=3, grid_draws=1,
     ...             model="ridge", progress=False)
     >>> sorted(rep.save(tempfile.mkdtemp()))
-    ['attacks', 'calibration', 'diagnostics', 'draws', 'report', 'summary']
+    ['attacks', 'calibration', 'decisions', 'diagnostics', 'draws', 'report', 'summary']
     """
 
     calibration: object
     draws: object = field(repr=False)
     attacks: object = field(repr=False)
+    decisions: object = field(repr=False)
     diagnostics: object = field(repr=False)
     summary: object = field(repr=False)
     setting: dict = field(repr=False)
@@ -102,25 +109,32 @@ class AuditReport:
     def save(self, out):
         """Write ``report.html`` and the CSV tables into the folder ``out``.
 
+        Every file is written whole through a temporary file (never through a link at its
+        name: a link there is replaced, not followed), readable by others as an ordinary
+        file would be (``0644`` less the umask).
+
         Parameters
         ----------
         out : str or Path
-            Folder (created when missing).
+            Folder (created when missing; refused when it is, or lies under, a file).
 
         Returns
         -------
-        files : dict of {str: Path}
+        files : dict of {str: str}
             The files written.
         """
-        out = Path(out)
-        out.mkdir(parents=True, exist_ok=True)
-        files = {"report": out / "report.html"}
-        files["report"].write_text(self.html, encoding="utf-8")
-        for name in ("draws", "attacks", "diagnostics", "summary"):
-            files[name] = out / f"{name}.csv"
-            getattr(self, name).to_csv(files[name], index=False)
-        files["calibration"] = out / "calibration.csv"
-        self.calibration.summary.to_csv(files["calibration"], index=False)
+        out = ensure_folder(out, "--out")
+        outputs = {"report": ("report.html", self.html)}
+        for name in _TABLES:
+            outputs[name] = (f"{name}.csv", getattr(self, name).to_csv(index=False))
+        outputs["calibration"] = ("calibration.csv",
+                                  self.calibration.summary.to_csv(index=False))
+        files = {}
+        for name, (filename, text) in outputs.items():
+            path = os.path.join(out, filename)
+            with write_file(path, f"the report's {filename}", mode=output_mode(0o644)) as fh:
+                fh.write(text.encode("utf-8"))
+            files[name] = path
         self.files = files
         return files
 
@@ -176,10 +190,11 @@ def _default_bounds(param, n_participants, X):
         "aligner": [StrOptions({"gopp", "none"})],
         "attacks": [list, tuple, None],
         "target_error": [Real],
+        "colluder": [Interval(Integral, 0, None, closed="left")],
         "partition": ["array-like", None],
         "model": [StrOptions({"logistic", "ridge"}), HasMethods(["fit"])],
-        "n_grid": [Interval(Integral, 1, None, closed="left")],
-        "grid_draws": [Interval(Integral, 1, None, closed="left")],
+        "n_grid": [Interval(Integral, 1, _MAX_GRID, closed="both")],
+        "grid_draws": [Interval(Integral, 1, _MAX_GRID, closed="both")],
         "bounds": ["array-like", None],
         "random_state": "no_validation",  # checked below, saying why it must be an int
         "command_line": [str, None],
@@ -187,27 +202,30 @@ def _default_bounds(param, n_participants, X):
     prefer_skip_nested_validation=True,
 )
 def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=None,
-          target_error=0.5, confidence=0.95, colluder=0, participant=None, partition=None,
-          model="logistic", n_draws=8, n_grid=10, grid_draws=2, bounds=None, xtol=None,
-          test_size=0.3, random_state=0, n_jobs=None, checkpoint=None, progress="auto",
-          command_line=None):
+          target_error=0.5, confidence=0.95, colluder=0, target=None, partition=None,
+          model="logistic", n_draws=None, criterion="order", n_grid=10, grid_draws=2,
+          bounds=None, xtol=None, test_size=0.3, random_state=0, n_jobs=None,
+          batch_size=None, checkpoint=None, progress="auto", command_line=None):
     """Audit a data collaboration on one participant's rows: calibrated noise and a report.
 
     The rows are split into ``n_participants`` parties (by the mechanism's keyed hash of each
-    row, or by ``partition``) that each obfuscate their share with the chosen mechanism; the
-    analyst aligns and trains the model. Under the collusion of the analyst with participant
-    ``colluder``, every applicable attack reconstructs participant ``participant``'s rows.
-    :func:`calibrate_noise` finds the smallest noise whose attacks all stay above
-    ``target_error`` at ``confidence`` on a fresh draw, a grid of ``n_grid`` noise values
-    draws the frontier, and the report explains the result in words (:meth:`AuditReport.save`
-    writes it with its CSV tables).
+    row under ``random_state``, or by ``partition``) that each obfuscate their share with the
+    chosen mechanism; the analyst aligns and trains the model. Under the collusion of the
+    analyst with participant ``colluder``, every applicable attack reconstructs participant
+    ``target``'s rows. :func:`calibrate_noise` finds the smallest noise at which a fresh
+    deployment (new secrets, anchor and noise, the same rows and partition) keeps every
+    attack's error at or above ``target_error`` with probability ``confidence``, by a
+    distribution-free rule; a grid of ``n_grid`` noise values draws the frontier, and the
+    report says the verdict first, then why (:meth:`AuditReport.save` writes it with its CSV
+    tables).
 
     Read more in the :ref:`User Guide <safety>`.
 
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
-        The auditing participant's rows.
+        The auditing participant's rows. Attack errors are relative to the rows' scale, so
+        standardize them as the collaboration will (the report says whether they are).
     y : array-like of shape (n_samples,)
         Their labels (the utility model is a classifier).
     n_participants : int, default=5
@@ -221,20 +239,24 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
         Attack names (``"mp"``, ``"procrustes"``, ``"alignment_map"``, ``"known_anchor"``,
         ``"known_secret"``); ``None``: every attack that applies to the deployment.
     target_error : float, default=0.5
-        The acceptable relative reconstruction error ``||Xhat - X||_F / ||X||_F``.
+        The acceptable relative reconstruction error ``||Xhat - X||_F / ||X||_F`` (at least
+        0).
     confidence : float, default=0.95
         Probability that a fresh deployment at the recommended noise meets the target.
     colluder : int, default=0
         The participant colluding with the analyst.
-    participant : int, default=None
+    target : int, default=None
         The attacked participant (the auditor); ``None``: 1, or 0 when the colluder is 1.
     partition : array-like of int of shape (n_samples,), default=None
         The participants' partition: party of each row. Parties are then formed from it
-        (their count sets ``n_participants``) instead of a round-robin split.
+        (their count sets ``n_participants``); it reaches every draw.
     model : {"logistic", "ridge"} or estimator, default="logistic"
         The analyst's utility model.
-    n_draws : int, default=8
-        Noise draws per value of the calibration.
+    n_draws : int, default=None
+        Most deployments drawn per calibrated value; ``None``: the fewest the criterion needs
+        (19 at 95% for ``"order"``).
+    criterion : {"order", "clopper-pearson", "normal"}, default="order"
+        How a noise value is judged (see :func:`calibrate_noise`).
     n_grid : int, default=10
         Noise values of the frontier grid (evenly spaced over ``bounds``).
     grid_draws : int, default=2
@@ -247,13 +269,16 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
     test_size : float, default=0.3
         Share of rows held out for utility and attacks.
     random_state : int, default=0
-        The one seed of the audit (split, secrets, every draw).
+        The one seed of the audit (split, partition, every draw).
     n_jobs : int, default=None
         Parallel draws (joblib; ``joblib.parallel_config(backend="dask")`` spreads them on a
         cluster).
+    batch_size : int, default=None
+        Draws run together before a value's verdict is checked (see
+        :func:`calibrate_noise`).
     checkpoint : str or Path, default=None
         Folder for the draw checkpoints; an interrupted audit rerun with the same folder and
-        settings resumes and gives the same report.
+        settings resumes (the report says from how many draws) and gives the same numbers.
     progress : bool or "auto", default="auto"
         tqdm bars; ``"auto"``: when stderr is a terminal.
     command_line : str, default=None
@@ -270,52 +295,46 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
     >>> from skdc.experiments import audit
     >>> X, y = load_digits(return_X_y=True)
     >>> rep = audit(X[:300] / 16, y[:300], n_participants=3, attacks=["procrustes"],
-    ...             target_error=0.3, bounds=(0.0, 0.1), n_draws=3, n_grid=4,
+    ...             target_error=0.3, confidence=0.8, bounds=(0.0, 0.1), n_grid=4,
     ...             grid_draws=1, model="ridge", progress=False)
     >>> rep.calibration.binding_attack
     'procrustes'
-    >>> "Attacks at the recommended noise" in rep.html
+    >>> rep.html.index("Yes") < rep.html.index("The setting")
     True
     """
     X, y, param, names = _check_data_and_deployment(X, y, mechanism, aligner, attacks,
                                                     target_error, random_state)
     rng = np.random.RandomState(random_state)
     parties, n_participants = _parties(partition, n_participants, X)
-    participant = _check_roles(colluder, participant, n_participants)
-    split = _split_rows(X, y, parties, test_size, rng)
+    target = _resolve_target(colluder, target, n_participants)
     pipe = _pipeline(mechanism, aligner, n_participants, model, random_state)
-    if bounds is None:
-        bounds = _default_bounds(param, n_participants, X)
-    scorers = _collusion_scorers(names, colluder, participant, split.p_te)
-    ck = None if checkpoint is None else Path(checkpoint)
-    calibration = calibrate_noise(
-        pipe, split.X_tr, split.y_tr, test_data=(split.X_te, split.y_te), param=param,
-        attack=scorers, min_error=float(target_error), confidence=confidence, n_draws=n_draws,
-        bounds=bounds, xtol=xtol, scoring="balanced_accuracy",
-        random_state=rng.randint(2**31 - 1), n_jobs=n_jobs,
-        checkpoint=None if ck is None else ck / "calibration.jsonl", progress=progress,
-    )
-    grid, grid_table = _frontier_grid(pipe, split, param, scorers, bounds, n_grid, grid_draws,
-                                      rng, None if ck is None else ck / "grid.jsonl", n_jobs,
-                                      progress)
+    split = _split_rows(X, y, parties, test_size, rng, pipe)
+    low, high, xtol = _check_range(_default_bounds(param, n_participants, X)
+                                   if bounds is None else bounds, xtol)
+    folder = _checkpoint_folder(checkpoint)
+    calibration = _calibrate(pipe, split, param, names, target_error, confidence, n_draws,
+                             (low, high), xtol, criterion, colluder, target, rng, n_jobs,
+                             batch_size, folder, progress)
+    grid, grid_table, grid_resumed = _frontier_grid(
+        pipe, split, param, names, colluder, target, (low, high), n_grid, grid_draws, rng,
+        folder, n_jobs, progress)
     draws = _all_draws(calibration, grid_table)
     call = dict(n_participants=n_participants, mechanism=mechanism, aligner=aligner,
                 attacks=attacks, target_error=target_error, confidence=confidence,
-                colluder=colluder, participant=participant, model=model, n_draws=n_draws,
-                n_grid=n_grid, grid_draws=grid_draws, bounds=bounds, xtol=xtol,
-                test_size=test_size, random_state=random_state)
+                colluder=colluder, target=target, model=model, n_draws=n_draws,
+                criterion=criterion, n_grid=n_grid, grid_draws=grid_draws,
+                bounds=(low, high), xtol=xtol, test_size=test_size, random_state=random_state)
     setting = _setting(X, y, partition, split, call, param, names, grid,
                        command_line or _python_call(call))
+    setting["n_resumed"] = calibration.n_draws_resumed + grid_resumed
+    setting["n_draws_all"] = len(draws)
     leakage = _gaussian_leakage(param, calibration, split.X_tr)
-    attacks_df, diagnostics, summary = _tables(calibration, draws, names, param, leakage)
-    figures = _figures(calibration, draws, names, param, setting)
-    picture = _reconstruction_picture(calibration, pipe, split.X_tr, split.y_tr, split.X_te,
-                                      param, colluder, participant, split.fit_params,
-                                      split.p_te)
-    page = _render(setting, calibration, attacks_df, diagnostics, summary, figures, picture,
-                   leakage)
-    return AuditReport(calibration=calibration, draws=draws, attacks=attacks_df,
-                       diagnostics=diagnostics, summary=summary, setting=setting, html=page)
+    tables = _tables(calibration, draws, names, param, setting, leakage)
+    picture = _reconstruction_picture(calibration, pipe, split, param, colluder, target)
+    page = render(setting, calibration, draws, tables, picture, leakage)
+    return AuditReport(calibration=calibration, draws=draws, attacks=tables["attacks"],
+                       decisions=calibration.decisions, diagnostics=tables["diagnostics"],
+                       summary=tables["summary"], setting=setting, html=page)
 
 
 # ----------------------------------------------------------------------------- the audit's steps
@@ -343,12 +362,16 @@ def _check_data_and_deployment(X, y, mechanism, aligner, attacks, target_error, 
             f"mechanism={mechanism!r} with aligner={aligner!r} is not audited: use igdp with "
             "gopp (calibrates the anchor noise) or cgdp with none (the private-data noise)."
         )
-    if not isinstance(random_state, Integral):
-        raise ValueError(f"random_state must be an int (the report prints it to reproduce "
-                         f"the audit); got {random_state!r}.")
-    if not isinstance(target_error, Real) or not np.isfinite(target_error):
-        raise ValueError(f"target_error must be a finite float; got {target_error!r}.")
+    if not isinstance(random_state, Integral) or isinstance(random_state, bool) \
+            or not 0 <= random_state < 2**32:
+        raise ValueError(f"random_state must be an int in 0 .. 2**32 - 1 (the report prints "
+                         f"it to reproduce the audit); got {random_state!r}.")
+    if isinstance(target_error, bool) or not math.isfinite(target_error) or target_error < 0:
+        raise ValueError(f"target_error must be a finite error >= 0 (a relative distance); "
+                         f"got {target_error!r}.")
     param, applicable = _DEPLOYMENTS[(mechanism, aligner)]
+    if attacks and not all(isinstance(a, str) for a in attacks):
+        raise TypeError(f"attacks must be attack names (strings); got {list(attacks)!r}.")
     names = list(applicable) if not attacks else list(dict.fromkeys(attacks))
     bad = [a for a in names if a not in applicable]
     if bad:
@@ -361,10 +384,11 @@ def _parties(partition, n_participants, X):
     """``(parties, n_participants)``: each row's party index from ``partition`` (``None``
     without one: the mechanism's keyed hash assigns rows) and the number of parties."""
     if partition is None:
-        if not isinstance(n_participants, Integral) or n_participants < 2:
-            raise ValueError(f"n_participants must be an int of at least 2; got "
-                             f"{n_participants!r}.")
-        return None, n_participants
+        if not isinstance(n_participants, Integral) or isinstance(n_participants, bool) \
+                or not 2 <= n_participants <= X.shape[0] // 2:
+            raise ValueError(f"n_participants must be an int from 2 to half the rows "
+                             f"({X.shape[0] // 2}); got {n_participants!r}.")
+        return None, int(n_participants)
     partition = np.asarray(partition)
     if partition.shape != (X.shape[0],) or partition.dtype.kind not in "iu":
         raise ValueError(f"partition must hold one integer party id per row of X "
@@ -376,100 +400,119 @@ def _parties(partition, n_participants, X):
     return parties, int(ids.size)
 
 
-def _check_roles(colluder, participant, n_participants):
-    """The attacked participant (by default 1, or 0 when the colluder is 1), checked against
-    the colluder."""
-    if participant is None:
-        participant = 1 if colluder != 1 else 0
-    for name, who in (("colluder", colluder), ("participant", participant)):
-        if not isinstance(who, Integral) or not 0 <= who < n_participants:
-            raise ValueError(f"{name} must be a participant id in 0 .. {n_participants - 1}; "
-                             f"got {who!r}.")
-    if colluder == participant:
-        raise ValueError(f"colluder and participant are both {colluder}; the attacked "
-                         "participant must differ from the colluder.")
-    return participant
-
-
 @dataclass
 class _Split:
-    """The audit's one train/test split; ``p_tr``/``p_te`` are the rows' parties (``None``
-    when the mechanism assigns them) and ``fit_params`` routes ``p_tr`` to the mechanism."""
+    """The audit's one train/test split and the rows' parties (``p_tr``, ``p_te``): the
+    user's partition, or the mechanism's keyed hash under the audit's seed, computed once."""
 
     X_tr: object
     X_te: object
     y_tr: object
     y_te: object
-    p_tr: object = None
-    p_te: object = None
-    fit_params: dict = None
+    p_tr: object
+    p_te: object
+    from_partition: bool
 
 
-def _split_rows(X, y, parties, test_size, rng):
+def _split_rows(X, y, parties, test_size, rng, pipe):
     from sklearn.model_selection import train_test_split
 
+    seed = rng.randint(2**31 - 1)
     if parties is None:
-        # the mechanism assigns rows to parties by a keyed hash of their content
         X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=test_size, stratify=y,
-                                                  random_state=rng.randint(2**31 - 1))
-        return _Split(X_tr, X_te, y_tr, y_te)
+                                                  random_state=seed)
+        p_tr, p_te = _fixed_partition(pipe, X_tr, y_tr, X_te)
+        return _Split(X_tr, X_te, y_tr, y_te, p_tr, p_te, False)
     X_tr, X_te, y_tr, y_te, p_tr, p_te = train_test_split(
-        X, y, parties, test_size=test_size, stratify=parties,
-        random_state=rng.randint(2**31 - 1))
-    return _Split(X_tr, X_te, y_tr, y_te, p_tr, p_te, {"participant": p_tr})
+        X, y, parties, test_size=test_size, stratify=parties, random_state=seed)
+    return _Split(X_tr, X_te, y_tr, y_te, p_tr, p_te, True)
 
 
-def _collusion_scorers(names, colluder, participant, p_te):
-    """``{name: scorer}`` of the attacks by the analyst and ``colluder`` on ``participant``."""
-    from ..metrics import make_attack, make_attack_scorer
-
-    scorers = {a: make_attack_scorer(make_attack(a), colluder=colluder, target=participant)
-               for a in names}
-    if p_te is not None:  # the held-out rows' declared parties reach the collusion view
-        scorers = {a: partial(sc, participant=p_te) for a, sc in scorers.items()}
-    return scorers
+def _checkpoint_folder(checkpoint):
+    """The checkpoint folder, created (never reached through a link), or ``None``."""
+    if checkpoint is None:
+        return None
+    return ensure_folder(checkpoint, "the checkpoint folder", allow_link=False)
 
 
-def _frontier_grid(pipe, split, param, scorers, bounds, n_grid, grid_draws, rng, path,
-                   n_jobs, progress):
-    """``(grid, table)``: ``grid_draws`` draws at each of ``n_grid`` evenly spaced noise
-    values, checkpointed in ``path`` as the calibration's draws are."""
+# The audit's own names for calibrate_noise's parameters, in its warnings.
+_AUDIT_NAMES = {"min_error=": "target_error="}
+
+
+def _calibrate(pipe, split, param, names, target_error, confidence, n_draws, bounds, xtol,
+               criterion, colluder, target, rng, n_jobs, batch_size, folder, progress):
+    """:func:`calibrate_noise` on the audit's split and partition; its warnings speak the
+    audit's parameter names."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cal = calibrate_noise(
+            pipe, split.X_tr, split.y_tr, test_data=(split.X_te, split.y_te, split.p_te),
+            participant=split.p_tr, param=param, attack=names, min_error=float(target_error),
+            confidence=confidence, n_draws=n_draws, bounds=bounds, xtol=xtol,
+            criterion=criterion, colluder=colluder, target=target, redraw="deployment",
+            scoring="balanced_accuracy", random_state=rng.randint(2**31 - 1), n_jobs=n_jobs,
+            batch_size=batch_size,
+            checkpoint=None if folder is None else os.path.join(folder, "calibration.jsonl"),
+            progress=progress)
+    for w in caught:
+        text = str(w.message)
+        for old, new in _AUDIT_NAMES.items():
+            text = text.replace(old, new)
+        warnings.warn(text, w.category, stacklevel=3)
+    return cal
+
+
+def _frontier_grid(pipe, split, param, names, colluder, target, bounds, n_grid, grid_draws,
+                   rng, folder, n_jobs, progress):
+    """``(grid, table, n_resumed)``: ``grid_draws`` fresh deployments at each of ``n_grid``
+    evenly spaced noise values, checkpointed as the calibration's draws are."""
     import pandas as pd
+
+    from ._sweep import _resolve_scoring
 
     low, high = map(float, bounds)
     grid = np.linspace(low, high, n_grid) if n_grid >= 2 else np.array([high])
     seeds = rng.randint(2**31 - 1, size=grid_draws)
-    jobs = [(f"{float(v)!r}/{k}", float(v), int(s)) for v in grid for k, s in enumerate(seeds)]
-    fingerprint = {"grid": [float(v) for v in grid], "seeds": [int(s) for s in seeds],
-                   "estimator": _stable_repr(pipe),
-                   "attacks": {n: _stable_repr(a) for n, a in scorers.items()},
-                   "data": _data_digest(split.X_tr, split.y_tr, split.X_te, split.y_te,
-                                        split.p_tr, split.p_te)}
-    grid_ck = DrawCheckpoint(path, fingerprint)
-    scoring = {"balanced_accuracy": "balanced_accuracy"}
-
-    run_draw = partial(_one, pipe, split.X_tr, split.y_tr, (split.X_te, split.y_te), param,
-                       scoring=scoring, attacks=scorers, fit_params=split.fit_params)
-    bar = progress_bar(None, progress, total=len(jobs), desc="frontier grid", unit="draw")
-    try:
-        rows = _run_draws(run_draw, jobs, grid_ck, n_jobs, bar)
-    finally:
-        if bar is not None:
-            bar.close()
+    attacks = _attack_scorers(names, colluder, target, split.p_te)
+    scoring = {**_resolve_scoring("balanced_accuracy"),
+               _V_PT_COLUMN: _FittedAttribute("v_phase_transition_")}
+    fit_params = {"participant": split.p_tr}
+    fingerprint = {"param": param, "redraw": "deployment", "columns": [*scoring, *attacks],
+                   "content": _content_hash(pipe, attacks, scoring, split.X_tr, split.y_tr,
+                                            (split.X_te, split.y_te), fit_params)}
+    path = None if folder is None else os.path.join(folder, "grid.jsonl")
+    ck = DrawCheckpoint(path, fingerprint, _row_fields(scoring, attacks))
+    data = (split.X_tr, split.X_te, split.y_tr, split.y_te, fit_params)
+    jobs = [(float(v), int(s)) for v in grid for s in seeds]
+    with _runner(pipe, param, "deployment", data, scoring, attacks, n_jobs, ck, progress,
+                 "frontier grid") as run:
+        rows = run(jobs)
     table = pd.DataFrame([{"value": v, "draw": k % grid_draws, "draw_seed": s, **row}
-                          for k, ((_, v, s), row) in enumerate(zip(jobs, rows))])
-    return grid, table
+                          for k, ((v, s), row) in enumerate(zip(jobs, rows))])
+    return grid, table, run.n_resumed
 
 
 def _all_draws(calibration, grid_table):
     """Every draw run, the calibration's then the grid's, column ``stage`` first."""
     import pandas as pd
 
-    cal_table = calibration.table.drop(columns=["step"])
+    cal_table = calibration.table.drop(columns=["step", "meets"])
     draws = pd.concat([cal_table.assign(stage="calibration"),
                        grid_table.assign(stage="grid")], ignore_index=True)
     draws.insert(0, "stage", draws.pop("stage"))
     return draws
+
+
+def _scale(X):
+    """Whether the columns look standardized, and the spread of their scales."""
+    mean, sd = X.mean(axis=0), X.std(axis=0)
+    rms = np.sqrt(np.mean(X**2, axis=0))
+    positive = rms[rms > 0]
+    spread = float(positive.max() / positive.min()) if positive.size else 1.0
+    standardized = bool(np.all(np.abs(mean) <= 0.1) and np.all(np.abs(sd - 1) <= 0.1))
+    return {"standardized": standardized, "scale_spread": spread,
+            "largest_rms": float(rms.max()), "largest_column": int(np.argmax(rms)),
+            "mean_offset": float(np.linalg.norm(mean) / max(np.linalg.norm(rms), 1e-300))}
 
 
 def _setting(X, y, partition, split, call, param, names, grid, command_line):
@@ -479,14 +522,15 @@ def _setting(X, y, partition, split, call, param, names, grid, command_line):
         "n_rows": int(X.shape[0]), "n_features": int(X.shape[1]),
         "n_train": int(split.X_tr.shape[0]), "n_test": int(split.X_te.shape[0]),
         "n_participants": int(call["n_participants"]), "mechanism": call["mechanism"],
-        "aligner": call["aligner"], "param": param, "colluder": int(call["colluder"]),
-        "participant": int(call["participant"]), "attacks": names,
+        "aligner": call["aligner"], "param": param, "noise": noise_label(param),
+        "colluder": int(call["colluder"]), "target": int(call["target"]), "attacks": names,
         "target_error": float(call["target_error"]), "confidence": float(call["confidence"]),
-        "bounds": tuple(map(float, call["bounds"])), "n_draws": int(call["n_draws"]),
+        "criterion": call["criterion"], "bounds": tuple(map(float, call["bounds"])),
         "n_grid": int(grid.size), "grid_draws": int(call["grid_draws"]),
         "random_state": int(call["random_state"]), "partition": partition is not None,
+        "target_rows": int(np.sum(split.p_te == call["target"])),
         "model": model if isinstance(model, str) else type(model).__name__,
-        "input_sha256": _data_digest(X, y, partition),
+        "input_sha256": _data_digest(X, y, partition), "scale": _scale(X),
         "command_line": command_line,
     }
 
@@ -505,8 +549,8 @@ def _gaussian_leakage(param, calibration, X_tr):
 
 def _python_call(args):
     keys = ("n_participants", "mechanism", "aligner", "attacks", "target_error", "confidence",
-            "colluder", "participant", "model", "n_draws", "n_grid", "grid_draws", "bounds",
-            "xtol", "test_size", "random_state")
+            "colluder", "target", "model", "n_draws", "criterion", "n_grid", "grid_draws",
+            "bounds", "xtol", "test_size", "random_state")
     inner = ", ".join(f"{k}={args[k]!r}" for k in keys if not hasattr(args[k], "fit"))
     return f"skdc.experiments.audit(X, y, {inner})"
 
@@ -514,370 +558,119 @@ def _python_call(args):
 # ----------------------------------------------------------------------------- tables
 
 
-def _tables(cal, draws, names, param, leakage=None):
+def _where(cal):
+    """``(decided_at, failing_end)``: the noise where the verdict is read (the recommended
+    value, or the largest noise when nothing passes) and the bracket's failing end (``None``
+    when the lower end of the range already passes)."""
+    if np.isfinite(cal.value):
+        return cal.value, (cal.bracket[0] if cal.bracket[0] != cal.value else None)
+    return cal.bracket[0], None
+
+
+def _attack_table(cal, names):
+    """Each attack at the noise where the verdict is read and at the bracket's failing end."""
     import pandas as pd
 
-    at = cal.value if np.isfinite(cal.value) else cal.bracket[0]
-    s = cal.summary[cal.summary["value"] == at].set_index("attack")
-    attacks = pd.DataFrame([{
-        "attack": a, param: at, "target": s.loc[a, "target"], "mean_error": s.loc[a, "mean"],
-        "lower_bound": s.loc[a, "lower"], "upper_bound": s.loc[a, "upper"],
-        "meets_target": bool(s.loc[a, "meets"]), "binding": a == cal.binding_attack,
-    } for a in names])
+    at, fail_end = _where(cal)
+    label = "recommended noise" if np.isfinite(cal.value) else "largest noise tried"
+    rows = []
+    for where, v in ((label, at), ("bracket low end (fails)", fail_end)):
+        if v is None:
+            continue
+        s = cal.summary[cal.summary["value"] == v].set_index("attack")
+        for a in names:
+            rows.append({
+                "attack": a, "where": where, "noise": v, "draws": int(s.loc[a, "n_draws"]),
+                "below_target": int(s.loc[a, "failures"]), "target": s.loc[a, "target"],
+                "min_error": s.loc[a, "min"], "median_error": s.loc[a, "median"],
+                "max_error": s.loc[a, "max"], "lower_bound": s.loc[a, "lower"],
+                "binding": a == cal.binding_attack})
+    return pd.DataFrame(rows)
+
+
+def _utility_at(draws, value):
+    """Mean balanced accuracy over every draw (calibration and grid) at ``value``."""
+    rows = draws[np.isclose(draws["value"], value, rtol=0, atol=1e-12)]
+    return float(rows["balanced_accuracy"].mean()) if len(rows) else float("nan"), len(rows)
+
+
+def _tables(cal, draws, names, param, setting, leakage=None):
+    """``{"attacks", "diagnostics", "summary"}``: the tables the page shows and the CSVs
+    hold; every count in them is read off the same draws."""
+    import pandas as pd
+
+    at, _ = _where(cal)
     rows = draws[(draws["stage"] == "calibration") & (draws["value"] == at)]
-    v_pt = cal.v_phase_transition
-    diag = [("noise value", at), ("draws at this value", len(rows))]
+    util, util_ci = _mean_interval(rows["balanced_accuracy"], cal.confidence)
+    base, n_base = _utility_at(draws, setting["bounds"][0])
+    diag = [(f"{setting['noise']} where the verdict is read", at),
+            ("draws at this noise", len(rows))]
     if "converged" in rows and rows["converged"].notna().any():
         diag += [("share of draws converged", float(rows["converged"].astype(float).mean())),
                  ("median solver iterations", float(rows["n_iter"].median())),
                  ("median fixed-point residual", float(rows["fixed_point_residual"].median()))]
-    if np.isfinite(v_pt):
-        diag += [("v_PT (phase transition)", v_pt), ("v / v_PT", at / v_pt)]
-    diag += [("balanced accuracy (mean)", cal.utility),
-             ("balanced accuracy CI low", cal.utility_interval[0]),
-             ("balanced accuracy CI high", cal.utility_interval[1])]
-    base = cal.summary["value"].min()
-    base_rows = draws[(draws["stage"] == "calibration") & (draws["value"] == base)]
-    if base != at and len(base_rows):
-        diag += [(f"balanced accuracy at {param} = {base:.4g}",
-                  float(base_rows["balanced_accuracy"].mean()))]
+    if np.isfinite(cal.v_phase_transition):
+        diag += [("v_PT (phase transition)", cal.v_phase_transition),
+                 ("v / v_PT", at / cal.v_phase_transition)]
+    diag += [("balanced accuracy (mean)", util), ("balanced accuracy CI low", util_ci[0]),
+             ("balanced accuracy CI high", util_ci[1])]
+    if n_base:
+        diag += [(f"balanced accuracy at {setting['noise']} = {setting['bounds'][0]:.4g}",
+                  base)]
     if leakage is not None:
         diag += [("leakage bound (bits per record)", leakage)]
     diagnostics = pd.DataFrame(diag, columns=["quantity", "value"])
-    summary = pd.DataFrame([
-        ("recommended noise", cal.value), ("bracket low (fails)", cal.bracket[0]),
-        ("bracket high (meets)", cal.bracket[1]), ("bracket width", cal.bracket_width),
-        ("target error", cal.min_error[cal.binding_attack]), ("confidence", cal.confidence),
-        ("binding attack error (mean)", cal.attack_error),
-        ("binding attack lower bound", cal.attack_error_interval[0]),
-        ("balanced accuracy (mean)", cal.utility), ("draws run", len(draws)),
-    ], columns=["quantity", "value"])
-    return attacks, diagnostics, summary
+    b = cal.summary[(cal.summary["value"] == at) & (cal.summary["attack"] == cal.binding_attack)]
+    passed = bool(np.isfinite(cal.value))
+    head = [("verdict", "meets the target" if passed else "no noise in range meets it"),
+            ("recommended noise", cal.value if passed else "none"),
+            ("bracket low (fails)", cal.bracket[0] if not passed or cal.bracket[0] != cal.value
+             else "none"),
+            ("bracket high (passes)", cal.bracket[1] if passed else "none"),
+            ("target error", setting["target_error"]), ("confidence", cal.confidence),
+            ("criterion", cal.criterion), ("binding attack", cal.binding_attack),
+            (f"binding attack error (mean) at {at:.4g}", float(b["mean"].iloc[0])),
+            (f"binding attack below target at {at:.4g}",
+             f"{int(b['failures'].iloc[0])} of {int(b['n_draws'].iloc[0])} draws"),
+            (f"balanced accuracy (mean) at {at:.4g}", util)]
+    if n_base:
+        head += [(f"balanced accuracy (mean) at {setting['bounds'][0]:.4g}", base)]
+    n_cal = int((draws["stage"] == "calibration").sum())
+    head += [("calibration draws", n_cal), ("grid draws", len(draws) - n_cal),
+             ("draws run (all)", len(draws)), ("draws read back from a checkpoint",
+                                               setting["n_resumed"])]
+    summary = pd.DataFrame(head, columns=["quantity", "value"])
+    return {"attacks": _attack_table(cal, names), "diagnostics": diagnostics,
+            "summary": summary, "baseline": base, "utility": util, "utility_ci": util_ci,
+            "at": at}
 
 
-# ----------------------------------------------------------------------------- figures
+# ----------------------------------------------------------------------------- the picture
 
 
-def _png(fig):
-    import matplotlib.pyplot as plt
-
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100, metadata={"Software": None})
-    plt.close(fig)
-    return base64.b64encode(buf.getvalue()).decode("ascii")
-
-
-def _figures(cal, draws, names, param, setting):
-    """The report's two figures as base64 PNG: ``curves`` and ``frontier``."""
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    return {"curves": _curves_figure(cal, draws, names, param, setting),
-            "frontier": _frontier_figure(cal, draws, setting)}
-
-
-def _curves_figure(cal, draws, names, param, setting):
-    """Attack errors (left) and utility (right) against the noise, with the target, the
-    recommended noise and v_PT."""
-    import matplotlib.pyplot as plt
-
-    from ._plot import plot_noise_curves
-
-    low, high = setting["bounds"]
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4), layout="constrained")
-    top = float(np.nanmax(draws[names].to_numpy())) if len(draws) else 1.0
-    # relative errors live in [0, inf): fits and bands are clipped there; the view stops at
-    # 2 (twice as far off as guessing zeros) so that one exploding attack does not hide the
-    # others
-    plot_noise_curves(draws, names, hue=None, x_range=(low, high), y_range=(0.0, np.inf),
-                      n_boot=500 if len(draws) >= 12 else 0, ax=axes[0])
-    axes[0].set_ylim(0.0, 1.05 * max(min(top, 2.0), 1.2 * setting["target_error"]))
-    axes[0].axhline(setting["target_error"], color="k", linestyle=":", linewidth=1,
-                    label=f"target error {setting['target_error']:.3g}")
-    plot_noise_curves(draws, "balanced_accuracy", hue=None, x_range=(low, high),
-                      y_range=(0.0, 1.0), n_boot=500 if len(draws) >= 12 else 0, ax=axes[1])
-    for ax in axes:
-        if np.isfinite(cal.value):
-            ax.axvline(cal.value, color="C3", linewidth=1.5,
-                       label=f"recommended {param} = {cal.value:.4g}")
-        if np.isfinite(cal.v_phase_transition) and cal.v_phase_transition <= high * 1.5:
-            ax.axvline(cal.v_phase_transition, color="0.4", linestyle="--", linewidth=1,
-                       label=f"v_PT = {cal.v_phase_transition:.4g}")
-        ax.set_xlabel(param)
-        ax.legend(fontsize="small", frameon=False)
-    axes[0].set_ylabel("attack error (relative, higher = more private)")
-    axes[1].set_ylabel("balanced accuracy")
-    return _png(fig)
-
-
-def _frontier_figure(cal, draws, setting):
-    """Utility against the binding attack's error, the star at the recommended noise."""
-    import matplotlib.pyplot as plt
-
-    from ._plot import plot_frontier
-
-    fig, ax = plt.subplots(figsize=(6, 4), layout="constrained")
-    frame = draws.assign(binding_error=draws[cal.binding_attack])
-    plot_frontier(frame, "binding_error", "balanced_accuracy", hue=None,
-                  n_boot=500 if len(frame) >= 12 else 0, ax=ax)
-    if np.isfinite(cal.value):
-        ax.errorbar([cal.attack_error], [cal.utility],
-                    yerr=[[cal.utility - cal.utility_interval[0]],
-                          [cal.utility_interval[1] - cal.utility]],
-                    fmt="*", color="C3", markersize=12, label="recommended noise")
-    ax.axvline(setting["target_error"], color="k", linestyle=":", linewidth=1,
-               label="target error")
-    ax.set_xlabel(f"{cal.binding_attack} attack error (binding attack)")
-    ax.set_ylabel("balanced accuracy")
-    ax.legend(fontsize="small", frameon=False)
-    return _png(fig)
-
-
-def _reconstruction_picture(cal, pipe, X_tr, y_tr, X_te, param, colluder, participant,
-                            fit_params, p_te):
-    """Originals and the binding attack's reconstructions at the recommended noise (image
-    rows only: the width must be a square)."""
-    side = int(round(math.sqrt(X_te.shape[1])))
-    if side * side != X_te.shape[1] or not np.isfinite(cal.value):
+def _reconstruction_picture(cal, pipe, split, param, colluder, target):
+    """Originals and the binding attack's reconstructions where the verdict is read (image
+    rows only: the width must be a square); the deployment of that noise's first draw."""
+    side = int(round(math.sqrt(split.X_te.shape[1])))
+    if side * side != split.X_te.shape[1]:
         return None
-    import matplotlib.pyplot as plt
     from sklearn import config_context
+    from threadpoolctl import threadpool_limits
 
     from ..attacks import collusion_view
     from ..metrics import make_attack, relative_error
     from ._sweep import _Maker
 
-    row = cal.table[cal.table["value"] == cal.value].iloc[0]
-    from threadpoolctl import threadpool_limits
-
-    est = _Maker(pipe, param, "auto")(cal.value, int(row["seed"]))
-    # one BLAS thread, as in the sweep's draws: the same numbers as the draw it repeats
-    with config_context(enable_metadata_routing=bool(fit_params)), threadpool_limits(1):
-        est.fit(X_tr, y_tr, **(fit_params or {}))
-    view = collusion_view(est, X_te, colluder=colluder, target=participant, participant=p_te)
+    at, _ = _where(cal)
+    row = cal.table[cal.table["value"] == at].sort_values("draw").iloc[0]
+    est = _Maker(pipe, param, "deployment")(at, int(row["draw_seed"]))
+    # one BLAS thread, as in the draws: the same numbers as the draw it repeats
+    with config_context(enable_metadata_routing=True), threadpool_limits(1):
+        est.fit(split.X_tr, split.y_tr, participant=split.p_tr)
+    view = collusion_view(est, split.X_te, colluder=colluder, target=target,
+                          participant=split.p_te)
     rec = make_attack(cal.binding_attack).reconstruct(view)
-    truth, X_hat = view.truth.X, rec.X
-    err = float(relative_error(truth, X_hat))
-    k = min(6, truth.shape[0])
-    fig, axes = plt.subplots(2, k, figsize=(1.3 * k, 2.9), layout="constrained")
-    axes = np.atleast_2d(axes).reshape(2, k)
-    lo, hi = float(truth.min()), float(truth.max())
-    for j in range(k):
-        for r, img in enumerate((truth[j], X_hat[j])):
-            axes[r, j].imshow(img.reshape(side, side), cmap="gray_r", vmin=lo, vmax=hi)
-            axes[r, j].set_xticks([])
-            axes[r, j].set_yticks([])
-    axes[0, 0].set_ylabel("original")
-    axes[1, 0].set_ylabel("attack")
-    fig.suptitle(f"{cal.binding_attack} reconstruction, relative error {err:.3f}",
-                 fontsize="small")
-    return {"png": _png(fig), "error": err, "draw": int(row["draw"])}
-
-
-# ----------------------------------------------------------------------------- HTML
-
-
-def _bounds_section(s, cal, leakage):
-    tail = ("The attack errors in this report show what the strongest known attacks achieve, "
-            "not what every attack could.")
-    if leakage is not None:
-        return (
-            f"<p>The private-data noise is a Gaussian release: at sigma = {cal.value:.4g} each "
-            f"record leaks at most <b>{leakage:.4g} bits</b> (Gaussian maximum-entropy bound "
-            "of the entropy-floor paper, E1 and E3; the rotation earns no credit). The rows' "
-            "covariance in it is this sample's estimate, not an upper confidence bound. "
-            "<code>python -m skdc bound --data X.npy --perp CALIBRATION.npy --gamma "
-            f"{leakage:.4g}</code> turns the leakage into a certified floor on any attack's "
-            f"reconstruction error. {tail}</p>")
-    return (
-        "<p>No provable bound applies to this deployment. The anchor noise of GOPP alignment "
-        "is not differential privacy and has no leakage bound. The entropy floor "
-        "(<code>skdc bound</code>) certifies Gaussian releases (C-GDP or I-GDP with "
-        "private-data noise) and DP-SGD-trained models, and the GaussMix epsilon certifies "
-        f"Gaussian sketches; audit those deployments for a bound. {tail}</p>")
-
-_NAMES = {"igdp": "I-GDP", "cgdp": "C-GDP", "gopp": "noisy-anchor GOPP alignment",
-          "none": "no alignment"}
-_CSS = """
-body{font-family:Helvetica,Arial,sans-serif;max-width:60em;margin:2em auto;padding:0 1em;
-color:#222;line-height:1.45}
-h1{font-size:1.6em}h2{font-size:1.25em;border-bottom:1px solid #ccc;padding-bottom:.2em;
-margin-top:1.8em}
-table{border-collapse:collapse;margin:.6em 0}td,th{border:1px solid #bbb;padding:.25em .6em;
-text-align:right}th{background:#f0f0f0}td:first-child,th:first-child{text-align:left}
-.verdict{font-size:1.1em;padding:.8em 1em;border-left:6px solid #2a7;background:#eef8f1}
-.warn{border-left-color:#c60;background:#fbf3e8}img{max-width:100%}code{background:#f4f4f4;
-padding:0 .2em}
-"""
-
-
-def _fmt(value):
-    if isinstance(value, (bool, np.bool_)):
-        return "yes" if value else "no"
-    if isinstance(value, (Integral, np.integer)):
-        return str(int(value))
-    if isinstance(value, (Real, np.floating)):
-        v = float(value)
-        return "n/a" if math.isnan(v) else ("inf" if math.isinf(v) else f"{v:.4g}")
-    return html.escape(str(value))
-
-
-def _table(df, table_id):
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in df.columns)
-    body = "".join("<tr>" + "".join(f"<td>{_fmt(v)}</td>" for v in row) + "</tr>"
-                   for row in df.itertuples(index=False))
-    return (f'<table id="{table_id}" data-csv="{table_id}.csv"><thead><tr>{head}</tr></thead>'
-            f"<tbody>{body}</tbody></table>")
-
-
-def _img(png, alt):
-    return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{png}">'
-
-
-_LIMITS = (
-    "<ul><li>Other threat models: collusion of several participants, an analyst who "
-    "deviates from the protocol, attacks that use side information (known rows, "
-    "public data sets), membership or attribute inference.</li>"
-    "<li>The anchor noise is not differential privacy: it makes the known attacks "
-    "err, it gives no epsilon.</li>"
-    "<li>The simulation runs on your rows only: the other participants' data may "
-    "differ, and the result holds for this split and these sizes.</li>"
-    "<li>The confidence is over noise draws of this one deployment (fixed secrets and "
-    "split), assuming the attack errors of draws are roughly Gaussian.</li></ul>")
-
-
-def _verdict(s, cal):
-    """The answer in one paragraph: the recommended noise and its cost, or why there is none;
-    a warning when it lies above the phase transition."""
-    e, p = html.escape, s["param"]
-    kind = "anchor noise v" if p.endswith("__v") else "private-data noise sigma"
-    ok = np.isfinite(cal.value)
-    if ok:
-        verdict = (
-            f"<p class='verdict'>Recommended {e(kind)}: <b>{p} = {cal.value:.4g}</b>. At this "
-            f"noise, a fresh deployment keeps every attack's error at or above "
-            f"<b>{s['target_error']:.3g}</b> with probability {s['confidence']:.0%} (one-sided "
-            f"prediction bound over {s['n_draws']} draws). The binding attack is "
-            f"<b>{e(cal.binding_attack)}</b>. It costs balanced accuracy "
-            f"{cal.utility:.3f} ({s['confidence']:.0%} CI {cal.utility_interval[0]:.3f} to "
-            f"{cal.utility_interval[1]:.3f}). The smallest sufficient noise lies in "
-            f"[{cal.bracket[0]:.4g}, {cal.bracket[1]:.4g}].</p>")
-    else:
-        verdict = (
-            f"<p class='verdict warn'>No noise in [{s['bounds'][0]:.4g}, {s['bounds'][1]:.4g}] "
-            f"meets the target error {s['target_error']:.3g} at {s['confidence']:.0%}: the "
-            f"{e(cal.binding_attack)} attack stays below it. Widen the range, lower the "
-            "target, or do not join under this deployment.</p>")
-    if ok and np.isfinite(cal.v_phase_transition) and cal.value > cal.v_phase_transition:
-        verdict += (
-            f"<p class='verdict warn'>The recommended noise is above the phase transition "
-            f"v_PT = {cal.v_phase_transition:.4g} ({cal.value / cal.v_phase_transition:.2f} x):"
-            " the alignment degrades sharply there, so utility is fragile. More anchor rows "
-            "raise v_PT.</p>")
-    return verdict
-
-
-def _meaning(s, cal, picture):
-    """What an attack error means, with the reconstruction picture when there is one."""
-    e = html.escape
-    meaning = (
-        "<p>An attack error <i>e</i> is the relative reconstruction error "
-        "||X&#770; - X||<sub>F</sub> / ||X||<sub>F</sub> of the attacked participant's rows: "
-        "<i>e</i> = 0 is an exact copy, <i>e</i> = 1 is as far off as guessing all zeros, "
-        f"<i>e</i> = {s['target_error']:.3g} means the attacker's rows are off by "
-        f"{s['target_error']:.0%} of the rows' own size.</p>")
-    if picture is None:
-        return meaning + "<p>(No picture: the rows are not square images.)</p>"
-    return meaning + (f"<p>Below: your rows (top) and the {e(cal.binding_attack)} attack's "
-                      f"reconstructions (bottom) at the recommended noise, one draw, relative "
-                      f"error {picture['error']:.3f}.</p>" + _img(picture["png"],
-                                                                 "reconstruction"))
-
-
-def _setting_section(s, cal, picture):
-    """The deployment and the threat model in words."""
-    e = html.escape
-    who = (f"participant {s['participant']}" + " (you, the auditing party)")
-    mech = {"igdp": "its own secret rotation and shift (I-GDP)",
-            "cgdp": "a rotation and shift common to all participants (C-GDP)"}[s["mechanism"]]
-    align = ("The analyst aligns the uploads by noisy-anchor GOPP alignment: each participant "
-             "uploads its obfuscated copy of a shared anchor plus Gaussian noise of scale v, "
-             "drawn on the participant side." if s["aligner"] == "gopp" else
-             "The analyst trains on the uploads as received (no alignment step); each "
-             "participant adds Gaussian noise of scale sigma to its rows before obfuscating.")
-    split = ("as in the participants' partition file" if s["partition"] else
-             f"of your {s['n_rows']} rows, assigned by a keyed hash of each row")
-    return (
-        f"<p>{s['n_participants']} participants each hold a share of the rows "
-        f"({split}; {s['n_features']} features, {s['n_train']} rows train the model, "
-        f"{s['n_test']} held-out rows measure utility and attacks). Each participant "
-        f"obfuscates its rows with {mech}. {align} The analyst trains a "
-        f"{e(str(s['model']))} classifier.</p>"
-        f"<p>Threat model: the analyst colludes with participant {s['colluder']}, who "
-        f"discloses its secret, its rows and the raw anchor. They attack {e(who)} with "
-        f"{', '.join(map(e, s['attacks']))}.</p>" + _meaning(s, cal, picture))
-
-
-def _frontier_section(s, cal, figures, summary):
-    return (
-        f"{_verdict(s, cal)}<p>Every draw is a point; lines are cubic regression splines with "
-        "95% pointwise bootstrap bands, clipped to each metric's range. Left: attack errors "
-        "against the noise, the target dotted; right: utility. The red line marks the "
-        "recommended noise, the dashed one v_PT.</p>" + _img(figures["curves"], "curves")
-        + "<p>The frontier: utility against the binding attack's error, the star at the "
-        "recommended noise (with the utility interval).</p>"
-        + _img(figures["frontier"], "frontier") + _table(summary, "summary"))
-
-
-def _attacks_section(s, cal, attacks):
-    p = s["param"]
-    return (
-        f"<p>At {p} = {_fmt(attacks[p].iloc[0])}: mean error, and one-sided "
-        f"{s['confidence']:.0%} lower and upper prediction bounds of a fresh draw's error. "
-        f"The binding attack, <b>{html.escape(cal.binding_attack)}</b>, is the one closest to "
-        "(or furthest below) its target: it decides the noise.</p>"
-        + _table(attacks, "attacks"))
-
-
-def _reproduce_section(s, cal):
-    """The command, the versions and the seed that reproduce the report."""
-    import sklearn
-
-    import skdc
-
-    e = html.escape
-    return (
-        f"<p>Command: <code>{e(s['command_line'])}</code></p><table id='versions'>"
-        + "".join(f"<tr><td>{k}</td><td>{e(str(v))}</td></tr>" for k, v in [
-            ("skdc", skdc.__version__ if hasattr(skdc, "__version__") else "dev"),
-            ("python", platform.python_version()), ("numpy", np.__version__),
-            ("scikit-learn", sklearn.__version__), ("platform", sys.platform),
-            ("seed", s["random_state"]), ("SHA-256 of the inputs", s["input_sha256"]),
-            ("draws run", len(cal.table)), ("noise range", s["bounds"])])
-        + "</table><p>Every draw is in <code>draws.csv</code>; the calibration's steps in "
-        "<code>calibration.csv</code>.</p>")
-
-
-def _render(setting, cal, attacks, diagnostics, summary, figures, picture, leakage=None):
-    """The self-contained HTML page: a heading, then the sections of ``SECTIONS`` in order."""
-    s = setting
-    sections = {
-        "setting": _setting_section(s, cal, picture),
-        "frontier": _frontier_section(s, cal, figures, summary),
-        "attacks": _attacks_section(s, cal, attacks),
-        "diagnostics": (
-            "<p>The alignment solver's state and the utility model's score at the recommended "
-            "noise (balanced accuracy on the held-out rows, Student-t interval over draws)."
-            "</p>" + _table(diagnostics, "diagnostics")),
-        "bounds": _bounds_section(s, cal, leakage),
-        "limits": _LIMITS,
-        "reproduce": _reproduce_section(s, cal),
-    }
-    body = "".join(f'<section id="{k}"><h2>{_TITLES[k]}</h2>{sections[k]}</section>'
-                   for k in SECTIONS)
-    return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
-            "<title>skdc audit: is our collaboration safe?</title>"
-            f"<style>{_CSS}</style></head><body><h1>Is our collaboration safe?</h1>"
-            f"<p>An audit of {_NAMES[s['mechanism']]} with {_NAMES[s['aligner']]}, "
-            f"{s['n_participants']} participants, target attack error "
-            f"{s['target_error']:.3g} at {s['confidence']:.0%}.</p>{body}</body></html>\n")
+    truth = view.truth.X
+    return {"truth": truth, "reconstruction": rec.X, "side": side, "value": at,
+            "error": float(relative_error(truth, rec.X)), "draw": int(row["draw"]),
+            "attack": cal.binding_attack}

@@ -6,10 +6,17 @@ tables into ``--out``. Settings come from flags or from the ``[audit]`` table of
 Finished draws are checkpointed under ``OUT/checkpoint``, so rerunning an interrupted command
 resumes it. Draws run on joblib: ``--backend dask --scheduler ADDRESS`` spreads them over a
 Dask cluster. Heavy imports happen inside the command, so ``skdc --help`` stays fast.
+
+Every setting is type-checked and bounded before any work (one line naming the flag or the
+config key); ``--fresh`` removes only the checkpoint files skdc wrote (a checkpoint folder
+holding anything else is refused, nothing removed); warnings print as one line that names the
+flags to change.
 """
 
 # Licence: BSD 3 clause
 
+import os
+import sys
 from pathlib import Path
 
 __all__ = ["register"]
@@ -25,36 +32,53 @@ aligner = "gopp"
 attack = ["procrustes", "alignment_map"]   # omit for every attack that applies
 target_error = 0.5         # acceptable relative reconstruction error
 confidence = 0.95
-draws = 8                  # noise draws per calibrated value
+criterion = "order"        # distribution-free; or "clopper-pearson", "normal" (Gaussian)
+# draws = 19               # most deployments per calibrated value (default: the fewest the
+                           # criterion needs, 19 at 95%)
 grid = 10                  # noise values of the frontier grid
 grid_draws = 2
 # range = [0.0, 0.3]       # the noise range (default: 0 to 3 v_PT for anchor noise)
 model = "logistic"         # or "ridge"
 colluder = 0
+# target = 1               # the attacked participant (you; default 1, or 0 if colluder = 1)
 seed = 0
 n_jobs = 1
 out = "audit-report"
 """
 
-# config key -> (argparse dest, type)
+# config key -> (argparse dest, type); lists say what they hold
 _KEYS = {"data": ("data", str), "labels": ("labels", str), "participants": ("participants", int),
          "partition": ("partition", str), "mechanism": ("mechanism", str),
-         "aligner": ("aligner", str), "attack": ("attack", list),
+         "aligner": ("aligner", str), "attack": ("attack", (list, str)),
          "target_error": ("target_error", float), "confidence": ("confidence", float),
-         "draws": ("draws", int), "grid": ("grid", int), "grid_draws": ("grid_draws", int),
-         "range": ("range", list), "xtol": ("xtol", float), "model": ("model", str),
-         "colluder": ("colluder", int), "participant": ("participant", int),
-         "seed": ("seed", int), "n_jobs": ("n_jobs", int), "backend": ("backend", str),
-         "scheduler": ("scheduler", str), "out": ("out", str)}
+         "criterion": ("criterion", str), "draws": ("draws", int), "grid": ("grid", int),
+         "grid_draws": ("grid_draws", int), "range": ("range", (list, float)),
+         "xtol": ("xtol", float), "model": ("model", str), "colluder": ("colluder", int),
+         "target": ("target", int), "seed": ("seed", int), "n_jobs": ("n_jobs", int),
+         "backend": ("backend", str), "scheduler": ("scheduler", str), "out": ("out", str)}
 _DEFAULTS = {"participants": 5, "mechanism": "igdp", "aligner": "gopp", "target_error": 0.5,
-             "confidence": 0.95, "draws": 8, "grid": 10, "grid_draws": 2, "model": "logistic",
-             "colluder": 0, "seed": 0, "backend": "loky", "out": "audit-report"}
+             "confidence": 0.95, "criterion": "order", "grid": 10, "grid_draws": 2,
+             "model": "logistic", "colluder": 0, "seed": 0, "backend": "loky",
+             "out": "audit-report"}
 _PATHS = ("data", "labels", "partition", "out")
+# the largest counts a setting takes (an allocation beyond them is a typo, not an audit)
+_LIMITS = {"participants": (2, 10_000), "draws": (2, 100_000), "grid": (1, 10_000),
+           "grid_draws": (1, 10_000), "colluder": (0, 9_999), "target": (0, 9_999),
+           "seed": (0, 2**32 - 1), "n_jobs": (-4096, 4096)}
+_CHOICES = {"mechanism": ("igdp", "cgdp"), "aligner": ("gopp", "none"),
+            "model": ("logistic", "ridge"), "backend": ("loky", "threading", "dask"),
+            "criterion": ("order", "clopper-pearson", "normal")}
 # audit() parameter names that open its error messages -> the flag to name instead
 _AUDIT_FLAGS = {"attack": "--attack", "target_error": "--target-error", "colluder": "--colluder",
-                "participant must": "--participant", "partition": "--partition",
+                "target": "--target", "partition": "--partition",
                 "n_participants": "--participants", "bounds": "--range", "xtol": "--xtol",
-                "No value": "--range"}
+                "No value": "--range", "criterion": "--criterion", "n_draws": "--draws",
+                "random_state": "--seed", "confidence": "--confidence"}
+# the Python parameter names in warnings -> the flags a command-line user changes
+_WARNING_FLAGS = {"bounds=": "--range", "target_error=": "--target-error",
+                  "min_error=": "--target-error", "confidence=": "--confidence",
+                  "n_draws=": "--draws", "criterion='order'": "--criterion order",
+                  "criterion='normal'": "--criterion normal"}
 
 
 def _flag(dest):
@@ -65,35 +89,13 @@ def _config(args):
     """Fill the flags not given on the command line from ``--config``, then the defaults."""
     given = {k for k in _KEYS if getattr(args, k) is not None}
     if args.config is not None:
-        from ._cli import _load_config
-
         path = Path(args.config)
-        if not path.is_file():
-            raise FileNotFoundError(f"--config {path}: no such file; `skdc audit --example` "
-                                    "prints one.")
-        try:
-            config = _load_config(path)
-        except (ValueError, ImportError) as exc:
-            raise ValueError(f"--config {path}: {exc}") from exc
-        extra = sorted(set(config) - {"audit"})
-        table = config.get("audit")
-        if extra or not isinstance(table, dict):
-            raise ValueError(f"--config {path}: needs one [audit] table (got "
-                             f"{sorted(config)}); `skdc audit --example` prints one.")
-        unknown = sorted(set(table) - set(_KEYS))
-        if unknown:
-            raise ValueError(f"--config {path}: unknown keys {unknown} in [audit]; allowed: "
-                             f"{sorted(_KEYS)}.")
+        table = _config_table(path)
         for key, value in table.items():
             dest, kind = _KEYS[key]
             if dest in given:
                 continue
-            ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
-            if kind is float and isinstance(value, int) and not isinstance(value, bool):
-                value, ok = float(value), True
-            if not ok:
-                raise ValueError(f"--config {path}: [audit] {key} must be a "
-                                 f"{kind.__name__}; got {value!r}.")
+            value = _config_value(path, key, value, kind)
             if key in _PATHS and not Path(value).is_absolute():
                 value = str(path.resolve().parent / value)
             setattr(args, dest, value)
@@ -103,17 +105,82 @@ def _config(args):
     return args
 
 
+def _config_table(path):
+    """The ``[audit]`` table of ``--config``, its keys checked."""
+    from ._cli import _load_config
+
+    if not path.is_file():
+        raise FileNotFoundError(f"--config {path}: no such file; `skdc audit --example` "
+                                "prints one.")
+    try:
+        config = _load_config(path)
+    except (ValueError, ImportError) as exc:
+        raise ValueError(f"--config {path}: {exc}") from exc
+    except RecursionError:
+        raise ValueError(f"--config {path}: nested too deeply to be an audit config.") \
+            from None
+    extra = sorted(set(config) - {"audit"})
+    table = config.get("audit")
+    if extra or not isinstance(table, dict):
+        raise ValueError(f"--config {path}: needs one [audit] table (got "
+                         f"{sorted(config)}); `skdc audit --example` prints one.")
+    unknown = sorted(set(table) - set(_KEYS))
+    if unknown:
+        raise ValueError(f"--config {path}: unknown keys {unknown} in [audit]; allowed: "
+                         f"{sorted(_KEYS)}.")
+    return table
+
+
+def _is(value, kind):
+    """Whether a decoded TOML value is of ``kind`` (booleans are no numbers; an int is a
+    float)."""
+    if isinstance(value, bool):
+        return False
+    if kind is float:
+        return isinstance(value, (int, float))
+    return isinstance(value, kind)
+
+
+def _config_value(path, key, value, kind):
+    """One ``[audit]`` value, type-checked (lists element by element), in one line naming
+    the key and its flag."""
+    where = f"--config {path}: [audit] {key} (--{key.replace('_', '-')})"
+    if isinstance(kind, tuple):
+        _, item = kind
+        if key == "attack" and isinstance(value, str):
+            value = [value]
+        ok = isinstance(value, list) and all(_is(v, item) for v in value) \
+            and (key != "range" or len(value) == 2)
+        if not ok:
+            shape = "[LOW, HIGH], two numbers" if key == "range" else "a list of attack names"
+            raise ValueError(f"{where} must be {shape}; got {_short(value)}.")
+        return [float(v) for v in value] if item is float else list(value)
+    if not _is(value, kind):
+        name = {int: "an integer", float: "a number", str: "a string"}[kind]
+        raise ValueError(f"{where} must be {name}; got {_short(value)}.")
+    return float(value) if kind is float else value
+
+
+def _short(value):
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _load(path, flag):
+    """One ``.npy`` array, read as a regular file (never a pipe, a folder or a device)."""
     import numpy as np
 
+    from ..utils._files import open_regular
+
     path = Path(path)
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise FileNotFoundError(f"{flag} {path}: no such file.")
-    try:
-        arr = np.load(path, allow_pickle=False)
-    except (ValueError, OSError) as exc:
-        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise ValueError(f"{flag} {path}: not a readable .npy array ({msg}).") from exc
+    with open_regular(path, flag) as fh:
+        try:
+            arr = np.load(fh, allow_pickle=False)
+        except (ValueError, OSError, EOFError) as exc:
+            msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise ValueError(f"{flag} {path}: not a readable .npy array ({msg}).") from None
     if not hasattr(arr, "shape"):
         raise ValueError(f"{flag} {path}: holds several arrays (.npz); save one array with "
                          "numpy.save.")
@@ -163,22 +230,33 @@ def _read_inputs(args):
 
 
 def _check_settings(args):
-    """The flags' ranges and choices, each error naming its flag."""
-    checks = [("participants", 2), ("draws", 2), ("grid", 1), ("grid_draws", 1),
-              ("colluder", 0), ("seed", 0)]
-    for dest, least in checks:
-        if getattr(args, dest) < least:
-            raise ValueError(f"{_flag(dest)} must be at least {least}; got "
-                             f"{getattr(args, dest)}.")
-    if not 0 < args.confidence < 1:
+    """The flags' types, ranges and choices (from the command line or the config alike), each
+    error naming its flag."""
+    import math
+
+    for dest, (least, most) in _LIMITS.items():
+        value = getattr(args, dest)
+        if value is None:
+            continue
+        if not isinstance(value, int) or isinstance(value, bool) or not least <= value <= most:
+            raise ValueError(f"{_flag(dest)} must be an integer from {least} to {most}; got "
+                             f"{value!r}.")
+    if args.n_jobs == 0:
+        raise ValueError("--n-jobs must not be 0 (1 runs draws one by one, -1 on every core).")
+    if not (math.isfinite(args.confidence) and 0 < args.confidence < 1):
         raise ValueError(f"--confidence must lie strictly between 0 and 1; got "
                          f"{args.confidence}.")
+    if not (math.isfinite(args.target_error) and args.target_error >= 0):
+        raise ValueError(f"--target-error must be a finite error >= 0 (a relative distance); "
+                         f"got {args.target_error}.")
     if args.range is not None:
-        if len(args.range) != 2 or not float(args.range[0]) < float(args.range[1]):
-            raise ValueError(f"--range must be LOW HIGH with LOW < HIGH; got {args.range}.")
-    for dest, choices in (("mechanism", ("igdp", "cgdp")), ("aligner", ("gopp", "none")),
-                          ("model", ("logistic", "ridge")),
-                          ("backend", ("loky", "threading", "dask"))):
+        low, high = (float(v) for v in args.range)
+        if not (math.isfinite(low) and math.isfinite(high) and 0 <= low < high):
+            raise ValueError(f"--range must be LOW HIGH with 0 <= LOW < HIGH, both finite (a "
+                             f"noise scale is not negative); got {low:g} {high:g}.")
+    if args.xtol is not None and not (math.isfinite(args.xtol) and args.xtol > 0):
+        raise ValueError(f"--xtol must be a positive number; got {args.xtol}.")
+    for dest, choices in _CHOICES.items():
         if getattr(args, dest) not in choices:
             raise ValueError(f"{_flag(dest)} must be one of {', '.join(choices)}; got "
                              f"{getattr(args, dest)!r}.")
@@ -186,18 +264,28 @@ def _check_settings(args):
         raise ValueError("--backend dask needs --scheduler ADDRESS (e.g. tcp://host:8786).")
 
 
-def _checkpoint_folder(args):
-    """``(out, checkpoint)``: the output folder and its checkpoint folder (emptied with
-    ``--fresh``)."""
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"--out {out}: exists and is not a folder.")
-    checkpoint = out / "checkpoint"
-    if args.fresh and checkpoint.is_dir():
-        import shutil
+_CHECKPOINTS = ("calibration.jsonl", "grid.jsonl")
 
-        shutil.rmtree(checkpoint)
-    return out, checkpoint
+
+def _checkpoint_folder(args):
+    """``(out, checkpoint)``: the output folder and its checkpoint folder. With ``--fresh``
+    only the checkpoint files skdc wrote there are removed; a folder holding anything else,
+    or a checkpoint that is a file or a link, is refused."""
+    from ..utils._checkpoint import is_checkpoint
+    from ..utils._files import ensure_folder, remove_written
+
+    out = ensure_folder(args.out, "--out")
+    checkpoint = os.path.join(out, "checkpoint")
+    if os.path.islink(checkpoint) or (os.path.lexists(checkpoint)
+                                      and not os.path.isdir(checkpoint)):
+        kind = "a link" if os.path.islink(checkpoint) else "a file"
+        raise ValueError(f"{checkpoint}: --out's checkpoint folder is {kind}, not a folder; "
+                         "skdc keeps its checkpoints in a real folder there. Move it away or "
+                         "choose another --out.")
+    if args.fresh:
+        remove_written(checkpoint, _CHECKPOINTS, "--out's checkpoint folder (--fresh)",
+                       is_ours=is_checkpoint)
+    return out, ensure_folder(checkpoint, "--out's checkpoint folder", allow_link=False)
 
 
 def _audit_kwargs(args, partition, checkpoint):
@@ -208,8 +296,9 @@ def _audit_kwargs(args, partition, checkpoint):
     return dict(
         n_participants=args.participants, mechanism=args.mechanism, aligner=args.aligner,
         attacks=args.attack or None, target_error=args.target_error,
-        confidence=args.confidence, colluder=args.colluder, participant=args.participant,
-        partition=partition, model=args.model, n_draws=args.draws, n_grid=args.grid,
+        confidence=args.confidence, criterion=args.criterion, colluder=args.colluder,
+        target=args.target, partition=partition, model=args.model, n_draws=args.draws,
+        n_grid=args.grid,
         grid_draws=args.grid_draws,
         bounds=None if args.range is None else tuple(map(float, args.range)), xtol=args.xtol,
         random_state=args.seed, checkpoint=checkpoint, progress="auto",
@@ -221,8 +310,10 @@ def _flagged(exc):
     """The audit's ``ValueError`` as one line that names the flag it comes from."""
     import re
 
-    msg = str(exc).replace("\n", " ")
-    if msg.startswith("checkpoint"):
+    from ..utils._checkpoint import CheckpointError
+
+    msg = " ".join(str(exc).split())
+    if isinstance(exc, CheckpointError):
         return f"{msg} (or rerun with --fresh)"
     # validate_params says "The 'xtol' parameter of audit must be ..."
     named = re.match(r"The '(\w+)' parameter of ", msg)
@@ -231,6 +322,14 @@ def _flagged(exc):
         if head.startswith(word):
             return f"{flag}: {msg}"
     return msg
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """A warning as one line that speaks the command line's flags (no source line)."""
+    text = " ".join(str(message).split())
+    for word, flag in _WARNING_FLAGS.items():
+        text = text.replace(word, flag)
+    print(f"skdc audit: warning: {text}", file=sys.stderr)
 
 
 def _dask_client(args):
@@ -249,16 +348,17 @@ def _dask_client(args):
 
 
 def _print_result(report, files, out):
-    import sys
-
     cal = report.calibration
+    noise = report.setting["noise"]
     if cal.value == cal.value:  # not NaN
-        print(f"recommended {cal.param} = {cal.value:.4g} (bracket {cal.bracket[0]:.4g} .. "
-              f"{cal.bracket[1]:.4g}); binding attack {cal.binding_attack}; balanced accuracy "
-              f"{cal.utility:.3f}")
+        d = cal.decisions[cal.decisions["value"] == cal.value].iloc[0]
+        print(f"yes: {noise} {cal.param} = {cal.value:.4g} (bracket {cal.bracket[0]:.4g} .. "
+              f"{cal.bracket[1]:.4g}); {d.n_draws - d.n_failed} of {d.n_draws} deployments "
+              f"met the target there; binding attack {cal.binding_attack}; balanced accuracy "
+              f"{cal.utility:.3f}; {cal.n_draws_run} calibration draws")
     else:
-        print(f"no {cal.param} in range meets the target error; see the report",
-              file=sys.stderr)
+        print(f"no: no {noise} in the range meets the target error (binding attack "
+              f"{cal.binding_attack}); see the report", file=sys.stderr)
     print(f"wrote {files['report']} and {len(files) - 1} CSV tables in {out}")
 
 
@@ -270,9 +370,11 @@ def _run_audit(args):
     if args.data is None or args.labels is None:
         raise ValueError("give --data X.npy and --labels y.npy (or a --config file naming "
                          "them); `skdc audit --example` prints a config.")
-    X, y, partition = _read_inputs(args)
     _check_settings(args)
+    X, y, partition = _read_inputs(args)
     out, checkpoint = _checkpoint_folder(args)
+
+    import warnings
 
     from joblib import parallel_config
 
@@ -281,7 +383,9 @@ def _run_audit(args):
     kwargs = _audit_kwargs(args, partition, checkpoint)
     client = _dask_client(args)
     try:
-        with parallel_config(backend=args.backend):
+        with parallel_config(backend=args.backend), warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            warnings.simplefilter("default")
             try:
                 report = audit(X, y, n_jobs=args.n_jobs if args.n_jobs is not None
                                else (-1 if client is not None else None), **kwargs)
@@ -290,6 +394,9 @@ def _run_audit(args):
     finally:
         if client is not None:
             client.close()
+    if report.setting["n_resumed"]:
+        print(f"skdc audit: resumed from {checkpoint}: {report.setting['n_resumed']} draws "
+              "read back, not rerun", file=sys.stderr)
     _print_result(report, report.save(out), out)
     return 0
 
@@ -320,9 +427,14 @@ def register(subparsers):
                    help="an attack to run (repeat); default: every applicable one")
     a.add_argument("--target-error", type=float, default=None,
                    help="acceptable relative reconstruction error (default 0.5)")
-    a.add_argument("--confidence", type=float, default=None, help="default 0.95")
+    a.add_argument("--confidence", type=float, default=None,
+                   help="probability that a fresh deployment meets the target (0.95)")
+    a.add_argument("--criterion", default=None,
+                   help="how a noise value is judged: order (distribution-free), "
+                        "clopper-pearson, or normal (Gaussian) (default order)")
     a.add_argument("--draws", type=int, default=None,
-                   help="noise draws per calibrated value (default 8)")
+                   help="most deployments drawn per calibrated value (default: the fewest "
+                        "the criterion needs, 19 at 95%% for order)")
     a.add_argument("--grid", type=int, default=None,
                    help="noise values of the frontier grid (default 10)")
     a.add_argument("--grid-draws", type=int, default=None, help="draws per grid value (2)")
@@ -332,13 +444,13 @@ def register(subparsers):
                    help="bracket width of the calibration (default: range / 32)")
     a.add_argument("--model", default=None, help="logistic or ridge (default logistic)")
     a.add_argument("--colluder", type=int, default=None, help="colluding participant (0)")
-    a.add_argument("--participant", type=int, default=None,
-                   help="attacked participant (default 1, or 0 when the colluder is 1)")
+    a.add_argument("--target", type=int, default=None,
+                   help="attacked participant, you (default 1, or 0 when the colluder is 1)")
     a.add_argument("--seed", type=int, default=None, help="the audit's one seed (0)")
     a.add_argument("--n-jobs", type=int, default=None, help="parallel draws (joblib)")
     a.add_argument("--backend", default=None, help="joblib backend: loky, threading or dask")
     a.add_argument("--scheduler", default=None, help="Dask scheduler address (--backend dask)")
     a.add_argument("--out", default=None, help="output folder (default audit-report)")
     a.add_argument("--fresh", action="store_true",
-                   help="discard the checkpoint in OUT and start afresh")
+                   help="remove skdc's checkpoint files in OUT/checkpoint and start afresh")
     a.set_defaults(func=_run_audit)

@@ -1,17 +1,35 @@
-"""Noise calibration: the smallest noise whose attack error stays above a target, with confidence.
+"""Noise calibration: the smallest noise at which fresh deployments keep every attack's error
+at or above a target, with a stated probability, whatever the errors' distribution.
 
 A privacy-utility sweep answers "how private is the protocol at this noise?". A data team asks
-the inverse question: *how much noise do we need so that a colluding analyst's best attack
-stays above an error we can accept, and what does that cost in accuracy?*
+the inverse question: *with what probability does a fresh deployment at this noise keep every
+attack's error at or above the error we accept, and what does that cost in accuracy?*
 :func:`calibrate_noise` answers it for any monotone noise knob (``align__v`` for the anchor
-noise of noisy-anchor alignment [1]_, ``gdp__noise`` for private-data noise). It judges a noise
-value by a one-sided lower *prediction* bound over noise draws, so that a fresh draw at the
-returned value meets the target with the stated probability; a mean above the target would
-fail about half the deployments near the threshold. The value is found by bisection on a
-bracket, every draw of every evaluated value runs through :func:`privacy_utility_sweep` (its
-``seed_param="auto"`` redraws the noise, the deployment stays fixed) and draw ``k`` uses the
-same seed at every value (common random numbers), so the comparison between two values is not
-blurred by independent noise.
+noise of noisy-anchor alignment [1]_, ``gdp__noise`` for private-data noise).
+
+**One draw, one deployment.** A draw redraws everything a real deployment draws (the
+participants' secrets, the anchor, the anchor and private-data noise: every ``random_state``
+and ``noise_random_state`` of the pipeline) and keeps fixed only what is fixed in reality: the
+rows and their partition among the participants. A draw *meets* the target when every attack's
+error is at or above its target (jointly: one draw, one verdict).
+
+**A distribution-free verdict.** Attack errors can be heavy-tailed (the Moore-Penrose attack's
+error explodes on some draws), have atoms or be infinite, so a value is judged by the share of
+its draws that meet, never by a mean and a standard deviation. The default rule
+(``criterion="order"``) is the order-statistic (exchangeability) rule: with ``n`` draws of which
+``m`` fail, a fresh draw fails with probability at most ``(m + 1) / (n + 1)``, for any
+distribution of the errors; a value passes when that is at most ``1 - confidence``.
+``criterion="clopper-pearson"`` asks more: the exact one-sided Clopper-Pearson lower confidence
+bound, at level ``confidence``, on the share of deployments that meet must itself reach
+``confidence``. ``criterion="normal"`` keeps the Gaussian prediction bound of each attack's
+error as an explicit option and warns when the draws are plainly not Gaussian.
+
+**Sequential draws.** Draws are the cost. A value's draws run in batches (``batch_size``, by
+default the number of parallel workers) and the value is decided as soon as the remaining draws
+cannot change the verdict: once more draws failed than the rule allows, the value fails without
+running the rest. The verdict is the one all ``n_draws`` draws would give. The value is found by
+bisection on a bracket; draw ``k`` uses the same seed at every value (common random numbers),
+and the draws that failed at the nearest larger value run first.
 
 References
 ----------
@@ -23,6 +41,7 @@ References
 
 import math
 import os
+import types
 import warnings
 from dataclasses import dataclass, field
 from functools import partial
@@ -38,11 +57,22 @@ from ..utils._progress import progress_bar
 from ..utils._references import gdp_paper_references
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
 from ._docstrings import _GOPP_PIPELINE_EXAMPLE
-from ._sweep import _check_param, _parallel, _resolve_scoring, _split, privacy_utility_sweep
+from ._sweep import (
+    _CONTEXTS,
+    _check_param,
+    _is_classification,
+    _Maker,
+    _parallel,
+    _resolve_scoring,
+    _run_draw,
+    _SweepContext,
+)
 
 __all__ = ["NoiseCalibration", "calibrate_noise"]
 
 _V_PT_COLUMN = "v_phase_transition"
+_CRITERIA = ("order", "clopper-pearson", "normal")
+_MAX_DRAWS = 100_000
 
 
 class _FittedAttribute:
@@ -58,25 +88,72 @@ class _FittedAttribute:
         return float("nan")
 
 
-# ----------------------------------------------------------------------------- bounds
+# ----------------------------------------------------------------------------- the criteria
+
+
+def _allowed_failures(n, confidence, criterion):
+    """The most failing draws out of ``n`` with which a value still passes (-1: none passes).
+
+    ``"order"``: ``m`` failures bound a fresh draw's failure probability by
+    ``(m + 1) / (n + 1)``; the value passes while that is at most ``1 - confidence``.
+    ``"clopper-pearson"``: the exact lower confidence bound on the share meeting, at level
+    ``confidence``, must reach ``confidence``. ``"normal"``: ``None`` (no count decides).
+    """
+    if criterion == "order":
+        return math.floor((n + 1) * (1.0 - confidence) + 1e-9) - 1
+    if criterion == "clopper-pearson":
+        m = -1
+        while m + 1 <= n and _clopper_pearson_lower(n - m - 1, n, confidence) >= confidence:
+            m += 1
+        return m
+    return None
+
+
+def _min_draws(confidence, criterion):
+    """The fewest draws with which a value can pass at all (``"normal"``: its default, 10)."""
+    if criterion == "normal":
+        return 10
+    n = 1
+    while _allowed_failures(n, confidence, criterion) < 0:
+        n += 1
+    return n
+
+
+def _clopper_pearson_lower(k, n, confidence):
+    """Exact one-sided lower confidence bound, at level ``confidence``, on a binomial share
+    from ``k`` successes in ``n`` trials (Clopper and Pearson, Biometrika 1934)."""
+    if n == 0 or k <= 0:
+        return 0.0
+    from scipy import stats
+
+    return float(stats.beta.ppf(1.0 - confidence, k, n - k + 1))
+
+
+def _order_bounds(values, j):
+    """The ``j``-th smallest and ``j``-th largest of ``values`` (NaN counts as failing: the
+    lowest); NaN when there are fewer than ``j`` values or ``j < 1``."""
+    x = np.asarray(values, dtype=np.float64)
+    if j < 1 or x.size < j:
+        return float("nan"), float("nan")
+    s = np.sort(np.where(np.isnan(x), -np.inf, x))
+    t = np.sort(np.where(np.isnan(x), np.inf, x))
+    return float(s[j - 1]), float(t[x.size - j])
 
 
 def _prediction_bounds(values, confidence, bound):
     """One-sided lower and upper prediction bounds of a fresh draw, at ``confidence`` each.
 
     ``"normal"``: ``mean -/+ t_{confidence, n-1} s sqrt(1 + 1/n)``, the prediction bound of a
-    Gaussian sample (exact coverage for Gaussian draws). ``"order"``: the ``j``-th smallest
-    (largest) draw, ``j = floor((n + 1)(1 - confidence))``, whose coverage ``(n + 1 - j) /
-    (n + 1) >= confidence`` holds for any continuous distribution of the draws.
+    Gaussian sample (exact coverage for Gaussian draws; NaN when a draw is not finite).
+    ``"order"``: the ``j``-th smallest (largest) draw, ``j = floor((n + 1)(1 - confidence))``,
+    whose coverage ``(n + 1 - j) / (n + 1) >= confidence`` holds for any distribution.
     """
     x = np.asarray(values, dtype=np.float64)
     n = x.size
-    if n == 0 or not np.all(np.isfinite(x)):
-        return float("nan"), float("nan")
     if bound == "order":
-        j = math.floor((n + 1) * (1.0 - confidence) + 1e-12)
-        s = np.sort(x)
-        return float(s[j - 1]), float(s[n - j])
+        return _order_bounds(x, _allowed_failures(n, confidence, "order") + 1)
+    if n < 2 or not np.all(np.isfinite(x)):
+        return float("nan"), float("nan")
     from scipy import stats
 
     mean, sd = float(x.mean()), float(x.std(ddof=1))
@@ -98,6 +175,38 @@ def _mean_interval(values, confidence):
     return m, (m - half, m + half)
 
 
+def _not_gaussian(values):
+    """Why ``values`` are plainly not Gaussian (a phrase), or ``None``: a non-finite draw, or
+    a Shapiro-Wilk test rejecting normality at the 1% level."""
+    x = np.asarray(values, dtype=np.float64)
+    if not np.all(np.isfinite(x)):
+        return "some draws are not finite"
+    if x.size < 3 or np.ptp(x) == 0:
+        return None
+    from scipy import stats
+
+    p = float(stats.shapiro(x).pvalue)
+    skew = float(stats.skew(x))
+    return f"Shapiro-Wilk p = {p:.2g}, skewness {skew:.2g}" if p < 0.01 else None
+
+
+def _ratio(error, target):
+    """An attack error relative to its target (1: at the target; NaN counts as failing)."""
+    if math.isnan(error):
+        return -math.inf
+    return error / target if target > 0 else math.inf
+
+
+def _draw_margin(row, targets):
+    """The worst attack's error relative to its target in one draw (>= 1: the draw meets)."""
+    return min(_ratio(float(row[a]), t) for a, t in targets.items())
+
+
+def _draw_meets(row, targets):
+    """Whether every attack's error in one draw is at or above its target (NaN: no)."""
+    return all(float(row[a]) >= t for a, t in targets.items())
+
+
 # ----------------------------------------------------------------------------- result
 
 
@@ -112,19 +221,20 @@ class NoiseCalibration:
     Attributes
     ----------
     value : float
-        The recommended noise: the smallest evaluated value whose every attack meets its
-        target at ``confidence``; NaN when no value in the range does.
+        The recommended noise: the smallest evaluated value that passes the criterion; NaN
+        when no value in the range does.
     param : str
         The calibrated parameter.
     min_error : dict of {str: float}
         The target error of each attack.
     confidence : float
-        The one-sided coverage of the bounds.
+        The probability, asked of a fresh deployment, of meeting every target.
     attack_error : float
-        Mean error of the binding attack over the draws at ``value``.
+        Mean error of the binding attack over the draws at ``value`` (NaN without a value).
     attack_error_interval : tuple of (float, float)
-        One-sided lower and upper prediction bounds of the binding attack's error of a fresh
-        draw at ``value``, each at ``confidence``; the lower one is the criterion.
+        Lower and upper prediction bounds of the binding attack's error of a fresh draw at
+        ``value``: order statistics (``"order"``, ``"clopper-pearson"``) or Gaussian bounds
+        (``"normal"``).
     utility : float
         Mean utility score at ``value``.
     utility_interval : tuple of (float, float)
@@ -132,24 +242,38 @@ class NoiseCalibration:
     utility_metric : str
         Name of the utility column.
     binding_attack : str
-        The attack whose lower bound is closest to (or furthest below) its target at
-        ``value``: the one that decides the noise.
+        The attack that decides the bracket: the one failing in most draws at the bracket's
+        failing end (at the upper end of the range when nothing passes), or, when the lower
+        end of the range already passes, the one closest to its target there.
     bracket : tuple of (float, float)
-        ``(fails, meets)``: the largest evaluated value that fails and the smallest that
-        meets (``value``); the smallest value that meets lies in between. ``(low, low)`` when
-        ``low`` already meets, ``(high, inf)`` when nothing meets.
+        ``(fails, passes)``: the largest evaluated value that fails and the smallest that
+        passes (``value``); the smallest passing value lies in between. ``(low, low)`` when
+        ``low`` already passes, ``(high, inf)`` when nothing passes.
     v_phase_transition : float
         :func:`~skdc.alignment.v_phase_transition` of the aligner (NaN when it has none).
     table : pandas.DataFrame
         Every draw the search ran: ``step`` (order of evaluation), ``value``, ``draw`` (the
-        index shared across values), ``draw_seed``, then the columns of
-        :func:`privacy_utility_sweep` (``seed`` is the sweep's seed of the draw) and
-        ``v_phase_transition`` (the aligner's ``v_phase_transition_``, NaN without one).
+        index shared across values), ``draw_seed``, ``meets`` (every attack at or above its
+        target), the utility and attack columns, the solver diagnostics, ``seconds`` and
+        ``v_phase_transition``.
     summary : pandas.DataFrame
-        One row per evaluated value and attack: ``n_draws``, ``mean``, ``lower``, ``upper``,
-        ``target`` and ``meets``.
-    bound : str
-        ``"normal"`` or ``"order"``: how the bounds were formed.
+        One row per evaluated value and attack: ``n_draws`` (run), ``failures`` (draws below
+        this attack's target), ``mean``, ``median``, ``min``, ``max``, ``lower`` and
+        ``upper`` (the criterion's prediction bounds from the draws run), ``target``.
+    decisions : pandas.DataFrame
+        One row per evaluated value, in order: ``n_draws`` (run), ``n_failed`` (draws where
+        some attack is below its target), ``allowed_failures`` (of ``n_draws_max``),
+        ``share_meeting``, ``share_lower`` (its exact Clopper-Pearson lower bound at
+        ``confidence``), ``fresh_fail_bound`` (``(m + 1) / (n + 1)``), the mean utility,
+        ``passes`` and ``why`` (the decision in words, with how many draws it needed).
+    criterion : str
+        ``"order"``, ``"clopper-pearson"`` or ``"normal"``.
+    n_draws_max : int
+        The draws a value runs when nothing stops it early.
+    redraw : str
+        ``"deployment"`` or ``"noise"``: what each draw redraws.
+    n_draws_resumed : int
+        Draws read back from the checkpoint instead of run.
 
     Examples
     --------
@@ -157,13 +281,13 @@ class NoiseCalibration:
     >>> import numpy as np
     >>> from skdc.experiments import calibrate_noise
     >>> cal = calibrate_noise(pipe, X, y, param="align__v", attack="procrustes",
-    ...                       min_error=0.2, confidence=0.8, n_draws=3, bounds=(0.0, 0.4),
+    ...                       min_error=0.2, confidence=0.8, bounds=(0.0, 0.4),
     ...                       xtol=0.1, random_state=0)
-    >>> bool(np.isfinite(cal.value))
-    True
-    >>> list(cal.summary.columns)
-    ['step', 'value', 'attack', 'n_draws', 'mean', 'lower', 'upper', 'target', 'meets']
-    >>> cal.n_draws_run == 3 * cal.table["value"].nunique()
+    >>> bool(np.isfinite(cal.value)), cal.n_draws_max
+    (True, 4)
+    >>> list(cal.decisions.columns)[:4]
+    ['step', 'value', 'n_draws', 'n_failed']
+    >>> int(cal.decisions["n_draws"].sum()) == cal.n_draws_run
     True
     """
 
@@ -181,7 +305,11 @@ class NoiseCalibration:
     v_phase_transition: float
     table: object = field(repr=False)
     summary: object = field(repr=False)
-    bound: str = "normal"
+    decisions: object = field(repr=False)
+    criterion: str = "order"
+    n_draws_max: int = 0
+    redraw: str = "deployment"
+    n_draws_resumed: int = 0
 
     @property
     def bracket_width(self):
@@ -190,7 +318,7 @@ class NoiseCalibration:
 
     @property
     def n_draws_run(self):
-        """Number of draws (fits) the search ran."""
+        """Number of draws (fits) the search ran or read back."""
         return int(len(self.table))
 
     @property
@@ -200,7 +328,12 @@ class NoiseCalibration:
         return {r.attack: (r.mean, r.lower, r.upper) for r in rows.itertuples()}
 
     def plot(self, ax=None):
-        """Attack errors of every draw against the noise, with bounds, target and answer.
+        """Every draw's worst attack error relative to its target, against the noise.
+
+        A draw meets when the worst of its attacks is at or above its target (ratio 1, the
+        dotted line). The y axis is logarithmic, since attack errors may span decades;
+        ratios below 1e-3 (an exact reconstruction) are drawn at 1e-3 as triangles. Each
+        evaluated value is labelled with its failing and run draws.
 
         Parameters
         ----------
@@ -214,56 +347,102 @@ class NoiseCalibration:
         if ax is None:
             import matplotlib.pyplot as plt
 
-            _, ax = plt.subplots(figsize=(5.5, 3.6), layout="constrained")
-        for k, attack in enumerate(self.min_error):
-            color = f"C{k}"
-            ax.scatter(self.table["value"], self.table[attack], s=10, alpha=0.45,
-                       color=color, linewidths=0)
-            s = self.summary[self.summary["attack"] == attack].sort_values("value")
-            ax.plot(s["value"], s["lower"], "v-", color=color, markersize=4, linewidth=1,
-                    label=f"{attack}: lower bound ({self.confidence:.0%})")
-            ax.axhline(self.min_error[attack], color=color, linestyle=":", linewidth=1)
-        if np.isfinite(self.value):
-            ax.axvline(self.value, color="k", linewidth=1.2,
-                       label=f"calibrated {self.param} = {self.value:.4g}")
-            ax.axvspan(*self.bracket, color="0.6", alpha=0.25, linewidth=0)
-        if np.isfinite(self.v_phase_transition):
-            ax.axvline(self.v_phase_transition, color="0.35", linestyle="--", linewidth=1,
-                       label=f"v_PT = {self.v_phase_transition:.4g}")
-        ax.set_xlabel(self.param)
-        ax.set_ylabel("attack error (higher = more private)")
-        ax.legend(fontsize="small", frameon=False)
-        return ax
+            _, ax = plt.subplots(figsize=(6, 3.8), layout="constrained")
+        from ._report import plot_calibration
+
+        return plot_calibration(self, ax)
 
 
-# ----------------------------------------------------------------------------- the search
+# ----------------------------------------------------------------------------- who is who
 
 
-def _one(estimator, X_train, y_train, test_data, param, value, seed, scoring, attacks,
-         fit_params=None):
-    """One draw through the sweep (``seed_param="auto"`` redraws the noise from ``seed``).
-
-    ``fit_params`` (the training rows' ``participant`` ids) are routed to the mechanism, so
-    metadata routing is switched on for the draw."""
-    from contextlib import nullcontext
-
-    from sklearn import config_context
-
-    routing = config_context(enable_metadata_routing=True) if fit_params else nullcontext()
-    with routing:
-        df = privacy_utility_sweep(
-            estimator, X_train, y_train, param=param, values=[value], n_draws=1,
-            attacks=attacks, scoring=scoring, test_data=test_data, seed_param="auto",
-            fit_params=fit_params, random_state=seed, n_jobs=1, progress=False,
-        )
-    row = df.iloc[0].to_dict()
-    for col in ("draw", "param", "value"):
-        row.pop(col, None)
-    return row
+def _n_participants(estimator):
+    """The mechanism's ``n_participants`` (``None`` without a mechanism)."""
+    params = estimator.get_params(deep=True)
+    keys = [k for k in params if k == "n_participants" or k.endswith("__n_participants")]
+    return int(params[keys[0]]) if keys else None
 
 
-def _attacks(attack, colluder, participant):
-    """Attack scorers as ``{name: scorer}``; names through ``make_attack_scorer``."""
+def _resolve_target(colluder, target, n_participants):
+    """The attacked participant, checked against the colluder(s) and the participants.
+
+    The one place both :func:`calibrate_noise` and the audit resolve the roles: ``None``
+    gives the smallest id that is not a colluder (1, or 0 when participant 1 colludes).
+
+    Examples
+    --------
+    >>> from skdc.experiments._calibrate import _resolve_target
+    >>> _resolve_target(0, None, 3), _resolve_target(1, None, 3), _resolve_target([0, 1], 2, 3)
+    (1, 0, 2)
+    """
+    from ..attacks import check_colluders
+
+    colluders = check_colluders(colluder, n_participants=n_participants)
+    if target is None:
+        target = next(i for i in range(len(colluders) + 1) if i not in colluders)
+    if not isinstance(target, (Integral, np.integer)) or isinstance(target, (bool, np.bool_)):
+        raise TypeError(f"target must be an int participant id; got {target!r}.")
+    if target < 0 or (n_participants is not None and target >= n_participants):
+        top = "" if n_participants is None else f" 0 .. {n_participants - 1}"
+        raise ValueError(f"target={target} is not a participant (ids{top}); choose the "
+                         "attacked participant among them.")
+    if target in colluders:
+        raise ValueError(f"target={target} colludes ({list(colluders)}): colluder and target "
+                         "must be different participants; choose another target.")
+    check_colluders(colluder, target=int(target), n_participants=n_participants)
+    if n_participants is not None and len(colluders) + 1 > n_participants:
+        raise ValueError("every participant colludes; leave one to attack.")
+    return int(target)
+
+
+def _check_ids(ids, n_rows, n_participants, what):
+    """Participant ids of ``n_rows`` rows as an int array, each in ``0 .. n - 1``."""
+    ids = np.asarray(ids)
+    if ids.shape != (n_rows,) or ids.dtype.kind not in "iu":
+        raise ValueError(f"{what} must hold one integer participant id per row ({n_rows}); "
+                         f"got shape {ids.shape}, dtype {ids.dtype}.")
+    if ids.size and (ids.min() < 0 or (n_participants is not None
+                                       and ids.max() >= n_participants)):
+        top = "" if n_participants is None else f" .. {n_participants - 1}"
+        raise ValueError(f"{what} must hold ids 0{top}; got ids from {ids.min()} to "
+                         f"{ids.max()}.")
+    return ids.astype(np.int64)
+
+
+def _fixed_partition(estimator, X_train, y_train, X_test):
+    """``(ids of the training rows, ids of the held-out rows)`` as the pipeline's own
+    mechanism assigns them (its keyed hash under its ``random_state``), computed once so that
+    a draw redrawing the mechanism's seeds keeps the partition; ``(None, None)`` without a
+    mechanism step."""
+    from sklearn.base import clone
+
+    from ..mechanisms import BaseMechanism
+
+    steps = getattr(estimator, "steps", None)
+    if steps is None:
+        return None, None
+    k = next((j for j, (_, s) in enumerate(steps) if isinstance(s, BaseMechanism)), None)
+    if k is None:
+        return None, None
+    X_tr, X_te = X_train, X_test
+    for _, step in steps[:k]:
+        if step is None or step == "passthrough":
+            continue
+        step = clone(step)
+        X_tr = step.fit_transform(X_tr, y_train)
+        X_te = step.transform(X_te)
+    mech = clone(steps[k][1]).fit(X_tr)
+    return (np.asarray(mech.transform(X_tr).participant),
+            np.asarray(mech.transform(X_te).participant))
+
+
+# ----------------------------------------------------------------------------- attacks, targets
+
+
+def _attack_scorers(attack, colluder, target, test_participant=None):
+    """Attack scorers as ``{name: scorer}``; names through ``make_attack_scorer`` built with
+    ``colluder`` and ``target``. With ``test_participant``, the named attacks read the
+    held-out rows' participants from it (the fixed partition), not from the mechanism."""
     if isinstance(attack, str) or callable(attack):
         attack = [attack]
     if isinstance(attack, dict):
@@ -273,15 +452,14 @@ def _attacks(attack, colluder, participant):
                  for a in attack]
     if not items:
         raise ValueError("attack is empty; pass at least one attack name or scorer.")
-    target = participant
-    if target is None:
-        target = 1 if colluder != 1 else 0
     out = {}
     for k, (name, a) in enumerate(items):
         if isinstance(a, str):
             from ..metrics import make_attack_scorer
 
             a = make_attack_scorer(a, colluder=colluder, target=target)
+            if test_participant is not None:
+                a = partial(a, participant=test_participant)
         elif not callable(a):
             raise TypeError(
                 "Each attack must be a name of skdc.metrics.make_attack_scorer or a scorer "
@@ -295,6 +473,7 @@ def _attacks(attack, colluder, participant):
 
 
 def _targets(min_error, names):
+    """One target error per attack: finite and not negative (an error is a distance)."""
     if isinstance(min_error, dict):
         unknown = sorted(set(min_error) - set(names))
         lacking = [n for n in names if n not in min_error]
@@ -303,372 +482,49 @@ def _targets(min_error, names):
                 f"min_error names the attacks {sorted(min_error)}, the attacks are "
                 f"{list(names)}; give one target per attack (or one float for all)."
             )
-        targets = {n: float(min_error[n]) for n in names}
-    elif isinstance(min_error, Real) and not isinstance(min_error, bool):
-        targets = {n: float(min_error) for n in names}
+        targets = dict(min_error)
     else:
-        raise TypeError(f"min_error must be a float or a dict {{attack: float}}; got "
-                        f"{type(min_error).__name__}.")
-    bad = {n: t for n, t in targets.items() if not np.isfinite(t)}
-    if bad:
-        raise ValueError(f"min_error must be finite; got {bad}.")
-    return targets
+        targets = dict.fromkeys(names, min_error)
+    for name, t in targets.items():
+        if not isinstance(t, (Real, np.floating)) or isinstance(t, (bool, np.bool_)):
+            raise TypeError(f"min_error must be a float or a dict {{attack: float}}; got "
+                            f"{t!r} for {name}.")
+        if not (math.isfinite(t) and t >= 0):
+            raise ValueError(f"min_error must be a finite error >= 0 (an attack error is a "
+                             f"distance); got {t!r} for {name}.")
+    return {n: float(t) for n, t in targets.items()}
 
 
-def _run_draws(run_draw, jobs, checkpoint, n_jobs, bar):
-    """Rows of the draws ``jobs = [(key, value, seed)]``, in order; finished ones are read
-    from ``checkpoint``, the others run on joblib and are stored as each one finishes (at the
-    end of the batch under a backend that cannot yield them one by one)."""
-    rows = [checkpoint.get(key) for key, _, _ in jobs]
-    todo = [k for k, row in enumerate(rows) if row is None]
-    if bar is not None and len(todo) < len(jobs):
-        bar.update(len(jobs) - len(todo))
-    tasks = (delayed(run_draw)(jobs[k][1], jobs[k][2]) for k in todo)
-    for k, row in zip(todo, _parallel(n_jobs)(tasks)):
-        checkpoint.put(jobs[k][0], row)
-        rows[k] = checkpoint.get(jobs[k][0])  # the stored (JSON round-tripped) row
-        if bar is not None:
-            bar.update(1)
-    return rows
+# ----------------------------------------------------------------------------- fingerprints
 
 
-class _Search:
-    """Evaluates noise values (``n_draws`` draws each, cached and checkpointed)."""
-
-    def __init__(self, run_draw, draw_seeds, targets, utility, confidence, bound, n_jobs,
-                 checkpoint, bar):
-        self.run_draw = run_draw
-        self.draw_seeds = draw_seeds
-        self.targets = targets
-        self.utility = utility
-        self.confidence = confidence
-        self.bound = bound
-        self.n_jobs = n_jobs
-        self.checkpoint = checkpoint
-        self.bar = bar
-        self.rows = []      # every draw, in evaluation order
-        self.summary = []   # one dict per value and attack
-        self.results = {}   # value -> (meets, margins)
-
-    def __call__(self, value):
-        value = float(value)
-        if value in self.results:
-            return self.results[value][0]
-        step = len(self.results)
-        jobs = [(f"{value!r}/{k}", value, int(seed)) for k, seed in enumerate(self.draw_seeds)]
-        done = _run_draws(self.run_draw, jobs, self.checkpoint, self.n_jobs, self.bar)
-        rows = [{"step": step, "value": value, "draw": k, "draw_seed": int(seed), **row}
-                for k, (seed, row) in enumerate(zip(self.draw_seeds, done))]
-        self.rows.extend(rows)
-        margins = {}
-        for name, target in self.targets.items():
-            errs = [r[name] for r in rows]
-            lower, upper = _prediction_bounds(errs, self.confidence, self.bound)
-            margins[name] = lower - target if np.isfinite(lower) else -np.inf
-            self.summary.append({"step": step, "value": value, "attack": name,
-                                 "n_draws": len(errs), "mean": float(np.mean(errs)),
-                                 "lower": lower, "upper": upper, "target": target,
-                                 "meets": bool(margins[name] >= 0)})
-        meets = all(m >= 0 for m in margins.values())
-        self.results[value] = (meets, margins)
-        return meets
+def _code_content(code):
+    """A code object as plain data: its bytecode, constants (nested code included), names
+    and argument counts; not its file name nor its line numbers (``marshal`` output depends
+    on reference counts, so it is not used)."""
+    consts = tuple(_code_content(c) if isinstance(c, types.CodeType) else c
+                   for c in code.co_consts)
+    return ("code", code.co_code, consts, code.co_names, code.co_varnames, code.co_freevars,
+            code.co_cellvars, code.co_argcount, code.co_kwonlyargcount)
 
 
-@dataclass
-class _Setup:
-    """What :func:`calibrate_noise` and the audit share: split, scorers, seeds."""
+def _content_hash(*objs):
+    """A digest of the objects' content: arrays by their bytes, estimators by their
+    parameters, functions by their code, defaults and closure (two lambdas differ; the same
+    function in a restarted process hashes alike), so a checkpoint is never reused for
+    another configuration."""
+    from joblib.hashing import NumpyHasher
 
-    X_train: object
-    y_train: object
-    test_data: tuple
-    attacks: dict
-    scoring: dict
-    utility: str
-    draw_seeds: np.ndarray
+    class _Hasher(NumpyHasher):
+        def save(self, obj):
+            if isinstance(obj, types.FunctionType):
+                cells = tuple(c.cell_contents for c in obj.__closure__ or ())
+                obj = ("function", obj.__module__, obj.__qualname__,
+                       _code_content(obj.__code__), obj.__defaults__, obj.__kwdefaults__,
+                       cells)
+            super().save(obj)
 
-
-def _setup(estimator, X, y, *, param, attack, colluder, participant, scoring, test_size,
-           test_data, n_draws, random_state):
-    if not hasattr(estimator, "fit"):
-        raise TypeError(f"estimator must be an unfitted estimator (a Pipeline of a mechanism, "
-                        f"an aligner and a model); got {type(estimator).__name__}.")
-    _check_param(estimator, param)
-    attacks = _attacks(attack, colluder, participant)
-    scorers = _resolve_scoring(scoring)
-    if not scorers:
-        raise ValueError("scoring is empty; pass a utility metric such as 'balanced_accuracy'.")
-    clash = set(scorers) & set(attacks)
-    if clash:
-        raise ValueError(f"Utility metrics and attacks share the names {sorted(clash)}.")
-    utility = next(iter(scorers))
-    scorers = {**scorers, _V_PT_COLUMN: _FittedAttribute("v_phase_transition_")}
-    rng = check_random_state(random_state)
-    X_train, X_test, y_train, y_test = _split(X, y, test_size, test_data, rng)
-    test_data = (X_test, y_test)
-    draw_seeds = rng.randint(2**31 - 1, size=n_draws)
-    return _Setup(X_train, y_train, tuple(test_data), attacks, scorers, utility, draw_seeds)
-
-
-def _check_common(confidence, n_draws, bound, bounds, xtol):
-    if not isinstance(confidence, Real) or not 0 < confidence < 1:
-        raise ValueError(f"confidence must lie strictly between 0 and 1; got {confidence!r}.")
-    if bound not in ("normal", "order"):
-        raise ValueError(f"bound must be 'normal' or 'order'; got {bound!r}.")
-    if not isinstance(n_draws, Integral) or isinstance(n_draws, bool) or n_draws < 2:
-        raise ValueError(f"n_draws must be an int of at least 2; got {n_draws!r}.")
-    if bound == "order" and math.floor((n_draws + 1) * (1 - confidence) + 1e-12) < 1:
-        need = math.ceil(1.0 / (1.0 - confidence) - 1.0 - 1e-12)
-        raise ValueError(
-            f"bound='order' at confidence={confidence} needs at least {need} draws per value "
-            f"(the smallest of n draws covers a fresh one with probability n/(n+1)); got "
-            f"n_draws={n_draws}. Raise n_draws or use bound='normal'."
-        )
-    try:
-        low, high = (float(b) for b in bounds)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"bounds must be (low, high); got {bounds!r}.") from exc
-    if not (np.isfinite(low) and np.isfinite(high) and low < high):
-        raise ValueError(f"bounds must be finite with low < high; got {bounds!r}.")
-    if xtol is None:
-        xtol = (high - low) / 32.0
-    if not isinstance(xtol, Real) or not xtol > 0:
-        raise ValueError(f"xtol must be a positive float; got {xtol!r}.")
-    return low, high, float(xtol)
-
-
-# What calibrate_noise and the audit take alike (the audit adds its own settings); the
-# semantic checks (n_draws for bound="order", low < high, one target per attack) stay in
-# _check_common and _targets.
-_RUN_CONSTRAINTS = {
-    "confidence": [Interval(Real, 0, 1, closed="neither")],
-    "n_draws": [Interval(Integral, 2, None, closed="left")],
-    "xtol": [Interval(Real, 0, None, closed="neither"), None],
-    "colluder": [Interval(Integral, 0, None, closed="left")],
-    "participant": [Interval(Integral, 0, None, closed="left"), None],
-    "test_size": [Interval(Real, 0, None, closed="neither")],
-    "n_jobs": [Integral, None],
-    "checkpoint": [str, os.PathLike, None],
-    "progress": ["boolean", StrOptions({"auto"})],
-}
-
-
-@validate_params(
-    {
-        **_RUN_CONSTRAINTS,
-        "estimator": [HasMethods(["fit"])],
-        "X": ["array-like"],
-        "y": ["array-like", None],
-        "param": [str],
-        "attack": [str, callable, list, tuple, dict],
-        "min_error": [Real, dict],
-        "bounds": ["array-like"],
-        "bound": [StrOptions({"normal", "order"})],
-        "scoring": [str, callable, list, tuple, dict],
-        "test_data": [tuple, None],
-        "random_state": ["random_state"],
-    },
-    prefer_skip_nested_validation=True,
-)
-@Substitution(references=gdp_paper_references, example=_GOPP_PIPELINE_EXAMPLE)
-def calibrate_noise(estimator, X, y=None, *, param, attack, min_error, confidence=0.95,
-                    n_draws=10, bounds=(0.0, 1.0), xtol=None, bound="normal", colluder=0,
-                    participant=None, scoring="balanced_accuracy", test_size=0.3,
-                    test_data=None, random_state=None, n_jobs=None, checkpoint=None,
-                    progress="auto"):
-    """Find the smallest noise whose attack error meets a target at a stated confidence.
-
-    A noise value *meets* the target when, for every attack, the one-sided lower prediction
-    bound of the attack error of a fresh noise draw, at level ``confidence``, is at least
-    ``min_error``: with ``n`` draws of mean ``m`` and standard deviation ``s``,
-    ``m - t_{confidence, n-1} s sqrt(1 + 1/n) >= min_error`` (``bound="normal"``), or the
-    ``j``-th smallest draw, ``j = floor((n + 1)(1 - confidence))``, is (``bound="order"``,
-    distribution-free). Both bound the error of *one* future deployment, which is what a
-    participant faces, not the mean over many. The noise knob must be monotone (more noise,
-    larger errors). The search evaluates ``high``, then ``low``, then bisects the bracket
-    until it is at most ``xtol`` wide, reusing evaluated values; each value runs ``n_draws``
-    draws through :func:`privacy_utility_sweep` with ``seed_param="auto"`` (the deployment
-    fixed, the noise redrawn), draw ``k`` with the same seed at every value.
-
-    Read more in the :ref:`User Guide <safety>`, and see the gallery example
-    :ref:`sphx_glr_auto_examples_plot_calibrated_frontier.py`.
-
-    Parameters
-    ----------
-    estimator : estimator
-        An unfitted pipeline of a mechanism, an aligner and a model.
-    X : array-like of shape (n_samples, n_features)
-        Rows.
-    y : array-like of shape (n_samples,), default=None
-        Targets.
-    param : str
-        The noise parameter (``"align__v"`` for anchor noise, ``"gdp__noise"`` for
-        private-data noise).
-    attack : str, callable, list or dict
-        Attack names of :func:`skdc.metrics.make_attack_scorer` (built with ``colluder`` and
-        ``participant``), scorers ``scorer(fitted, X, y) -> float`` (higher = more private),
-        a list of them or a dict ``{name: attack}``. With several, the binding one decides.
-    min_error : float or dict of {str: float}
-        The acceptable attack error, one for all attacks or one per attack name.
-    confidence : float, default=0.95
-        Probability that a fresh draw at the returned noise meets the target.
-    n_draws : int, default=10
-        Noise draws per evaluated value.
-    bounds : tuple of (float, float), default=(0.0, 1.0)
-        The search range of ``param``.
-    xtol : float, default=None
-        Stop when the bracket is at most this wide; ``None``: ``(high - low) / 32``.
-    bound : {"normal", "order"}, default="normal"
-        How the lower bound is formed (see above); ``"order"`` needs
-        ``n_draws >= 1 / (1 - confidence) - 1``.
-    colluder : int, default=0
-        The participant colluding with the analyst (named attacks).
-    participant : int, default=None
-        The attacked participant (the one auditing its privacy); ``None``: participant 1, or
-        0 when the colluder is 1.
-    scoring : str, callable or dict, default="balanced_accuracy"
-        Utility metric(s); the first is reported.
-    test_size : float, default=0.3
-        Share of rows held out once (stratified), as in :func:`privacy_utility_sweep`.
-    test_data : tuple of (X_test, y_test), default=None
-        Explicit held-out rows; then all of ``X`` trains.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the split and the draws.
-    n_jobs : int, default=None
-        Parallel draws (joblib; choose the backend with ``joblib.parallel_config``).
-    checkpoint : str or Path, default=None
-        A JSON-lines file of finished draws; a rerun with the same settings reads them back
-        instead of running them, so an interrupted calibration resumes where it stopped.
-    progress : bool or "auto", default="auto"
-        A tqdm bar over the draws; ``"auto"``: when stderr is a terminal.
-
-    Returns
-    -------
-    calibration : NoiseCalibration
-        The value, its bracket, the errors and utility with their intervals, every draw.
-
-    Warns
-    -----
-    UserWarning
-        When no value in ``bounds`` meets the target (``value`` is then NaN), and when the
-        calibrated anchor noise lies above :func:`~skdc.alignment.v_phase_transition` (eq.
-        (51) of [1]_), where alignment degrades sharply and utility drops.
-
-    See Also
-    --------
-    privacy_utility_sweep : The sweep each evaluated value runs.
-    audit : Calibration and a self-contained report for one participant.
-
-    {references}
-
-    Examples
-    --------
-    {example}
-    >>> from skdc.experiments import calibrate_noise
-    >>> cal = calibrate_noise(pipe, X, y, param="align__v", attack="procrustes",
-    ...                       min_error=0.2, n_draws=4, bounds=(0.0, 0.4), xtol=0.05,
-    ...                       random_state=0)
-    >>> bool(cal.bracket[0] < cal.value <= cal.bracket[0] + 0.05)
-    True
-    >>> cal.binding_attack, cal.bracket_width <= 0.05
-    ('procrustes', True)
-    """
-    import pandas as pd
-
-    low, high, xtol = _check_common(confidence, n_draws, bound, bounds, xtol)
-    setup = _setup(estimator, X, y, param=param, attack=attack, colluder=colluder,
-                   participant=participant, scoring=scoring, test_size=test_size,
-                   test_data=test_data, n_draws=n_draws, random_state=random_state)
-    targets = _targets(min_error, list(setup.attacks))
-    fingerprint = {"param": param, "bounds": [low, high], "xtol": xtol, "n_draws": n_draws,
-                   "draw_seeds": [int(s) for s in setup.draw_seeds],
-                   "attacks": {n: _stable_repr(a) for n, a in sorted(setup.attacks.items())},
-                   "scoring": sorted(setup.scoring), "estimator": _stable_repr(estimator),
-                   "data": _data_digest(setup.X_train, setup.y_train, setup.test_data)}
-    ck = DrawCheckpoint(checkpoint, fingerprint)
-    n_values = 2 + max(0, math.ceil(math.log2((high - low) / xtol)))
-    bar = progress_bar(None, progress, total=n_values * n_draws, desc=f"calibrate {param}",
-                       unit="draw")
-
-    # a partial of a module-level function, not a closure: process-based joblib backends
-    # that pickle without cloudpickle (multiprocessing) can send it
-    run_draw = partial(_one, estimator, setup.X_train, setup.y_train, setup.test_data, param,
-                       scoring=setup.scoring, attacks=setup.attacks)
-    search = _Search(run_draw, setup.draw_seeds, targets, setup.utility, confidence, bound,
-                     n_jobs, ck, bar)
-    try:
-        value, bracket = _bisect(search, low, high, xtol)
-    finally:
-        if bar is not None:
-            bar.close()
-    table = pd.DataFrame(search.rows)
-    summary = pd.DataFrame(search.summary)
-    return _result(search, table, summary, value, bracket, param, targets, confidence, bound,
-                   setup.utility, low, high)
-
-
-def _bisect(search, low, high, xtol):
-    """``(value, bracket)`` of the smallest value meeting the target, to within ``xtol``."""
-    if not search(high):
-        return float("nan"), (high, float("inf"))
-    if search(low):
-        return low, (low, low)
-    lo, hi = low, high
-    while hi - lo > xtol * (1 + 1e-9):  # the halvings of (high - low) / 2**k stop on time
-        mid = 0.5 * (lo + hi)
-        if search(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi, (lo, hi)
-
-
-def _result(search, table, summary, value, bracket, param, targets, confidence, bound,
-            utility, low, high):
-    at = value if np.isfinite(value) else high
-    margins = search.results[at][1]
-    binding = min(margins, key=margins.get)
-    rows = table[table["value"] == at]
-    v_pt = float(np.nanmedian(rows[_V_PT_COLUMN])) if rows[_V_PT_COLUMN].notna().any() \
-        else float("nan")
-    if np.isfinite(value):
-        err = float(rows[binding].mean())
-        interval = _prediction_bounds(rows[binding], confidence, bound)
-        util, util_interval = _mean_interval(rows[utility], confidence)
-    else:
-        err, interval = float("nan"), (float("nan"), float("nan"))
-        util, util_interval = float("nan"), (float("nan"), float("nan"))
-        worst = summary[(summary["value"] == high) & (summary["attack"] == binding)].iloc[0]
-        warnings.warn(
-            f"No value of {param} in [{low:.4g}, {high:.4g}] meets the target: at {high:.4g} "
-            f"the {binding} attack's {confidence:.0%} lower bound is {worst['lower']:.4g} < "
-            f"{worst['target']:.4g}. Widen bounds=, lower min_error= or confidence=.",
-            UserWarning, stacklevel=3,
-        )
-    if np.isfinite(value) and np.isfinite(v_pt) and param.endswith("__v") and value > v_pt:
-        warnings.warn(
-            f"The calibrated {param} = {value:.4g} lies above the phase-transition level "
-            f"v_phase_transition = {v_pt:.4g} ({value / v_pt:.2f} x): above it the GOPP "
-            "alignment degrades sharply, so the utility bought at this noise is fragile. Add "
-            "anchor rows (v_PT grows with them) or accept a lower target error.",
-            UserWarning, stacklevel=3,
-        )
-    return NoiseCalibration(
-        value=float(value), param=param, min_error=dict(targets), confidence=float(confidence),
-        attack_error=err, attack_error_interval=tuple(map(float, interval)), utility=util,
-        utility_interval=tuple(map(float, util_interval)), utility_metric=utility,
-        binding_attack=binding, bracket=(float(bracket[0]), float(bracket[1])),
-        v_phase_transition=v_pt, table=table, summary=summary, bound=bound,
-    )
-
-
-def _stable_repr(obj):
-    """``repr`` without memory addresses, so that a checkpoint's fingerprint survives a
-    restart (functions are named by module and qualified name)."""
-    import re
-
-    if callable(obj) and hasattr(obj, "__qualname__") and not hasattr(obj, "get_params"):
-        return f"{getattr(obj, '__module__', '')}.{obj.__qualname__}"
-    return re.sub(r" at 0x[0-9a-fA-F]+", "", repr(obj))
+    return _Hasher().hash(objs)
 
 
 def _data_digest(*arrays):
@@ -689,3 +545,573 @@ def _data_digest(*arrays):
         h.update(f"{a.shape}{a.dtype.str}".encode())
         h.update(a.tobytes())
     return h.hexdigest()
+
+
+def _row_fields(scorers, attacks):
+    """What a draw's row holds, for checking the rows a checkpoint reads back."""
+    fields = dict.fromkeys([*scorers, *attacks], "number")
+    fields.update({"seconds": "finite", "n_iter?": "int", "converged?": "bool",
+                   "fixed_point_residual?": "number"})
+    return fields
+
+
+# ----------------------------------------------------------------------------- running draws
+
+
+class _Runner:
+    """Runs draws ``(value, seed)`` of one configuration in batches on joblib, reading and
+    storing them in a checkpoint. The configuration (estimator, data, scorers) is pickled once
+    and reaches each worker once, as in :func:`privacy_utility_sweep`."""
+
+    def __init__(self, ctx, n_jobs, checkpoint, bar):
+        self.ctx, self.n_jobs, self.checkpoint, self.bar = ctx, n_jobs, checkpoint, bar
+        self.token, self.blob = ctx.pack()
+        self.n_resumed = 0
+        self._read_back = checkpoint.read_keys
+
+    def __enter__(self):
+        _CONTEXTS[self.token] = self.ctx  # in-process backends use it as it is
+        return self
+
+    def __exit__(self, *exc):
+        _CONTEXTS.pop(self.token, None)
+        if self.bar is not None:
+            self.bar.close()
+
+    def __call__(self, jobs):
+        """Rows of ``jobs = [(value, seed)]``, in order (finished ones from the checkpoint)."""
+        keys = [f"{float(v)!r}/{int(s)}" for v, s in jobs]
+        rows = [self.checkpoint.get(k) for k in keys]
+        todo = [k for k, row in enumerate(rows) if row is None]
+        resumed = sum(1 for k, row in zip(keys, rows) if row is not None
+                      and k in self._read_back)
+        self.n_resumed += resumed
+        if self.bar is not None and len(todo) < len(jobs):
+            self.bar.update(len(jobs) - len(todo))
+        tasks = (delayed(_run_draw)(self.token, self.blob, float(jobs[k][0]), int(jobs[k][1]))
+                 for k in todo)
+        for k, row in zip(todo, _parallel(self.n_jobs)(tasks)):
+            self.checkpoint.put(keys[k], row)
+            rows[k] = self.checkpoint.get(keys[k])  # the stored (JSON round-tripped) row
+            if self.bar is not None:
+                self.bar.update(1)
+        return rows
+
+
+def _runner(estimator, param, redraw, data, scorers, attacks, n_jobs, checkpoint, progress,
+            desc):
+    """A :class:`_Runner` over the draws of one configuration."""
+    seed_param = "deployment" if redraw == "deployment" else "auto"
+    ctx = _SweepContext(_Maker(estimator, param, seed_param), data, scorers, attacks,
+                        inner_threads=1)
+    bar = progress_bar(None, progress, total=None, desc=desc, unit="draw")
+    return _Runner(ctx, n_jobs, checkpoint, bar)
+
+
+class _Search:
+    """Evaluates noise values: up to ``n`` draws each, in batches, stopping a value as soon as
+    its verdict is certain."""
+
+    def __init__(self, run, draw_seeds, targets, utility, confidence, criterion, batch):
+        self.run, self.draw_seeds, self.targets = run, draw_seeds, targets
+        self.utility, self.confidence, self.criterion = utility, confidence, criterion
+        self.n = len(draw_seeds)
+        self.allowed = _allowed_failures(self.n, confidence, criterion)
+        self.batch = self.n if criterion == "normal" else batch
+        self.rows = []       # every draw, in evaluation order
+        self.summary = []    # one dict per value and attack
+        self.decisions = []  # one dict per value
+        self.results = {}    # value -> (passes, {draw: row})
+
+    def _order(self, value):
+        """Draw indices, the ones that fared worst at the nearest larger value first."""
+        above = [v for v in self.results if v > value]
+        if not above:
+            return list(range(self.n))
+        seen = self.results[min(above)][1]
+        score = {k: _draw_margin(row, self.targets) for k, row in seen.items()}
+        return sorted(range(self.n), key=lambda k: (score.get(k, math.inf), k))
+
+    def __call__(self, value):
+        value = float(value)
+        if value in self.results:
+            return self.results[value][0]
+        order, rows, n_failed, early = self._order(value), {}, 0, None
+        pos = 0
+        while pos < self.n:
+            ks = order[pos:pos + self.batch]
+            pos += len(ks)
+            for k, row in zip(ks, self.run([(value, self.draw_seeds[k]) for k in ks])):
+                rows[k] = row
+                n_failed += not _draw_meets(row, self.targets)
+            if self.allowed is None or pos >= self.n:
+                continue
+            if n_failed > self.allowed:
+                early = "fail"
+                break
+            if n_failed + (self.n - pos) <= self.allowed:
+                early = "pass"
+                break
+        return self._decide(value, rows, n_failed, early)
+
+    def _decide(self, value, rows, n_failed, early):
+        step = len(self.results)
+        ks = sorted(rows)
+        for k in ks:
+            self.rows.append({"step": step, "value": value, "draw": k,
+                              "draw_seed": int(self.draw_seeds[k]),
+                              "meets": _draw_meets(rows[k], self.targets), **rows[k]})
+        lows = {}
+        for name, target in self.targets.items():
+            errs = np.array([rows[k][name] for k in ks], dtype=np.float64)
+            if self.criterion == "normal":
+                lower, upper = _prediction_bounds(errs, self.confidence, "normal")
+            else:
+                lower, upper = _order_bounds(errs, self.allowed + 1)
+            lows[name] = lower
+            with np.errstate(invalid="ignore"):
+                self.summary.append({
+                    "step": step, "value": value, "attack": name, "n_draws": len(ks),
+                    "failures": int(np.sum(~(errs >= target))), "mean": float(np.mean(errs)),
+                    "median": float(np.median(errs)), "min": float(np.min(errs)),
+                    "max": float(np.max(errs)), "lower": lower, "upper": upper,
+                    "target": target})
+        n_run = len(ks)
+        if self.criterion == "normal":
+            passes = all(lows[a] >= t for a, t in self.targets.items())
+        else:
+            passes = n_failed <= self.allowed
+        util = float(np.mean([rows[k][self.utility] for k in ks]))
+        self.decisions.append({
+            "step": step, "value": value, "n_draws": n_run, "n_failed": n_failed,
+            "allowed_failures": self.allowed, "share_meeting": 1.0 - n_failed / n_run,
+            "share_lower": _clopper_pearson_lower(n_run - n_failed, n_run, self.confidence),
+            "fresh_fail_bound": (n_failed + 1) / (n_run + 1), "utility": util,
+            "passes": bool(passes), "why": self._why(passes, n_run, n_failed, early, lows)})
+        self.results[value] = (bool(passes), rows)
+        return bool(passes)
+
+    def _why(self, passes, n_run, n_failed, early, lows):
+        """The decision in words, with the draws it needed."""
+        if self.criterion == "normal":
+            worst = min(lows, key=lambda a: _ratio(lows[a], self.targets[a]))
+            return (f"Gaussian {self.confidence:.0%} prediction bound of {worst} "
+                    f"{lows[worst]:.4g} {'>=' if passes else '<'} {self.targets[worst]:.4g} "
+                    f"over {n_run} draws")
+        allowed = f"at most {self.allowed} allowed" if self.allowed else "none allowed"
+        if early == "fail":
+            return (f"failed after {n_run} of {self.n} draws: {n_failed} failed, {allowed}")
+        if early == "pass":
+            return (f"passed after {n_run} of {self.n} draws: {n_failed} failed, and the "
+                    f"rest cannot exceed the {self.allowed} allowed")
+        return (f"{'passed' if passes else 'failed'}: {n_failed} of {n_run} draws failed, "
+                f"{allowed}")
+
+
+# ----------------------------------------------------------------------------- setup
+
+
+@dataclass
+class _Setup:
+    """What :func:`calibrate_noise` and the audit share: the split, the partition, scorers,
+    seeds and how a draw runs."""
+
+    X_train: object
+    y_train: object
+    test_data: tuple
+    attacks: dict
+    scoring: dict
+    utility: str
+    draw_seeds: np.ndarray
+    target: int
+    fit_params: dict
+    p_train: object = None
+    p_test: object = None
+
+
+def _split_rows(X, y, participant, test_size, test_data, rng):
+    """``(X_tr, y_tr, X_te, y_te, p_tr, p_te)``: ``test_data`` as given, else one split drawn
+    from ``rng`` (stratified on a classification ``y``), the ids split alongside."""
+    from sklearn.model_selection import train_test_split
+
+    if test_data is not None:
+        if len(test_data) not in (2, 3):
+            raise ValueError("test_data must be (X_test, y_test) or (X_test, y_test, "
+                             f"participant_test); got a tuple of {len(test_data)}.")
+        X_te, y_te, p_te = (*test_data, None)[:3]
+        if participant is not None and p_te is None:
+            raise ValueError("participant= gives the training rows' ids; with test_data pass "
+                             "the held-out rows' ids too: test_data=(X_test, y_test, "
+                             "participant_test).")
+        return X, y, X_te, y_te, participant, p_te
+    arrays = [X] + ([] if y is None else [y]) + ([] if participant is None else [participant])
+    stratify = y if y is not None and _is_classification(y) else None
+    parts = train_test_split(*arrays, test_size=test_size, stratify=stratify,
+                             random_state=rng.randint(2**31 - 1))
+    X_tr, X_te = parts[0], parts[1]
+    y_tr, y_te = (parts[2], parts[3]) if y is not None else (None, None)
+    p_tr, p_te = (parts[-2], parts[-1]) if participant is not None else (None, None)
+    return X_tr, y_tr, X_te, y_te, p_tr, p_te
+
+
+def _setup(estimator, X, y, *, param, attack, colluder, target, participant, scoring,
+           test_size, test_data, n_draws, redraw, random_state):
+    if not hasattr(estimator, "fit"):
+        raise TypeError(f"estimator must be an unfitted estimator (a Pipeline of a mechanism, "
+                        f"an aligner and a model); got {type(estimator).__name__}.")
+    _check_param(estimator, param)
+    n_parts = _n_participants(estimator)
+    target = _resolve_target(colluder, target, n_parts)
+    rng = check_random_state(random_state)
+    X_tr, y_tr, X_te, y_te, p_tr, p_te = _split_rows(X, y, participant, test_size, test_data,
+                                                     rng)
+    if p_tr is not None:
+        p_tr = _check_ids(p_tr, len(X_tr), n_parts, "participant")
+        p_te = _check_ids(p_te, len(X_te), n_parts, "the held-out rows' participant ids")
+    elif redraw == "deployment":
+        # a mechanism without ids assigns rows by a hash keyed from its random_state, which a
+        # deployment draw redraws: fix the partition once, as the given pipeline makes it
+        p_tr, p_te = _fixed_partition(estimator, X_tr, y_tr, X_te)
+    if p_te is not None and target not in set(np.unique(p_te).tolist()):
+        raise ValueError(f"the attacked participant {target} has no held-out rows; give it "
+                         "rows or choose another target.")
+    attacks = _attack_scorers(attack, colluder, target, p_te)
+    scorers = _resolve_scoring(scoring)
+    if not scorers:
+        raise ValueError("scoring is empty; pass a utility metric such as 'balanced_accuracy'.")
+    clash = set(scorers) & set(attacks)
+    if clash:
+        raise ValueError(f"Utility metrics and attacks share the names {sorted(clash)}.")
+    utility = next(iter(scorers))
+    scorers = {**scorers, _V_PT_COLUMN: _FittedAttribute("v_phase_transition_")}
+    draw_seeds = rng.randint(2**31 - 1, size=n_draws)
+    fit_params = {} if p_tr is None else {"participant": p_tr}
+    return _Setup(X_tr, y_tr, (X_te, y_te), attacks, scorers, utility, draw_seeds, target,
+                  fit_params, p_tr, p_te)
+
+
+def _check_range(bounds, xtol):
+    """``(low, high, xtol)``: a finite range of non-negative noise, ``low < high``."""
+    try:
+        low, high = (float(b) for b in bounds)
+    except (TypeError, ValueError):
+        raise ValueError(f"bounds must be (low, high) noise levels; got {bounds!r}.") from None
+    if not (math.isfinite(low) and math.isfinite(high) and 0 <= low < high):
+        raise ValueError(f"bounds must be finite noise levels with 0 <= low < high (a noise "
+                         f"scale is not negative); got {bounds!r}.")
+    if xtol is None:
+        xtol = (high - low) / 32.0
+    if not isinstance(xtol, Real) or not (math.isfinite(xtol) and xtol > 0):
+        raise ValueError(f"xtol must be a positive float; got {xtol!r}.")
+    return low, high, float(xtol)
+
+
+def _check_draws(n_draws, confidence, criterion):
+    """The draws per value: ``None`` gives the fewest with which a value can pass."""
+    need = 2 if criterion == "normal" else _min_draws(confidence, criterion)
+    if n_draws is None:
+        return _min_draws(confidence, criterion)
+    if n_draws < need:
+        why = ("the best a value can show is no failure in n draws, a fresh failure "
+               "probability of 1/(n+1)" if criterion == "order" else
+               "the Clopper-Pearson bound of n successes out of n is (1-confidence)^(1/n)"
+               if criterion == "clopper-pearson" else "a standard deviation needs two")
+        raise ValueError(f"n_draws={n_draws} is too few: criterion={criterion!r} at "
+                         f"confidence={confidence} needs n_draws >= {need} ({why}). Raise "
+                         "n_draws= or leave it None.")
+    return int(n_draws)
+
+
+# What calibrate_noise and the audit take alike (the audit adds its own settings); the
+# semantic checks (the draws a criterion needs, the range, one target per attack) are in
+# _check_draws, _check_range and _targets.
+_RUN_CONSTRAINTS = {
+    "confidence": [Interval(Real, 0, 1, closed="neither")],
+    "n_draws": [Interval(Integral, 2, _MAX_DRAWS, closed="both"), None],
+    "xtol": [Interval(Real, 0, None, closed="neither"), None],
+    "colluder": [Interval(Integral, 0, None, closed="left"), list, tuple],
+    "target": [Interval(Integral, 0, None, closed="left"), None],
+    "criterion": [StrOptions(set(_CRITERIA))],
+    "batch_size": [Interval(Integral, 1, _MAX_DRAWS, closed="both"), None],
+    "test_size": [Interval(Real, 0, None, closed="neither")],
+    "n_jobs": [Integral, None],
+    "checkpoint": [str, os.PathLike, None],
+    "progress": ["boolean", StrOptions({"auto"})],
+}
+
+
+@validate_params(
+    {
+        **_RUN_CONSTRAINTS,
+        "estimator": [HasMethods(["fit"])],
+        "X": ["array-like"],
+        "y": ["array-like", None],
+        "param": [str],
+        "attack": [str, callable, list, tuple, dict],
+        "min_error": [Real, dict],
+        "bounds": ["array-like"],
+        "participant": ["array-like", None],
+        "redraw": [StrOptions({"deployment", "noise"})],
+        "scoring": [str, callable, list, tuple, dict],
+        "test_data": [tuple, None],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
+@Substitution(references=gdp_paper_references, example=_GOPP_PIPELINE_EXAMPLE)
+def calibrate_noise(estimator, X, y=None, *, param, attack, min_error, confidence=0.95,
+                    n_draws=None, bounds=(0.0, 1.0), xtol=None, criterion="order",
+                    colluder=0, target=None, participant=None, redraw="deployment",
+                    scoring="balanced_accuracy", test_size=0.3, test_data=None,
+                    random_state=None, n_jobs=None, batch_size=None, checkpoint=None,
+                    progress="auto"):
+    """Find the smallest noise at which fresh deployments meet a target attack error.
+
+    A *draw* is one simulated deployment: its secrets, anchor, anchor noise and private
+    noise are drawn afresh (``redraw="deployment"``), the rows and their partition stay. It
+    *meets* when every attack's error is at or above its ``min_error``. A noise value
+    *passes* when its draws show that a fresh deployment meets with probability at least
+    ``confidence``; the default rule holds for any distribution of the errors (heavy tails,
+    atoms, infinities):
+
+    * ``criterion="order"``: with ``n`` draws of which ``m`` fail, a fresh draw fails with
+      probability at most ``(m + 1) / (n + 1)`` (the draws and the fresh one are
+      exchangeable); the value passes when this is at most ``1 - confidence``. At 95%, 19
+      draws without a failure pass, and so do 39 with one.
+    * ``criterion="clopper-pearson"``: the exact one-sided Clopper-Pearson lower confidence
+      bound, at level ``confidence``, on the share of deployments meeting must reach
+      ``confidence`` (59 draws without a failure at 95%): the share itself, not only one
+      fresh draw, is then vouched for.
+    * ``criterion="normal"``: each attack's one-sided Gaussian prediction bound,
+      ``mean - t_{confidence, n-1} s sqrt(1 + 1/n)``, must reach its target. It assumes
+      Gaussian errors, and warns when the draws are plainly not Gaussian.
+
+    A value's draws run in batches of ``batch_size``; with ``"order"`` and
+    ``"clopper-pearson"`` the value is decided as soon as the remaining draws cannot change
+    the verdict (a failing value usually stops after its first batch), and the verdict is
+    the one all ``n_draws`` draws would give. The noise knob must be monotone (more noise,
+    larger errors). The search evaluates ``high``, then ``low``, then bisects the bracket
+    until it is at most ``xtol`` wide; draw ``k`` has the same seed at every value (common
+    random numbers), so when each deployment's error grows with the noise, the answer is an
+    order statistic of the deployments' own crossing points, and the guarantee above holds
+    for the returned value itself.
+
+    Read more in the :ref:`User Guide <safety>`, and see the gallery example
+    :ref:`sphx_glr_auto_examples_plot_calibrated_frontier.py`.
+
+    Parameters
+    ----------
+    estimator : estimator
+        An unfitted pipeline of a mechanism, an aligner and a model.
+    X : array-like of shape (n_samples, n_features)
+        Rows.
+    y : array-like of shape (n_samples,), default=None
+        Targets.
+    param : str
+        The noise parameter (``"align__v"`` for anchor noise, ``"gdp__noise"`` for
+        private-data noise).
+    attack : str, callable, list or dict
+        Attack names of :func:`skdc.metrics.make_attack_scorer` (built with ``colluder`` and
+        ``target``), scorers ``scorer(fitted, X, y) -> float`` (higher = more private), a
+        list of them or a dict ``{name: attack}``. A draw meets only when all of them do.
+    min_error : float or dict of {str: float}
+        The acceptable attack error (finite, at least 0), one for all attacks or one per
+        attack name.
+    confidence : float, default=0.95
+        Probability that a fresh deployment at the returned noise meets every target.
+    n_draws : int, default=None
+        Most draws per evaluated value; ``None``: the fewest with which a value can pass (19
+        at 95% for ``"order"``, 59 for ``"clopper-pearson"``, 10 for ``"normal"``). More
+        draws tolerate a few failing ones and make the answer less conservative.
+    bounds : tuple of (float, float), default=(0.0, 1.0)
+        The search range of ``param`` (``0 <= low < high``).
+    xtol : float, default=None
+        Stop when the bracket is at most this wide; ``None``: ``(high - low) / 32``.
+    criterion : {"order", "clopper-pearson", "normal"}, default="order"
+        How a value is judged (see above).
+    colluder : int or list of int, default=0
+        The participant(s) colluding with the analyst (named attacks).
+    target : int, default=None
+        The attacked participant (the one auditing its privacy); ``None``: the smallest id
+        that does not collude (1, or 0 when participant 1 colludes).
+    participant : array-like of int of shape (n_samples,), default=None
+        The participant of each row of ``X`` (routed to the mechanism as metadata, so the
+        partition reaches every draw). With ``test_data``, pass the held-out rows' ids as
+        its third element. ``None``: the partition the pipeline's mechanism makes by its
+        keyed hash under its ``random_state``, computed once and then kept fixed.
+    redraw : {"deployment", "noise"}, default="deployment"
+        What each draw redraws: ``"deployment"``, every ``random_state`` and
+        ``noise_random_state`` of the pipeline (a fresh deployment); ``"noise"``, only the
+        mechanisms' noise seeds (one fixed deployment, as in the papers' sweeps).
+    scoring : str, callable or dict, default="balanced_accuracy"
+        Utility metric(s); the first is reported.
+    test_size : float, default=0.3
+        Share of rows held out once (stratified), as in :func:`privacy_utility_sweep`.
+    test_data : tuple, default=None
+        Explicit held-out rows ``(X_test, y_test)`` or ``(X_test, y_test,
+        participant_test)``; then all of ``X`` trains.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the split and the draws.
+    n_jobs : int, default=None
+        Parallel draws (joblib; choose the backend with ``joblib.parallel_config``).
+    batch_size : int, default=None
+        Draws run together before the verdict is checked; ``None``: the number of workers
+        (:func:`joblib.effective_n_jobs`). It changes how many draws a failing value runs,
+        never the verdict.
+    checkpoint : str or Path, default=None
+        A JSON-lines file of finished draws; a rerun with the same settings reads them back
+        instead of running them, so an interrupted calibration resumes where it stopped.
+        Its rows depend only on the pipeline, data, attacks and seeds, so calibrations for
+        other targets or confidences share it.
+    progress : bool or "auto", default="auto"
+        A tqdm bar over the draws; ``"auto"``: when stderr is a terminal.
+
+    Returns
+    -------
+    calibration : NoiseCalibration
+        The value, its bracket, each decision with the draws it needed, the errors and
+        utility with their intervals, every draw.
+
+    Warns
+    -----
+    UserWarning
+        When no value in ``bounds`` passes (``value`` is then NaN); when the calibrated
+        anchor noise lies above :func:`~skdc.alignment.v_phase_transition` (eq. (51) of
+        [1]_), where alignment degrades sharply and utility drops; with
+        ``criterion="normal"``, when the draws are plainly not Gaussian.
+
+    See Also
+    --------
+    privacy_utility_sweep : Sweeps one fixed deployment over noise values.
+    audit : Calibration and a self-contained report for one participant.
+
+    {references}
+
+    Examples
+    --------
+    {example}
+    >>> from skdc.experiments import calibrate_noise
+    >>> cal = calibrate_noise(pipe, X, y, param="align__v", attack="procrustes",
+    ...                       min_error=0.2, confidence=0.9, bounds=(0.0, 0.4), xtol=0.05,
+    ...                       random_state=0)
+    >>> bool(cal.bracket[0] < cal.value <= cal.bracket[0] + 0.05), cal.n_draws_max
+    (True, 9)
+    >>> cal.binding_attack, cal.bracket_width <= 0.05
+    ('procrustes', True)
+    """
+    low, high, xtol = _check_range(bounds, xtol)
+    n_draws = _check_draws(n_draws, confidence, criterion)
+    setup = _setup(estimator, X, y, param=param, attack=attack, colluder=colluder,
+                   target=target, participant=participant, scoring=scoring,
+                   test_size=test_size, test_data=test_data, n_draws=n_draws, redraw=redraw,
+                   random_state=random_state)
+    targets = _targets(min_error, list(setup.attacks))
+    if batch_size is None:
+        from joblib import effective_n_jobs
+
+        batch_size = max(1, int(effective_n_jobs(n_jobs)))
+    # what a row depends on, by content: never the targets, the criterion or the range
+    fingerprint = {"param": param, "redraw": redraw, "columns": [*setup.scoring,
+                                                                  *setup.attacks],
+                   "content": _content_hash(estimator, setup.attacks, setup.scoring,
+                                            setup.X_train, setup.y_train, setup.test_data,
+                                            setup.fit_params)}
+    ck = DrawCheckpoint(checkpoint, fingerprint, _row_fields(setup.scoring, setup.attacks))
+    data = (setup.X_train, setup.test_data[0], setup.y_train, setup.test_data[1],
+            setup.fit_params)
+    with _runner(estimator, param, redraw, data, setup.scoring, setup.attacks, n_jobs, ck,
+                 progress, f"calibrate {param}") as run:
+        search = _Search(run, setup.draw_seeds, targets, setup.utility, confidence, criterion,
+                         batch_size)
+        value, bracket = _bisect(search, low, high, xtol)
+    return _result(search, value, bracket, param, low, high, redraw, run.n_resumed)
+
+
+def _bisect(search, low, high, xtol):
+    """``(value, bracket)`` of the smallest value passing, to within ``xtol``."""
+    if not search(high):
+        return float("nan"), (high, float("inf"))
+    if search(low):
+        return low, (low, low)
+    lo, hi = low, high
+    while hi - lo > xtol * (1 + 1e-9):  # the halvings of (high - low) / 2**k stop on time
+        mid = 0.5 * (lo + hi)
+        if search(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi, (lo, hi)
+
+
+def _binding(summary, value, bracket, high):
+    """The attack deciding the bracket: most failing draws at its failing end (ties: the
+    lowest error relative to its target), else the closest to its target at ``value``."""
+    fail_at = high if not np.isfinite(value) else bracket[0] if bracket[0] != value else None
+    if fail_at is not None:
+        s = summary[summary["value"] == fail_at]
+        ratios = [_ratio(m, t) for m, t in zip(s["min"], s["target"])]
+        k = np.lexsort((ratios, -s["failures"].to_numpy()))[0]  # most failures, then lowest
+        return s["attack"].iloc[k]
+    s = summary[summary["value"] == value]
+    ratios = [_ratio(lo, t) for lo, t in zip(s["lower"], s["target"])]
+    return s["attack"].iloc[int(np.argmin(ratios))]
+
+
+def _result(search, value, bracket, param, low, high, redraw, n_resumed):
+    import pandas as pd
+
+    table = pd.DataFrame(search.rows)
+    summary = pd.DataFrame(search.summary)
+    decisions = pd.DataFrame(search.decisions)
+    binding = _binding(summary, value, bracket, high)
+    at = value if np.isfinite(value) else high
+    rows = table[table["value"] == at]
+    v_pt = float(np.nanmedian(rows[_V_PT_COLUMN])) if rows[_V_PT_COLUMN].notna().any() \
+        else float("nan")
+    nan2 = (float("nan"), float("nan"))
+    err, interval, util, util_interval = float("nan"), nan2, float("nan"), nan2
+    if np.isfinite(value):
+        s = summary[(summary["value"] == value) & (summary["attack"] == binding)].iloc[0]
+        err, interval = float(s["mean"]), (float(s["lower"]), float(s["upper"]))
+        util, util_interval = _mean_interval(rows[search.utility], search.confidence)
+    _warn(search, summary, value, binding, param, low, high, v_pt)
+    return NoiseCalibration(
+        value=float(value), param=param, min_error=dict(search.targets),
+        confidence=float(search.confidence), attack_error=err,
+        attack_error_interval=tuple(map(float, interval)), utility=util,
+        utility_interval=tuple(map(float, util_interval)), utility_metric=search.utility,
+        binding_attack=binding, bracket=(float(bracket[0]), float(bracket[1])),
+        v_phase_transition=v_pt, table=table, summary=summary, decisions=decisions,
+        criterion=search.criterion, n_draws_max=search.n, redraw=redraw,
+        n_draws_resumed=int(n_resumed),
+    )
+
+
+def _warn(search, summary, value, binding, param, low, high, v_pt):
+    """The calibration's warnings; they name the parameters (``bounds=``, ``min_error=``,
+    ``confidence=``) that the command line turns into its flags."""
+    if not np.isfinite(value):
+        s = summary[(summary["value"] == high) & (summary["attack"] == binding)].iloc[0]
+        warnings.warn(
+            f"No value of {param} in [{low:.4g}, {high:.4g}] meets the target: at {high:.4g} "
+            f"the {binding} attack stays below {s['target']:.4g} in {s['failures']} of "
+            f"{s['n_draws']} draws (median error {s['median']:.4g}). Widen bounds=, lower "
+            "min_error= or confidence=.", UserWarning, stacklevel=3)
+    if search.criterion == "normal":
+        for v, attack in summary[["value", "attack"]].itertuples(index=False):
+            errs = [r[attack] for r in search.rows if r["value"] == v]
+            doubt = _not_gaussian(errs)
+            if doubt:
+                warnings.warn(
+                    f"criterion='normal' assumes Gaussian attack errors, but the {attack} "
+                    f"errors at {param} = {v:.4g} are plainly not ({doubt}); its bound can "
+                    "be wrong in either direction. Use criterion='order' (distribution-free).",
+                    UserWarning, stacklevel=3)
+                break
+    if np.isfinite(value) and np.isfinite(v_pt) and param.endswith("__v") and value > v_pt:
+        warnings.warn(
+            f"The calibrated {param} = {value:.4g} lies above the phase-transition level "
+            f"v_phase_transition = {v_pt:.4g} ({value / v_pt:.2f} x): above it the GOPP "
+            "alignment degrades sharply, so the utility bought at this noise is fragile. Add "
+            "anchor rows (v_PT grows with them) or accept a lower min_error=.",
+            UserWarning, stacklevel=3)

@@ -26,6 +26,7 @@ from numbers import Integral
 
 import numpy as np
 from joblib import Parallel, delayed
+from sklearn import config_context
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import get_scorer
@@ -154,6 +155,29 @@ def _seed_param(estimator, param):
     return [candidate] if candidate in names else []
 
 
+def _deployment_seed_params(estimator):
+    """Every seed of a deployment, sorted: each step's ``random_state`` and
+    ``noise_random_state`` (a mechanism's secrets, anchor, row hash and noise; an aligner's
+    restarts; the model's own randomness)."""
+    return sorted(k for k in estimator.get_params(deep=True)
+                  if k.rsplit("__", 1)[-1] in ("random_state", "noise_random_state"))
+
+
+def _draw_seeds(estimator, param, seed_param, seed):
+    """``{parameter: seed}`` of one draw. ``"deployment"`` gives each seed of the deployment
+    its own int derived from ``seed`` (so the secret and noise streams never share a seed);
+    ``"auto"`` and a named parameter get ``seed`` itself."""
+    if seed_param == "deployment":
+        names = _deployment_seed_params(estimator)
+        seeds = np.random.RandomState(seed).randint(2**31 - 1, size=len(names))
+        return {k: int(s) for k, s in zip(names, seeds)}
+    if seed_param == "auto":
+        names = _seed_param(estimator, param)
+    else:
+        names = [] if seed_param is None else [seed_param]
+    return dict.fromkeys(names, seed)
+
+
 def _split(X, y, test_size, test_data, rng):
     """``(X_train, X_test, y_train, y_test)``: ``test_data`` as given, else one split drawn
     from ``rng`` (stratified on a classification ``y``)."""
@@ -186,7 +210,9 @@ def _one_draw(make, value, seed, data, scorers, attacks, inner_threads):
     est = make(value, seed)
     start = time.perf_counter()
     limits = nullcontext() if inner_threads is None else threadpool_limits(inner_threads)
-    with limits, warnings.catch_warnings():
+    # routed metadata (participant=) needs routing on in the worker, whatever its config
+    routing = config_context(enable_metadata_routing=True) if fit_params else nullcontext()
+    with limits, routing, warnings.catch_warnings():
         # Non-convergence above the phase transition is part of the result: the `converged`
         # column records it, the warning would only flood the output of a sweep.
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -256,14 +282,7 @@ class _Maker:
         params = {}
         if self.param in est.get_params(deep=True):
             params[self.param] = value
-        seed_params = self.seed_param
-        if seed_params == "auto":
-            seed_params = _seed_param(est, self.param)
-        elif seed_params is None:
-            seed_params = []
-        else:
-            seed_params = [seed_params]
-        params.update(dict.fromkeys(seed_params, seed))
+        params.update(_draw_seeds(est, self.param, self.seed_param, seed))
         return est.set_params(**params) if params else est
 
 
@@ -349,11 +368,16 @@ def privacy_utility_sweep(estimator, X, y=None, *, param="align__v", values=None
         ``random_state``; ignored when ``test_data`` is given.
     test_data : tuple of (X_test, y_test), default=None
         Explicit held-out rows; then all of ``X`` trains.
-    seed_param : str, "auto" or None, default="auto"
+    seed_param : str, "auto", "deployment" or None, default="auto"
         Parameter set to each draw's seed. ``"auto"``: every mechanism's ``noise_random_state``
-        (the participants' noise stream); without a mechanism, the ``random_state`` of the step
-        that owns ``param``, if any. ``None``: no per-draw seed (draws at one value are
-        identical).
+        (the participants' noise stream; the deployment stays fixed, as in the papers'
+        sweeps); without a mechanism, the ``random_state`` of the step that owns ``param``, if
+        any. ``"deployment"``: every ``random_state`` and ``noise_random_state`` of the
+        pipeline, each from its own seed derived from the draw's, so each draw is a fresh
+        deployment (secrets, anchor, anchor and private noise); pass the partition as
+        ``fit_params={"participant": ids}`` to keep it fixed, since a mechanism without it
+        assigns rows by a hash keyed from its ``random_state``. ``None``: no per-draw seed
+        (draws at one value are identical).
     fit_params : dict, default=None
         Passed to ``fit`` (for instance ``participant=`` under metadata routing); must be
         indexed like the training rows.
@@ -430,7 +454,7 @@ def _check_sweep(estimator, param, seed_param, values, n_draws, inner_threads, f
         raise ValueError(f"n_draws must be a positive int or None; got {n_draws!r}.")
     if hasattr(estimator, "fit"):
         _check_param(estimator, param)
-        if seed_param not in ("auto", None):
+        if seed_param not in ("auto", "deployment", None):
             _check_param(estimator, seed_param)
     if fit_params and test_data is None:
         raise ValueError(

@@ -7,17 +7,35 @@ instead of running them again. Floats go through JSON's shortest round-trip repr
 a resumed run's numbers equal the uninterrupted run's to the last bit. The first line records a
 fingerprint of the run's configuration; a checkpoint written for another configuration is
 refused rather than silently mixed in.
+
+A checkpoint crosses the file boundary (:mod:`skdc.utils._files`) like any other file: it is
+read only when it is a regular file, within a byte limit; every record read back is checked
+(its fields, their types, finite values where a row needs them) and a bad one is refused with
+the file and the line; the file is created exclusively, and appended to only when it is a
+regular file reached without a link. A line cut short by an interruption (the last one, without
+its newline) is dropped and the file rewritten without it, so a later line never follows a
+broken one.
 """
 
 # Licence: BSD 3 clause
 
 import json
 import math
-from pathlib import Path
+import os
+import stat
 
 import numpy as np
 
-__all__ = ["DrawCheckpoint"]
+from ._files import FileError, file_kind, open_regular, output_mode, read_text, write_file
+
+__all__ = ["CheckpointError", "DrawCheckpoint", "is_checkpoint"]
+
+_MAX_BYTES = 256 * 2**20  # a million draws of a few hundred bytes each
+_KINDS = ("number", "finite", "int", "bool")
+
+
+class CheckpointError(FileError):
+    """A checkpoint file is of the wrong kind, of another run, or holds a bad record."""
 
 
 def _plain(value):
@@ -29,6 +47,46 @@ def _plain(value):
     return value
 
 
+def _is_kind(value, kind):
+    """Whether a decoded JSON value is of ``kind`` (booleans are not numbers)."""
+    if isinstance(value, bool):
+        return kind == "bool"
+    if kind == "int":
+        return isinstance(value, int)
+    if kind in ("number", "finite"):
+        return isinstance(value, (int, float)) and (kind == "number" or math.isfinite(value))
+    return False
+
+
+_WORDS = {"number": "a number", "finite": "a finite number", "int": "an integer",
+          "bool": "true or false"}
+
+
+def is_checkpoint(path):
+    """Whether ``path`` is a regular file whose first line is a draw checkpoint's header.
+
+    Used to recognise skdc's own checkpoints before removing them (``--fresh``).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from skdc.utils._checkpoint import DrawCheckpoint, is_checkpoint
+    >>> path = os.path.join(tempfile.mkdtemp(), "draws.jsonl")
+    >>> _ = DrawCheckpoint(path, {"seed": 0})
+    >>> is_checkpoint(path), is_checkpoint(os.path.dirname(path))
+    (True, False)
+    """
+    try:
+        st = os.lstat(path)
+        if not stat.S_ISREG(st.st_mode):
+            return False
+        with open_regular(path, "checkpoint") as fh:
+            head = json.loads(fh.readline(1 << 20))
+        return isinstance(head, dict) and "fingerprint" in head
+    except (OSError, ValueError):
+        return False
+
+
 class DrawCheckpoint:
     """Finished draws kept in a JSON-lines file, keyed by a string.
 
@@ -36,63 +94,170 @@ class DrawCheckpoint:
     ----------
     path : str, Path or None
         The file; ``None`` keeps nothing (every method is then a no-op and ``get`` finds
-        nothing).
+        nothing). Its folder must exist.
     fingerprint : dict
         JSON-serialisable description of the run; a file written under another one is refused.
+    fields : dict of {str: str}, default=None
+        What a row holds: ``{name: kind}`` with kind ``"number"`` (any float, NaN and
+        infinities included), ``"finite"``, ``"int"`` or ``"bool"``. A name ending in ``"?"``
+        is optional, and its value may be ``null``. Rows read back are checked against it
+        (missing, unknown or ill-typed fields are refused, naming the file and the line);
+        ``None`` checks only that each row maps names to numbers, booleans or ``null``.
+    max_bytes : int, default=256 MiB
+        The largest checkpoint read.
+
+    Attributes
+    ----------
+    n_read : int
+        Rows read back from the file when it was opened (0 for a new checkpoint).
+    read_keys : frozenset of str
+        Their keys.
 
     Examples
     --------
     >>> import tempfile, os
     >>> from skdc.utils._checkpoint import DrawCheckpoint
     >>> path = os.path.join(tempfile.mkdtemp(), "draws.jsonl")
-    >>> ck = DrawCheckpoint(path, {"seed": 0})
+    >>> ck = DrawCheckpoint(path, {"seed": 0}, fields={"error": "number"})
     >>> ck.put("v=0.1/0", {"error": 0.25})
-    >>> DrawCheckpoint(path, {"seed": 0}).get("v=0.1/0")
-    {'error': 0.25}
+    >>> back = DrawCheckpoint(path, {"seed": 0}, fields={"error": "number"})
+    >>> back.get("v=0.1/0"), back.n_read
+    ({'error': 0.25}, 1)
     """
 
-    def __init__(self, path, fingerprint):
-        self.path = None if path is None else Path(path)
+    def __init__(self, path, fingerprint, fields=None, *, max_bytes=_MAX_BYTES):
+        self.path = None if path is None else os.fspath(path)
         self.fingerprint = json.loads(json.dumps(fingerprint))
+        self.fields = None if fields is None else dict(fields)
+        for name, kind in (self.fields or {}).items():
+            if kind not in _KINDS:
+                raise ValueError(f"field {name!r}: kind must be one of {_KINDS}; got {kind!r}.")
         self._rows = {}
+        self.n_read = 0
+        self.read_keys = frozenset()
         if self.path is None:
             return
-        if self.path.is_file() and self.path.stat().st_size > 0:
-            self._read()
+        st = self._lstat()
+        if st is not None and st.st_size > 0:
+            self._read(max_bytes)
+            self.n_read = len(self._rows)
+            self.read_keys = frozenset(self._rows)
         else:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.path, "w") as f:
-                f.write(json.dumps({"fingerprint": self.fingerprint}) + "\n")
+            header = json.dumps({"fingerprint": self.fingerprint}) + "\n"
+            self._rewrite([header], exclusive=st is None)
 
-    def _read(self):
-        with open(self.path) as f:
-            text = f.read()
-        if not text.endswith("\n"):  # cut short mid-line: later lines start on a fresh one
-            with open(self.path, "a") as f:
-                f.write("\n")
-        lines = text.splitlines()
+    # -- the file ---------------------------------------------------------------------------
+    def _error(self, msg):
+        return CheckpointError(f"{self.path}: checkpoint {msg}")
+
+    def _lstat(self):
+        """The file's ``lstat``, ``None`` when absent; a link or a non-regular file refused."""
         try:
-            head = json.loads(lines[0])["fingerprint"]
-        except (ValueError, KeyError, TypeError, IndexError) as exc:
-            raise ValueError(
-                f"checkpoint {self.path} is not a draw checkpoint (its first line holds no "
-                "fingerprint); delete it or pass another checkpoint path."
-            ) from exc
-        if head != self.fingerprint:
-            changed = sorted(k for k in set(head) | set(self.fingerprint)
-                             if head.get(k) != self.fingerprint.get(k))
-            raise ValueError(
-                f"checkpoint {self.path} was written by a run with other settings (they differ "
-                f"in {', '.join(changed)}); delete it to start afresh or pass another "
-                "checkpoint path."
-            )
-        for line in lines[1:]:
-            try:
-                entry = json.loads(line)
-            except ValueError:  # a line cut short by the interruption: run that draw again
-                continue
-            self._rows[entry["key"]] = entry["row"]
+            st = os.lstat(self.path)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise self._error(f"cannot be read ({exc.strerror}).") from None
+        if not stat.S_ISREG(st.st_mode):
+            raise self._error(
+                f"is {file_kind(st.st_mode)}, not a regular file; skdc reads and appends to "
+                "its checkpoints only as regular files, never through a link. Remove it or "
+                "pass another checkpoint path.")
+        return st
 
+    def _rewrite(self, lines, exclusive):
+        with write_file(self.path, "checkpoint", mode=output_mode(0o644), exclusive=exclusive,
+                        error=CheckpointError) as fh:
+            fh.write("".join(lines).encode("utf-8"))
+
+    def _read(self, max_bytes):
+        text = read_text(self.path, "checkpoint", max_bytes=max_bytes, error=CheckpointError)
+        lines = text.split("\n")
+        cut = lines.pop()  # "" when the text ends with a newline, else a line cut short
+        if not lines:  # the header alone, its newline lost
+            lines, cut = [cut], None
+        self._check_header(lines[0])
+        good = [lines[0] + "\n"]
+        for number, line in enumerate(lines[1:], start=2):
+            self._add(self._record(line, number), number)
+            good.append(line + "\n")
+        if cut is None:
+            self._rewrite(good, exclusive=False)
+        elif cut:
+            try:  # a complete record whose newline was lost is kept
+                self._add(self._record(cut, len(lines) + 1), len(lines) + 1)
+                good.append(cut + "\n")
+            except CheckpointError:
+                pass  # cut short by the interruption: that draw runs again
+            self._rewrite(good, exclusive=False)
+
+    def _check_header(self, line):
+        try:
+            head = json.loads(line)["fingerprint"]
+        except (ValueError, KeyError, TypeError, IndexError):
+            raise self._error(
+                "is not a draw checkpoint (its first line holds no fingerprint); delete it or "
+                "pass another checkpoint path.") from None
+        if head != self.fingerprint:
+            keys = set(head) | set(self.fingerprint) if isinstance(head, dict) else {"all"}
+            changed = sorted(k for k in keys if not isinstance(head, dict)
+                             or head.get(k) != self.fingerprint.get(k))
+            raise self._error(
+                f"was written by a run with other settings (they differ in "
+                f"{', '.join(changed)}); delete it to start afresh or pass another checkpoint "
+                "path.")
+
+    def _record(self, line, number):
+        """``(key, row)`` of one line, checked; a ``CheckpointError`` names the line."""
+        where = f"line {number}"
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            raise self._error(f"{where} is not a JSON record; the file was changed by "
+                              "something else than skdc. Delete it to start afresh.") from None
+        if not isinstance(entry, dict) or set(entry) != {"key", "row"}:
+            got = sorted(entry) if isinstance(entry, dict) else type(entry).__name__
+            raise self._error(f"{where} must be a record {{\"key\": ..., \"row\": {{...}}}}; "
+                              f"got {got}. Delete the file to start afresh.")
+        key, row = entry["key"], entry["row"]
+        if not isinstance(key, str) or not isinstance(row, dict):
+            raise self._error(f"{where}: the key must be a string and the row an object; got "
+                              f"{type(key).__name__} and {type(row).__name__}.")
+        problem = self._row_problem(row)
+        if problem:
+            raise self._error(f"{where}: {problem}. Delete the file to start afresh.")
+        return key, row
+
+    def _row_problem(self, row):
+        if self.fields is None:
+            bad = sorted(k for k, v in row.items()
+                         if v is not None and not isinstance(v, (int, float, bool)))
+            return f"the fields {bad} are not numbers" if bad else None
+        spec = {name.rstrip("?"): (kind, name.endswith("?")) for name, kind in
+                self.fields.items()}
+        unknown = sorted(set(row) - set(spec))
+        if unknown:
+            return f"the row holds fields {unknown} this run does not write"
+        for name, (kind, optional) in spec.items():
+            if name not in row:
+                if not optional:
+                    return f"the row lacks the field {name!r}"
+                continue
+            value = row[name]
+            if value is None and optional:
+                continue
+            if not _is_kind(value, kind):
+                return f"the field {name!r} must be {_WORDS[kind]}; got {value!r}"
+        return None
+
+    def _add(self, record, number):
+        key, row = record
+        if key in self._rows and self._rows[key] != row:
+            raise self._error(f"line {number} repeats the key {key!r} with another row; the "
+                              "file mixes two runs. Delete it to start afresh.")
+        self._rows[key] = row
+
+    # -- the API ----------------------------------------------------------------------------
     def __len__(self):
         return len(self._rows)
 
@@ -104,7 +269,20 @@ class DrawCheckpoint:
     def put(self, key, row):
         """Store (and flush) the row of a finished draw."""
         row = {k: _plain(v) for k, v in row.items()}
-        self._rows[key] = row
-        if self.path is not None:
-            with open(self.path, "a") as f:
-                f.write(json.dumps({"key": key, "row": row}) + "\n")
+        line = json.dumps({"key": key, "row": row}) + "\n"
+        self._rows[key] = json.loads(line)["row"]
+        if self.path is None:
+            return
+        flags = os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0) \
+            | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+        try:
+            fd = os.open(self.path, flags)
+        except OSError as exc:  # ELOOP: a link was put there meanwhile
+            raise self._error(f"cannot be appended to ({exc.strerror}); skdc appends only to a "
+                              "regular file it created, never through a link.") from None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise self._error("is no longer a regular file; refusing to append to it.")
+            os.write(fd, line.encode("utf-8"))
+        finally:
+            os.close(fd)

@@ -1,0 +1,620 @@
+"""The audit's pictures and page: figures drawn from the audit's tables, and the HTML report.
+
+Everything here renders; nothing computes a verdict. :mod:`skdc.experiments._audit` computes
+the calibration and the tables and hands them over; this module draws the figures (PNG, base64)
+and writes the self-contained page (no scripts, no links), the verdict first. Attack errors may
+span decades (the Moore-Penrose attack's error explodes on some draws), so they are drawn on a
+logarithmic axis with the values beyond its ends capped and marked, never as bands.
+"""
+
+# Licence: BSD 3 clause
+
+import base64
+import html
+import io
+import math
+import platform
+import sys
+from numbers import Integral, Real
+
+import numpy as np
+
+__all__ = ["SECTIONS", "attack_label", "figures", "noise_label", "plot_calibration", "render",
+           "verdict_sentence"]
+
+_FLOOR, _CEIL = 1e-3, 1e3  # ratios to the target drawn within these, beyond them capped
+_MEETS, _FAILS = "#1a7f37", "#c0392b"
+
+
+def noise_label(param):
+    """The noise parameter in words, for axes and sentences.
+
+    Examples
+    --------
+    >>> from skdc.experiments._report import noise_label
+    >>> noise_label("align__v"), noise_label("gdp__noise")
+    ('anchor noise v', 'private-data noise sigma')
+    """
+    if param == "v" or param.endswith("__v"):
+        return "anchor noise v"
+    if param == "noise" or param.endswith("__noise"):
+        return "private-data noise sigma"
+    return param.replace("__", " ").replace("_", " ")
+
+
+def attack_label(name):
+    """An attack's name in words (``mp`` is the Moore-Penrose known-anchor attack)."""
+    return {"mp": "Moore-Penrose (mp)", "procrustes": "Procrustes",
+            "alignment_map": "alignment map", "known_secret": "known secret",
+            "known_anchor": "known anchor"}.get(name, name)
+
+
+def _capped(ax, x, y, floor, ceil, **kw):
+    """Scatter ``(x, y)`` with the points beyond ``[floor, ceil]`` drawn at the limit as
+    triangles pointing out of the panel (and NaN as failing, at the floor)."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    y = np.where(np.isnan(y), -np.inf, y)
+    inside = (y >= floor) & (y <= ceil)
+    ax.scatter(x[inside], y[inside], **kw)
+    kw = {k: v for k, v in kw.items() if k not in ("label", "marker")}
+    ax.scatter(x[y < floor], np.full((y < floor).sum(), floor), marker="v", **kw)
+    ax.scatter(x[y > ceil], np.full((y > ceil).sum(), ceil), marker="^", **kw)
+    return int((~inside).sum())
+
+
+def _mark_answer(ax, cal, span=True):
+    """The bracket shaded, the recommended value as a line, v_PT dashed."""
+    if np.isfinite(cal.value):
+        if span and cal.bracket[1] > cal.bracket[0]:
+            ax.axvspan(*cal.bracket, color="0.6", alpha=0.25, linewidth=0)
+        ax.axvline(cal.value, color="k", linewidth=1.2,
+                   label=f"recommended {noise_label(cal.param).split()[-1]} = {cal.value:.4g}")
+    if np.isfinite(cal.v_phase_transition):
+        lo, hi = ax.get_xlim()
+        if cal.v_phase_transition <= hi + 0.5 * (hi - lo):
+            ax.axvline(cal.v_phase_transition, color="0.35", linestyle="--", linewidth=1,
+                       label=f"v_PT = {cal.v_phase_transition:.4g}")
+
+
+def plot_calibration(cal, ax):
+    """How a calibration got its answer: every draw's worst attack error relative to its
+    target against the noise, each evaluated value labelled ``failing / run`` draws.
+
+    Parameters
+    ----------
+    cal : NoiseCalibration
+        The calibration.
+    ax : matplotlib Axes
+        Where to draw.
+
+    Returns
+    -------
+    ax : matplotlib Axes
+    """
+    from ._calibrate import _draw_margin
+
+    t = cal.table
+    margin = np.array([_draw_margin(r, cal.min_error) for r in t.to_dict("records")])
+    meets = t["meets"].to_numpy(dtype=bool)
+    seen = margin[np.isfinite(margin) & (margin > 0) & (t["value"].to_numpy() > 0)]
+    floor = max(_FLOOR, 10 ** math.floor(math.log10(min(seen.min(), 0.5)))) if seen.size \
+        else _FLOOR
+    ceil = min(_CEIL, 10 ** math.ceil(math.log10(max(seen.max(), 2.0)))) if seen.size \
+        else _CEIL
+    n_cap = 0
+    for ok, color, name in ((True, _MEETS, "draw meets"), (False, _FAILS, "draw fails")):
+        sel = meets == ok
+        if sel.any():
+            n_cap += _capped(ax, t["value"][sel], margin[sel], floor, ceil, s=14,
+                             color=color, alpha=0.6, linewidths=0, label=name)
+    ax.set_yscale("log")
+    ax.set_ylim(floor / 1.5, ceil * 1.5)
+    ax.axhline(1.0, color="k", linestyle=":", linewidth=1, label="at the target")
+    import matplotlib.transforms as mtransforms
+
+    top = mtransforms.blended_transform_factory(ax.transData, ax.transAxes)
+    for k, d in enumerate(cal.decisions.sort_values("value").itertuples()):
+        ax.text(d.value, 1.01 + 0.045 * (k % 2), f"{d.n_failed}/{d.n_draws}", ha="center",
+                va="bottom", fontsize="x-small", transform=top,
+                color=_MEETS if d.passes else _FAILS)
+    _mark_answer(ax, cal)
+    ax.set_xlabel(noise_label(cal.param))
+    ax.set_ylabel("worst attack error / its target")
+    title = "above each value: failing / run draws"
+    if n_cap:
+        title += f"; {n_cap} beyond the axis drawn at its end (triangles)"
+    ax.set_title(title, fontsize="small", pad=22)
+    ax.legend(fontsize="x-small", frameon=False, loc="lower right")
+    return ax
+
+
+# ----------------------------------------------------------------------------- figures
+
+
+def _png(fig):
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100, metadata={"Software": None})
+    plt.close(fig)
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _error_axis(errors):
+    """``(log, low, high)``: a log axis when the errors at non-zero noise span decades (the
+    largest more than 30 times the 5th percentile), with its ends; else a linear axis from
+    0. Values beyond the ends are capped and marked (:func:`_capped`)."""
+    x = np.asarray(errors, dtype=float)
+    n_inf = int(np.isposinf(x).sum())
+    x = x[np.isfinite(x) & (x > 0)]
+    if x.size == 0:
+        return False, 0.0, 1.0
+    q05 = float(np.percentile(x, 5))
+    if x.max() > 30 * q05 or n_inf:
+        low = 10 ** math.floor(math.log10(max(q05 / 3, 1e-6)))
+        high = 10 ** math.ceil(math.log10(max(x.max(), 10 * low)))
+        return True, low, min(high, low * 1e6)
+    return False, 0.0, 1.08 * float(x.max())
+
+
+def _curves_figure(cal, draws, names, s):
+    """Attack errors (left) and utility (right) against the noise: every draw a point, the
+    median (mean for utility) per noise value a line, the target, the recommended noise, its
+    bracket and v_PT."""
+    import matplotlib.pyplot as plt
+
+    fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 4.2), layout="constrained")
+    noisy = draws[draws["value"] > 0]
+    log, low, high = _error_axis(noisy[names].to_numpy().ravel())
+    high = max(high, 1.3 * s["target_error"])
+    n_cap = 0
+    for k, a in enumerate(names):
+        color = f"C{k}"
+        n_cap += _capped(ax0, draws["value"], draws[a], low if log else -np.inf, high, s=12,
+                         color=color, alpha=0.45, linewidths=0)
+        med = draws.groupby("value")[a].median()
+        ax0.plot(med.index, np.clip(med.to_numpy(), low if log else 0, high), "-",
+                 color=color, linewidth=1.4, label=f"{attack_label(a)} (median)")
+    ax0.axhline(s["target_error"], color="k", linestyle=":", linewidth=1.2,
+                label=f"target error {s['target_error']:.3g}")
+    if log:
+        ax0.set_yscale("log")
+        ax0.set_ylim(low / 1.5, high * 1.5)
+    else:
+        ax0.set_ylim(0, high * 1.05)
+    ax0.set_ylabel("attack error ||X\u0302 - X|| / ||X|| (higher = more private)")
+    if n_cap:
+        ax0.set_title(f"{n_cap} draws beyond the axis drawn at its end (triangles)",
+                      fontsize="small")
+    ax1.scatter(draws["value"], draws["balanced_accuracy"], s=12, color="C7", alpha=0.5,
+                linewidths=0)
+    mean = draws.groupby("value")["balanced_accuracy"].mean()
+    ax1.plot(mean.index, mean.to_numpy(), "-", color="C7", linewidth=1.4, label="mean")
+    ax1.set_ylabel("balanced accuracy (held-out rows)")
+    for ax in (ax0, ax1):
+        ax.set_xlabel(s["noise"])
+        _mark_answer(ax, cal)
+        ax.legend(fontsize="small", frameon=False)
+    return fig
+
+
+def _frontier_figure(cal, draws, s, tables):
+    """Utility against the binding attack's error, one point per draw coloured by the noise;
+    the star at the recommended noise: its guaranteed error and its mean utility."""
+    import matplotlib.pyplot as plt
+
+    a = cal.binding_attack
+    fig, ax = plt.subplots(figsize=(6.4, 4.2), layout="constrained")
+    noisy = draws[draws["value"] > 0]
+    log, low, high = _error_axis(noisy[a].to_numpy())
+    high = max(high, 1.3 * s["target_error"])
+    err = np.where(np.isnan(draws[a]), -np.inf, draws[a].to_numpy(dtype=float))
+    x = np.clip(err, low if log else 0.0, high)
+    points = ax.scatter(x, draws["balanced_accuracy"], c=draws["value"], cmap="viridis", s=16,
+                        alpha=0.7, linewidths=0)
+    fig.colorbar(points, ax=ax, label=s["noise"])
+    ax.axvline(s["target_error"], color="k", linestyle=":", linewidth=1.2,
+               label=f"target error {s['target_error']:.3g}")
+    if np.isfinite(cal.value):
+        lo_ci, hi_ci = tables["utility_ci"]
+        star_x = float(np.clip(cal.attack_error_interval[0], low if log else 0.0, high))
+        ax.errorbar([star_x], [tables["utility"]],
+                    yerr=[[tables["utility"] - lo_ci], [hi_ci - tables["utility"]]], fmt="*",
+                    color="C3", markersize=16, markeredgecolor="k", zorder=5,
+                    label=f"recommended {s['param'].split('__')[-1]} = {cal.value:.4g}: "
+                          f"error bound {cal.attack_error_interval[0]:.3g}")
+        title = "star: the recommended noise (its lower error bound, mean accuracy)"
+    else:
+        title = "no noise in the range meets the target: no recommended point"
+    if log:
+        ax.set_xscale("log")
+        ax.set_xlim(low / 1.5, high * 1.5)
+    else:
+        ax.set_xlim(0, high * 1.05)
+    ax.set_title(title, fontsize="small")
+    ax.set_xlabel(f"{attack_label(a)} attack error (the binding attack)")
+    ax.set_ylabel("balanced accuracy (held-out rows)")
+    ax.legend(fontsize="small", frameon=False, loc="lower left")
+    return fig
+
+
+def _calibration_figure(cal):
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4), layout="constrained")
+    plot_calibration(cal, ax)
+    return fig
+
+
+def _picture_figure(picture):
+    """Originals (top) and the binding attack's reconstructions (bottom), image rows."""
+    import matplotlib.pyplot as plt
+
+    truth, rec, side = picture["truth"], picture["reconstruction"], picture["side"]
+    k = min(6, truth.shape[0])
+    fig, axes = plt.subplots(2, k, figsize=(1.3 * k, 2.9), layout="constrained")
+    axes = np.atleast_2d(axes).reshape(2, k)
+    lo, hi = float(truth.min()), float(truth.max())
+    for j in range(k):
+        for r, img in enumerate((truth[j], rec[j])):
+            axes[r, j].imshow(img.reshape(side, side), cmap="gray_r", vmin=lo, vmax=hi)
+            axes[r, j].set_xticks([])
+            axes[r, j].set_yticks([])
+    axes[0, 0].set_ylabel("original")
+    axes[1, 0].set_ylabel("attack")
+    fig.suptitle(f"{attack_label(picture['attack'])} reconstruction, relative error "
+                 f"{picture['error']:.3f}", fontsize="small")
+    return fig
+
+
+def figures(cal, draws, tables, setting, picture):
+    """The report's figures (matplotlib figures): ``curves``, ``frontier``, ``calibration``
+    and, for image rows, ``picture``."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    names = list(cal.min_error)
+    out = {"curves": _curves_figure(cal, draws, names, setting),
+           "frontier": _frontier_figure(cal, draws, setting, tables),
+           "calibration": _calibration_figure(cal)}
+    if picture is not None:
+        out["picture"] = _picture_figure(picture)
+    return out
+
+
+# ----------------------------------------------------------------------------- the page
+
+SECTIONS = ("answer", "setting", "frontier", "attacks", "calibration", "diagnostics",
+            "bounds", "limits", "reproduce")
+_TITLES = {"answer": "How the verdict was reached", "setting": "The setting",
+           "frontier": "Privacy-utility frontier",
+           "attacks": "Attacks where the verdict is decided",
+           "calibration": "How the calibration got there",
+           "diagnostics": "Alignment diagnostics and utility",
+           "bounds": "Provable bounds", "limits": "What this report does not cover",
+           "reproduce": "How to reproduce it"}
+_NAMES = {"igdp": "I-GDP", "cgdp": "C-GDP", "gopp": "noisy-anchor GOPP alignment",
+          "none": "no alignment"}
+_RULES = {
+    "order": "the order-statistic rule: with n simulated deployments of which m fail, a fresh "
+             "deployment fails with probability at most (m + 1)/(n + 1), whatever the "
+             "distribution of the attack errors",
+    "clopper-pearson": "the exact Clopper-Pearson rule: the {c:.0%} lower confidence bound on "
+                       "the share of deployments that meet must itself reach {c:.0%}",
+    "normal": "a Gaussian prediction bound on each attack's error (it assumes Gaussian "
+              "errors)",
+}
+_CSS = """
+body{font-family:Helvetica,Arial,sans-serif;max-width:68em;margin:2em auto;padding:0 1em;
+color:#222;line-height:1.45}
+h1{font-size:1.6em}h2{font-size:1.25em;border-bottom:1px solid #ccc;padding-bottom:.2em;
+margin-top:1.8em}
+.scroll{overflow-x:auto}table{border-collapse:collapse;margin:.6em 0;font-size:.88em}
+td,th{border:1px solid #bbb;padding:.25em .5em;text-align:right}th{background:#f0f0f0}
+td:first-child,th:first-child,td.text{text-align:left}td.long{min-width:13em}
+.verdict{font-size:1.1em;padding:.8em 1em;border-left:6px solid #2a7;background:#eef8f1}
+.warn{border-left-color:#c60;background:#fbf3e8}.no{border-left-color:#b22;background:#fbeeee}
+img{max-width:100%}code{background:#f4f4f4;padding:0 .2em}
+"""
+
+
+def _fmt(value):
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (Integral, np.integer)):
+        return str(int(value))
+    if isinstance(value, (Real, np.floating)):
+        v = float(value)
+        return "n/a" if math.isnan(v) else ("inf" if math.isinf(v) else f"{v:.4g}")
+    return html.escape(str(value))
+
+
+def _cell(value):
+    if isinstance(value, str):
+        return f"<td class='text{' long' if len(value) > 40 else ''}'>{_fmt(value)}</td>"
+    return f"<td>{_fmt(value)}</td>"
+
+
+def _table(df, table_id):
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in df.columns)
+    body = "".join("<tr>" + "".join(_cell(v) for v in row) + "</tr>"
+                   for row in df.itertuples(index=False))
+    return (f'<div class="scroll"><table id="{table_id}" data-csv="{table_id}.csv"><thead><tr>'
+            f"{head}</tr></thead><tbody>{body}</tbody></table></div>")
+
+
+def _img(png, alt):
+    return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{png}">'
+
+
+def _binding_row(cal, value):
+    return cal.summary[(cal.summary["value"] == value)
+                       & (cal.summary["attack"] == cal.binding_attack)].iloc[0]
+
+
+def verdict_sentence(s, cal, tables):
+    """The answer in one sentence or two, as the page opens with it (HTML)."""
+    e = html.escape
+    noise, t, c = s["noise"], s["target_error"], s["confidence"]
+    base = tables["baseline"]
+    without = ("without noise" if s["bounds"][0] == 0 else
+               f"at the lowest noise tried, {s['bounds'][0]:.4g}")
+    if np.isfinite(cal.value):
+        d = cal.decisions[cal.decisions["value"] == cal.value].iloc[0]
+        where = (f"already at {noise} = {cal.value:.4g}, the lower end of the range"
+                 if cal.bracket[0] == cal.value else f"at {noise} = {cal.value:.4g}")
+        cost = (f"Balanced accuracy there is {tables['utility']:.3f}, against {base:.3f} "
+                f"{without}." if np.isfinite(base) else
+                f"Balanced accuracy there is {tables['utility']:.3f}.")
+        return (f"<p class='verdict' id='verdict-sentence'><b>Yes</b>, {e(where)}: a fresh "
+                f"deployment keeps every attack's error at or above <b>{t:.3g}</b> with "
+                f"probability at least {c:.0%} ({d.n_draws - d.n_failed} of {d.n_draws} "
+                f"simulated deployments met it). {cost}</p>")
+    b = _binding_row(cal, cal.bracket[0])
+    return (
+        f"<p class='verdict no' id='verdict-sentence'><b>No</b>: even at the largest {noise} "
+        f"tried, {cal.bracket[0]:.4g}, the {e(attack_label(cal.binding_attack))} attack "
+        f"stays below the target error {t:.3g} in {int(b['failures'])} of "
+        f"{int(b['n_draws'])} simulated deployments (median error {b['median']:.3g}), "
+        f"{_allowance(cal)}. "
+        f"Balanced accuracy there is {tables['utility']:.3f}"
+        + (f" ({base:.3f} {without})" if np.isfinite(base) else "")
+        + ". A wider noise range, a lower target error or a lower confidence could change "
+        "that; otherwise do not join under this deployment.</p>")
+
+
+def _allowance(cal):
+    """What the rule allows at one value, in words."""
+    if cal.criterion == "normal":
+        return "and its Gaussian bound falls below the target"
+    m = int(cal.decisions["allowed_failures"].iloc[0])
+    return (f"while at most {m} of {cal.n_draws_max} may fail" if m else
+            f"while none of {cal.n_draws_max} may fail")
+
+
+def _phase_warning(cal):
+    if np.isfinite(cal.value) and np.isfinite(cal.v_phase_transition) \
+            and cal.value > cal.v_phase_transition:
+        return (
+            f"<p class='verdict warn'>The recommended noise is above the phase transition "
+            f"v_PT = {cal.v_phase_transition:.4g} ({cal.value / cal.v_phase_transition:.2f} x):"
+            " the alignment degrades sharply there, so utility is fragile. More anchor rows "
+            "raise v_PT.</p>")
+    return ""
+
+
+def _scale_warning(s):
+    if s["scale"]["standardized"]:
+        return ""
+    return ("<p class='verdict warn'>Your rows are not standardized, and attack errors are "
+            "relative to the rows' scale: read the verdict for the scale you audited (see "
+            "<i>The setting</i>).</p>")
+
+
+def _answer_section(s, cal):
+    """How the verdict was reached: the rule, the draws each decision needed."""
+    rule = _RULES[cal.criterion].format(c=s["confidence"])
+    n = int(cal.decisions["n_draws"].sum())
+    early = int((cal.decisions["n_draws"] < cal.n_draws_max).sum())
+    text = (
+        f"<p>Each simulated deployment draws everything a real one draws: every "
+        f"participant's secret, the anchor, the anchor noise and the private noise; only "
+        f"your rows and their partition stay fixed. A deployment <i>meets</i> the target when "
+        f"every attack's error is at or above {s['target_error']:.3g}. A noise value passes "
+        f"by {html.escape(rule)}: at {s['confidence']:.0%} with at most "
+        f"{cal.n_draws_max} deployments per value, "
+        + (f"at most {cal.decisions['allowed_failures'].iloc[0]} may fail.</p>"
+           if cal.decisions["allowed_failures"].iloc[0] else "none may fail.</p>")
+        if cal.criterion != "normal" else
+        f"<p>Each simulated deployment draws everything a real one draws; a noise value "
+        f"passes by {html.escape(rule)} over {cal.n_draws_max} deployments.</p>")
+    text += (
+        f"<p>The search evaluated {len(cal.decisions)} noise values with {n} simulated "
+        f"deployments in all; {early} of the {len(cal.decisions)} values were decided "
+        "early, once their remaining draws could not change their verdict (see <a>How the "
+        "calibration got there</a>). The "
+        f"binding attack, <b>{html.escape(attack_label(cal.binding_attack))}</b>, is the one "
+        "that decides the bracket: it fails most often at the bracket's failing end.</p>"
+    ).replace("<a>", "<i>").replace("</a>", "</i>")
+    if s.get("n_resumed"):
+        text += (f"<p id='resumed'>This audit resumed from its checkpoint: "
+                 f"{s['n_resumed']} of its {s['n_draws_all']} draws were read back, not "
+                 "rerun.</p>")
+    return text
+
+
+def _scale_paragraph(s):
+    sc = s["scale"]
+    if sc["standardized"]:
+        return ("<p>Your rows look standardized (every column has mean 0 and standard "
+                "deviation 1). Attack errors are relative to the rows' scale, "
+                "||X&#770; - X||<sub>F</sub> / ||X||<sub>F</sub>, so every feature weighs "
+                "alike in them.</p>")
+    return (
+        f"<p class='verdict warn'>Your rows are not standardized: the columns' scales differ "
+        f"by a factor of {sc['scale_spread']:.3g} (column {sc['largest_column']} has RMS "
+        f"{sc['largest_rms']:.3g}). Attack errors are relative to the rows' scale, "
+        "||X&#770; - X||<sub>F</sub> / ||X||<sub>F</sub>: here the largest columns dominate "
+        "both norms, so an error that looks safe may leave the small-scale features "
+        "recovered (or the reverse), and an attacker who gets the columns' means right scores "
+        "a low error without learning any row. Audit the rows as the collaboration will scale "
+        "them (for instance standardized, each column to mean 0 and standard deviation 1).</p>")
+
+
+def _setting_section(s, cal, figs, picture):
+    """The deployment and the threat model in words, with the meaning of an error."""
+    e = html.escape
+    mech = {"igdp": "its own secret rotation and shift (I-GDP)",
+            "cgdp": "a rotation and shift common to all participants (C-GDP)"}[s["mechanism"]]
+    align = ("The analyst aligns the uploads by noisy-anchor GOPP alignment: each participant "
+             "uploads its obfuscated copy of a shared anchor plus Gaussian noise of scale v, "
+             "drawn on the participant side." if s["aligner"] == "gopp" else
+             "The analyst trains on the uploads as received (no alignment step); each "
+             "participant adds Gaussian noise of scale sigma to its rows before obfuscating.")
+    split = ("as in the participants' partition file" if s["partition"] else
+             f"of your {s['n_rows']} rows, assigned once by a keyed hash of each row")
+    text = (
+        f"<p>{s['n_participants']} participants each hold a share of the rows "
+        f"({split}; {s['n_features']} features, {s['n_train']} rows train the model, "
+        f"{s['n_test']} held-out rows measure utility and attacks). Each participant "
+        f"obfuscates its rows with {mech}. {align} The analyst trains a "
+        f"{e(str(s['model']))} classifier.</p>"
+        f"<p>Threat model: the analyst colludes with participant {s['colluder']}, who "
+        f"discloses its secret, its rows and the raw anchor. They attack participant "
+        f"{s['target']} (you, the auditing party; {s['target_rows']} held-out rows) with "
+        f"{', '.join(e(attack_label(a)) for a in s['attacks'])}.</p>"
+        "<p>An attack error <i>e</i> is the relative reconstruction error "
+        "||X&#770; - X||<sub>F</sub> / ||X||<sub>F</sub> of the attacked participant's rows: "
+        "<i>e</i> = 0 is an exact copy, <i>e</i> = 1 is as far off as guessing all zeros, "
+        f"<i>e</i> = {s['target_error']:.3g} means the attacker's rows are off by "
+        f"{s['target_error']:.0%} of the rows' own size.</p>" + _scale_paragraph(s))
+    if picture is None:
+        return text + "<p>(No picture: the rows are not square images.)</p>"
+    return text + (
+        f"<p>Below: your rows (top) and the {e(attack_label(picture['attack']))} attack's "
+        f"reconstructions (bottom) at {e(s['noise'])} = {picture['value']:.4g}, one simulated "
+        f"deployment, relative error {picture['error']:.3f}.</p>"
+        + _img(figs["picture"], "reconstruction"))
+
+
+def _frontier_section(s, cal, figs):
+    return (
+        "<p>Every simulated deployment is a point (calibration and grid draws); lines join the "
+        "median attack error (left) and the mean balanced accuracy (right) at each noise "
+        "value. Attack errors that span decades are drawn on a logarithmic axis; points "
+        "beyond the axis are drawn at its end as triangles. The black line marks the "
+        "recommended noise, the grey band its bracket, the dashed line v_PT.</p>"
+        + _img(figs["curves"], "attack errors and utility against the noise")
+        + "<p>The frontier: utility against the binding attack's error, one point per "
+        "deployment coloured by its noise; the star marks the recommended noise at its "
+        "lower error bound (what a fresh deployment exceeds at the stated confidence) and "
+        "its mean accuracy with its confidence interval.</p>"
+        + _img(figs["frontier"], "frontier"))
+
+
+def _attacks_section(s, cal, tables):
+    passed = np.isfinite(cal.value)
+    where = ("at the recommended noise and at the bracket's low end, which fails" if passed
+             else "at the largest noise tried")
+    return (
+        f"<p>Each attack {where}: simulated deployments, how many of them left the attack "
+        f"below its target, the range of its errors and the criterion's lower bound on a "
+        f"fresh deployment's error. The binding attack, "
+        f"<b>{html.escape(attack_label(cal.binding_attack))}</b>, decides the bracket.</p>"
+        + _table(tables["attacks"], "attacks"))
+
+
+def _calibration_section(s, cal, figs):
+    return (
+        "<p>Every noise value the search evaluated, in order, with the simulated deployments "
+        "it needed and why it passed or failed. A value is stopped as soon as its remaining "
+        "draws cannot change its verdict.</p>"
+        + _table(cal.decisions, "decisions")
+        + _img(figs["calibration"], "the calibration's draws"))
+
+
+def _bounds_section(s, cal, leakage):
+    tail = ("The attack errors in this report show what the strongest known attacks achieve, "
+            "not what every attack could.")
+    if leakage is not None:
+        return (
+            f"<p>The private-data noise is a Gaussian release: at sigma = {cal.value:.4g} each "
+            f"record leaks at most <b>{leakage:.4g} bits</b> (Gaussian maximum-entropy bound "
+            "of the entropy-floor paper, E1 and E3; the rotation earns no credit). The rows' "
+            "covariance in it is this sample's estimate, not an upper confidence bound. "
+            "<code>python -m skdc bound --data X.npy --perp CALIBRATION.npy --gamma "
+            f"{leakage:.4g}</code> turns the leakage into a certified floor on any attack's "
+            f"reconstruction error. {tail}</p>")
+    return (
+        "<p>No provable bound applies to this deployment. The anchor noise of GOPP alignment "
+        "is not differential privacy and has no leakage bound. The entropy floor "
+        "(<code>skdc bound</code>) certifies Gaussian releases (C-GDP or I-GDP with "
+        "private-data noise) and DP-SGD-trained models, and the GaussMix epsilon certifies "
+        f"Gaussian sketches; audit those deployments for a bound. {tail}</p>")
+
+
+def _limits(s):
+    conf = ("The confidence holds for any distribution of attack errors (heavy tails "
+            "included), over fresh deployments of these rows and this partition."
+            if s["criterion"] != "normal" else
+            "The confidence assumes Gaussian attack errors (criterion normal); heavy-tailed "
+            "errors break it.")
+    return (
+        "<ul><li>Other threat models: collusion of several participants, an analyst who "
+        "deviates from the protocol, attacks that use side information (known rows, "
+        "public data sets), membership or attribute inference.</li>"
+        "<li>The anchor noise is not differential privacy: it makes the known attacks "
+        "err, it gives no epsilon.</li>"
+        "<li>The simulation runs on your rows only: the other participants' data may "
+        "differ, and the result holds for this partition and these sizes.</li>"
+        f"<li>{conf}</li></ul>")
+
+
+def _reproduce_section(s, cal, draws):
+    """The command, the versions and the seed that reproduce the report."""
+    import sklearn
+
+    import skdc
+
+    e = html.escape
+    return (
+        f"<p>Command: <code>{e(s['command_line'])}</code></p><table id='versions'>"
+        + "".join(f"<tr><td>{k}</td><td>{e(str(v))}</td></tr>" for k, v in [
+            ("skdc", getattr(skdc, "__version__", "dev")),
+            ("python", platform.python_version()), ("numpy", np.__version__),
+            ("scikit-learn", sklearn.__version__), ("platform", sys.platform),
+            ("seed", s["random_state"]), ("SHA-256 of the inputs", s["input_sha256"]),
+            ("draws run (all)", len(draws)), ("noise range", s["bounds"])])
+        + "</table><p>Every draw is in <code>draws.csv</code>; the calibration's decisions in "
+        "<code>decisions.csv</code> and its per-attack statistics in "
+        "<code>calibration.csv</code>.</p>")
+
+
+def render(setting, cal, draws, tables, picture, leakage=None):
+    """The self-contained HTML page: the verdict first, then the sections of ``SECTIONS``."""
+    s = setting
+    figs = {k: _png(fig) for k, fig in figures(cal, draws, tables, s, picture).items()}
+    sections = {
+        "answer": _answer_section(s, cal),
+        "setting": _setting_section(s, cal, figs, picture),
+        "frontier": _frontier_section(s, cal, figs),
+        "attacks": _attacks_section(s, cal, tables),
+        "calibration": _calibration_section(s, cal, figs),
+        "diagnostics": (
+            "<p>The alignment solver's state and the utility model's score where the verdict "
+            "is read (balanced accuracy on the held-out rows, Student-t interval over "
+            "draws).</p>" + _table(tables["diagnostics"], "diagnostics")
+            + "<p>The headline numbers:</p>" + _table(tables["summary"], "summary")),
+        "bounds": _bounds_section(s, cal, leakage),
+        "limits": _limits(s),
+        "reproduce": _reproduce_section(s, cal, draws),
+    }
+    body = "".join(f'<section id="{k}"><h2>{_TITLES[k]}</h2>{sections[k]}</section>'
+                   for k in SECTIONS)
+    return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+            "<title>skdc audit: is our collaboration safe?</title>"
+            f"<style>{_CSS}</style></head><body><h1>Is our collaboration safe?</h1>"
+            f"{verdict_sentence(s, cal, tables)}{_phase_warning(cal)}{_scale_warning(s)}"
+            f"<p>An audit of {_NAMES[s['mechanism']]} with {_NAMES[s['aligner']]}, "
+            f"{s['n_participants']} participants, target attack error "
+            f"{s['target_error']:.3g} at {s['confidence']:.0%}.</p>{body}</body></html>\n")
