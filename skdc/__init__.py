@@ -40,11 +40,5 @@ from .utils._lazy import lazy_exports as _lazy_exports
 
 __version__ = "0.1.0"
 
-__getattr__, __dir__, __all__ = _lazy_exports(
-    __name__,
-    {".mechanisms": ["CGDP", "GDP", "IGDP"], ".alignment": ["GOPPAligner", "ReferenceAligner"],
-     "._uploads": ["Uploads"], "._routing": ["participant_fit_params"]},
-    submodules=["alignment", "anchors", "attacks", "datasets", "experiments", "linear_model",
-                "mechanisms", "metrics", "nn", "privacy", "protocol", "utils"],
-)
-__all__ += ["__version__"]
+# the public names are listed once, in __init__.pyi beside this file
+__getattr__, __dir__, __all__ = _lazy_exports(__name__, __file__)

@@ -8,12 +8,5 @@ Scorers over them live in :mod:`skdc.metrics` (higher = more private).
 
 from ..utils._lazy import lazy_exports
 
-__getattr__, __dir__, __all__ = lazy_exports(__name__, {
-    "._gdp": ["AlignmentMapAttack", "KnownAnchorAttack", "KnownSecretAttack"],
-    "._dc": ["AnchorRegressionAttack"],
-    "._base": ["BaseAttack"],
-    "._view": [
-        "CollusionView", "GroundTruth", "Reconstruction", "check_colluders", "collusion_view",
-    ],
-    "._classical": ["ICAAttack", "KnownInputAttack", "KnownSampleAttack"],
-})
+# the public names are listed once, in __init__.pyi beside this file
+__getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)

@@ -2,10 +2,5 @@
 
 from ..utils._lazy import lazy_exports
 
-__getattr__, __dir__, __all__ = lazy_exports(__name__, {
-    "._identity": ["identity_split", "public_reduction_pool"],
-    "._loaders": ["load_celeba", "load_mnist", "missing_mnist_files", "read_idx"],
-    "._images": ["load_digit_images", "load_lfw_subset"],
-    "._synthetic": ["make_identity_images", "make_image_classification"],
-    "._partition": ["partition"],
-})
+# the public names are listed once, in __init__.pyi beside this file
+__getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)

@@ -4,11 +4,5 @@ comparisons."""
 
 from ..utils._lazy import lazy_exports
 
-__getattr__, __dir__, __all__ = lazy_exports(__name__, {
-    "._baselines": ["Central", "Local"],
-    "._spline": ["SplineBand", "fit_spline_band"],
-    "._plot": ["column_label", "plot_frontier", "plot_noise_curves"],
-    "._calibrate": ["NoiseCalibration", "calibrate_noise"],
-    "._audit": ["AuditReport", "audit"],
-    "._sweep": ["privacy_utility_sweep"],
-})
+# the public names are listed once, in __init__.pyi beside this file
+__getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)

@@ -6,7 +6,5 @@ rows beyond its declared public bounds unless ``clip=True``.
 
 from ..utils._lazy import lazy_exports
 
-__getattr__, __dir__, __all__ = lazy_exports(__name__, {
-    "._baselines": ["AdaSSPRegressor", "SheffetSketchRegressor", "adassp_constants", "sheffet_w2"],
-    "._mixing": ["LinearMixingRegressor", "MixingLogisticRegression"],
-})
+# the public names are listed once, in __init__.pyi beside this file
+__getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)

@@ -10,15 +10,5 @@ scorers sit side by side in one ``scoring`` dict.
 
 from ..utils._lazy import lazy_exports
 
-__getattr__, __dir__, __all__ = lazy_exports(__name__, {
-    "._linkage": [
-        "LinkageScore", "identity_linkage_accuracy", "linkage_accuracy",
-        "reconstruction_label_accuracy",
-    ],
-    "..privacy": [
-        "bound_slack_score", "make_bound_scorer", "make_slack_scorer",
-        "reconstruction_ratio_score",
-    ],
-    "._scorer": ["make_attack", "make_attack_scorer"],
-    "._reconstruction": ["psnr", "record_mse", "relative_error"],
-})
+# the public names are listed once, in __init__.pyi beside this file
+__getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)

@@ -9,8 +9,5 @@ skdc[nn]``).
 
 from ..utils._lazy import lazy_exports
 
-__getattr__, __dir__, __all__ = lazy_exports(__name__, {
-    "._modules": ["AuditorModule", "RepresentationModule", "representation_layout"],
-    "._net": ["BestValidCheckpoint", "LinkageAuditor", "RepresentationCNN", "resolve_device"],
-    "._batched": ["fit_batched"],
-})
+# the public names are listed once, in __init__.pyi beside this file
+__getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)

@@ -16,7 +16,7 @@ References
 
 # Licence: BSD 3 clause
 
-from collections.abc import Mapping
+from contextlib import contextmanager
 
 import numpy as np
 import torch
@@ -27,7 +27,8 @@ from sklearn.utils.validation import check_array
 from skorch import NeuralNetClassifier
 from skorch.callbacks import Callback, EpochScoring, EpochTimer, PassthroughScoring, PrintLog
 from skorch.dataset import ValidSplit
-from skorch.utils import to_device, to_numpy, to_tensor
+from skorch.exceptions import NotInitializedError
+from skorch.utils import to_tensor
 
 from ..utils._device import resolve_device
 from ..utils._docstring import Substitution
@@ -65,24 +66,26 @@ def _is_auto(device):
     return isinstance(device, str) and device == "auto"
 
 
-def _predict_proba(net, X):
-    """skorch's ``predict_proba``, with the outputs asked on the CPU.
-
-    skorch's scoring cache replays the validation outputs on ``net.device`` unless a device is
-    given, and ``net.device`` may be "auto" (see ``_BaseCNN``).
-    """
-    nonlin = net._get_predict_nonlinearity()
-    y_probas = []
-    for yp in net.forward_iter(X, training=False, device="cpu"):
-        yp = yp[0] if isinstance(yp, tuple) else yp
-        y_probas.append(to_numpy(nonlin(yp)))
-    return np.concatenate(y_probas, 0)
-
-
 def _valid_balanced_accuracy(net, X, y):
-    # ``y`` holds class indices; the cached validation outputs give the probabilities.
-    proba = _predict_proba(net, X)
+    """Balanced accuracy on the validation rows ``X`` (a skorch ``Dataset``) of class indices ``y``.
+
+    skorch's own ``predict_proba`` runs here (ours checks arrays, and ``X`` is a ``Dataset``);
+    inside :class:`_ValidScoring` it replays the outputs cached during validation.
+    """
+    proba = NeuralNetClassifier.predict_proba(net, X)
     return balanced_accuracy_score(np.asarray(y).astype(np.int64), proba.argmax(axis=1))
+
+
+class _ValidScoring(EpochScoring):
+    """skorch's ``EpochScoring``, run while ``net.device`` shows the fitted device.
+
+    Its cache replays the validation outputs on ``net.device`` (read when the cache is made);
+    with ``device='auto'`` that must be ``device_`` (see ``_BaseCNN._skorch_device``).
+    """
+
+    def on_epoch_end(self, net, **kwargs):
+        with net._skorch_device():
+            super().on_epoch_end(net, **kwargs)
 
 
 class BestValidCheckpoint(Callback):
@@ -139,13 +142,15 @@ class _BaseCNN(NeuralNetClassifier):
     """
 
     # ---------------------------------------------------------------- skorch hooks
+    # skorch has no public name for the default callbacks that ``get_params`` also lists: its
+    # ``get_params`` reads this property directly, as its own NeuralNetClassifier overrides it.
     @property
     def _default_callbacks(self):
         return [
             ("epoch_timer", EpochTimer()),
             ("train_loss", PassthroughScoring(name="train_loss", on_train=True)),
             ("valid_loss", PassthroughScoring(name="valid_loss")),
-            ("valid_bacc", EpochScoring(
+            ("valid_bacc", _ValidScoring(
                 _valid_balanced_accuracy, name="valid_bacc", lower_is_better=False)),
             ("best_checkpoint", BestValidCheckpoint(monitor="valid_bacc")),
             ("print_log", PrintLog()),
@@ -176,39 +181,100 @@ class _BaseCNN(NeuralNetClassifier):
         self.device_ = resolve_device(self.device)
         self.init_seed_, self.order_seed_ = _draw_seeds(self.random_state)
         self._order_generator_ = torch.Generator().manual_seed(self.order_seed_)
-        return super().initialize()
+        with self._skorch_device():
+            return super().initialize()
 
     # ------------------------------------------------------------ the fitted device
-    # skorch places the module, the criterion and every batch on ``self.device``, which it
-    # needs to be a torch device; ours may be "auto". The parameter stays as the user set it
-    # (``get_params``, ``clone``, ``net.device``), and the skorch steps that read it are done
-    # here on ``device_``, resolved once by ``initialize``: placing the module and criterion
-    # (skorch's ``_initialize_module`` / ``_initialize_criterion``, whose re-initialisation
-    # message is kept), ``infer``, ``get_loss`` and the prediction pass (asked on the CPU, so
-    # that skorch's scoring cache does not read ``net.device``).
-    def _initialize_parts(self, kind, names, build, reason):
-        with self._current_init_context(kind):
-            kwargs = {}
-            for name in names:
-                kwargs.update(self.get_params_for(name))
-            built = any(isinstance(getattr(self, name + "_", None), torch.nn.Module)
-                        for name in names)
-            if (kwargs or reason or built) and self.initialized_ and self.verbose:
-                print(reason or self._format_reinit_msg(kind, kwargs))
-            build()
-            for name in names:
-                part = getattr(self, name + "_")
-                if isinstance(part, torch.nn.Module):
-                    part = self.torch_compile(to_device(part, self.device_), name=name)
-                    setattr(self, name + "_", part)
-        return self
+    # skorch reads ``self.device`` where it places the module and the criterion (``initialize``,
+    # and ``set_params`` when it re-initialises them), each batch (``infer``, ``get_loss``),
+    # the scoring cache and ``load_params``, and needs a torch device there; ours may be
+    # "auto". Rather than copy those skorch steps with ``device_`` put in (skorch's private
+    # ``_initialize_module`` and its helpers), skorch's own public methods run, through
+    # ``super()``, inside ``_skorch_device``: there, and only there, the documented ``device``
+    # parameter holds the fitted ``device_``, and "auto" is put back on the way out. skorch
+    # itself assigns ``self.device`` this way (``load_params`` and unpickling fall back to the
+    # CPU when CUDA is gone). No callback is notified inside but our validation scorer
+    # (``_ValidScoring``), so callbacks, ``get_params`` and ``clone`` see the parameter as the
+    # user set it. A concrete device (or None) needs no swap. The swap is the net's state, so
+    # threads that share one fitted "auto" net should each predict on a copy.
+    @contextmanager
+    def _skorch_device(self):
+        if not _is_auto(self.device):
+            yield
+            return
+        if not hasattr(self, "device_"):
+            raise NotInitializedError(
+                f"This {type(self).__name__} is not initialized: device='auto' is resolved by "
+                "fit(X, y) or initialize(); call one of them first."
+            )
+        self.device = self.device_
+        try:
+            yield
+        finally:
+            self.device = "auto"
 
-    def _initialize_module(self, reason=None):
-        return self._initialize_parts("module", self._modules, self.initialize_module, reason)
+    def set_params(self, **kwargs):
+        """skorch's ``set_params``; a module or criterion it re-initialises goes to ``device_``.
 
-    def _initialize_criterion(self, reason=None):
-        return self._initialize_parts("criterion", self._criteria, self.initialize_criterion,
-                                      reason)
+        Parameters
+        ----------
+        **kwargs : dict
+            Parameters, routed by prefix as in skorch (``module__hidden_units=9``...).
+
+        Returns
+        -------
+        self : object
+            The net.
+        """
+        if "device" in kwargs:  # resolved again by the next initialize()
+            super().set_params(device=kwargs.pop("device"))
+        if not kwargs:
+            return self
+        if not self.initialized_:
+            return super().set_params(**kwargs)
+        with self._skorch_device():
+            return super().set_params(**kwargs)
+
+    def infer(self, x, **fit_params):
+        """skorch's ``infer``: the module's output on the batch ``x``, on ``device_``.
+
+        Parameters
+        ----------
+        x : tensor, array or dict of them
+            One batch of inputs.
+        **fit_params : dict
+            Passed to the module's ``forward``.
+
+        Returns
+        -------
+        y_infer : torch.Tensor
+            The module's output.
+        """
+        with self._skorch_device():
+            return super().infer(x, **fit_params)
+
+    def get_loss(self, y_pred, y_true, *args, **kwargs):
+        """skorch's ``get_loss``, with ``y_true`` moved to ``device_``.
+
+        Parameters
+        ----------
+        y_pred : torch.Tensor
+            The module's output.
+        y_true : tensor or array
+            Class indices of the batch.
+        *args, **kwargs
+            ``X`` and ``training``, as skorch passes them.
+
+        Returns
+        -------
+        loss : torch.Tensor
+            The criterion's value.
+        """
+        if isinstance(self.criterion_, torch.nn.BCEWithLogitsLoss):
+            # BCE takes float targets; class indices may come as ints (a predefined split)
+            y_true = to_tensor(y_true, device=y_pred.device).to(y_pred.dtype)
+        with self._skorch_device():
+            return super().get_loss(y_pred, y_true, *args, **kwargs)
 
     def _default_criterion(self):
         return torch.nn.CrossEntropyLoss
@@ -257,38 +323,30 @@ class _BaseCNN(NeuralNetClassifier):
             kwargs.setdefault("generator", self._order_generator_)
         return self.iterator_train(dataset, **kwargs)
 
-    def infer(self, x, **fit_params):
-        """The module's output on the batch ``x``, moved to ``device_`` (skorch's ``infer``)."""
-        x = to_tensor(x, device=self.device_)
-        if isinstance(x, Mapping):
-            return self.module_(**self._merge_x_and_fit_params(x, fit_params))
-        return self.module_(x, **fit_params)
+    def load_params(self, f_params=None, f_optimizer=None, f_criterion=None, f_history=None,
+                    checkpoint=None, **kwargs):
+        """skorch's ``load_params``, loading the tensors onto ``device_``.
 
-    def get_loss(self, y_pred, y_true, *args, **kwargs):
-        """The criterion on ``y_true`` moved to ``device_`` (skorch's classifier ``get_loss``)."""
-        y_true = to_tensor(y_true, device=self.device_)
-        if isinstance(self.criterion_, torch.nn.BCEWithLogitsLoss):
-            y_true = y_true.to(y_pred.dtype)
-        elif isinstance(self.criterion_, torch.nn.NLLLoss):
-            y_pred = torch.log(y_pred + torch.finfo(y_pred.dtype).eps)
-        return self.criterion_(y_pred, y_true)
+        skorch maps the loaded tensors to the net's device and, when CUDA is gone, falls back
+        to the CPU with a ``DeviceWarning``; ``device_`` records where they landed, and
+        ``device='auto'`` stays the parameter.
 
-    def load_params(self, *args, **kwargs):
-        """skorch's ``load_params``, mapping the loaded tensors to ``device_``.
-
-        skorch's loader maps to ``self.device`` and writes back the device the tensors landed
-        on (the CPU when CUDA is gone); with ``device='auto'`` that device is the fitted
-        ``device_``, so the loader is shown it and the parameter is put back afterwards (the
-        one place where skorch itself writes the attribute).
+        Parameters
+        ----------
+        f_params, f_optimizer, f_criterion, f_history : str, file-like or None, default=None
+            Files to load (skorch's ``load_params``).
+        checkpoint : skorch.callbacks.Checkpoint or None, default=None
+            Load the files of this checkpoint; the net is initialised first if needed.
+        **kwargs : dict
+            Other skorch arguments (``use_safetensors``, ``f_<module>``...).
         """
-        if not _is_auto(self.device):
-            return super().load_params(*args, **kwargs)
-        self.device = self.device_
-        try:
-            return super().load_params(*args, **kwargs)
-        finally:
+        if checkpoint is not None and not self.initialized_:
+            self.initialize()  # as skorch does for a checkpoint
+        with self._skorch_device():
+            super().load_params(f_params=f_params, f_optimizer=f_optimizer,
+                                f_criterion=f_criterion, f_history=f_history,
+                                checkpoint=checkpoint, **kwargs)
             self.device_ = _device_name(self.device)
-            self.device = "auto"
 
     def __setstate__(self, state):
         # skorch maps the pickled tensors to ``state["device"]`` (to the CPU, with a
@@ -413,7 +471,7 @@ class _BaseCNN(NeuralNetClassifier):
         proba : ndarray of shape (n_samples, n_classes)
             Softmax (or sigmoid, for a one-logit head) of the module's output.
         """
-        return _predict_proba(self, self._check_X(X, reset=False))
+        return super().predict_proba(self._check_X(X, reset=False))
 
     @Substitution(X_rows=_X_rows_doc)
     def predict(self, X):

@@ -9,9 +9,5 @@ participant|analyst|anchor ...`` runs the same steps from the command line.
 
 from ..utils._lazy import lazy_exports
 
-__getattr__, __dir__, __all__ = lazy_exports(__name__, {
-    "._container": ["FORMAT_VERSION", "UploadError"],
-    "._format": ["UploadSet", "load_uploads", "save_upload"],
-    "._files": ["AlignmentMap", "load_anchor", "load_model", "make_anchor", "save_model"],
-    "._roles": ["Analyst", "Participant"],
-})
+# the public names are listed once, in __init__.pyi beside this file
+__getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)

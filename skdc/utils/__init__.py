@@ -2,5 +2,5 @@
 
 from ._lazy import lazy_exports
 
-__getattr__, __dir__, __all__ = lazy_exports(
-    __name__, {"._linalg": ["center", "haar_orthogonal", "polar", "polar_batched"]})
+# the public names are listed once, in __init__.pyi beside this file
+__getattr__, __dir__, __all__ = lazy_exports(__name__, __file__)

@@ -1,41 +1,103 @@
-"""Lazy public names of a package (PEP 562): import a submodule on first attribute access.
+"""Lazy public names of a package (PEP 562), listed once in its ``__init__.pyi`` stub.
 
-``import skdc`` and a command's ``python -m skdc COMMAND --help`` then load neither
-scikit-learn nor SciPy until a name that needs them is used;
-``from skdc.alignment import GOPPAligner``, ``dir()`` and ``__all__`` behave as with eager
-imports.
+Each subpackage lists its public names in a stub beside its ``__init__.py``, one a line::
+
+    from ._gopp import GOPPAligner as GOPPAligner
+    from . import alignment as alignment        # a subpackage reachable as an attribute
+    __version__: str                            # a name the __init__.py itself defines
+
+Type checkers and editors read the stub, so ``from skdc.alignment import GOPPAligner``
+resolves to its class; at run time :func:`lazy_exports` reads the same stub and imports a
+submodule on first attribute access, so ``import skdc`` and ``python -m skdc COMMAND --help``
+load neither scikit-learn nor SciPy. This is SPEC 1 (scientific Python's lazy loading), as
+scikit-image does it with ``lazy_loader.attach_stub``; skdc keeps its own few lines because
+``skdc.metrics`` re-exports names of ``skdc.privacy`` (``from ..privacy import ...``), which
+``lazy_loader`` refuses, and so that an unknown name reads "module ... has no attribute ...".
 """
 
 # Licence: BSD 3 clause
 
+import ast
 import importlib
+import os
 import sys
 
-__all__ = ["lazy_exports"]
+__all__ = ["lazy_exports", "read_stub"]
 
 
-def lazy_exports(package, exports, submodules=()):
-    """The ``__getattr__``, ``__dir__`` and ``__all__`` of a package with lazy public names.
+def _is_docstring(node):
+    return (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str))
+
+
+def _stub_error(path, node, what):
+    return ValueError(
+        f"{path}, line {node.lineno}: {what}. A package stub holds only a docstring, "
+        "comments, 'from .module import name as name' lines (public names), "
+        "'from . import sub as sub' lines (subpackages) and 'name: type' lines (names its "
+        "__init__.py defines)."
+    )
+
+
+def read_stub(path):
+    """The public names a package stub lists.
+
+    Parameters
+    ----------
+    path : str
+        The stub, ``<package>/__init__.pyi``.
+
+    Returns
+    -------
+    exports : dict of str to str
+        Public name to the relative module that defines it (``"._gopp"``, ``"..privacy"``), in
+        the stub's order.
+    submodules : list of str
+        Subpackages reachable as attributes (not in ``__all__``).
+    own : list of str
+        Names annotated in the stub (``__version__: str``), defined by the ``__init__.py``.
+    """
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), filename=path)
+    exports, submodules, own = {}, [], []
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.level >= 1:
+            for alias in node.names:
+                if alias.name == "*" or alias.asname not in (None, alias.name):
+                    raise _stub_error(path, node, f"'{alias.name}' is starred or renamed")
+                if alias.name in exports or alias.name in submodules:
+                    raise _stub_error(path, node, f"'{alias.name}' is listed twice")
+                if node.module is None and node.level == 1:
+                    submodules.append(alias.name)
+                elif node.module is not None:
+                    exports[alias.name] = "." * node.level + node.module
+                else:
+                    raise _stub_error(path, node, "a sibling package is not a subpackage")
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            own.append(node.target.id)
+        elif not _is_docstring(node):
+            raise _stub_error(path, node, f"a statement of type {type(node).__name__}")
+    return exports, submodules, own
+
+
+def lazy_exports(package, init_file):
+    """The ``__getattr__``, ``__dir__`` and ``__all__`` of a package, read from its stub.
 
     Parameters
     ----------
     package : str
         The package's ``__name__``.
-    exports : dict of str to list of str
-        Relative module name (``"._gopp"``, ``"..privacy"``) to the public names it defines, in
-        the order of ``__all__``.
-    submodules : iterable of str, default=()
-        Subpackages reachable as attributes (``skdc.alignment``), imported on first access and
-        not listed in ``__all__``.
+    init_file : str
+        The package's ``__file__``; the names are read from ``__init__.pyi`` beside it.
 
     Returns
     -------
     getattr : callable
         The module-level ``__getattr__``; a name is imported once, then cached on the package.
     dir : callable
-        The module-level ``__dir__``: the package's globals and every public name.
+        The module-level ``__dir__``: the package's globals, every public name and subpackage.
     all : list of str
-        The package's ``__all__``.
+        The package's ``__all__``: the stub's public names, then its annotated names.
 
     Examples
     --------
@@ -43,7 +105,8 @@ def lazy_exports(package, exports, submodules=()):
     >>> "GOPPAligner" in dir(alignment) and "GOPPAligner" in alignment.__all__
     True
     """
-    where = {name: module for module, names in exports.items() for name in names}
+    stub = os.path.splitext(init_file)[0] + ".pyi"
+    where, submodules, own = read_stub(stub)
     submodules = frozenset(submodules)
 
     def __getattr__(name):
@@ -59,4 +122,4 @@ def lazy_exports(package, exports, submodules=()):
     def __dir__():
         return sorted(set(vars(sys.modules[package])) | set(where) | submodules)
 
-    return __getattr__, __dir__, list(where)
+    return __getattr__, __dir__, [*where, *own]

@@ -21,9 +21,9 @@ from sklearn.base import clone  # noqa: E402
 from sklearn.metrics import balanced_accuracy_score  # noqa: E402
 from sklearn.model_selection import GridSearchCV  # noqa: E402
 from sklearn.pipeline import Pipeline  # noqa: E402
-from skorch.callbacks import Callback  # noqa: E402
+from skorch.callbacks import Callback, Checkpoint  # noqa: E402
 from skorch.dataset import Dataset  # noqa: E402
-from skorch.exceptions import DeviceWarning  # noqa: E402
+from skorch.exceptions import DeviceWarning, NotInitializedError  # noqa: E402
 from skorch.helper import predefined_split  # noqa: E402
 
 from skdc.alignment import GOPPAligner  # noqa: E402
@@ -141,6 +141,79 @@ def test_auto_uses_cuda_and_unpickles_on_cpu(digits):
     assert loaded.device_ == "cpu"
     assert next(loaded.module_.parameters()).device.type == "cpu"
 
+
+
+def test_auto_device_set_params_reinitialises_on_the_fitted_device(digits):
+    """skorch re-creates the module inside ``set_params``; it lands on ``device_``."""
+    X, y = digits
+    net = RepresentationCNN(max_epochs=1, batch_size=64, random_state=0).fit(X, y)
+    net.set_params(module__hidden_units=9)
+    assert net.device == "auto"
+    assert net.module_.fc.out_features == 9
+    assert next(net.module_.parameters()).device.type == net.device_
+    net.partial_fit(X, y)  # the optimizer was re-created for the new module
+    assert len(net.history) == 2 and net.predict(X[:3]).shape == (3,)
+
+
+def test_auto_device_save_and_load_params(digits, tmp_path):
+    X, y = digits
+    checkpoint = Checkpoint(dirname=str(tmp_path / "cp"))  # saves the one epoch
+    net = RepresentationCNN(max_epochs=1, batch_size=64, random_state=0,
+                            callbacks=[("cp", checkpoint)]).fit(X, y)
+    expected = net.predict_proba(X)
+    net.save_params(f_params=tmp_path / "params.pt")
+    fresh = RepresentationCNN(classes=[0, 1, 2], module__n_features=64, random_state=1)
+    fresh.initialize().load_params(f_params=tmp_path / "params.pt")
+    assert fresh.device == "auto" and fresh.device_ == net.device_
+    np.testing.assert_allclose(fresh.predict_proba(X), expected, rtol=1e-6)
+    # with a checkpoint, an uninitialised net is initialised first (as skorch does)
+    fresh = RepresentationCNN(classes=[0, 1, 2], module__n_features=64, random_state=1)
+    fresh.load_params(checkpoint=checkpoint)
+    assert fresh.device == "auto" and len(fresh.history) == 1
+    np.testing.assert_allclose(fresh.predict_proba(X), expected, rtol=1e-6)
+
+
+def test_uninitialised_auto_net_says_what_to_do():
+    with pytest.raises(NotInitializedError, match="device='auto' is resolved by fit"):
+        RepresentationCNN().infer(torch.zeros(1, 64))
+
+
+def _skorch_private_names():
+    """Private names of skorch's net and callbacks: defined in skorch, or set by its __init__."""
+    from skorch import NeuralNetClassifier
+    from skorch.callbacks import EpochScoring
+
+    names = set()
+    for cls in (NeuralNetClassifier, EpochScoring):
+        for name in dir(cls):
+            owner = next((k for k in cls.__mro__ if name in vars(k)), None)
+            if owner is not None and owner.__module__.startswith("skorch"):
+                names.add(name)
+    names |= set(vars(NeuralNetClassifier(torch.nn.Linear)))
+    return {n for n in names if n.startswith("_") and not n.startswith("__")}
+
+
+def test_nn_uses_no_private_skorch_name():
+    """skdc.nn reaches skorch through its public API only (issue 26, point 4).
+
+    The one exception is ``_default_callbacks``: skorch's ``get_params`` reads that property
+    directly, and its own classifiers override it to set their default callbacks.
+    """
+    import ast
+    from pathlib import Path
+
+    import skdc.nn
+
+    private = _skorch_private_names() - {"_default_callbacks"}
+    assert {"_initialize_module", "_merge_x_and_fit_params", "_modules"} <= private
+    used = set()
+    for path in Path(skdc.nn.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.Attribute) and node.attr in private:
+                used.add(f"{path.name}:{node.lineno}: .{node.attr}")
+            elif isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in private:
+                used.add(f"{path.name}:{node.lineno}: def {node.name}")
+    assert not used, sorted(used)
 
 class _Scramble(Callback):
     """Overwrite the weights at the start of epoch 3, so a later epoch is worse."""

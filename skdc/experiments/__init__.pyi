@@ -1,0 +1,14 @@
+# Public names of skdc.experiments, one a line. Type checkers read them here, and
+# skdc.utils._lazy reads them at import time: add or remove a public name here only.
+from ._audit import AuditReport as AuditReport
+from ._audit import audit as audit
+from ._baselines import Central as Central
+from ._baselines import Local as Local
+from ._calibrate import NoiseCalibration as NoiseCalibration
+from ._calibrate import calibrate_noise as calibrate_noise
+from ._plot import column_label as column_label
+from ._plot import plot_frontier as plot_frontier
+from ._plot import plot_noise_curves as plot_noise_curves
+from ._spline import SplineBand as SplineBand
+from ._spline import fit_spline_band as fit_spline_band
+from ._sweep import privacy_utility_sweep as privacy_utility_sweep

@@ -1,0 +1,14 @@
+# Public names of skdc.protocol, one a line. Type checkers read them here, and
+# skdc.utils._lazy reads them at import time: add or remove a public name here only.
+from ._container import FORMAT_VERSION as FORMAT_VERSION
+from ._container import UploadError as UploadError
+from ._files import AlignmentMap as AlignmentMap
+from ._files import load_anchor as load_anchor
+from ._files import load_model as load_model
+from ._files import make_anchor as make_anchor
+from ._files import save_model as save_model
+from ._format import UploadSet as UploadSet
+from ._format import load_uploads as load_uploads
+from ._format import save_upload as save_upload
+from ._roles import Analyst as Analyst
+from ._roles import Participant as Participant
