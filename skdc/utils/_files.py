@@ -35,6 +35,7 @@ import zlib
 
 __all__ = [
     "FileError",
+    "check_output",
     "ensure_folder",
     "file_kind",
     "is_int",
@@ -295,6 +296,33 @@ def _check_output_path(path, what, exclusive, error):
                     "); refusing to overwrite it. Remove it or choose another path.")
 
 
+def check_output(path, what="the output", *, exclusive=False, error=FileError):
+    """Refuse, before anything is written, an output path :func:`write_file` would refuse.
+
+    An empty path, a missing folder, an existing folder at ``path``, and (when ``exclusive``)
+    any existing entry, a link or a pipe included. A link, pipe or device at a non-exclusive
+    output passes: :func:`write_file` replaces it, never writes through it.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from skdc.utils._files import FileError, check_output
+    >>> try:
+    ...     check_output(os.path.join(tempfile.mkdtemp(), "no", "p.npy"), "--out")
+    ... except FileError as exc:
+    ...     print(str(exc).split(": ", 1)[1][:31])
+    cannot write --out: the folder
+    """
+    path = os.fspath(path)
+    if not path:
+        raise error(f"{what} is empty; give a file name.")
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise error(f"{path}: cannot write {what}: the folder {directory} does not exist (or "
+                    "is not a folder); create it first.")
+    _check_output_path(path, what, exclusive, error)
+
+
 @contextlib.contextmanager
 def write_file(path, what="the output", *, mode, exclusive=False, error=FileError):
     """Write ``path`` through a temporary file beside it; it appears whole or not at all.
@@ -347,11 +375,8 @@ def write_file(path, what="the output", *, mode, exclusive=False, error=FileErro
     --secret-out already exists (as a fi
     """
     path = os.fspath(path)
+    check_output(path, what, exclusive=exclusive, error=error)
     directory = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(directory):
-        raise error(f"{path}: cannot write {what}: the folder {directory} does not exist (or "
-                    "is not a folder); create it first.")
-    _check_output_path(path, what, exclusive, error)
     try:
         fd, tmp = tempfile.mkstemp(prefix=".skdc-", suffix=".tmp", dir=directory)
     except OSError as exc:

@@ -78,9 +78,9 @@ def test_make_anchor_replaces_a_pipe_instead_of_blocking_on_it(tmp_path):
 def test_writers_name_the_missing_folder_not_a_temporary_file(uploads, tmp_path):
     _, paths = uploads
     a = Analyst(model=LogisticRegression()).fit(paths)
-    with pytest.raises(ValueError, match=r"cannot write .*nope/m.npz: the folder .*nope does "
-                                         "not exist"):
+    with pytest.raises(ValueError, match=r"nope/m.npz: cannot write the model: the folder "
+                                         r".*nope does not exist"):
         save_model(tmp_path / "nope" / "m.npz", a.model_)
-    with pytest.raises(ValueError, match="it is an existing folder"):
+    with pytest.raises(ValueError, match="the model is an existing folder"):
         save_model(tmp_path, a.model_)
     assert os.listdir(tmp_path) == []

@@ -191,8 +191,11 @@ def test_participant_refuses_bad_setups(deployment):
     me.upload(X, anchor=A)
     with pytest.raises(ValueError, match="map is participant 1's; this is participant 0"):
         me.transform(X, AlignmentMap(1, "identity"))
+    with pytest.raises(ValueError, match="field 'upload_digest' is null"):
+        me.transform(X, AlignmentMap(0, "identity"))
+    own = AlignmentMap(0, "identity", upload_digest=me.upload_digest_)
     with pytest.raises(ValueError, match="set up for rows of 5 features; got 3"):
-        me.transform(X[:, :3], AlignmentMap(0, "identity"))
+        me.transform(X[:, :3], own)
 
 
 def test_fresh_seeds_are_drawn_and_differ(deployment):
