@@ -35,6 +35,7 @@ import zlib
 
 __all__ = [
     "FileError",
+    "check_folder",
     "check_output",
     "ensure_folder",
     "file_kind",
@@ -416,6 +417,31 @@ def _publish(tmp, path, what, exclusive, error):
 
 
 # -- folders ------------------------------------------------------------------------------
+def check_folder(path, what="the output folder", *, allow_link=True, error=FileError):
+    """Refuse, before anything is written, a folder path :func:`ensure_folder` would refuse.
+
+    Returns
+    -------
+    path : str
+        The folder (it may not exist yet).
+    """
+    path = os.fspath(path)
+    if not path:
+        raise error(f"{what} is empty; give a folder.")
+    parent = os.path.abspath(path)
+    while not os.path.lexists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        where = "is" if os.path.abspath(path) == parent else f"lies under {parent}, which is"
+        raise error(f"{path}: {what} {where} a file, not a folder; give a folder.")
+    if not allow_link and os.path.islink(path):
+        raise error(f"{path}: {what} is a link; skdc fills (and may clear) this folder, so it "
+                    "never reaches it through a link. Give a real folder.")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise error(f"{path}: cannot write into {what} ({parent} is not writable).")
+    return path
+
+
 def ensure_folder(path, what="the output folder", *, allow_link=True, error=FileError):
     """Create the folder ``path`` with its parents, or check the one that is there.
 
@@ -441,18 +467,7 @@ def ensure_folder(path, what="the output folder", *, allow_link=True, error=File
     >>> msg.split(": ", 1)[1][:16], msg.endswith("a file, not a folder; give a folder.")
     ('--out lies under', True)
     """
-    path = os.fspath(path)
-    if not path:
-        raise error(f"{what} is empty; give a folder.")
-    parent = os.path.abspath(path)
-    while not os.path.lexists(parent):
-        parent = os.path.dirname(parent)
-    if not os.path.isdir(parent):
-        where = "is" if os.path.abspath(path) == parent else f"lies under {parent}, which is"
-        raise error(f"{path}: {what} {where} a file, not a folder; give a folder.")
-    if not allow_link and os.path.islink(path):
-        raise error(f"{path}: {what} is a link; skdc fills (and may clear) this folder, so it "
-                    "never reaches it through a link. Give a real folder.")
+    path = check_folder(path, what, allow_link=allow_link, error=error)
     try:
         os.makedirs(path, exist_ok=True)
     except OSError as exc:

@@ -106,9 +106,9 @@ def test_upload_output_paths_are_checked_before_writing(site, capsys, tmp_path, 
 def test_analyst_out_that_is_a_file_is_one_line(site, capsys, tmp_path):
     (tmp_path / "f").write_text("x")
     one_line_error(["analyst", "fit", site / "uploads/upload_0.npz", "--out", tmp_path / "f"],
-                   capsys, "--out", "is an existing file, not a folder")
+                   capsys, "--out", "is a file, not a folder")
     one_line_error(["analyst", "fit", site / "uploads/upload_0.npz", "--out",
-                    tmp_path / "f" / "sub"], capsys, "--out", "does not exist")
+                    tmp_path / "f" / "sub"], capsys, "--out", "lies under", "which is a file")
 
 
 def test_anchor_noise_needs_an_anchor_and_zero_warns_in_flag_words(site, capsys, tmp_path):
