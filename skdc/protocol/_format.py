@@ -469,9 +469,11 @@ def load_uploads(paths, *, max_bytes=DEFAULT_MAX_BYTES, max_total_bytes=None,
     """Read, verify and stack participants' upload files into one :class:`~skdc.Uploads`.
 
     Every file is checked before any of its numbers are used: format and version, the SHA-256
-    checksum (streamed while the arrays are read, so no second copy is made), the member set,
-    dtypes and shapes against the header, finiteness, and, across files, duplicate or missing
-    participant ids, equal anchor rows and anchor fingerprints, identical anchor uploads
+    checksum and each array's digest (streamed while the arrays are read, so no second copy is
+    made), the member set, dtypes and shapes against the header, finiteness, magnitudes (no
+    entry so large that float64 sums of products over the uploads could overflow), and,
+    across files, duplicate or missing participant ids, one collaboration (anchor rows and
+    fingerprints, mechanism kind, width and number of participants), identical anchor uploads
     (the same upload under two ids), label presence, and size limits. Files are opened without
     ever unpickling.
 

@@ -153,6 +153,10 @@ class Participant:
         The shared raw anchor.
     n_features_in_ : int
         Width of the participant's rows.
+    upload_digest_ : str
+        Digest of the upload file this participant's upload makes (its checksum).
+    anchor_upload_digest_ : str or None
+        Digest of its anchor upload (``None`` without one).
 
     See Also
     --------
@@ -161,9 +165,10 @@ class Participant:
     Notes
     -----
     The secret file written by :meth:`save_secret` (owner-only permissions, ``0o600``) holds the
-    two seeds, the mechanism's parameters, the raw anchor and this participant's rotation and
-    translation; :meth:`load_secret` re-derives the mechanism from the seed and checks it
-    against the stored secret.
+    two seeds, the mechanism's parameters, the raw anchor, this participant's rotation and
+    translation, and the digests of the upload it made and of its anchor upload;
+    :meth:`load_secret` re-derives the mechanism from the seed and checks it against the
+    stored secret, and :meth:`predict` refuses a map fitted on another upload.
 
     {references}
 
