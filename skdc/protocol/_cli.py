@@ -395,7 +395,7 @@ def _register_participant_upload(sub):
     up.add_argument("--id", type=int, required=True,
                     help="this participant's id, 0-based (required)")
     up.add_argument("--n-participants", type=int, default=None,
-                    help="participants in the collaboration, at most 10000 (default: --id + 1)")
+                    help="participants in the collaboration (default: --id + 1)")
     up.add_argument("--data", required=True,
                     help="own rows, .npy of shape (n_samples, n_features) (required)")
     up.add_argument("--labels", default=None,

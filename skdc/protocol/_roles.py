@@ -11,9 +11,10 @@ How the secrets line up with a simulation
 -----------------------------------------
 A participant's mechanism is a GDP mechanism (:class:`~skdc.mechanisms.IGDP` or
 :class:`~skdc.mechanisms.CGDP`) with ``n_participants=p``, an int ``random_state=s`` and an int
-``noise_random_state=t``; participant ``i`` keeps **participant i's secret of that mechanism**
-(the others drawn alongside are discarded) and uploads ``B_i + v W_i``, where ``W_i`` is that
-mechanism's unit anchor noise for participant ``i`` (Def 4.1 of [1]_). The simulated
+``noise_random_state=t``; participant ``i`` draws **participant i's secret of that mechanism**,
+and only that one (each participant's secret has its own stream, seeded from ``s`` and ``i``:
+:meth:`IGDP.fit_one <skdc.mechanisms.IGDP.fit_one>`), and uploads ``B_i + v W_i``, where ``W_i``
+is that mechanism's unit anchor noise for participant ``i`` (Def 4.1 of [1]_). The simulated
 ``GOPPAligner(v)`` forms the same ``B_i + v W_i`` from the same mechanism, through the same
 function (:meth:`skdc.Uploads.noisy_anchors`). So a deployment in which every participant uses
 ``s`` and ``t`` reproduces ``Pipeline([IGDP(p, anchor=A, random_state=s, noise_random_state=t),
@@ -86,10 +87,9 @@ _SECRET = "skdc-secret"
 _SEED_MAX = np.iinfo(np.int32).max
 _MECHANISMS = {"IGDP": IGDP, "CGDP": CGDP}
 _SECRET_PARAMS = ("n_participants", "noise", "translation_scale", "n_anchors")
-#: Largest collaboration a participant sets up: its secret is participant ``i``'s of a
-#: mechanism that draws every slot's secret from the seed, so set-up costs
-#: ``n_participants`` rotations (a hostile secret file must not buy minutes of work).
-_MAX_PARTICIPANTS = 10_000
+#: Largest collaboration size: participant ids are numpy int64 (setting a participant up
+#: draws its own secret only, so the size costs nothing).
+_MAX_PARTICIPANTS = int(np.iinfo(np.int64).max)
 
 
 def _fresh_seed():
@@ -129,8 +129,9 @@ class Participant:
     participant_id : int
         This participant's id, ``0 .. n_participants - 1`` (agreed out of band).
     mechanism : IGDP or CGDP
-        An unfitted GDP mechanism with ``n_participants`` covering ``participant_id`` (at
-        most 10 000: setting a participant up draws every slot's secret from the seed). Its
+        An unfitted GDP mechanism with ``n_participants`` covering ``participant_id`` (only
+        this participant's secret is drawn, :meth:`IGDP.fit_one
+        <skdc.mechanisms.IGDP.fit_one>`, whatever the collaboration's size). Its
         ``random_state`` (an int, or ``None`` for a fresh seed from the operating system) seeds
         this participant's secret, and its ``noise_random_state`` (an int, or ``None`` to
         derive it from the secret seed, as the mechanism does) this participant's noise stream:
@@ -208,23 +209,21 @@ class Participant:
             )
         if p > _MAX_PARTICIPANTS:
             raise ValueError(
-                f"n_participants={p} is above the supported {_MAX_PARTICIPANTS} (setting up a "
-                "participant draws every slot's secret). Give the collaboration's real size."
+                f"n_participants={p} is above {_MAX_PARTICIPANTS} (participant ids are 64-bit "
+                "ints). Give the collaboration's real size."
             )
         v = self.anchor_noise
         if not isinstance(v, Real) or isinstance(v, bool) or not np.isfinite(v) or v < 0:
             raise ValueError(f"anchor_noise must be a finite float >= 0; got {v!r}.")
 
     def _fit_mechanism(self, n_features, anchor):
-        # Participant i keeps participant i's secret and noise of the mechanism with these
-        # seeds: the mechanism draws every participant's secret and unit anchor noise from the
-        # seeds alone (GDP secrets do not depend on the rows), so it is fitted on one
-        # placeholder row per participant slot.
+        # Participant i draws participant i's secret and noise of the mechanism with these
+        # seeds, and nobody else's: GDP secrets depend on the seed and the participant's id
+        # only (each participant has its own stream), never on the rows or the others.
         mech = clone(self.mechanism).set_params(
             random_state=self.seed_, noise_random_state=self.noise_seed_, anchor=anchor
         )
-        p = mech.n_participants
-        return mech.fit(np.zeros((p, n_features)), participant=np.arange(p))
+        return mech.fit_one(self.participant_id, n_features)
 
     def _own_rows(self, X):
         X = _as_rows(X)
@@ -299,7 +298,7 @@ class Participant:
                     UserWarning,
                 )
             # B_i + v W_i, formed as the simulated GOPPAligner(v) forms it; only this leaves
-            anchors = [Y.noisy_anchors(self.anchor_noise)[i]]
+            anchors = Y.noisy_anchors(self.anchor_noise)  # its own, under local id 0
         return Uploads(np.asarray(Y), np.zeros(X.shape[0], dtype=np.intp), anchors=anchors,
                        anchor_y=Y.anchor_y)
 
@@ -346,7 +345,8 @@ class Participant:
             "upload_digest": self.upload_digest_,
             "anchor_upload_digest": self.anchor_upload_digest_,
         }
-        arrays = {"rotation": mech.rotations_[i], "translation": mech.translations_[i]}
+        # the mechanism holds this participant's secret alone (fit_one)
+        arrays = {"rotation": mech.rotations_[0], "translation": mech.translations_[0]}
         if self.anchor_ is not None:
             arrays["anchor"] = self.anchor_
         return header, arrays
@@ -415,7 +415,7 @@ class Participant:
         """Rebuild a participant from its secret file, checking the re-derived secret.
 
         The header is checked field by field against the stored arrays (``participant_id`` in
-        ``0 .. n_participants - 1``, ``n_participants`` at most 10 000, ``n_features_in`` a
+        ``0 .. n_participants - 1``, ``n_participants`` a 64-bit int, ``n_features_in`` a
         positive int matching the stored rotation); anything off raises
         :class:`~skdc.protocol.UploadError` naming the file and the field.
         """
@@ -438,9 +438,8 @@ class Participant:
         self.upload_digest_ = h["upload_digest"]
         self.anchor_upload_digest_ = h["anchor_upload_digest"]
         self._secret_path = c.path
-        i = self.participant_id
-        if not (np.array_equal(self.mechanism_.rotations_[i], arrays["rotation"])
-                and np.array_equal(self.mechanism_.translations_[i], arrays["translation"])):
+        if not (np.array_equal(self.mechanism_.rotations_[0], arrays["rotation"])
+                and np.array_equal(self.mechanism_.translations_[0], arrays["translation"])):
             raise UploadError(
                 f"{c.path}: the secret re-derived from the seed differs from the stored one "
                 "(written by a different skdc or numpy version?). Predict with the version "

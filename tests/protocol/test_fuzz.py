@@ -489,7 +489,7 @@ _MALFORMED = [
     ("model", {"arrays": {"classes_": np.array([0.0, np.nan])}}, "field 'classes_' contains"),
     ("model", {"arrays": {"intercept_": np.zeros(1, int)}}, "field 'intercept_' has dtype"),
     ("model", {"header": {"params": 5}}, "field 'params'"),
-    ("secret", {"header": {"params": {"n_participants": 10**6, "noise": 0.0,
+    ("secret", {"header": {"params": {"n_participants": 2**63, "noise": 0.0,
                                       "translation_scale": 1.0, "n_anchors": None}}},
      "field 'params.n_participants'"),
     ("secret", {"header": {"n_features_in": 3.7}}, "field 'n_features_in'"),

@@ -106,7 +106,10 @@ def test_secret_file_is_owner_only_and_round_trips(deployment):
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
     me = Participant.load_secret(path)
     sim = deployment["pipe"]["gdp"]
-    assert_array_equal(me.mechanism_.rotations_[1], sim.rotations_[1])
+    # the participant drew its own secret only: the simulation's participant-1 secret
+    assert me.mechanism_.rotations_.shape == (1, D, D)
+    assert_array_equal(me.mechanism_.rotations_[0], sim.rotations_[1])
+    assert_array_equal(me.mechanism_.translations_[0], sim.translations_[1])
     assert me.seed_ == 11 and me.noise_seed_ == 22
 
 
