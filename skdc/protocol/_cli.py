@@ -226,6 +226,7 @@ def _participant_upload(args, caught):
                 anchor=None if anchor is None else "orthonormal", random_state=args.seed,
                 noise_random_state=args.anchor_noise_seed)
     me = Participant(args.id, mech, anchor_noise=args.anchor_noise)
+    me._declares_size = args.n_participants is not None  # the upload declares no size
     up = me.upload(X, y, anchor=anchor)
     if anchor is not None and args.anchor_noise == 0:
         # said above, in the command line's words (the flag, not the Python parameter)
@@ -395,7 +396,9 @@ def _register_participant_upload(sub):
     up.add_argument("--id", type=int, required=True,
                     help="this participant's id, 0-based (required)")
     up.add_argument("--n-participants", type=int, default=None,
-                    help="participants in the collaboration (default: --id + 1)")
+                    help="participants in the collaboration, declared in the upload; the "
+                         "analyst refuses uploads declaring different sizes (default: --id + 1, "
+                         "declared as unknown)")
     up.add_argument("--data", required=True,
                     help="own rows, .npy of shape (n_samples, n_features) (required)")
     up.add_argument("--labels", default=None,

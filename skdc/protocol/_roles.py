@@ -304,11 +304,16 @@ class Participant:
 
     def _upload_contents(self, uploads):
         """The header and arrays of the upload file of ``uploads``."""
-        return upload_contents(
+        header, arrays = upload_contents(
             uploads, self.participant_id, labels=self.labels_,
             mechanism=self.mechanism_, anchor_noise=self.anchor_noise,
             anchor_id=None if self.anchor_ is None else anchor_fingerprint(self.anchor_),
         )
+        if not getattr(self, "_declares_size", True):
+            # the command line's default size (--id + 1) is no claim about the collaboration:
+            # the analyst compares only the sizes participants declare
+            header["mechanism"]["n_participants"] = None
+        return header, arrays
 
     def _own_upload(self, uploads):
         """The upload file's contents, refused unless they are the ones :meth:`upload` made."""
@@ -798,8 +803,8 @@ class Analyst:
     def _screen(self, Y, loaded):
         """Refuse (or warn about) the anchor upload farthest from the consensus, if too far."""
         self.anchor_residual_ratios_ = self.anchor_residual_threshold_ = None
-        if self.aligner_ is None:
-            return
+        if self.aligner_ is None or len({b.shape[1] for b in Y.anchors}) > 1:
+            return  # no alignment, or widths no rotation maps onto each other
         gopp = self.aligner_
         if not isinstance(gopp, GOPPAligner):  # the screen compares GOPP residuals
             gopp = GOPPAligner(v=0.0).fit(Y)

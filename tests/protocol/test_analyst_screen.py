@@ -248,3 +248,30 @@ def test_cli_refuses_an_anchor_of_overflowing_magnitude_in_one_line(tmp_path, ca
     assert "--anchor" in err and "A.npy" in err and "can overflow" in err
     assert sorted(os.listdir(tmp_path)) == ["A.npy", "X.npy"]
     CASES["anchor (values)"] += 1
+
+
+def test_cli_sizes_declared_differently_are_refused_undeclared_ones_not(tmp_path, capsys):
+    rng = np.random.RandomState(0)
+    np.save(tmp_path / "A.npy", orthonormal_anchor(R, D, random_state=0))
+    for i in range(P):
+        X = rng.rand(20, D)
+        np.save(tmp_path / f"X{i}.npy", X)
+        np.save(tmp_path / f"y{i}.npy", (X[:, 0] > 0.5).astype(int))
+
+    def upload(i, tag, *size):
+        return _run(["participant", "upload", "--id", i, *size, "--data", tmp_path / f"X{i}.npy",
+                     "--labels", tmp_path / f"y{i}.npy", "--anchor", tmp_path / "A.npy",
+                     "--anchor-noise", 0.05, "--secret-out", tmp_path / f"s{tag}{i}.npz",
+                     "--out", tmp_path / f"u{tag}{i}.npz"], capsys)[0]
+
+    # without --n-participants each upload declares no size (its default, --id + 1, is none)
+    assert all(upload(i, "a") == 0 for i in range(P))
+    assert _run(["analyst", "fit", *[tmp_path / f"ua{i}.npz" for i in range(P)], "--out",
+                 tmp_path / "ma"], capsys)[0] == 0
+    for i, size in enumerate((3, 4, 3)):
+        assert upload(i, "b", "--n-participants", size) == 0
+    status, _, err = _run(["analyst", "fit", *[tmp_path / f"ub{i}.npz" for i in range(P)],
+                           "--out", tmp_path / "mb"], capsys)
+    assert status == 2 and err.count("\n") == 1, err
+    assert "ub1.npz: field 'mechanism.n_participants' is 4 but" in err
+    CASES["upload (collaboration)"] += 1
