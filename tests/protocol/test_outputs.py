@@ -190,3 +190,14 @@ def test_secret_files_are_owner_only_whatever_the_umask(site, tmp_path, umask):
         assert mode(*secret) == 0o600, (secret, oct(mode(*secret)))
     for shared in (("u.npz",), ("p.npy",), ("m", "summary.json")):
         assert mode(*shared) == 0o644 & ~umask, (shared, oct(mode(*shared)))
+
+
+def test_predictions_and_aligned_rows_go_to_different_files(site, tmp_path, capsys):
+    argv = _predict_argv(site, "--out", tmp_path / "p.npy") + ["--transform-out",
+                                                                tmp_path / "p.npy"]
+    with deadline():
+        status = main([str(a) for a in argv])
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1, err
+    assert "--out and --transform-out are the same file" in err
+    assert not (tmp_path / "p.npy").exists()
