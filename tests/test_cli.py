@@ -279,7 +279,7 @@ def test_sweep_from_yaml_equals_toml(tmp_path, capsys):
     (('class = "GOPPAligner"', 'class = "NoSuchAligner"'), "No class 'NoSuchAligner'"),
     (('class = "GOPPAligner"', 'class = "os.system"'), "sklearn, skdc or imblearn"),
     (("values = [0.0, 0.1]", ""), "exactly one of values"),
-    (('dataset = "digits"', 'dataset = "mnist"'), "must be 'digits' or 'npz'"),
+    (('dataset = "digits"', 'dataset = "mnist"'), "must be 'digits', 'npz', 'csv' or 'parquet'"),
     (("[sweep]", "[sweeps]"), r"unknown sections \['sweeps'\]"),
     (("test_size = 0.3", "test_size = [0.3"), "not valid TOML"),
 ])

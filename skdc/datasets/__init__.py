@@ -1,4 +1,5 @@
-"""Offline data, loaders for local files of the papers' data sets, and partitions."""
+"""Offline data, loaders for local files of the papers' data sets and of your own tables, and
+partitions."""
 
 from ..utils._lazy import lazy_exports
 
@@ -8,4 +9,5 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "._images": ["load_digit_images", "load_lfw_subset"],
     "._synthetic": ["make_identity_images", "make_image_classification"],
     "._partition": ["partition"],
+    "._tables": ["load_table", "table_format"],
 })

@@ -17,8 +17,8 @@ __all__ = ["register"]
 _EXAMPLE = """\
 # skdc audit config: python -m skdc audit --config THIS_FILE (flags override these keys)
 [audit]
-data = "X.npy"             # your rows, one per line (relative paths: from this file's folder)
-labels = "y.npy"           # their class labels
+data = "X.npy"             # rows: .npy, or .csv/.parquet with a header (relative to this file)
+labels = "y.npy"           # their labels (.npy), or the name of a column of the table
 participants = 5           # parties the rows are split into (or partition = "ids.npy")
 mechanism = "igdp"         # "igdp" (with aligner "gopp") or "cgdp" (with aligner "none")
 aligner = "gopp"
@@ -95,7 +95,9 @@ def _config(args):
                 raise ValueError(f"--config {path}: [audit] {key} must be a "
                                  f"{kind.__name__}; got {value!r}.")
             if key in _PATHS and not Path(value).is_absolute():
-                value = str(path.resolve().parent / value)
+                beside = path.resolve().parent / value
+                # labels may name a column of a data table rather than a file
+                value = value if key == "labels" and not beside.exists() else str(beside)
             setattr(args, dest, value)
     for key, value in _DEFAULTS.items():
         if getattr(args, key) is None:
@@ -142,8 +144,13 @@ def _read_inputs(args):
     ``--partition`` (``None`` without it), each checked against ``--data``."""
     import numpy as np
 
-    X = _load(args.data, "--data")
-    y = _load(args.labels, "--labels")
+    from ..datasets import load_table, table_format
+
+    if table_format(args.data) in (None, "npy") and table_format(args.labels) in (None, "npy"):
+        X, y = _load(args.data, "--data"), _load(args.labels, "--labels")
+    else:  # a table (CSV, Parquet) with its label column or a labels file
+        X, y = load_table(args.data, label=args.labels, return_X_y=True, what="--data",
+                          label_what="--labels")
     if X.ndim != 2 or X.dtype.kind not in "biuf":
         raise ValueError(f"--data {args.data}: must be a 2-D numeric array (rows x features); "
                          f"got shape {X.shape}, dtype {X.dtype}.")
@@ -268,8 +275,9 @@ def _run_audit(args):
         return 0
     args = _config(args)
     if args.data is None or args.labels is None:
-        raise ValueError("give --data X.npy and --labels y.npy (or a --config file naming "
-                         "them); `skdc audit --example` prints a config.")
+        raise ValueError("give --data (X.npy, or a .csv / .parquet table) and --labels (y.npy, "
+                         "or the table's label column) or a --config file naming them; `skdc "
+                         "audit --example` prints a config.")
     X, y, partition = _read_inputs(args)
     _check_settings(args)
     out, checkpoint = _checkpoint_folder(args)
@@ -308,8 +316,11 @@ def register(subparsers):
     )
     a.add_argument("--config", default=None, help="a TOML file with an [audit] table")
     a.add_argument("--example", action="store_true", help="print an example config and exit")
-    a.add_argument("--data", default=None, help="rows, a 2-D .npy array")
-    a.add_argument("--labels", default=None, help="class labels, a 1-D .npy array")
+    a.add_argument("--data", default=None,
+                   help="rows: a 2-D .npy array, or a .csv / .parquet table with a header")
+    a.add_argument("--labels", default=None,
+                   help="class labels: a 1-D .npy array, a column of a --data table, or a "
+                        "one-column .csv file")
     a.add_argument("--participants", type=int, default=None,
                    help="parties the rows are split into (default 5)")
     a.add_argument("--partition", default=None,

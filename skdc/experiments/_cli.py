@@ -57,7 +57,8 @@ _EXAMPLE_STEPS = (("gdp", "IGDP", {"n_participants": 10, "random_state": 0}),
 _EXAMPLE_CONFIG = """\
 # skdc sweep config: python -m skdc sweep THIS_FILE
 [data]
-dataset = "digits"          # "digits", or "npz" with path = "data.npz" holding arrays X and y
+dataset = "digits"          # "digits", or "npz" with path = "data.npz" holding arrays X and y,
+                            # or "csv" / "parquet" with path = "rows.csv" and label = "COLUMN"
 test_size = 0.3
 
 # the pipeline's steps, in order; class: a name in skdc (mechanisms, alignment) or a dotted
@@ -604,7 +605,7 @@ def _distribution(params):
 
 
 def _load_data(config, base):
-    sec = _section(config, "data", {"dataset", "path", "test_size"})
+    sec = _section(config, "data", {"dataset", "path", "label", "test_size"})
     dataset = sec.get("dataset", "digits")
     if dataset == "digits":
         from sklearn.datasets import load_digits
@@ -622,9 +623,26 @@ def _load_data(config, base):
             if "X" not in f:
                 raise ValueError(f"{path} must hold an array named X (and y).")
             X, y = f["X"], (f["y"] if "y" in f else None)
+    elif dataset in ("csv", "parquet"):
+        X, y = _load_table_data(sec, base, dataset)
     else:
-        raise ValueError(f"[data] dataset must be 'digits' or 'npz'; got {dataset!r}.")
+        raise ValueError(f"[data] dataset must be 'digits', 'npz', 'csv' or 'parquet'; got "
+                         f"{dataset!r}.")
     return X, y, float(sec.get("test_size", 0.3))
+
+
+def _load_table_data(sec, base, dataset):
+    """``(X, y)`` of ``[data] path`` (a table) and ``label`` (its label column or a labels file,
+    relative paths from the config's folder), read by :func:`skdc.datasets.load_table`."""
+    from ..datasets import load_table
+
+    if "path" not in sec or "label" not in sec:
+        raise ValueError(f"[data] dataset = '{dataset}' needs path = 'rows.{dataset}' and label = "
+                         "'COLUMN' (the label column, or a labels file).")
+    path, label = (str(base / v) if not os.path.isabs(v) and (base / v).exists() else v
+                   for v in (sec["path"], sec["label"]))
+    return load_table(path, label=label, return_X_y=True, what="[data] path",
+                      label_what="[data] label")
 
 
 def _column_format(values):
@@ -700,7 +718,7 @@ def _plot_sweep(results, sweep, config, plot):
     named = sweep.get("attacks") or []
     attacks = [c for c in scores if c in ([named] if isinstance(named, str) else named)]
     data = config.get("data", {})
-    name = Path(data["path"]).stem if data.get("dataset") == "npz" else "digits"
+    name = Path(data["path"]).stem if data.get("dataset", "digits") != "digits" else "digits"
     title = f"{name}: {column_label(sweep['param'])}" + (
         f" against the {', '.join(column_label(a) for a in attacks)} attack"
         f"{'s' if len(attacks) > 1 else ''}" if attacks else "")

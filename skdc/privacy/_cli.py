@@ -18,6 +18,10 @@ __all__ = ["register"]
 
 
 def _load_rows(path, what):
+    from ..datasets import load_table, table_format
+
+    if table_format(path) not in (None, "npy"):  # a table: CSV, TSV or Parquet with a header
+        return load_table(path, what=what).data
     try:
         arr = np.load(path, allow_pickle=False)
     except FileNotFoundError:
@@ -152,9 +156,11 @@ def register(subparsers):
                     "reconstruction error for the given leakages.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    b.add_argument("--data", required=True, help=".npy estimation rows (n x d)")
+    b.add_argument("--data", required=True,
+                   help="estimation rows (n x d): .npy, or a .csv / .parquet table with a header")
     b.add_argument("--perp", required=True,
-                   help=".npy calibration rows, disjoint from --data (at least d for eig)")
+                   help="calibration rows, disjoint from --data (at least d for eig): .npy, "
+                        ".csv or .parquet")
     b.add_argument("--gamma", type=float, action="append",
                    help="a leakage in bits (repeatable; None: no leakage)")
     b.add_argument("--dpsgd", nargs=3, action="append", metavar=("Q", "SIGMA", "STEPS"),
