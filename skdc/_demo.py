@@ -269,7 +269,6 @@ def _run(args):
 
 def register(subparsers):
     """Add the ``demo`` sub-command."""
-    import argparse
 
     p = subparsers.add_parser(
         "demo", help="digits: accuracy table, privacy-utility sweeps and frontier.png",
@@ -280,7 +279,6 @@ def register(subparsers):
                     f"{2 * _N_LEVELS * _N_DRAWS} in all),"
                     " with the attacks scored in linkage privacy and relative error, a summary "
                     "table and frontier.png.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     p.add_argument("--participants", type=int, default=10, help="number of participants")
     p.add_argument("--seed", type=int, default=0, help="random seed")

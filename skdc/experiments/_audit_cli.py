@@ -50,6 +50,11 @@ _DEFAULTS = {"participants": 5, "mechanism": "igdp", "aligner": "gopp", "target_
              "confidence": 0.95, "draws": 8, "grid": 10, "grid_draws": 2, "model": "logistic",
              "colluder": 0, "seed": 0, "backend": "loky", "out": "audit-report"}
 _PATHS = ("data", "labels", "partition", "out")
+# the values a flag (or config key) may take: listed by --help, checked after --config is read
+_CHOICES = {"mechanism": ("igdp", "cgdp"), "aligner": ("gopp", "none"),
+            "model": ("logistic", "ridge"), "backend": ("loky", "threading", "dask")}
+# every attack audit() applies to some deployment (the attacks of its _DEPLOYMENTS)
+_ATTACKS = ("mp", "procrustes", "alignment_map", "known_secret")
 # audit() parameter names that open its error messages -> the flag to name instead
 _AUDIT_FLAGS = {"attack": "--attack", "target_error": "--target-error", "colluder": "--colluder",
                 "participant must": "--participant", "partition": "--partition",
@@ -183,9 +188,7 @@ def _check_settings(args):
     if args.range is not None:
         if len(args.range) != 2 or not float(args.range[0]) < float(args.range[1]):
             raise ValueError(f"--range must be LOW HIGH with LOW < HIGH; got {args.range}.")
-    for dest, choices in (("mechanism", ("igdp", "cgdp")), ("aligner", ("gopp", "none")),
-                          ("model", ("logistic", "ridge")),
-                          ("backend", ("loky", "threading", "dask"))):
+    for dest, choices in _CHOICES.items():
         if getattr(args, dest) not in choices:
             raise ValueError(f"{_flag(dest)} must be one of {', '.join(choices)}; got "
                              f"{getattr(args, dest)!r}.")
@@ -304,7 +307,6 @@ def _run_audit(args):
 
 def register(subparsers):
     """Add the ``audit`` sub-command."""
-    import argparse
 
     a = subparsers.add_parser(
         "audit", help="calibrated noise and a self-contained HTML audit report",
@@ -312,44 +314,58 @@ def register(subparsers):
                     "the parties, run the applicable attacks, calibrate the noise for a target "
                     "attack error and write OUT/report.html with its CSV tables. Rerunning an "
                     "interrupted command resumes it (checkpoints in OUT/checkpoint).",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    a.add_argument("--config", default=None, help="a TOML file with an [audit] table")
+    a.add_argument("--config", default=None,
+                   help="a TOML file with an [audit] table; flags given here win (default: "
+                        "none, flags only)")
     a.add_argument("--example", action="store_true", help="print an example config and exit")
     a.add_argument("--data", default=None,
-                   help="rows: a 2-D .npy array, or a .csv / .parquet table with a header")
+                   help="rows: a 2-D .npy array, or a .csv / .parquet table with a header "
+                        "(required, here or in --config)")
     a.add_argument("--labels", default=None,
                    help="class labels: a 1-D .npy array, a column of a --data table, or a "
-                        "one-column .csv file")
+                        "one-column .csv file (required, here or in --config)")
     a.add_argument("--participants", type=int, default=None,
-                   help="parties the rows are split into (default 5)")
+                   help="parties the rows are split into (default: 5)")
     a.add_argument("--partition", default=None,
-                   help="the participants' partition: party id of each row (.npy)")
-    a.add_argument("--mechanism", default=None, help="igdp or cgdp (default igdp)")
-    a.add_argument("--aligner", default=None, help="gopp or none (default gopp)")
-    a.add_argument("--attack", action="append", default=None,
-                   help="an attack to run (repeat); default: every applicable one")
+                   help="party id of each row (.npy) (default: the mechanism's keyed hash "
+                        "of each row splits the rows into --participants parties)")
+    a.add_argument("--mechanism", default=None, choices=_CHOICES["mechanism"],
+                   help="the participants' mechanism (default: igdp)")
+    a.add_argument("--aligner", default=None, choices=_CHOICES["aligner"],
+                   help="the analyst's aligner: gopp with igdp, none with cgdp (default: gopp)")
+    a.add_argument("--attack", action="append", default=None, choices=_ATTACKS,
+                   help="an attack to run, repeatable: mp, procrustes, alignment_map with igdp; "
+                        "known_secret with cgdp (default: every applicable one)")
     a.add_argument("--target-error", type=float, default=None,
-                   help="acceptable relative reconstruction error (default 0.5)")
-    a.add_argument("--confidence", type=float, default=None, help="default 0.95")
+                   help="acceptable relative reconstruction error (default: 0.5)")
+    a.add_argument("--confidence", type=float, default=None,
+                   help="confidence of the calibration (default: 0.95)")
     a.add_argument("--draws", type=int, default=None,
-                   help="noise draws per calibrated value (default 8)")
+                   help="noise draws per calibrated value (default: 8)")
     a.add_argument("--grid", type=int, default=None,
-                   help="noise values of the frontier grid (default 10)")
-    a.add_argument("--grid-draws", type=int, default=None, help="draws per grid value (2)")
+                   help="noise values of the frontier grid (default: 10)")
+    a.add_argument("--grid-draws", type=int, default=None,
+                   help="draws per grid value (default: 2)")
     a.add_argument("--range", nargs=2, type=float, default=None, metavar=("LOW", "HIGH"),
                    help="noise range (default: 0 to 3 v_PT, or 4 RMS for cgdp)")
     a.add_argument("--xtol", type=float, default=None,
                    help="bracket width of the calibration (default: range / 32)")
-    a.add_argument("--model", default=None, help="logistic or ridge (default logistic)")
-    a.add_argument("--colluder", type=int, default=None, help="colluding participant (0)")
+    a.add_argument("--model", default=None, choices=_CHOICES["model"],
+                   help="the utility model (default: logistic)")
+    a.add_argument("--colluder", type=int, default=None,
+                   help="colluding participant (default: 0)")
     a.add_argument("--participant", type=int, default=None,
-                   help="attacked participant (default 1, or 0 when the colluder is 1)")
-    a.add_argument("--seed", type=int, default=None, help="the audit's one seed (0)")
-    a.add_argument("--n-jobs", type=int, default=None, help="parallel draws (joblib)")
-    a.add_argument("--backend", default=None, help="joblib backend: loky, threading or dask")
-    a.add_argument("--scheduler", default=None, help="Dask scheduler address (--backend dask)")
-    a.add_argument("--out", default=None, help="output folder (default audit-report)")
+                   help="attacked participant (default: 1, or 0 when the colluder is 1)")
+    a.add_argument("--seed", type=int, default=None, help="the audit's one seed (default: 0)")
+    a.add_argument("--n-jobs", type=int, default=None,
+                   help="parallel draws, joblib n_jobs (default: one, or every worker with "
+                        "--backend dask)")
+    a.add_argument("--backend", default=None, choices=_CHOICES["backend"],
+                   help="joblib backend (default: loky)")
+    a.add_argument("--scheduler", default=None,
+                   help="Dask scheduler address, for --backend dask (default: none)")
+    a.add_argument("--out", default=None, help="output folder (default: audit-report)")
     a.add_argument("--fresh", action="store_true",
                    help="discard the checkpoint in OUT and start afresh")
     a.set_defaults(func=_run_audit)

@@ -13,7 +13,6 @@ file; ``skdc sweep --example`` prints a commented one.
 
 # Licence: BSD 3 clause
 
-import argparse
 import gzip
 import importlib
 import json
@@ -730,11 +729,6 @@ def _plot_sweep(results, sweep, config, plot):
     print(f"wrote {plot}")
 
 
-class _HelpFormatter(argparse.RawDescriptionHelpFormatter,
-                     argparse.ArgumentDefaultsHelpFormatter):
-    """Keeps the description's line breaks and shows every flag's default."""
-
-
 def register(subparsers):
     """Add the ``reproduce`` and ``sweep`` sub-commands."""
     _add_reproduce(subparsers)
@@ -746,9 +740,8 @@ def _add_reproduce(subparsers):
     p = subparsers.add_parser(
         "reproduce", help="the papers' experiments on locally available data",
         description="Reproduce a paper experiment on local data (nothing is downloaded). Each "
-                    "writes its tables (CSV)\nand figures (PNG) into --out-dir and shows a "
+                    "writes its tables (CSV) and figures (PNG) into --out-dir and shows a "
                     f"progress bar on a terminal.\n\nNAME is one of:\n{names}",
-        formatter_class=_HelpFormatter,
     )
     p.add_argument("name", metavar="NAME", choices=sorted(_REPRODUCTIONS),
                    help="experiment: " + ", ".join(sorted(_REPRODUCTIONS)))
@@ -762,22 +755,23 @@ def _add_reproduce(subparsers):
                    help="mnist-sweep: noise draws per noisy protocol (paper: 200), or per level "
                         "with --levels")
     p.add_argument("--levels", type=int, default=None,
-                   help="mnist-sweep: this many evenly spaced noise levels, --draws draws each, "
-                        "instead of the paper's uniform draws")
+                   help="mnist-sweep: this many evenly spaced noise levels, --draws draws each "
+                        "(default: none, the paper's uniform draws)")
     p.add_argument("--auditor", choices=["auto", "pca"], default="auto",
                    help="mnist-sweep: embedding of the linkage metric; auto: the paper's CNN "
                         "auditor when skdc[nn] is installed, else PCA")
     p.add_argument("--trials", type=int, default=5, help="kti: trials (data splits)")
     p.add_argument("--participants", type=int, default=10, help="kti: participants")
     p.add_argument("--max-train", type=int, default=None,
-                   help="mnist-*: subsample this many training rows (quick runs; None: all)")
+                   help="mnist-*: subsample this many training rows, for quick runs "
+                        "(default: all)")
     p.add_argument("--model", choices=["logistic", "cnn"], default="logistic",
                    help="mnist-*: utility model (cnn: the paper's Table 2 CNN and recipe, "
                         "needs skdc[nn])")
     p.add_argument("--no-attacks", action="store_true", help="mnist-sweep: utility only")
     p.add_argument("--seed", type=int, default=0, help="random seed")
     p.add_argument("--n-jobs", type=int, default=None,
-                   help="parallel draws (joblib n_jobs; None: one)")
+                   help="parallel draws, joblib n_jobs (default: one)")
     p.set_defaults(func=_run_reproduce)
 
 
@@ -786,14 +780,14 @@ def _add_sweep(subparsers):
         "sweep", help="a privacy-utility sweep from a TOML or YAML config",
         description="Run skdc.experiments.privacy_utility_sweep from a config file; "
                     "`skdc sweep --example` prints a commented TOML config.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    s.add_argument("config", nargs="?", metavar="CONFIG", help="a .toml (or .yaml) file")
+    s.add_argument("config", nargs="?", metavar="CONFIG",
+                   help="a .toml (or .yaml) file; required unless --example")
     s.add_argument("--example", action="store_true", help="print an example config and exit")
     s.add_argument("--csv", default=None,
-                   help="write the table here (None: [output] csv of the config)")
+                   help="write the table here (default: the config's [output] csv)")
     s.add_argument("--plot", default=None,
-                   help="write the figure here (None: [output] plot of the config)")
+                   help="write the figure here (default: the config's [output] plot)")
     s.add_argument("--n-jobs", type=int, default=None,
-                   help="parallel draws (joblib n_jobs; None: [sweep] n_jobs of the config)")
+                   help="parallel draws, joblib n_jobs (default: the config's [sweep] n_jobs)")
     s.set_defaults(func=_run_sweep)
