@@ -23,7 +23,14 @@ from sklearn.utils.validation import check_is_fitted
 from .._uploads import Uploads, check_participant_ids
 from ..anchors import check_full_rank_anchor, resolve_anchor
 from ..utils._docstring import Substitution
-from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, _fit_context, validate_data
+from ..utils._sklearn_compat import (
+    HasMethods,
+    Interval,
+    StrOptions,
+    _fit_context,
+    _get_output_config,
+    validate_data,
+)
 
 __all__ = ["BaseMechanism"]
 
@@ -302,9 +309,12 @@ class BaseMechanism(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         -------
         Y : Uploads of shape (n_samples, n_components)
             The private-data uploads with ``participant``, ``anchors``, ``anchor_y`` and each
-            participant's unit anchor noise ``anchor_noise``.
+            participant's unit anchor noise ``anchor_noise``. Under
+            ``set_output(transform="pandas")``, a DataFrame (:meth:`Uploads.to_frame`) whose
+            ``attrs`` carry the same metadata to the aligner.
         """
         check_is_fitted(self)
+        index = X.index if hasattr(X, "columns") else None  # a DataFrame's row labels
         X = validate_data(self, X, dtype=np.float64, reset=False)
         digests = _row_digests(X, self._hash_key)
         participant = self._assign(X, participant, digests, fitting=False)
@@ -323,9 +333,24 @@ class BaseMechanism(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
                 )
             Y[rows, : Yi.shape[1]] = Yi
         anchors = self._anchor_uploads()
-        return Uploads(
+        uploads = Uploads(
             Y, participant=participant, anchors=anchors, anchor_y=self.anchor_y_,
             anchor_noise=self._unit_anchor_noise,
+        )
+        return self._output_container(uploads, index)
+
+    def _output_container(self, uploads, index):
+        """``uploads`` in the container ``set_output`` asks for: the :class:`Uploads` itself, or
+        under ``"pandas"`` a DataFrame whose ``attrs`` carry the metadata to the aligner."""
+        dense = _get_output_config("transform", self)["dense"]
+        if dense == "default":
+            return uploads
+        if dense == "pandas":
+            return uploads.to_frame(columns=self.get_feature_names_out(), index=index)
+        raise ValueError(
+            f"{type(self).__name__}.set_output(transform={dense!r}): a {dense} frame cannot "
+            "carry each row's participant and the anchor uploads to the aligner. Use "
+            "transform='pandas' (the DataFrame's attrs carry them) or 'default'."
         )
 
 

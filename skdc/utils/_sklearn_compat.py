@@ -17,6 +17,7 @@ from sklearn.utils._param_validation import (
     StrOptions,
     validate_params,
 )
+from sklearn.utils._set_output import _get_output_config
 from sklearn.utils.validation import validate_data
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "RealNotInt",
     "StrOptions",
     "_fit_context",
+    "_get_output_config",
     "validate_data",
     "validate_params",
 ]
