@@ -703,7 +703,10 @@ def _run_sweep(args):
 
 
 def _plot_sweep(results, sweep, config, plot):
-    """The sweep's scores against the swept noise, titled by the data and the attacks."""
+    """The sweep's scores against the swept noise: utility above, attack errors below (each on
+    its own axis and scale), titled by the data and the attacks."""
+    import textwrap
+
     import matplotlib
 
     matplotlib.use("Agg")
@@ -715,17 +718,32 @@ def _plot_sweep(results, sweep, config, plot):
         "draw", "method", "param", "value", "seed", "n_iter", "converged",
         "fixed_point_residual", "seconds")]
     named = sweep.get("attacks") or []
-    attacks = [c for c in scores if c in ([named] if isinstance(named, str) else named)]
+    named = [named] if isinstance(named, str) else named
+    attacks = [c for c in scores if c in named or c.removesuffix("_linkage") in named]
+    utility = [c for c in scores if c not in attacks]
     data = config.get("data", {})
     name = Path(data["path"]).stem if data.get("dataset", "digits") != "digits" else "digits"
+    attack_names = [column_label(a).removesuffix(" attack error") for a in attacks]
     title = f"{name}: {column_label(sweep['param'])}" + (
-        f" against the {', '.join(column_label(a) for a in attacks)} attack"
-        f"{'s' if len(attacks) > 1 else ''}" if attacks else "")
-    # human axis labels come from column_label (the swept parameter names the x axis)
-    ax = plot_noise_curves(results, scores, y_range=None, title=title,
-                           n_boot=1000 if len(results) >= 9 else 0)
-    ax.figure.savefig(plot, dpi=120)
-    plt.close(ax.figure)
+        f" against the {', '.join(attack_names)} attack{'s' if len(attacks) > 1 else ''}"
+        if attacks else "")
+    panels = [cols for cols in (utility, attacks) if cols]
+    fig, axes = plt.subplots(len(panels), 1, sharex=True, squeeze=False, layout="constrained",
+                             figsize=(6.4, 2.2 + 2.6 * len(panels)))
+    # a monotone fit where the quantity is known to move one way (accuracy falls, attack
+    # error rises); human axis labels come from column_label
+    common = dict(n_boot=1000 if len(results) >= 9 else 0, monotone="auto")
+    for ax, cols in zip(axes[:, 0], panels):
+        plot_noise_curves(results, cols, ax=ax, ylabel=None, **common)
+        if ax is not axes[-1, 0]:
+            ax.set_xlabel("")
+    if attacks:
+        axes[-1, 0].set_ylabel("attack relative error\n(higher = more private)"
+                               if not all(c.endswith("_linkage") for c in attacks) else
+                               "attack linkage privacy\n(higher = more private)")
+    fig.suptitle("\n".join(textwrap.wrap(title, 60)))
+    fig.savefig(plot, dpi=120)
+    plt.close(fig)
     print(f"wrote {plot}")
 
 

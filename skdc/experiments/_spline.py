@@ -16,7 +16,8 @@ distinct values (8 noise levels: a plain cubic; 200 draws: the paper's five knot
 ``monotone="increasing"``/``"decreasing"`` fits a cubic B-spline with monotone coefficients
 (non-negative least squares), for quantities known to move one way with the noise (accuracy
 falls, attack error rises), so that neither the fit nor a resample can wiggle between levels;
-a monotone curve stays within the range of the draws it fits.
+a monotone curve stays within the range of the draws it fits, and a resample that misses
+the end draws leaves the band there to the resamples that have them.
 
 References
 ----------
@@ -26,6 +27,7 @@ References
 
 # Licence: BSD 3 clause
 
+import warnings
 from dataclasses import dataclass
 from numbers import Integral, Real
 
@@ -182,15 +184,21 @@ def _monotone_solve(B, Y, weights, directions):
     return coef
 
 
-def _monotone_curves(G, D, Y, weights, directions):
-    """The fitted curves on the grid ``G`` of the draws weighted by ``weights``; a monotone
-    curve is kept within the range of the responses it fits (as a monotone regression's
-    fitted values are), so that a B-spline coefficient cannot overshoot at an end."""
-    curves = G @ _monotone_solve(D, Y, weights, directions)
+def _monotone_curves(grid, t, Y, weights, directions, n_knots):
+    """The curves fitted to the draws weighted by ``weights``, on the normalised ``grid``.
+
+    A monotone curve is kept within the range of the responses it fits, as a monotone
+    regression's fitted values are (no B-spline coefficient overshoots at an end), and is
+    NaN beyond the draws it fits: a resample that misses the end draws says nothing there.
+    """
     seen = weights > 0
+    coef = _monotone_solve(_bspline_basis(t, n_knots), Y, weights, directions)
+    curves = _bspline_basis(grid, n_knots) @ coef
+    beyond = (grid < t[seen].min() - 1e-12) | (grid > t[seen].max() + 1e-12)
     for k, direction in enumerate(directions):
         if direction is not None:
             curves[:, k] = np.clip(curves[:, k], Y[seen, k].min(), Y[seen, k].max())
+            curves[beyond, k] = np.nan
     return curves
 
 
@@ -366,9 +374,10 @@ def fit_spline_band(x, y, *, x_range=None, y_range=None, n_knots="auto", monoton
     basis = _bspline_basis if shaped else _basis
     D = basis(_normalize(x, x_range), n_knots)
     G = basis(np.linspace(0.0, 1.0, n_grid), n_knots)
+    t, t_grid = _normalize(x, x_range), np.linspace(0.0, 1.0, n_grid)
     if shaped:
         coef = _monotone_solve(D, Y, np.ones(x.shape[0]), directions)
-        fit = _monotone_curves(G, D, Y, np.ones(x.shape[0]), directions)
+        fit = _monotone_curves(t_grid, t, Y, np.ones(x.shape[0]), directions, n_knots)
     else:
         coef = _ridge_solve(D.T @ D, D.T @ Y)
         fit = G @ coef
@@ -379,7 +388,8 @@ def fit_spline_band(x, y, *, x_range=None, y_range=None, n_knots="auto", monoton
         rng = check_random_state(random_state)
         counts = _resample_counts(x.shape[0], strata, n_boot, rng)
         if shaped:
-            boot = np.stack([_monotone_curves(G, D, Y, w, directions) for w in counts])
+            boot = np.stack([_monotone_curves(t_grid, t, Y, w, directions, n_knots)
+                             for w in counts])
         else:
             grams = np.einsum("bn,ni,nj->bij", counts, D, D, optimize=True)
             rhs = np.einsum("bn,ni,nk->bik", counts, D, Y, optimize=True)
@@ -387,7 +397,11 @@ def fit_spline_band(x, y, *, x_range=None, y_range=None, n_knots="auto", monoton
         if y_range is not None:
             boot = np.clip(boot, *y_range)
         alpha = (1.0 - level) / 2.0
-        lower, upper = np.quantile(boot, [alpha, 1.0 - alpha], axis=0)
+        # a point's band comes from the resamples whose draws reach it (all of them, unless a
+        # monotone fit's resample missed the end draws)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a point no resample reaches
+            lower, upper = np.nanquantile(boot, [alpha, 1.0 - alpha], axis=0)
     if y_range is not None:
         fit = np.clip(fit, *y_range)
     grid = x_range[0] + np.linspace(0.0, 1.0, n_grid) * (x_range[1] - x_range[0])
