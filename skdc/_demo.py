@@ -199,7 +199,8 @@ def _print_summary(results, attack_cols, v_pt, file):
           f"{n_draws} draws = {results.shape[0]} fits, one classifier each; means over the "
           "draws of a level.\n"
           "rel.err: the strongest attack's relative reconstruction error; link.pr: its linkage "
-          "privacy,\n1 - exact-source linkage accuracy (chance 0.9). Higher = more private.",
+          "privacy,\n1 - exact-source linkage accuracy (a blind guess scores 0.9). Higher = more "
+          "private.",
           file=file)
     cols = ["balanced_accuracy", *(["strongest", "strongest_linkage"] if attack_cols else [])]
     header = f"{'method':<28} {'noise':>12} " + " ".join(
