@@ -71,7 +71,7 @@ sphinx_gallery_conf = {
 html_theme = "pydata_sphinx_theme"
 html_title = f"skdc {release}"
 html_static_path = ["_static"]
-html_css_files = ["custom.css"]  # code blocks wrap instead of being clipped
+html_css_files = ["custom.css"]  # a content column wide enough for 100-column code
 
 # -- math, offline -------------------------------------------------------------------------
 # The site must render math without a network: MathJax 3 comes from the django-static-mathjax
@@ -112,7 +112,10 @@ def _copy_mathjax(app, exception):
 html_theme_options = {
     "navbar_end": ["navbar-icon-links"],
     "show_prev_next": False,
-    "secondary_sidebar_items": ["page-toc"],
+    # the page contents beside the top pages, the user guide and the API lists; the class and
+    # function pages (generated/) and the gallery give that width to code (_static/custom.css)
+    "secondary_sidebar_items": {"*": ["page-toc"], "user_guide/*": ["page-toc"],
+                                "api/*": ["page-toc"]},
 }
 html_sidebars = {"index": [], "install": [], "quickstart": []}
 
@@ -152,8 +155,33 @@ def _skip_foreign_member(app, what, name, obj, skip, options):
     return None
 
 
+# -- source pages (viewcode) ----------------------------------------------------------------
+# Sphinx's source analysis (sphinx.pycode, 9.0) fails on a decorator whose argument is a dict
+# built with ``**`` (``@validate_params({**_SHARED, "y": [...]})``): its unparser zips the
+# dict's keys, less the None of the unpacking, against all its values. viewcode then drops the
+# module: its classes get no [source] link, and _modules/index.html still links the page that
+# was never written. Such modules get their tags from Sphinx's own definition finder, which
+# reads tokens and unparses nothing (tests/test_docs_links.py checks every module).
+def _viewcode_source(app, modname):
+    from sphinx.errors import PycodeError
+    from sphinx.pycode import ModuleAnalyzer
+    from sphinx.pycode.parser import DefinitionFinder
+
+    try:
+        analyzer = ModuleAnalyzer.for_module(modname)
+    except PycodeError:
+        return None  # no source: viewcode skips the module, and links no page
+    try:
+        return analyzer.code, analyzer.find_tags()
+    except PycodeError:
+        finder = DefinitionFinder(analyzer.code.splitlines(True))
+        finder.parse()
+        return analyzer.code, finder.definitions
+
+
 def setup(app):
     _mathjax_dir()  # fail early, with the install command, when MathJax is missing
+    app.connect("viewcode-find-source", _viewcode_source)
     app.connect("build-finished", _copy_mathjax)
     app.connect("autodoc-process-docstring", _fix_docstring, priority=400)
     app.connect("autodoc-skip-member", _skip_foreign_member)

@@ -12,9 +12,10 @@ inside its command functions, so ``--help`` answers without loading them
 
 # Licence: BSD 3 clause
 
-import argparse
 import importlib
 import sys
+
+from .utils._help import ArgumentParser
 
 # modules whose ``register(subparsers)`` adds sub-commands, in the order shown by --help
 _COMMAND_MODULES = [
@@ -54,7 +55,8 @@ def build_parser(command=None):
     >>> args.command, args.draws
     ('demo', 3)
     """
-    parser = argparse.ArgumentParser(
+    # every sub-command's parser is of this class: one default and the choices of every flag
+    parser = ArgumentParser(
         prog="skdc",
         description="Privacy-preserving data collaboration: mechanisms, alignment, attacks.",
     )

@@ -15,6 +15,7 @@ paper), and by the relative reconstruction error. The summary table is printed a
 
 # Licence: BSD 3 clause
 
+import textwrap
 import time
 import warnings
 
@@ -198,7 +199,8 @@ def _print_summary(results, attack_cols, v_pt, file):
           f"{n_draws} draws = {results.shape[0]} fits, one classifier each; means over the "
           "draws of a level.\n"
           "rel.err: the strongest attack's relative reconstruction error; link.pr: its linkage "
-          "privacy,\n1 - exact-source linkage accuracy (chance 0.9). Higher = more private.",
+          "privacy,\n1 - exact-source linkage accuracy (a blind guess scores 0.9). Higher = more "
+          "private.",
           file=file)
     cols = ["balanced_accuracy", *(["strongest", "strongest_linkage"] if attack_cols else [])]
     header = f"{'method':<28} {'noise':>12} " + " ".join(
@@ -220,39 +222,75 @@ def _cell(value):
     return f"{'':>8}" if np.isnan(value) else f"{value:>8.3f}"
 
 
+# one colour per sweep in every panel; the references in grey
+_PALETTE = {"C-GDP + private noise": "C0", "I-GDP + GOPP (anchor noise)": "C1"}
+_CHANCE = "chance accuracy (10 classes)"
+
+
+def _caption(results, v_pt):
+    n_levels = int(results.groupby("method")["value"].nunique().max())
+    n_draws = int(results.groupby(["method", "value"]).size().max())
+    return (
+        f"Digits, {n_levels} noise levels x {n_draws} draws per sweep; a point is one draw "
+        "(its own noise and classifier). Lines: cubic splines of the draws, fitted monotone "
+        "(accuracy only falls as the noise, and the privacy, grow), with at most half as many "
+        "coefficients as noise levels. Shaded: 95% bootstrap bands, the draws resampled "
+        "within each noise level.\n"
+        f"v_PT = {v_pt:.3f}: the anchor noise above which GOPP's solver often misses the "
+        "global alignment (eq. (51) of the GDP paper); accuracy then falls toward the "
+        "unaligned baseline."
+    )
+
+
 def _plot(results, with_attacks, v_pt, out):
-    refs = {"I-GDP (unaligned)": results.attrs["I-GDP (unaligned)"], "chance": 0.1}
+    refs = {"I-GDP unaligned (no anchor)": results.attrs["I-GDP (unaligned)"], _CHANCE: 0.1}
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
 
     from .experiments import plot_frontier, plot_noise_curves
 
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.2), layout="constrained")
+    fig, axes = plt.subplots(1, 3, figsize=(15, 5.6), sharey=True, layout="constrained")
+    common = dict(n_boot=500, references=refs, monotone="auto", palette=_PALETTE)
     if with_attacks:
-        plot_frontier(results, "strongest_linkage", "balanced_accuracy", n_boot=500,
-                      ax=axes[0], references=refs)
-        axes[0].set_xlabel("strongest attack's linkage privacy, 1 - linkage accuracy\n"
-                           "(higher = more private; chance 0.9)")
-        axes[0].set_title("frontier in the paper's metric (linkage)")
-        plot_frontier(results, "strongest", "balanced_accuracy", n_boot=500, ax=axes[1],
-                      references=refs)
-        axes[1].set_xlabel("strongest attack's relative error (higher = more private)")
-        axes[1].set_title("frontier in relative reconstruction error")
+        plot_frontier(results, "strongest_linkage", "balanced_accuracy", ax=axes[0],
+                      xlabel="strongest attack's linkage privacy = 1 - linkage accuracy\n"
+                             "(higher = more private; a blind guess would score 0.9)",
+                      title="frontier in the paper's metric (linkage)", **common)
+        plot_frontier(results, "strongest", "balanced_accuracy", ax=axes[1],
+                      xlabel="strongest attack's relative reconstruction error\n"
+                             "(higher = more private)",
+                      title="frontier in relative reconstruction error", **common)
     else:
         plot_noise_curves(results[results["param"] == "gdp__noise"], "balanced_accuracy",
-                          n_boot=500, ax=axes[0], references=refs)
-        axes[0].set_xlabel("private-data noise sigma")
-        axes[0].set_title("C-GDP with private-data noise")
+                          ax=axes[0], xlabel="private-data noise sigma",
+                          title="C-GDP with private-data noise", **common)
         axes[1].set_visible(False)
     gopp = results[results["param"] == "align__v"]
     # v_PT is labelled where no reference line or curve runs (never on the chance line)
-    plot_noise_curves(gopp, "balanced_accuracy", n_boot=500, ax=axes[2], references=refs,
-                      x_references={"v_PT": v_pt}, xlabel="anchor noise v",
-                      title="noisy-anchor GOPP alignment")
+    plot_noise_curves(gopp, "balanced_accuracy", ax=axes[2], x_references={"v_PT": v_pt},
+                      xlabel="anchor noise v", title="GOPP alignment against anchor noise",
+                      **common)
+    handles = {}
     for ax in axes:
-        ax.set_ylabel("test balanced accuracy")
+        ax.set_ylim(0.0, 1.0)  # accuracy in every panel, on one scale
+        ax.set_ylabel("")
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(label, handle)
+        if ax.get_legend() is not None:
+            ax.get_legend().remove()
+    axes[0].set_ylabel("test balanced accuracy")
+    handles[f"v_PT = {v_pt:.3f} (see below)"] = Line2D([], [], color="0.5", linestyle=":")
+    handles["shaded: 95% bootstrap band over the draws"] = Patch(facecolor="0.55", alpha=0.35,
+                                                                 linewidth=0)
+    # one legend for the three panels, above them: it covers no line
+    fig.legend(list(handles.values()), list(handles), loc="outside upper center", ncols=3,
+               frameon=False, fontsize="small")
+    caption = "\n".join(textwrap.fill(part, 190) for part in _caption(results, v_pt).split("\n"))
+    fig.supxlabel(caption, fontsize="small", x=0.01, ha="left")
     fig.savefig(out, dpi=120)
     plt.close(fig)
 
@@ -269,7 +307,6 @@ def _run(args):
 
 def register(subparsers):
     """Add the ``demo`` sub-command."""
-    import argparse
 
     p = subparsers.add_parser(
         "demo", help="digits: accuracy table, privacy-utility sweeps and frontier.png",
@@ -280,7 +317,6 @@ def register(subparsers):
                     f"{2 * _N_LEVELS * _N_DRAWS} in all),"
                     " with the attacks scored in linkage privacy and relative error, a summary "
                     "table and frontier.png.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     p.add_argument("--participants", type=int, default=10, help="number of participants")
     p.add_argument("--seed", type=int, default=0, help="random seed")

@@ -252,6 +252,84 @@ class Uploads(np.ndarray):
             )
         return [b + v * w for b, w in zip(self.anchors, self.anchor_noise)]
 
+    def to_frame(self, columns=None, index=None):
+        """The uploads as a :class:`pandas.DataFrame` whose ``attrs`` carry the metadata.
+
+        A mechanism returns this under ``set_output(transform="pandas")``; an aligner reads
+        the metadata back (:meth:`from_frame`), also after rows of the frame were selected or
+        reordered by their index.
+
+        Parameters
+        ----------
+        columns : array-like of str, default=None
+            Column names (a mechanism's ``get_feature_names_out()``).
+        index : pandas.Index, default=None
+            Row labels (the input frame's index); ``None``: ``0 .. n_samples - 1``.
+
+        Returns
+        -------
+        frame : pandas.DataFrame
+            The rows, with ``frame.attrs["skdc.uploads"]`` holding the participants, the
+            anchor uploads, the anchor targets and the unit anchor noise.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from skdc import Uploads
+        >>> Y = Uploads(np.arange(6.0).reshape(3, 2), participant=[0, 1, 0])
+        >>> frame = Y.to_frame(columns=["gdp0", "gdp1"])
+        >>> Uploads.from_frame(frame.iloc[[2, 0]]).participant
+        array([0, 0])
+        """
+        import pandas as pd
+
+        frame = pd.DataFrame(np.asarray(self), columns=columns, index=index, copy=True)
+        frame.attrs[_FRAME_KEY] = {
+            "participant": self.participant, "anchors": self.anchors,
+            "anchor_y": self.anchor_y, "anchor_noise": self.anchor_noise,
+            "index": frame.index,
+        }
+        return frame
+
+    @classmethod
+    def from_frame(cls, frame):
+        """The :class:`Uploads` of a frame made by :meth:`to_frame`, rows matched by index.
+
+        Parameters
+        ----------
+        frame : pandas.DataFrame
+            A mechanism's output under ``set_output(transform="pandas")``, possibly a
+            selection or reordering of its rows.
+
+        Returns
+        -------
+        uploads : Uploads
+            The rows with their participants and the anchor uploads.
+
+        Raises
+        ------
+        TypeError
+            When ``frame`` carries no uploads metadata.
+        ValueError
+            When its rows can no longer be matched to the metadata (a new index).
+        """
+        meta = getattr(frame, "attrs", {}).get(_FRAME_KEY)
+        if meta is None:
+            raise TypeError(f"{type(frame).__name__} carries no skdc uploads metadata.")
+        participant, index = meta["participant"], meta["index"]
+        if not frame.index.equals(index):
+            at = index.get_indexer(frame.index) if index.is_unique else None
+            if at is None or np.any(at < 0):
+                raise ValueError(
+                    "the DataFrame's rows no longer match the mechanism's metadata (its index "
+                    "changed after the mechanism); select rows by the index the mechanism "
+                    "gave them, or put the aligner right after the mechanism."
+                )
+            participant = participant[at]
+        return cls(frame.to_numpy(dtype=np.float64), participant=participant,
+                   anchors=meta["anchors"], anchor_y=meta["anchor_y"],
+                   anchor_noise=meta["anchor_noise"])
+
     @classmethod
     def concatenate(cls, uploads):
         """Stack the rows of several :class:`Uploads` sharing the same anchors."""
@@ -278,6 +356,10 @@ class Uploads(np.ndarray):
             anchor_y=first.anchor_y,
             anchor_noise=first.anchor_noise,
         )
+
+
+# the key of a mechanism's DataFrame output's ``attrs`` that holds the uploads' metadata
+_FRAME_KEY = "skdc.uploads"
 
 
 def _rebuild_uploads(data, participant, anchors, anchor_y, anchor_noise=None):
@@ -457,6 +539,16 @@ def check_uploads(X, estimator, *, require_anchors=True):
     TypeError: ReferenceAligner expects skdc.Uploads produced by a mechanism step ...
     """
     name = type(estimator).__name__
+    if not isinstance(X, Uploads) and _FRAME_KEY in getattr(X, "attrs", {}):
+        X = Uploads.from_frame(X)  # a mechanism's output under set_output(transform="pandas")
+    elif type(X).__name__ == "DataFrame":
+        raise TypeError(
+            f"{name} expects skdc.Uploads produced by a mechanism step; got a "
+            f"{type(X).__module__.split('.')[0]} DataFrame without the mechanism's metadata "
+            "(each row's participant and the anchor uploads). Under set_output(transform="
+            "'pandas') a mechanism keeps it in the frame's attrs: put the aligner right after "
+            "the mechanism, with no step in between that rebuilds the frame."
+        )
     if not isinstance(X, Uploads) or X.participant is None:
         got = type(X).__name__ if not isinstance(X, Uploads) else "Uploads without metadata"
         raise TypeError(
@@ -467,6 +559,9 @@ def check_uploads(X, estimator, *, require_anchors=True):
     if require_anchors and X.anchors is None:
         raise ValueError(
             f"{name} aligns through anchor uploads, but these Uploads carry none. Build the "
-            "mechanism with an anchor (e.g. IGDP(anchor='orthonormal'))."
+            "mechanism with an anchor: IGDP(anchor='orthonormal') for the GDP mechanisms; for "
+            "UMAPMechanism or KernelPCAMechanism, public rows of your data's domain, e.g. "
+            "anchor=SMOTEAnchor.from_rows(X_public, y_public) (skdc.anchors): a synthetic "
+            "anchor lies off the rows a nonlinear mechanism was fitted on and aligns to chance."
         )
     return X

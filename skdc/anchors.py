@@ -20,6 +20,7 @@ References
 
 # Licence: BSD 3 clause
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -37,8 +38,8 @@ from .utils._sklearn_compat import (
 )
 
 __all__ = [
-    "SMOTEAnchor", "check_full_rank_anchor", "orthonormal_anchor", "resolve_anchor",
-    "uniform_anchor",
+    "SMOTEAnchor", "check_anchor_covers_rows", "check_full_rank_anchor", "orthonormal_anchor",
+    "resolve_anchor", "uniform_anchor",
 ]
 
 # -- docstring fragments shared by the anchor makers (skdc.utils._docstring.Substitution) ------
@@ -280,6 +281,101 @@ def check_full_rank_anchor(A, *, rtol=1e-10):
         )
 
 
+# an anchor "covers" the rows when at most half of its rows leave the rows' per-feature range
+# and its spread is at least a quarter of theirs (both measured feature by feature). On
+# standardized breast-cancer rows, kernel PCA + KTI reached 0.69 accuracy with an orthonormal
+# anchor (spread 0.09) and 0.90 with a uniform one (spread 0.29); a SMOTE anchor has about 1.
+_MAX_OUTSIDE, _MIN_SPREAD = 0.5, 0.25
+_SMOTE_ADVICE = (
+    "A nonlinear mechanism maps only what lies near the rows it was fitted on, so this anchor "
+    "integrates to near chance accuracy. Build the anchor from public rows of your data's "
+    "domain (in a simulation, rows held out from the participants): "
+    "anchor=SMOTEAnchor.from_rows(X_public, y_public)."
+)
+
+
+@validate_params(
+    {"A": ["array-like"], "X": ["array-like"], "estimator_name": [str]},
+    prefer_skip_nested_validation=True,
+)
+def check_anchor_covers_rows(A, X, *, estimator_name="the mechanism"):
+    """Warn when an anchor lies outside the range of the rows a nonlinear mechanism is fitted on.
+
+    A nonlinear reduction (UMAP, kernel PCA) maps only what lies near its training rows: an
+    anchor far from them, or squeezed into a small part of their range, lands in one corner of
+    every participant's representation, and no integration can align it. A synthetic anchor
+    (``"orthonormal"``, ``"uniform"``) does exactly that unless the features happen to share
+    its scale: on scikit-learn's digits, UMAP + KTI reaches chance-level accuracy with them and
+    about 0.8 with a SMOTE anchor from public rows. :class:`~skdc.mechanisms.UMAPMechanism` and
+    :class:`~skdc.mechanisms.KernelPCAMechanism` call this at ``fit``.
+
+    The anchor is refused as off the rows (a ``UserWarning``) when more than half of its rows
+    have a feature outside the rows' ``[min, max]`` of that feature, or when its spread is
+    below a quarter of the rows' spread (the root mean ratio of per-feature variances, over
+    the features that vary).
+
+    Read more in the :ref:`User Guide <nonlinear>`.
+
+    Parameters
+    ----------
+    A : array-like of shape (n_anchors, n_features)
+        The anchor.
+    X : array-like of shape (n_samples, n_features)
+        The rows the mechanism is fitted on.
+    estimator_name : str, default="the mechanism"
+        Who is warning, for the message.
+
+    Returns
+    -------
+    outside : float
+        Share of anchor rows with a feature outside the rows' range.
+    spread : float
+        The anchor's spread over the rows' (1 means as spread out as the rows).
+
+    See Also
+    --------
+    SMOTEAnchor.from_rows : An anchor from public rows, which covers them.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> from skdc.anchors import check_anchor_covers_rows, orthonormal_anchor
+    >>> X = np.random.RandomState(0).uniform(0, 16, size=(200, 8))  # pixel-like features
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     outside, spread = check_anchor_covers_rows(orthonormal_anchor(32, 8, random_state=0), X)
+    >>> round(outside, 2), len(caught)
+    (1.0, 1)
+    >>> check_anchor_covers_rows(X[:32] + 0.1, X)[0] < 0.5  # rows of the domain: no warning
+    True
+    """
+    A = np.asarray(A, dtype=np.float64)
+    X = np.asarray(X, dtype=np.float64)
+    low, high = X.min(axis=0), X.max(axis=0)
+    slack = 1e-9 * np.maximum(high - low, 1.0)
+    off = (A < low - slack) | (A > high + slack)
+    outside = float(np.mean(off.any(axis=1)))
+    var_x = X.var(axis=0)
+    varies = var_x > 0
+    spread = float(np.sqrt(np.mean(A.var(axis=0)[varies] / var_x[varies]))) if varies.any() \
+        else 1.0
+    if outside > _MAX_OUTSIDE:
+        row, col = np.argwhere(off)[0]
+        side = "below its minimum" if A[row, col] < low[col] else "above its maximum"
+        warnings.warn(
+            f"{estimator_name}: {outside:.0%} of the anchor's rows lie outside the range of the "
+            f"rows it is fitted on (e.g. anchor row {row}, feature {col}: {A[row, col]:.3g}, "
+            f"{side} {low[col] if side.startswith('below') else high[col]:.3g}). "
+            + _SMOTE_ADVICE, UserWarning, stacklevel=2)
+    elif spread < _MIN_SPREAD:
+        warnings.warn(
+            f"{estimator_name}: the anchor covers {spread:.0%} of the spread of the rows it is "
+            "fitted on (per-feature standard deviations); its rows sit in one small corner of "
+            "their range. " + _SMOTE_ADVICE, UserWarning, stacklevel=2)
+    return outside, spread
+
+
 def _split_over_classes(total, n_classes, refusal):
     """``total`` rows split evenly over the classes, the first ``total % n_classes`` one more.
 
@@ -379,6 +475,49 @@ class SMOTEAnchor(BaseEstimator):
         self.n_source = n_source
         self.k_neighbors = k_neighbors
         self.random_state = random_state
+
+    @classmethod
+    def from_rows(cls, X_public, y_public, *, n_anchors=None, random_state=None):
+        """A SMOTE anchor over public rows, sized for them: the anchor nonlinear mechanisms need.
+
+        ``n_anchors`` defaults to ``max(4 * n_features, 10 * n_classes)`` (the linear
+        alignments need more than ``n_features`` rows; each class gets at least ten) and every
+        public row is a source, up to each class's quota.
+
+        Parameters
+        ----------
+        X_public : array-like of shape (n_public, n_features)
+            Public rows of the participants' domain (in a simulation, rows held out from the
+            participants' data); never a participant's private rows.
+        y_public : array-like of shape (n_public,)
+            Their class labels.
+        n_anchors : int, default=None
+            Total anchor rows; ``None``: ``max(4 * n_features, 10 * n_classes)``.
+        random_state : int, RandomState instance or None, default=None
+            Source of randomness; ``None`` uses the generator handed over by the mechanism.
+
+        Returns
+        -------
+        anchor : SMOTEAnchor
+            Pass it as a mechanism's ``anchor``.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_digits
+        >>> from sklearn.model_selection import train_test_split
+        >>> from skdc.anchors import SMOTEAnchor
+        >>> X, y = load_digits(return_X_y=True)
+        >>> X_pub, X_priv, y_pub, y_priv = train_test_split(X, y, train_size=200,
+        ...                                                 stratify=y, random_state=0)
+        >>> anchor = SMOTEAnchor.from_rows(X_pub, y_pub, random_state=0)
+        >>> anchor.n_anchors, anchor.make_anchor(64)[0].shape
+        (256, (256, 64))
+        """
+        X = np.asarray(X_public)
+        n_classes = np.unique(np.asarray(y_public)).size
+        if n_anchors is None:
+            n_anchors = max(4 * (X.shape[1] if X.ndim == 2 else 1), 10 * n_classes)
+        return cls(n_anchors, X_public, y_public, random_state=random_state)
 
     def make_anchor(self, n_features, random_state=None):
         """Draw the anchor and its labels.

@@ -242,8 +242,8 @@ def test_sweep_png_has_a_title_and_human_axis_labels(tmp_path, capsys, monkeypat
     cfg.write_text(_CONFIG)
     status, _, _ = _run(["sweep", str(cfg), "--plot", str(tmp_path / "s.png")], capsys)
     assert status == 0
-    (ax,) = saved[0].axes
-    assert ax.get_title().startswith("digits: anchor noise v")
+    (ax,) = saved[0].axes  # no attacks in this config: the utility axis only
+    assert saved[0]._suptitle.get_text().startswith("digits: anchor noise v")
     assert ax.get_xlabel() == "anchor noise v" and "align__v" not in ax.get_xlabel()
 
 
@@ -279,7 +279,7 @@ def test_sweep_from_yaml_equals_toml(tmp_path, capsys):
     (('class = "GOPPAligner"', 'class = "NoSuchAligner"'), "No class 'NoSuchAligner'"),
     (('class = "GOPPAligner"', 'class = "os.system"'), "sklearn, skdc or imblearn"),
     (("values = [0.0, 0.1]", ""), "exactly one of values"),
-    (('dataset = "digits"', 'dataset = "mnist"'), "must be 'digits' or 'npz'"),
+    (('dataset = "digits"', 'dataset = "mnist"'), "must be 'digits', 'npz', 'csv' or 'parquet'"),
     (("[sweep]", "[sweeps]"), r"unknown sections \['sweeps'\]"),
     (("test_size = 0.3", "test_size = [0.3"), "not valid TOML"),
 ])

@@ -1,4 +1,5 @@
-"""Offline data, loaders for local files of the papers' data sets, and partitions."""
+"""Offline data, loaders for local files of the papers' data sets and of your own tables, and
+partitions."""
 
 from ..utils._lazy import lazy_exports
 

@@ -11,3 +11,5 @@ from ._loaders import read_idx as read_idx
 from ._partition import partition as partition
 from ._synthetic import make_identity_images as make_identity_images
 from ._synthetic import make_image_classification as make_image_classification
+from ._tables import load_table as load_table
+from ._tables import table_format as table_format

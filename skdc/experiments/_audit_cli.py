@@ -24,8 +24,8 @@ __all__ = ["register"]
 _EXAMPLE = """\
 # skdc audit config: python -m skdc audit --config THIS_FILE (flags override these keys)
 [audit]
-data = "X.npy"             # your rows, one per line (relative paths: from this file's folder)
-labels = "y.npy"           # their class labels
+data = "X.npy"             # rows: .npy, or .csv/.parquet with a header (relative to this file)
+labels = "y.npy"           # their labels (.npy), or the name of a column of the table
 participants = 5           # parties the rows are split into (or partition = "ids.npy")
 mechanism = "igdp"         # "igdp" (with aligner "gopp") or "cgdp" (with aligner "none")
 aligner = "gopp"
@@ -68,6 +68,8 @@ _LIMITS = {"participants": (2, 10_000), "draws": (2, 100_000), "grid": (1, 10_00
 _CHOICES = {"mechanism": ("igdp", "cgdp"), "aligner": ("gopp", "none"),
             "model": ("logistic", "ridge"), "backend": ("loky", "threading", "dask"),
             "criterion": ("order", "clopper-pearson", "normal")}
+# every attack audit() applies to some deployment (the attacks of its _DEPLOYMENTS)
+_ATTACKS = ("mp", "procrustes", "alignment_map", "known_secret")
 # audit() parameter names that open its error messages -> the flag to name instead
 _AUDIT_FLAGS = {"attack": "--attack", "target_error": "--target-error", "colluder": "--colluder",
                 "target": "--target", "partition": "--partition",
@@ -97,7 +99,9 @@ def _config(args):
                 continue
             value = _config_value(path, key, value, kind)
             if key in _PATHS and not Path(value).is_absolute():
-                value = str(path.resolve().parent / value)
+                beside = path.resolve().parent / value
+                # labels may name a column of a data table rather than a file
+                value = value if key == "labels" and not beside.exists() else str(beside)
             setattr(args, dest, value)
     for key, value in _DEFAULTS.items():
         if getattr(args, key) is None:
@@ -209,8 +213,13 @@ def _read_inputs(args):
     ``--partition`` (``None`` without it), each checked against ``--data``."""
     import numpy as np
 
-    X = _load(args.data, "--data")
-    y = _load(args.labels, "--labels")
+    from ..datasets import load_table, table_format
+
+    if table_format(args.data) in (None, "npy") and table_format(args.labels) in (None, "npy"):
+        X, y = _load(args.data, "--data"), _load(args.labels, "--labels")
+    else:  # a table (CSV, Parquet) with its label column or a labels file
+        X, y = load_table(args.data, label=args.labels, return_X_y=True, what="--data",
+                          label_what="--labels")
     if X.ndim != 2 or X.dtype.kind not in "biuf":
         raise ValueError(f"--data {args.data}: must be a 2-D numeric array (rows x features); "
                          f"got shape {X.shape}, dtype {X.dtype}.")
@@ -368,8 +377,9 @@ def _run_audit(args):
         return 0
     args = _config(args)
     if args.data is None or args.labels is None:
-        raise ValueError("give --data X.npy and --labels y.npy (or a --config file naming "
-                         "them); `skdc audit --example` prints a config.")
+        raise ValueError("give --data (X.npy, or a .csv / .parquet table) and --labels (y.npy, "
+                         "or the table's label column) or a --config file naming them; `skdc "
+                         "audit --example` prints a config.")
     _check_settings(args)
     X, y, partition = _read_inputs(args)
     out, checkpoint = _checkpoint_folder(args)
@@ -403,7 +413,6 @@ def _run_audit(args):
 
 def register(subparsers):
     """Add the ``audit`` sub-command."""
-    import argparse
 
     a = subparsers.add_parser(
         "audit", help="calibrated noise and a self-contained HTML audit report",
@@ -411,46 +420,62 @@ def register(subparsers):
                     "the parties, run the applicable attacks, calibrate the noise for a target "
                     "attack error and write OUT/report.html with its CSV tables. Rerunning an "
                     "interrupted command resumes it (checkpoints in OUT/checkpoint).",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    a.add_argument("--config", default=None, help="a TOML file with an [audit] table")
+    a.add_argument("--config", default=None,
+                   help="a TOML file with an [audit] table; flags given here win (default: "
+                        "none, flags only)")
     a.add_argument("--example", action="store_true", help="print an example config and exit")
-    a.add_argument("--data", default=None, help="rows, a 2-D .npy array")
-    a.add_argument("--labels", default=None, help="class labels, a 1-D .npy array")
+    a.add_argument("--data", default=None,
+                   help="rows: a 2-D .npy array, or a .csv / .parquet table with a header "
+                        "(required, here or in --config)")
+    a.add_argument("--labels", default=None,
+                   help="class labels: a 1-D .npy array, a column of a --data table, or a "
+                        "one-column .csv file (required, here or in --config)")
     a.add_argument("--participants", type=int, default=None,
-                   help="parties the rows are split into (default 5)")
+                   help="parties the rows are split into (default: 5)")
     a.add_argument("--partition", default=None,
-                   help="the participants' partition: party id of each row (.npy)")
-    a.add_argument("--mechanism", default=None, help="igdp or cgdp (default igdp)")
-    a.add_argument("--aligner", default=None, help="gopp or none (default gopp)")
-    a.add_argument("--attack", action="append", default=None,
-                   help="an attack to run (repeat); default: every applicable one")
+                   help="party id of each row (.npy) (default: the mechanism's keyed hash "
+                        "of each row splits the rows into --participants parties)")
+    a.add_argument("--mechanism", default=None, choices=_CHOICES["mechanism"],
+                   help="the participants' mechanism (default: igdp)")
+    a.add_argument("--aligner", default=None, choices=_CHOICES["aligner"],
+                   help="the analyst's aligner: gopp with igdp, none with cgdp (default: gopp)")
+    a.add_argument("--attack", action="append", default=None, choices=_ATTACKS,
+                   help="an attack to run, repeatable: mp, procrustes, alignment_map with igdp; "
+                        "known_secret with cgdp (default: every applicable one)")
     a.add_argument("--target-error", type=float, default=None,
-                   help="acceptable relative reconstruction error (default 0.5)")
+                   help="acceptable relative reconstruction error (default: 0.5)")
     a.add_argument("--confidence", type=float, default=None,
-                   help="probability that a fresh deployment meets the target (0.95)")
-    a.add_argument("--criterion", default=None,
+                   help="probability that a fresh deployment meets the target (default: 0.95)")
+    a.add_argument("--criterion", default=None, choices=_CHOICES["criterion"],
                    help="how a noise value is judged: order (distribution-free), "
-                        "clopper-pearson, or normal (Gaussian) (default order)")
+                        "clopper-pearson, or normal (Gaussian) (default: order)")
     a.add_argument("--draws", type=int, default=None,
                    help="most deployments drawn per calibrated value (default: the fewest "
                         "the criterion needs, 19 at 95%% for order)")
     a.add_argument("--grid", type=int, default=None,
-                   help="noise values of the frontier grid (default 10)")
-    a.add_argument("--grid-draws", type=int, default=None, help="draws per grid value (2)")
+                   help="noise values of the frontier grid (default: 10)")
+    a.add_argument("--grid-draws", type=int, default=None,
+                   help="draws per grid value (default: 2)")
     a.add_argument("--range", nargs=2, type=float, default=None, metavar=("LOW", "HIGH"),
                    help="noise range (default: 0 to 3 v_PT, or 4 RMS for cgdp)")
     a.add_argument("--xtol", type=float, default=None,
                    help="bracket width of the calibration (default: range / 32)")
-    a.add_argument("--model", default=None, help="logistic or ridge (default logistic)")
-    a.add_argument("--colluder", type=int, default=None, help="colluding participant (0)")
+    a.add_argument("--model", default=None, choices=_CHOICES["model"],
+                   help="the utility model (default: logistic)")
+    a.add_argument("--colluder", type=int, default=None,
+                   help="colluding participant (default: 0)")
     a.add_argument("--target", type=int, default=None,
-                   help="attacked participant, you (default 1, or 0 when the colluder is 1)")
-    a.add_argument("--seed", type=int, default=None, help="the audit's one seed (0)")
-    a.add_argument("--n-jobs", type=int, default=None, help="parallel draws (joblib)")
-    a.add_argument("--backend", default=None, help="joblib backend: loky, threading or dask")
-    a.add_argument("--scheduler", default=None, help="Dask scheduler address (--backend dask)")
-    a.add_argument("--out", default=None, help="output folder (default audit-report)")
+                   help="attacked participant, you (default: 1, or 0 when the colluder is 1)")
+    a.add_argument("--seed", type=int, default=None, help="the audit's one seed (default: 0)")
+    a.add_argument("--n-jobs", type=int, default=None,
+                   help="parallel draws, joblib n_jobs (default: one, or every worker with "
+                        "--backend dask)")
+    a.add_argument("--backend", default=None, choices=_CHOICES["backend"],
+                   help="joblib backend (default: loky)")
+    a.add_argument("--scheduler", default=None,
+                   help="Dask scheduler address, for --backend dask (default: none)")
+    a.add_argument("--out", default=None, help="output folder (default: audit-report)")
     a.add_argument("--fresh", action="store_true",
                    help="remove skdc's checkpoint files in OUT/checkpoint and start afresh")
     a.set_defaults(func=_run_audit)

@@ -13,7 +13,6 @@ file; ``skdc sweep --example`` prints a commented one.
 
 # Licence: BSD 3 clause
 
-import argparse
 import gzip
 import importlib
 import json
@@ -60,7 +59,8 @@ _EXAMPLE_STEPS = (("gdp", "IGDP", {"n_participants": 10, "random_state": 0}),
 _EXAMPLE_CONFIG = """\
 # skdc sweep config: python -m skdc sweep THIS_FILE
 [data]
-dataset = "digits"          # "digits", or "npz" with path = "data.npz" holding arrays X and y
+dataset = "digits"          # "digits", or "npz" with path = "data.npz" holding arrays X and y,
+                            # or "csv" / "parquet" with path = "rows.csv" and label = "COLUMN"
 test_size = 0.3
 
 # the pipeline's steps, in order; class: an estimator class of skdc (mechanisms, alignment) or
@@ -804,9 +804,9 @@ def _distribution(spec):
 
 
 def _load_data(config, base):
-    sec = _section(config, "data", {"dataset", "path", "test_size"})
-    dataset = _key(sec, "data", "dataset", lambda v: v in ("digits", "npz"),
-                   "'digits' or 'npz'", "digits")
+    sec = _section(config, "data", {"dataset", "path", "label", "test_size"})
+    dataset = _key(sec, "data", "dataset", lambda v: v in ("digits", "npz", "csv", "parquet"),
+                   "'digits', 'npz', 'csv' or 'parquet'", "digits")
     test_size = _key(sec, "data", "test_size", lambda v: (isinstance(v, float) and 0 < v < 1)
                      or (is_int(v) and v >= 1), "a fraction in (0, 1) or a number of rows", 0.3)
     if dataset == "digits":
@@ -816,6 +816,9 @@ def _load_data(config, base):
         X, y = load_digits(return_X_y=True)
         X = StandardScaler().fit_transform(X) / np.sqrt(X.shape[1])
         return X, y, float(test_size)
+    if dataset in ("csv", "parquet"):
+        X, y = _load_table_data(sec, base, dataset)
+        return X, y, test_size if is_int(test_size) else float(test_size)
     if "path" not in sec:
         raise ValueError("[data] dataset = 'npz' needs path = 'file.npz' (arrays X, y).")
     _key(sec, "data", "path", _is_text, "the path of an .npz file")
@@ -910,6 +913,23 @@ def _read_sweep_config(path):
                            pipeline=pipe, X=X, y=y, test_size=test_size)
 
 
+def _load_table_data(sec, base, dataset):
+    """``(X, y)`` of ``[data] path`` (a table) and ``label`` (its label column or a labels file,
+    relative paths from the config's folder), read by :func:`skdc.datasets.load_table`."""
+    from ..datasets import load_table
+
+    if "path" not in sec or "label" not in sec:
+        raise ValueError(f"[data] dataset = '{dataset}' needs path = 'rows.{dataset}' and label = "
+                         "'COLUMN' (the label column, or a labels file).")
+    for key in ("path", "label"):
+        _key(sec, "data", key, _is_text, "a file name" if key == "path" else
+             "a column name or a labels file")
+    path, label = (str(base / v) if not os.path.isabs(v) and (base / v).exists() else v
+                   for v in (sec["path"], sec["label"]))
+    return load_table(path, label=label, return_X_y=True, what="[data] path",
+                      label_what="[data] label")
+
+
 def _column_format(values):
     """One format for a float column: fixed decimals, or exponents for tiny or huge values."""
     finite = np.abs(values[np.isfinite(values)])
@@ -960,7 +980,10 @@ def _run_sweep(args):
 
 
 def _plot_sweep(results, sweep, config, plot):
-    """The sweep's scores against the swept noise, titled by the data and the attacks."""
+    """The sweep's scores against the swept noise: utility above, attack errors below (each on
+    its own axis and scale), titled by the data and the attacks."""
+    import textwrap
+
     import matplotlib
 
     matplotlib.use("Agg")
@@ -972,23 +995,33 @@ def _plot_sweep(results, sweep, config, plot):
         "draw", "method", "param", "value", "seed", "n_iter", "converged",
         "fixed_point_residual", "seconds")]
     named = sweep.get("attacks") or []
-    attacks = [c for c in scores if c in ([named] if isinstance(named, str) else named)]
+    named = [named] if isinstance(named, str) else named
+    attacks = [c for c in scores if c in named or c.removesuffix("_linkage") in named]
+    utility = [c for c in scores if c not in attacks]
     data = config.get("data", {})
-    name = Path(data["path"]).stem if data.get("dataset") == "npz" else "digits"
+    name = Path(data["path"]).stem if data.get("dataset", "digits") != "digits" else "digits"
+    attack_names = [column_label(a).removesuffix(" attack error") for a in attacks]
     title = f"{name}: {column_label(sweep['param'])}" + (
-        f" against the {', '.join(column_label(a) for a in attacks)} attack"
-        f"{'s' if len(attacks) > 1 else ''}" if attacks else "")
-    # human axis labels come from column_label (the swept parameter names the x axis)
-    ax = plot_noise_curves(results, scores, y_range=None, title=title,
-                           n_boot=1000 if len(results) >= 9 else 0)
-    ax.figure.savefig(plot, dpi=120)
-    plt.close(ax.figure)
+        f" against the {', '.join(attack_names)} attack{'s' if len(attacks) > 1 else ''}"
+        if attacks else "")
+    panels = [cols for cols in (utility, attacks) if cols]
+    fig, axes = plt.subplots(len(panels), 1, sharex=True, squeeze=False, layout="constrained",
+                             figsize=(6.4, 2.2 + 2.6 * len(panels)))
+    # a monotone fit where the quantity is known to move one way (accuracy falls, attack
+    # error rises); human axis labels come from column_label
+    common = dict(n_boot=1000 if len(results) >= 9 else 0, monotone="auto")
+    for ax, cols in zip(axes[:, 0], panels):
+        plot_noise_curves(results, cols, ax=ax, ylabel=None, **common)
+        if ax is not axes[-1, 0]:
+            ax.set_xlabel("")
+    if attacks:
+        axes[-1, 0].set_ylabel("attack relative error\n(higher = more private)"
+                               if not all(c.endswith("_linkage") for c in attacks) else
+                               "attack linkage privacy\n(higher = more private)")
+    fig.suptitle("\n".join(textwrap.wrap(title, 60)))
+    fig.savefig(plot, dpi=120)
+    plt.close(fig)
     print(f"wrote {plot}")
-
-
-class _HelpFormatter(argparse.RawDescriptionHelpFormatter,
-                     argparse.ArgumentDefaultsHelpFormatter):
-    """Keeps the description's line breaks and shows every flag's default."""
 
 
 def register(subparsers):
@@ -1002,9 +1035,8 @@ def _add_reproduce(subparsers):
     p = subparsers.add_parser(
         "reproduce", help="the papers' experiments on locally available data",
         description="Reproduce a paper experiment on local data (nothing is downloaded). Each "
-                    "writes its tables (CSV)\nand figures (PNG) into --out-dir and shows a "
+                    "writes its tables (CSV) and figures (PNG) into --out-dir and shows a "
                     f"progress bar on a terminal.\n\nNAME is one of:\n{names}",
-        formatter_class=_HelpFormatter,
     )
     p.add_argument("name", metavar="NAME", choices=sorted(_REPRODUCTIONS),
                    help="experiment: " + ", ".join(sorted(_REPRODUCTIONS)))
@@ -1018,22 +1050,23 @@ def _add_reproduce(subparsers):
                    help="mnist-sweep: noise draws per noisy protocol (paper: 200), or per level "
                         "with --levels")
     p.add_argument("--levels", type=int, default=None,
-                   help="mnist-sweep: this many evenly spaced noise levels, --draws draws each, "
-                        "instead of the paper's uniform draws")
+                   help="mnist-sweep: this many evenly spaced noise levels, --draws draws each "
+                        "(default: none, the paper's uniform draws)")
     p.add_argument("--auditor", choices=["auto", "pca"], default="auto",
                    help="mnist-sweep: embedding of the linkage metric; auto: the paper's CNN "
                         "auditor when skdc[nn] is installed, else PCA")
     p.add_argument("--trials", type=int, default=5, help="kti: trials (data splits)")
     p.add_argument("--participants", type=int, default=10, help="kti: participants")
     p.add_argument("--max-train", type=int, default=None,
-                   help="mnist-*: subsample this many training rows (quick runs; None: all)")
+                   help="mnist-*: subsample this many training rows, for quick runs "
+                        "(default: all)")
     p.add_argument("--model", choices=["logistic", "cnn"], default="logistic",
                    help="mnist-*: utility model (cnn: the paper's Table 2 CNN and recipe, "
                         "needs skdc[nn])")
     p.add_argument("--no-attacks", action="store_true", help="mnist-sweep: utility only")
     p.add_argument("--seed", type=int, default=0, help="random seed")
     p.add_argument("--n-jobs", type=int, default=None,
-                   help="parallel draws (joblib n_jobs; None: one)")
+                   help="parallel draws, joblib n_jobs (default: one)")
     p.set_defaults(func=_run_reproduce)
 
 
@@ -1042,14 +1075,14 @@ def _add_sweep(subparsers):
         "sweep", help="a privacy-utility sweep from a TOML or YAML config",
         description="Run skdc.experiments.privacy_utility_sweep from a config file; "
                     "`skdc sweep --example` prints a commented TOML config.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    s.add_argument("config", nargs="?", metavar="CONFIG", help="a .toml (or .yaml) file")
+    s.add_argument("config", nargs="?", metavar="CONFIG",
+                   help="a .toml (or .yaml) file; required unless --example")
     s.add_argument("--example", action="store_true", help="print an example config and exit")
     s.add_argument("--csv", default=None,
-                   help="write the table here (None: [output] csv of the config)")
+                   help="write the table here (default: the config's [output] csv)")
     s.add_argument("--plot", default=None,
-                   help="write the figure here (None: [output] plot of the config)")
+                   help="write the figure here (default: the config's [output] plot)")
     s.add_argument("--n-jobs", type=int, default=None,
-                   help="parallel draws (joblib n_jobs; None: [sweep] n_jobs of the config)")
+                   help="parallel draws, joblib n_jobs (default: the config's [sweep] n_jobs)")
     s.set_defaults(func=_run_sweep)

@@ -19,8 +19,8 @@ import numpy as np
 
 from ..utils._docstring import Substitution
 from ..utils._references import gdp_paper_references
-from ..utils._sklearn_compat import HasMethods, Interval, validate_params
-from ._spline import fit_spline_band
+from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
+from ._spline import _auto_knots, fit_spline_band
 
 __all__ = ["column_label", "plot_frontier", "plot_noise_curves"]
 
@@ -63,6 +63,21 @@ _RANGES = {
     "strongest_attack": (0.0, np.inf),
     **{k: (0.0, np.inf) for k in _ATTACK_LABELS},
 }
+
+
+# How a known quantity moves as the noise grows: utilities fall, attack errors and privacy
+# scores rise (``monotone="auto"`` fits them monotone). Privacy scores are oriented so that
+# higher is more private, so utility against privacy falls too (the frontier).
+_UTILITIES = ("balanced_accuracy", "accuracy", "f1_macro", "roc_auc", "r2")
+_PRIVACY = ("strongest_attack", "strongest", "strongest_linkage", *_ATTACK_LABELS,
+            *(f"{k}_linkage" for k in _ATTACK_LABELS))
+
+
+def _direction(col):
+    """``"decreasing"`` for a utility, ``"increasing"`` for a privacy score, else None."""
+    if col in _UTILITIES:
+        return "decreasing"
+    return "increasing" if col in _PRIVACY else None
 
 
 @validate_params({"name": [str], "results": [HasMethods(["groupby"]), None]},
@@ -168,6 +183,18 @@ def _check_columns(results, columns):
         )
 
 
+def _series_knots(n_knots, levels):
+    """The series' interior knots: ``n_knots``, or for ``"auto"`` from its distinct noise
+    levels (at most half as many spline coefficients as levels)."""
+    return _auto_knots(levels) if n_knots == "auto" else n_knots
+
+
+def _strata(levels):
+    """The noise levels as bootstrap strata when the sweep repeats them (several draws per
+    level), else None (draws of their own noise values: resampled together, as in [1])."""
+    return levels if np.unique(levels).size < levels.size else None
+
+
 def _fit_min_rows(n_knots):
     return n_knots + 4
 
@@ -222,7 +249,19 @@ def _finish(ax, xlabel, ylabel, title):
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if title is not None:
-        ax.set_title(title)
+        ax.set_title(title, wrap=True)
+
+
+def _legend(ax, level, banded):
+    """The axes' legend, with an entry saying what the shaded bands are."""
+    handles, labels = ax.get_legend_handles_labels()
+    if banded:
+        from matplotlib.patches import Patch
+
+        handles.append(Patch(facecolor="0.55", alpha=0.35, linewidth=0))
+        labels.append(f"shaded: {level:.0%} bootstrap band (resampled draws)")
+    if any(label and not label.startswith("_") for label in labels):
+        ax.legend(handles, labels, fontsize="small", frameon=False, loc="best")
 
 
 _HUE_DOC = """\
@@ -230,8 +269,17 @@ hue : str, default="method"
         Column splitting the rows into series (ignored when absent).
 """
 _BAND_DOC = """\
-n_knots : int, default=5
-        Interior knots of the spline.
+n_knots : int or "auto", default="auto"
+        Interior knots of the spline; ``"auto"``: at most half as many spline coefficients
+        as the series has distinct noise levels, at most 5 (the paper's), so that a few
+        levels get a plain cubic (:func:`fit_spline_band`).
+    monotone : {"auto", "increasing", "decreasing"} or None, default=None
+        Fit a spline that moves one way only; ``"auto"``: the known direction of a known
+        quantity (accuracies fall with the noise, attack errors rise, utility falls as
+        privacy rises), free for the others. ``None``: the paper's unconstrained spline.
+    palette : dict of {str: color}, default=None
+        Colour of each series by its ``hue`` value (the same method in the same colour
+        across panels); ``None``: matplotlib's colour cycle.
     n_boot : int, default=2000
         Bootstrap resamples of the band (the paper: 10,000); 0 draws no band.
     level : float, default=0.95
@@ -270,7 +318,9 @@ _PLOT_CONSTRAINTS = {
     "y_range": "no_validation",  # checked by _check_y_range, with its own message
     "references": [dict, None],
     "exclude_controls": ["boolean"],
-    "n_knots": [Interval(Integral, 0, None, closed="left")],
+    "n_knots": [Interval(Integral, 0, None, closed="left"), StrOptions({"auto"})],
+    "monotone": [StrOptions({"auto", "increasing", "decreasing"}), None],
+    "palette": [dict, None],
     "n_boot": [Interval(Integral, 0, None, closed="left")],
     "level": [Interval(Real, 0, 1, closed="neither")],
     "random_state": ["random_state"],
@@ -289,10 +339,10 @@ def _draw_band(ax, band, color, label, n_boot):
                         alpha=0.2, linewidth=0)
 
 
-def _scatter(ax, x, y, ok):
+def _scatter(ax, x, y, ok, color=None):
     """The draws ``ok`` as points; returns the points and their colour."""
-    pts = ax.scatter(x[ok], y[ok], s=9, alpha=0.45, linewidths=0)
-    return pts, pts.get_facecolor()[0]
+    pts = ax.scatter(x[ok], y[ok], s=9, alpha=0.45, linewidths=0, color=color)
+    return pts, pts.get_facecolor()[0][:3]
 
 
 def _fit_rows(ok, xs, exclude_controls):
@@ -307,9 +357,9 @@ def _fit_rows(ok, xs, exclude_controls):
 @Substitution(hue=_HUE_DOC, band=_BAND_DOC, title_returns=_TITLE_RETURNS_DOC,
               references_example=_REFERENCES_EXAMPLE_DOC)
 def plot_noise_curves(results, y, *, x="value", hue="method", x_range=None, y_range="auto",
-                      references=None, exclude_controls=True, n_knots=5, n_boot=2000,
-                      level=0.95, random_state=0, ax=None, x_references=None, xlabel=None,
-                      ylabel=None, title=None):
+                      references=None, exclude_controls=True, n_knots="auto", monotone=None,
+                      palette=None, n_boot=2000, level=0.95, random_state=0, ax=None,
+                      x_references=None, xlabel=None, ylabel=None, title=None):
     """Plot scores against the noise level, with spline fits and bootstrap bands.
 
     The layout of the paper's Figs 2, 4, 6 and 7 [1]_: points per draw, the cubic regression
@@ -370,7 +420,8 @@ def plot_noise_curves(results, y, *, x="value", hue="method", x_range=None, y_ra
     _check_columns(results, [x, *ys])
     ax = _axes(ax)
     many = len(ys) > 1
-    band_params = dict(n_knots=n_knots, n_boot=n_boot, level=level, random_state=random_state)
+    band_params = dict(n_boot=n_boot, level=level, random_state=random_state)
+    banded = False
     for name, frame in _groups(results, hue):
         for col in ys:
             label = " ".join(s for s in (name, column_label(col) if many or name is None
@@ -379,12 +430,16 @@ def plot_noise_curves(results, y, *, x="value", hue="method", x_range=None, y_ra
             vs = frame[col].to_numpy(dtype=np.float64)
             ok = np.isfinite(xs) & np.isfinite(vs)
             fit_rows = _fit_rows(ok, xs, exclude_controls)
-            pts, color = _scatter(ax, xs, vs, ok)
-            if fit_rows.sum() >= _fit_min_rows(n_knots) and np.ptp(xs[fit_rows]) > 0:
+            pts, color = _scatter(ax, xs, vs, ok, (palette or {}).get(name))
+            knots = _series_knots(n_knots, xs[fit_rows])
+            if fit_rows.sum() >= _fit_min_rows(knots) and np.ptp(xs[fit_rows]) > 0:
                 col_range = _column_range(col, results[col].to_numpy(dtype=np.float64), y_range)
-                band = fit_spline_band(xs[fit_rows], vs[fit_rows], x_range=x_range,
-                                       y_range=col_range, **band_params)
+                band = fit_spline_band(
+                    xs[fit_rows], vs[fit_rows], x_range=x_range, y_range=col_range,
+                    n_knots=knots, monotone=_direction(col) if monotone == "auto" else monotone,
+                    strata=_strata(xs[fit_rows]), **band_params)
                 _draw_band(ax, band, color, label, n_boot)
+                banded = banded or bool(n_boot)
             elif label:
                 pts.set_label(label)
     _references(ax, references)
@@ -392,8 +447,7 @@ def plot_noise_curves(results, y, *, x="value", hue="method", x_range=None, y_ra
     _finish(ax, column_label(x, results) if xlabel is None else xlabel,
             _y_label(ys) if ylabel is None else ylabel,
             title)
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize="small", frameon=False)
+    _legend(ax, level, banded)
     return ax
 
 
@@ -401,6 +455,7 @@ def _frontier_direct(ax, p, u, u_range, color, name, band_params):
     """Utility as a spline of the observed privacy score (min-max normalised), Fig 5 of [1]."""
     band = fit_spline_band(p, u, y_range=u_range, **band_params)
     _draw_band(ax, band, color, name, band_params["n_boot"])
+    return band
 
 
 def _frontier_parametric(ax, xs, pu, x_range, ranges, color, name, band_params):
@@ -432,8 +487,8 @@ def _frontier_parametric(ax, xs, pu, x_range, ranges, color, name, band_params):
               references_example=_REFERENCES_EXAMPLE_DOC)
 def plot_frontier(results, privacy, utility, *, hue="method", fit="direct", x="value",
                   x_range=None, y_range="auto", references=None, exclude_controls=True,
-                  n_knots=5, n_boot=2000, level=0.95, random_state=0, ax=None, xlabel=None,
-                  ylabel=None, title=None):
+                  n_knots="auto", monotone=None, palette=None, n_boot=2000, level=0.95,
+                  random_state=0, ax=None, xlabel=None, ylabel=None, title=None):
     """Plot the privacy-utility frontier: utility against leakage, one point per draw.
 
     ``fit="direct"`` fits utility as a spline of the observed privacy score, min-max
@@ -493,26 +548,40 @@ def plot_frontier(results, privacy, utility, *, hue="method", fit="direct", x="v
     u_range = _column_range(utility, results[utility].to_numpy(dtype=np.float64), y_range)
     p_range = _column_range(privacy, results[privacy].to_numpy(dtype=np.float64),
                             "auto" if isinstance(y_range, tuple) else y_range)
-    band_params = dict(n_knots=n_knots, n_boot=n_boot, level=level, random_state=random_state)
+    band_params = dict(n_boot=n_boot, level=level, random_state=random_state)
+    if monotone == "auto":  # utility falls as privacy rises; each falls or rises with noise
+        directions = {"direct": "decreasing" if _direction(utility) else None,
+                      "parametric": [_direction(privacy), _direction(utility)]}
+    else:
+        directions = {"direct": monotone, "parametric": monotone}
     ax = _axes(ax)
+    banded = False
     for name, frame in _groups(results, hue):
         p = frame[privacy].to_numpy(dtype=np.float64)
         u = frame[utility].to_numpy(dtype=np.float64)
-        xs = frame[x].to_numpy(dtype=np.float64) if x in frame.columns else np.ones_like(p)
+        has_x = x in frame.columns
+        xs = frame[x].to_numpy(dtype=np.float64) if has_x else np.ones_like(p)
         ok = np.isfinite(p) & np.isfinite(u) & np.isfinite(xs)
         fit_rows = _fit_rows(ok, xs, exclude_controls)
-        pts, color = _scatter(ax, p, u, ok)
-        enough = fit_rows.sum() >= _fit_min_rows(n_knots)
+        pts, color = _scatter(ax, p, u, ok, (palette or {}).get(name))
+        # the freedom of the fit follows the noise levels swept, not the scores observed
+        knots = _series_knots(n_knots, (xs if has_x else p)[fit_rows])
+        params = dict(band_params, n_knots=knots, monotone=directions[fit],
+                      strata=_strata(xs[fit_rows]) if has_x else None) if fit else {}
+        enough = fit_rows.sum() >= _fit_min_rows(knots)
         if fit == "direct" and enough and np.ptp(p[fit_rows]) > 0:
-            _frontier_direct(ax, p[fit_rows], u[fit_rows], u_range, color, name, band_params)
+            _frontier_direct(ax, p[fit_rows], u[fit_rows], u_range, color, name, params)
         elif fit == "parametric" and enough and np.ptp(xs[fit_rows]) > 0:
             _frontier_parametric(ax, xs[fit_rows], np.column_stack([p, u])[fit_rows], x_range,
-                                 (p_range, u_range), color, name, band_params)
+                                 (p_range, u_range), color, name, params)
         elif name is not None:
             pts.set_label(name)
+            continue
+        else:
+            continue
+        banded = banded or bool(n_boot)
     _references(ax, references)
     _finish(ax, column_label(privacy) if xlabel is None else xlabel,
             column_label(utility) if ylabel is None else ylabel, title)
-    if any(lbl and not lbl.startswith("_") for lbl in ax.get_legend_handles_labels()[1]):
-        ax.legend(fontsize="small", frameon=False)
+    _legend(ax, level, banded)
     return ax

@@ -10,6 +10,15 @@ non-intercept coefficients, evaluated on a 201-point grid and clipped to the val
 Several responses observed at the same ``x`` (a privacy and a utility score of the same draws)
 share the resamples, so their bands are paired.
 
+Two safeguards for small sweeps (ours, not the paper's, whose sweeps have 200 distinct noise
+values): ``n_knots="auto"`` gives the spline at most half as many coefficients as ``x`` has
+distinct values (8 noise levels: a plain cubic; 200 draws: the paper's five knots), and
+``monotone="increasing"``/``"decreasing"`` fits a cubic B-spline with monotone coefficients
+(non-negative least squares), for quantities known to move one way with the noise (accuracy
+falls, attack error rises), so that neither the fit nor a resample can wiggle between levels;
+a monotone curve stays within the range of the draws it fits, and a resample that misses
+the end draws leaves the band there to the resamples that have them.
+
 References
 ----------
 .. [1] Nosaka, Suetake, Takano, Okada, Yoshise, "Geometric Data Perturbation with Noisy-Anchor
@@ -18,6 +27,7 @@ References
 
 # Licence: BSD 3 clause
 
+import warnings
 from dataclasses import dataclass
 from numbers import Integral, Real
 
@@ -26,7 +36,7 @@ from sklearn.utils import check_random_state
 
 from ..utils._docstring import Substitution
 from ..utils._references import gdp_paper_references
-from ..utils._sklearn_compat import Interval, validate_params
+from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 
 __all__ = ["SplineBand", "fit_spline_band"]
 
@@ -56,6 +66,9 @@ class SplineBand:
         Coverage of the band.
     n_obs : int
         Number of observations fitted.
+    basis : {"truncated-power", "b-spline"}
+        The basis of ``coef``: the paper's truncated powers, or cubic B-splines (monotone
+        fits).
     """
 
     grid: np.ndarray
@@ -66,6 +79,7 @@ class SplineBand:
     x_range: tuple
     level: float
     n_obs: int
+    basis: str = "truncated-power"
 
     def predict(self, x, response=0):
         """Evaluate the fitted spline of one response at ``x`` (clipped to ``x_range``).
@@ -83,7 +97,8 @@ class SplineBand:
             The spline's values (not clipped to a ``y_range``).
         """
         t = _normalize(np.asarray(x, dtype=np.float64), self.x_range)
-        return _basis(t.ravel(), self.coef.shape[0] - 4) @ self.coef[:, response]
+        basis = _bspline_basis if self.basis == "b-spline" else _basis
+        return basis(t.ravel(), self.coef.shape[0] - 4) @ self.coef[:, response]
 
     def crossing(self, value, response=0):
         """Points of the grid where the fitted curve crosses ``value`` (linear interpolation).
@@ -128,6 +143,97 @@ def _basis(t, n_knots):
     return np.stack(cols, axis=1)
 
 
+def _bspline_basis(t, n_knots):
+    """Cubic B-splines with ``n_knots`` equally spaced interior knots on ``[0, 1]``."""
+    from scipy.interpolate import BSpline
+
+    inner = np.arange(1, n_knots + 1) / (n_knots + 1)
+    knots = np.r_[np.zeros(4), inner, np.ones(4)]
+    return BSpline.design_matrix(np.clip(t, 0.0, 1.0), knots, 3).toarray()
+
+
+def _auto_knots(x):
+    """Interior knots for the distinct values of ``x``: the spline's ``n_knots + 4``
+    coefficients at most half of them, and at most the paper's five."""
+    return int(np.clip(np.unique(x).size // 2 - 4, 0, 5))
+
+
+def _monotone_solve(B, Y, weights, directions):
+    """B-spline coefficients of ``Y``'s columns, each monotone in its direction (or free).
+
+    With coefficients ``c_j = c_0 + d_1 + ... + d_j`` and ``d >= 0`` the spline
+    ``sum_j c_j B_j = c_0 + sum_i d_i S_i`` (``S_i = sum_{j >= i} B_j``) never decreases,
+    since B-splines sum to one; the weighted least squares over ``d >= 0`` is a non-negative
+    least squares once ``c_0`` is profiled out by centering.
+    """
+    from scipy.optimize import nnls
+
+    S = np.cumsum(B[:, ::-1], axis=1)[:, ::-1][:, 1:]
+    root = np.sqrt(weights)
+    S_bar = np.average(S, axis=0, weights=weights)
+    coef = np.empty((B.shape[1], Y.shape[1]))
+    for k, direction in enumerate(directions):
+        if direction is None:
+            coef[:, k] = np.linalg.lstsq(B * root[:, None], Y[:, k] * root, rcond=None)[0]
+            continue
+        sign = 1.0 if direction == "increasing" else -1.0
+        y = sign * Y[:, k]
+        y_bar = np.average(y, weights=weights)
+        d = nnls((S - S_bar) * root[:, None], (y - y_bar) * root)[0]
+        coef[:, k] = sign * (y_bar - S_bar @ d + np.r_[0.0, np.cumsum(d)])
+    return coef
+
+
+def _monotone_curves(grid, t, Y, weights, directions, n_knots):
+    """The curves fitted to the draws weighted by ``weights``, on the normalised ``grid``.
+
+    A monotone curve is kept within the range of the responses it fits, as a monotone
+    regression's fitted values are (no B-spline coefficient overshoots at an end), and is
+    NaN beyond the draws it fits: a resample that misses the end draws says nothing there.
+    """
+    seen = weights > 0
+    coef = _monotone_solve(_bspline_basis(t, n_knots), Y, weights, directions)
+    curves = _bspline_basis(grid, n_knots) @ coef
+    beyond = (grid < t[seen].min() - 1e-12) | (grid > t[seen].max() + 1e-12)
+    for k, direction in enumerate(directions):
+        if direction is not None:
+            curves[:, k] = np.clip(curves[:, k], Y[seen, k].min(), Y[seen, k].max())
+            curves[beyond, k] = np.nan
+    return curves
+
+
+def _resample_counts(n, strata, n_boot, rng):
+    """Multinomial resample counts: resample ``b`` weights observation ``k`` by
+    ``counts[b, k]``; with ``strata``, each stratum is resampled to its own size."""
+    if strata is None:
+        return rng.multinomial(n, np.full(n, 1.0 / n), size=n_boot).astype(np.float64)
+    strata = np.asarray(strata)
+    if strata.shape != (n,):
+        raise ValueError(f"strata must hold one label per observation ({n}); got shape "
+                         f"{strata.shape}.")
+    counts = np.zeros((n_boot, n))
+    for label in np.unique(strata):
+        rows = np.flatnonzero(strata == label)
+        counts[:, rows] = rng.multinomial(rows.size, np.full(rows.size, 1.0 / rows.size),
+                                          size=n_boot)
+    return counts
+
+
+def _directions(monotone, n_responses):
+    """One direction (or None) per response from ``monotone``."""
+    if monotone is None or isinstance(monotone, str):
+        directions = [monotone] * n_responses
+    else:
+        directions = list(monotone)
+    if len(directions) != n_responses or any(
+            d not in (None, "increasing", "decreasing") for d in directions):
+        raise ValueError(
+            "monotone must be None, 'increasing', 'decreasing' or one of these per response "
+            f"({n_responses}); got {monotone!r}."
+        )
+    return directions
+
+
 def _ridge_solve(gram, rhs):
     """Solve ``(G + lam P) c = rhs`` for a stack of Gram matrices, ``P`` = I without intercept.
 
@@ -147,7 +253,9 @@ def _ridge_solve(gram, rhs):
         "y": ["array-like"],
         "x_range": [tuple, None],
         "y_range": [tuple, None],
-        "n_knots": [Interval(Integral, 0, None, closed="left")],
+        "n_knots": [Interval(Integral, 0, None, closed="left"), StrOptions({"auto"})],
+        "monotone": [StrOptions({"increasing", "decreasing"}), list, tuple, None],
+        "strata": ["array-like", None],
         "n_grid": [Interval(Integral, 2, None, closed="left")],
         "n_boot": [Interval(Integral, 0, None, closed="left")],
         "level": [Interval(Real, 0, 1, closed="neither")],
@@ -156,8 +264,8 @@ def _ridge_solve(gram, rhs):
     prefer_skip_nested_validation=True,
 )
 @Substitution(references=gdp_paper_references)
-def fit_spline_band(x, y, *, x_range=None, y_range=None, n_knots=5, n_grid=201, n_boot=10000,
-                    level=0.95, random_state=None):
+def fit_spline_band(x, y, *, x_range=None, y_range=None, n_knots="auto", monotone=None,
+                    strata=None, n_grid=201, n_boot=10000, level=0.95, random_state=None):
     """Fit the paper's cubic regression spline and its percentile-bootstrap band.
 
     ``x`` is mapped to ``[0, 1]`` by ``x_range`` (and clipped), the truncated-power cubic basis
@@ -181,8 +289,20 @@ def fit_spline_band(x, y, *, x_range=None, y_range=None, n_knots=5, n_grid=201, 
     y_range : tuple of (float, float), default=None
         Valid range of the responses; fits and bands are clipped to it (``(0, 1)`` for
         accuracies and linkage rates). ``None`` clips nothing.
-    n_knots : int, default=5
-        Interior knots.
+    n_knots : int or "auto", default="auto"
+        Interior knots. ``"auto"``: at most half as many spline coefficients as ``x`` has
+        distinct values, and at most 5 (the paper's): 8 noise levels give a plain cubic, 200
+        uniform draws the paper's five knots.
+    monotone : {"increasing", "decreasing"}, list of them, or None, default=None
+        Fit a cubic B-spline that moves one way only (one direction for every response, or one
+        per response, ``None`` for a free one): for a quantity known to be monotone in ``x``,
+        so that neither the fit nor a bootstrap resample wiggles. ``None``: the paper's
+        unconstrained spline.
+    strata : array-like of shape (n_obs,), default=None
+        Resample the observations within each stratum (each noise level of a sweep with
+        several draws per level), so that every resample keeps every level and the band shows
+        the variation over the draws, not over which levels a resample happened to keep.
+        ``None``: resample all observations together (the paper's).
     n_grid : int, default=201
         Evaluation points.
     n_boot : int, default=10000
@@ -230,6 +350,9 @@ def fit_spline_band(x, y, *, x_range=None, y_range=None, n_knots=5, n_grid=201, 
             f"y must have one row per value of x ({x.shape[0]}); got shape {y.shape}. Pass "
             "y of shape (n_obs,) or (n_obs, n_responses)."
         )
+    if n_knots == "auto":
+        n_knots = _auto_knots(x)
+    directions = _directions(monotone, Y.shape[1])
     n_basis = n_knots + 4
     if x.shape[0] < n_basis:
         raise ValueError(
@@ -247,27 +370,41 @@ def fit_spline_band(x, y, *, x_range=None, y_range=None, n_knots=5, n_grid=201, 
             "Pass x_range explicitly."
         )
 
-    D = _basis(_normalize(x, x_range), n_knots)
-    coef = _ridge_solve(D.T @ D, D.T @ Y)
-    G = _basis(np.linspace(0.0, 1.0, n_grid), n_knots)
-    fit = G @ coef
+    shaped = any(d is not None for d in directions)
+    basis = _bspline_basis if shaped else _basis
+    D = basis(_normalize(x, x_range), n_knots)
+    G = basis(np.linspace(0.0, 1.0, n_grid), n_knots)
+    t, t_grid = _normalize(x, x_range), np.linspace(0.0, 1.0, n_grid)
+    if shaped:
+        coef = _monotone_solve(D, Y, np.ones(x.shape[0]), directions)
+        fit = _monotone_curves(t_grid, t, Y, np.ones(x.shape[0]), directions, n_knots)
+    else:
+        coef = _ridge_solve(D.T @ D, D.T @ Y)
+        fit = G @ coef
 
     lower = np.full_like(fit, np.nan)
     upper = np.full_like(fit, np.nan)
     if n_boot > 0:
         rng = check_random_state(random_state)
-        n = x.shape[0]
-        # Multinomial resample counts: resample b weights observation k by counts[b, k].
-        counts = rng.multinomial(n, np.full(n, 1.0 / n), size=n_boot).astype(np.float64)
-        grams = np.einsum("bn,ni,nj->bij", counts, D, D, optimize=True)
-        rhs = np.einsum("bn,ni,nk->bik", counts, D, Y, optimize=True)
-        boot = G @ _ridge_solve(grams, rhs)  # (n_boot, n_grid, n_responses)
+        counts = _resample_counts(x.shape[0], strata, n_boot, rng)
+        if shaped:
+            boot = np.stack([_monotone_curves(t_grid, t, Y, w, directions, n_knots)
+                             for w in counts])
+        else:
+            grams = np.einsum("bn,ni,nj->bij", counts, D, D, optimize=True)
+            rhs = np.einsum("bn,ni,nk->bik", counts, D, Y, optimize=True)
+            boot = G @ _ridge_solve(grams, rhs)  # (n_boot, n_grid, n_responses)
         if y_range is not None:
             boot = np.clip(boot, *y_range)
         alpha = (1.0 - level) / 2.0
-        lower, upper = np.quantile(boot, [alpha, 1.0 - alpha], axis=0)
+        # a point's band comes from the resamples whose draws reach it (all of them, unless a
+        # monotone fit's resample missed the end draws)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a point no resample reaches
+            lower, upper = np.nanquantile(boot, [alpha, 1.0 - alpha], axis=0)
     if y_range is not None:
         fit = np.clip(fit, *y_range)
     grid = x_range[0] + np.linspace(0.0, 1.0, n_grid) * (x_range[1] - x_range[0])
     return SplineBand(grid=grid, fit=fit, lower=lower, upper=upper, coef=coef,
-                      x_range=x_range, level=float(level), n_obs=int(x.shape[0]))
+                      x_range=x_range, level=float(level), n_obs=int(x.shape[0]),
+                      basis="b-spline" if shaped else "truncated-power")

@@ -29,6 +29,7 @@ from ..utils._sklearn_compat import (
     InvalidParameterError,
     StrOptions,
     _fit_context,
+    _get_output_config,
     validate_data,
 )
 
@@ -342,9 +343,12 @@ class BaseMechanism(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         -------
         Y : Uploads of shape (n_samples, n_components)
             The private-data uploads with ``participant``, ``anchors``, ``anchor_y`` and each
-            participant's unit anchor noise ``anchor_noise``.
+            participant's unit anchor noise ``anchor_noise``. Under
+            ``set_output(transform="pandas")``, a DataFrame (:meth:`Uploads.to_frame`) whose
+            ``attrs`` carry the same metadata to the aligner.
         """
         check_is_fitted(self)
+        index = X.index if hasattr(X, "columns") else None  # a DataFrame's row labels
         X = validate_data(self, X, dtype=np.float64, reset=False)
         digests = _row_digests(X, self._hash_key)
         participant = self._assign(X, participant, digests, fitting=False)
@@ -371,9 +375,24 @@ class BaseMechanism(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
             Y[rows, : Yi.shape[1]] = Yi
         anchors = self._anchor_uploads()
         # one participant's own uploads carry the local id 0, as it uploads them
-        return Uploads(
+        uploads = Uploads(
             Y, participant=participant if only is None else np.zeros_like(participant),
             anchors=anchors, anchor_y=self.anchor_y_, anchor_noise=self._unit_anchor_noise,
+        )
+        return self._output_container(uploads, index)
+
+    def _output_container(self, uploads, index):
+        """``uploads`` in the container ``set_output`` asks for: the :class:`Uploads` itself, or
+        under ``"pandas"`` a DataFrame whose ``attrs`` carry the metadata to the aligner."""
+        dense = _get_output_config("transform", self)["dense"]
+        if dense == "default":
+            return uploads
+        if dense == "pandas":
+            return uploads.to_frame(columns=self.get_feature_names_out(), index=index)
+        raise ValueError(
+            f"{type(self).__name__}.set_output(transform={dense!r}): a {dense} frame cannot "
+            "carry each row's participant and the anchor uploads to the aligner. Use "
+            "transform='pandas' (the DataFrame's attrs carry them) or 'default'."
         )
 
 

@@ -28,6 +28,7 @@ from sklearn.decomposition import PCA, KernelPCA
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from ..anchors import check_anchor_covers_rows
 from ..utils._docstring import Substitution
 from ..utils._references import kti_paper_references
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
@@ -50,7 +51,13 @@ _REDUCTION_WIDTH_DOC = """\
 
 _REDUCTION_ANCHOR_DOC = """\
     anchor : {"orthonormal", "uniform"}, array-like, callable or object, default=None
-        The shared anchor (see :mod:`skdc.anchors`), e.g. a :class:`~skdc.anchors.SMOTEAnchor`.
+        The shared anchor (see :mod:`skdc.anchors`). A nonlinear reduction maps only what lies
+        near its training rows, so give rows of the data's domain:
+        ``SMOTEAnchor.from_rows(X_public, y_public)`` (public rows; in a simulation, rows held
+        out from the participants). A synthetic anchor (``"orthonormal"``, ``"uniform"``) off
+        the rows' range integrates to chance accuracy, and fitting warns
+        (:func:`~skdc.anchors.check_anchor_covers_rows`). ``None``: no anchor uploads, which
+        no aligner accepts.
     n_anchors : int, default=None
         Number of anchor rows for generated anchors (``None``: ``4 * n_features``).
     n_jobs : int, default=None
@@ -138,7 +145,12 @@ class _PerParticipantMechanism(BaseMechanism):
     def _check_participant_rows(self, estimator, i, n_rows):
         """Raise if participant ``i``'s ``n_rows`` rows cannot fit ``estimator``."""
 
+    # a nonlinear reduction maps only what lies near its training rows: its anchor must too
+    _anchor_must_cover_rows = False
+
     def _fit_participants(self, X, participant, rng):
+        if self.anchor_ is not None and self._anchor_must_cover_rows:
+            check_anchor_covers_rows(self.anchor_, X, estimator_name=type(self).__name__)
         estimators = self._make_estimators(X, participant, rng)
         rows = [participant == i for i in range(self.n_participants)]
         for i, est in enumerate(estimators):
@@ -420,6 +432,8 @@ class KernelPCAMechanism(_PerParticipantMechanism):
     ((2,), (40, 3))
     """
 
+    _anchor_must_cover_rows = True
+
     _parameter_constraints: dict = {
         **_PerParticipantMechanism._parameter_constraints,
         "n_components": [Interval(Integral, 1, None, closed="left")],
@@ -543,6 +557,8 @@ class UMAPMechanism(_PerParticipantMechanism):
     >>> [p["metric"] for p in mech.participant_params_]  # doctest: +SKIP
     ['cosine', 'euclidean', 'correlation', 'cosine']
     """
+
+    _anchor_must_cover_rows = True
 
     _parameter_constraints: dict = {
         **_PerParticipantMechanism._parameter_constraints,

@@ -18,6 +18,10 @@ __all__ = ["register"]
 
 
 def _load_rows(path, what):
+    from ..datasets import load_table, table_format
+
+    if table_format(path) not in (None, "npy"):  # a table: CSV, TSV or Parquet with a header
+        return load_table(path, what=what).data
     try:
         arr = np.load(path, allow_pickle=False)
     except FileNotFoundError:
@@ -143,31 +147,37 @@ def _run_bound(args):
 
 def register(subparsers):
     """Add the ``bound`` sub-command."""
-    import argparse
 
     b = subparsers.add_parser(
         "bound", help="the provable reconstruction floor of a data set (entropy bound)",
         description="Estimate the block-entropy lower bound on --data (calibrated on the "
                     "disjoint --perp rows) and print the floor rho* on any attack's normalised "
                     "reconstruction error for the given leakages.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    b.add_argument("--data", required=True, help=".npy estimation rows (n x d)")
+    b.add_argument("--data", required=True,
+                   help="estimation rows (n x d): .npy, or a .csv / .parquet table with a header")
     b.add_argument("--perp", required=True,
-                   help=".npy calibration rows, disjoint from --data (at least d for eig)")
+                   help="calibration rows, disjoint from --data (at least d for eig): .npy, "
+                        ".csv or .parquet")
     b.add_argument("--gamma", type=float, action="append",
-                   help="a leakage in bits (repeatable; None: no leakage)")
+                   help="a leakage in bits, repeatable (default: none; with no --gamma, --dpsgd "
+                        "or --target-rho, the floor at no leakage)")
     b.add_argument("--dpsgd", nargs=3, action="append", metavar=("Q", "SIGMA", "STEPS"),
-                   help="a DP-SGD run charged to the data (repeatable; runs compose)")
+                   help="a DP-SGD run charged to the data, repeatable; runs compose "
+                        "(default: none)")
     b.add_argument("--target-rho", type=float, default=None,
-                   help="solve for the noise multiplier that certifies this floor")
+                   help="solve for the noise multiplier that certifies this floor (default: "
+                        "none)")
     b.add_argument("--q", type=float, default=None,
-                   help="sampling rate of the --target-rho run")
-    b.add_argument("--steps", type=int, default=None, help="steps of the --target-rho run")
+                   help="sampling rate of the --target-rho run (default: none; required "
+                        "with --target-rho)")
+    b.add_argument("--steps", type=int, default=None,
+                   help="steps of the --target-rho run (default: none; required with "
+                        "--target-rho)")
     b.add_argument("--block-sizes", default=None,
-                   help="comma-separated block sizes (None: the divisors of d up to 32)")
+                   help="comma-separated block sizes (default: the divisors of d up to 32)")
     b.add_argument("--nu2", default=None,
-                   help="comma-separated dither levels (None: 0.2,0.4,0.8,1.6,3.2,6.4)")
+                   help="comma-separated dither levels (default: 0.2,0.4,0.8,1.6,3.2,6.4)")
     b.add_argument("--alpha", type=float, default=0.05,
                    help="failure probability of the bound (confidence 1 - alpha)")
     b.add_argument("--rotation", choices=["eig", "signs"], default="eig",
@@ -177,8 +187,9 @@ def register(subparsers):
     b.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto",
                    help="where the entropy kernel runs (auto: CUDA when torch sees it)")
     b.add_argument("--checkpoint", default=None,
-                   help="JSON file of finished grid pairs: a stopped run resumes from it")
+                   help="JSON file of finished grid pairs: a stopped run resumes from it "
+                        "(default: none, no checkpoint)")
     b.add_argument("--no-progress", dest="progress", action="store_false",
-                   help="no progress bar (shown when stderr is a terminal)")
+                   help="hide the progress bar, which is shown when stderr is a terminal")
     b.add_argument("--seed", type=int, default=0, help="seed of the dithers")
     b.set_defaults(func=_run_bound)

@@ -134,6 +134,18 @@ def _load_labels(path, flag, n_rows):
     return y
 
 
+def _load_inputs(data, labels):
+    """``(X, y)`` of ``--data`` and ``--labels``: ``.npy`` arrays, or a table (CSV, Parquet) with
+    a label column or a labels file, read by :func:`skdc.datasets.load_table`."""
+    from ..datasets import load_table, table_format
+
+    if table_format(data) in (None, "npy") and table_format(labels or "") in (None, "npy"):
+        X = _load_rows(data, "--data")
+        return X, None if labels is None else _load_labels(labels, "--labels", X.shape[0])
+    return load_table(data, label=labels, return_X_y=True, what="--data",
+                      label_what="--labels")
+
+
 @contextlib.contextmanager
 def _flag(flag, path):
     """Name the flag in front of an error about the file ``path`` (which names only the file)."""
@@ -214,8 +226,7 @@ def _participant_upload(args, caught):
             f"--anchor-noise {args.anchor_noise:g} without --anchor: there is no anchor upload "
             "to add noise to. Pass the shared anchor with --anchor, or drop --anchor-noise."
         )
-    X = _load_rows(args.data, "--data")
-    y = None if args.labels is None else _load_labels(args.labels, "--labels", X.shape[0])
+    X, y = _load_inputs(args.data, args.labels)
     with _flag("--anchor", args.anchor or ""):
         anchor = None if args.anchor is None else load_anchor(args.anchor)
     if anchor is not None and args.anchor_noise == 0:
@@ -250,7 +261,7 @@ def _participant_predict(args, caught):
         raise ValueError(f"{args.out}: --out and --transform-out are the same file.")
     with _flag("--secret", args.secret):
         me = Participant.load_secret(args.secret)
-    X = _load_rows(args.data, "--data")
+    X, _ = _load_inputs(args.data, None)
     if X.shape[1] != me.n_features_in_:
         raise ValueError(
             f"{args.data}: --data has {X.shape[1]} columns but the secret {args.secret} was "
@@ -400,9 +411,11 @@ def _register_participant_upload(sub):
                          "analyst refuses uploads declaring different sizes (default: --id + 1, "
                          "declared as unknown)")
     up.add_argument("--data", required=True,
-                    help="own rows, .npy of shape (n_samples, n_features) (required)")
+                    help="own rows: .npy of shape (n_samples, n_features), or a .csv / .parquet "
+                         "table with a header (required)")
     up.add_argument("--labels", default=None,
-                    help="labels .npy of shape (n_samples,) (default: none uploaded)")
+                    help="labels: a column of a --data table, or a .npy / one-column .csv file "
+                         "(default: none uploaded)")
     up.add_argument("--anchor", default=None,
                     help="the shared anchor .npy (default: none: no anchor upload, so only "
                          "`analyst fit --aligner none` can use the upload)")
@@ -439,7 +452,9 @@ def _register_participant_predict(sub):
                     help="this participant's map_<id>.npz, from the same run as --model "
                          "(required)")
     pr.add_argument("--model", required=True, help="the analyst's model.npz (required)")
-    pr.add_argument("--data", required=True, help="rows to predict, .npy (required)")
+    pr.add_argument("--data", required=True,
+                    help="rows to predict, .npy or a .csv / .parquet table with the uploaded "
+                         "data's feature columns (required)")
     pr.add_argument("--out", default=None, help="predictions .npy (default: not written)")
     pr.add_argument("--transform-out", default=None,
                     help="aligned representation .npy, written owner-only (default: not "

@@ -33,6 +33,7 @@ from sklearn.utils._param_validation import (
 )
 from sklearn.utils._param_validation import Interval as _SklearnInterval
 from sklearn.utils._param_validation import validate_params as _sklearn_validate_params
+from sklearn.utils._set_output import _get_output_config
 from sklearn.utils.validation import validate_data
 
 __all__ = [
@@ -43,6 +44,7 @@ __all__ = [
     "RealNotInt",
     "StrOptions",
     "_fit_context",
+    "_get_output_config",
     "validate_data",
     "validate_estimator_params",
     "validate_params",

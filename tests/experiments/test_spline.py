@@ -108,7 +108,8 @@ def test_crossing_of_a_linear_fit():
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        ({"x": np.arange(5.0), "y": np.arange(5.0)}, "needs at least that many observations"),
+        ({"x": np.arange(5.0), "y": np.arange(5.0), "n_knots": 5},
+         "needs at least that many observations"),
         ({"x": np.ones(20), "y": np.arange(20.0)}, "low < high"),
         ({"x": np.arange(20.0), "y": np.arange(19.0)}, "one row per value of x"),
         ({"x": np.r_[np.arange(19.0), np.nan], "y": np.arange(20.0)}, "must be finite"),

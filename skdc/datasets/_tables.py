@@ -1,0 +1,421 @@
+"""Read a participant's own table: CSV, TSV or Parquet with a header, or a ``.npy`` array.
+
+Hospital and bank data live in tables. :func:`load_table` turns one into the float64 rows
+every skdc mechanism takes, and its label column (or a separate labels file) into targets.
+Every command that takes ``--data`` reads through it, so the rules are the same everywhere:
+
+* the file crosses skdc's file boundary (a regular file, read with a byte bound that also
+  holds after gzip decompression); pandas parses the bytes, never the path, and nothing is
+  ever unpickled;
+* every column but the label is a feature and must be numeric (booleans count as 0/1):
+  categories are encoded by the participants, the same way at every participant, before the
+  mechanism, because the obfuscated uploads can no longer be re-encoded consistently;
+* a missing or infinite value is refused, naming its column and row: impute or drop before
+  the mechanism, the same way everywhere.
+
+Every refusal is one line naming the file (a :class:`~skdc.utils._files.FileError`, which is a
+``ValueError``); a missing optional reader (pandas, pyarrow) is one ``ImportError`` line
+saying what to install.
+"""
+
+# Licence: BSD 3 clause
+
+import csv
+import io
+import os
+import warnings
+from numbers import Integral
+
+import numpy as np
+from sklearn.utils import Bunch
+
+from ..utils._files import FileError, one_line, read_bytes
+from ..utils._sklearn_compat import Interval, validate_params
+
+__all__ = ["load_table", "table_format"]
+
+#: Largest file (after decompression) :func:`load_table` reads unless told otherwise: 16 GiB.
+DEFAULT_MAX_BYTES = 2**34
+
+# suffix -> format; ``.gz`` after a text suffix is decompressed by the file boundary
+_FORMATS = {".csv": "csv", ".tsv": "tsv", ".txt": "csv", ".parquet": "parquet",
+            ".pq": "parquet", ".npy": "npy"}
+_ENCODING_ADVICE = ("encode categories as numbers the same way at every participant, before "
+                    "the mechanism (one-hot or ordinal codes from one shared category list), or "
+                    "drop the column")
+
+
+def table_format(path):
+    """The table format :func:`load_table` reads ``path`` as, from its suffix, or ``None``.
+
+    Commands that also read other files at the same flag ask this first: ``"csv"`` (also
+    ``.txt``), ``"tsv"`` (each possibly gzipped: ``.csv.gz``), ``"parquet"`` (``.pq``) or
+    ``"npy"``.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A file name.
+
+    Returns
+    -------
+    format : str or None
+        The format, or ``None`` for a suffix :func:`load_table` does not read.
+
+    Examples
+    --------
+    >>> from skdc.datasets import table_format
+    >>> table_format("clinic.csv.gz"), table_format("rows.parquet"), table_format("X.dat")
+    ('csv', 'parquet', None)
+    """
+    name = os.path.basename(os.fspath(path)).lower()
+    if name.endswith(".gz"):
+        name = name[:-3]
+    return _FORMATS.get(os.path.splitext(name)[1])
+
+
+@validate_params(
+    {
+        "path": [str, os.PathLike],
+        "label": [str, os.PathLike, Integral, None],
+        "return_X_y": ["boolean"],
+        "max_bytes": [Interval(Integral, 1, None, closed="left")],
+        "what": [str],
+        "label_what": [str],
+    },
+    prefer_skip_nested_validation=True,
+)
+def load_table(path, *, label=None, return_X_y=False, max_bytes=DEFAULT_MAX_BYTES,
+               what="the table", label_what="the labels"):
+    """Load a numeric table (CSV, TSV or Parquet with a header, or ``.npy``) and its labels.
+
+    The format follows the suffix: ``.csv`` and ``.txt`` (comma-separated), ``.tsv``
+    (tab-separated), each optionally gzipped (``.csv.gz``); ``.parquet`` or ``.pq`` (needs
+    pyarrow); ``.npy`` (a 2-D numeric array, never unpickled). Text tables need a header line
+    naming the columns.
+
+    Read more in the :ref:`User Guide <deployment>`.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The table. Every column but the label is a feature; each must be numeric (booleans
+        count as 0 and 1) and complete.
+    label : str, int, path-like or None, default=None
+        Where the targets are: the name of a column of the table (it is then not a feature),
+        a column's position (``-1``: the last), or a file holding them (a 1-D ``.npy`` or a
+        table of one column, with a header). A string names a column when the table has one
+        of that name, else a file. ``None``: no targets.
+    return_X_y : bool, default=False
+        Return ``(data, target)`` instead of a Bunch.
+    max_bytes : int, default=2**34
+        Largest file accepted, in bytes after decompression (also for a labels file).
+    what : str, default="the table"
+        What the table is (a flag such as ``"--data"``), for messages.
+    label_what : str, default="the labels"
+        What a labels file is (``"--labels"``), for messages.
+
+    Returns
+    -------
+    data : :class:`~sklearn.utils.Bunch`
+        With ``data`` (ndarray of float64 of shape (n_samples, n_features)), ``target``
+        (ndarray of shape (n_samples,), numbers or strings, or ``None``),
+        ``feature_names`` (ndarray of str; ``x0, x1, ...`` for ``.npy``) and
+        ``target_name`` (the label column's name, or ``None``).
+    (data, target) : tuple
+        With ``return_X_y=True``.
+
+    Raises
+    ------
+    ValueError
+        One line naming the file: an unknown suffix, a text table without a header, a
+        non-numeric column (encode categories the same way at every participant, before the
+        mechanism), a missing or infinite value (impute or drop first), a label that is
+        neither a column nor a file, labels of the wrong length, a file above ``max_bytes``.
+    ImportError
+        Reading needs pandas (and pyarrow for Parquet); the message says what to install.
+
+    See Also
+    --------
+    skdc.datasets.partition : Split the rows among simulated participants.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from skdc.datasets import load_table
+    >>> path = os.path.join(tempfile.mkdtemp(), "clinic.csv")
+    >>> with open(path, "w") as fh:
+    ...     _ = fh.write("age,bmi,smoker,diagnosis\\n"
+    ...                  "61,27.1,1,benign\\n"
+    ...                  "48,31.4,0,malignant\\n")
+    >>> table = load_table(path, label="diagnosis")
+    >>> table.data
+    array([[61. , 27.1,  1. ],
+           [48. , 31.4,  0. ]])
+    >>> table.target.tolist(), table.feature_names.tolist()
+    (['benign', 'malignant'], ['age', 'bmi', 'smoker'])
+    """
+    path = os.fspath(path)
+    kind = table_format(path)
+    if kind is None:
+        raise FileError(
+            f"{path}: cannot tell the format of {what} from its name; give a .csv, .tsv, "
+            ".parquet or .npy file (text tables may be gzipped: .csv.gz)."
+        )
+    if kind == "npy":
+        if isinstance(label, Integral):
+            raise FileError(f"{path}: {what} is a .npy array without column names or a label "
+                            f"column (label={label}); give the labels as a file.")
+        X, y, target_name = _read_npy(path, what, max_bytes), None, None
+        names = [f"x{j}" for j in range(X.shape[1])]
+    else:
+        X, y, names, target_name = _split_frame(_read_frame(path, kind, what, max_bytes),
+                                                label, path, what)
+    if label is not None and target_name is None:
+        y = _labels_file(label, path, what, label_what, X.shape[0], max_bytes)
+    if return_X_y:
+        return X, y
+    return Bunch(data=X, target=y, feature_names=np.asarray(names, dtype=str),
+                 target_name=target_name)
+
+
+def _split_frame(frame, label, path, what):
+    """``(X, y, feature_names, target_name)`` of a table; ``y`` None unless ``label`` names
+    one of its columns."""
+    header = frame.attrs.get("header", ())
+    names = [str(c).strip() for c in (header if len(header) == frame.shape[1]
+                                      else frame.columns)]
+    _check_header(path, what, names, label)
+    column = _label_column(names, label, path, what)
+    y, target_name = None, None
+    if column is not None:
+        target_name = names.pop(column)
+        y = _target(frame.iloc[:, column], path, f"{what} column {target_name!r}")
+        frame = frame.drop(columns=frame.columns[column])
+    return _numeric_rows(frame, names, path, what), y, names, target_name
+
+
+# -- readers --------------------------------------------------------------------------------
+def _pandas(why):
+    try:
+        import pandas as pd
+    except ImportError:
+        raise ImportError(f"{why} needs pandas: pip install pandas (or pip install "
+                          "'skdc[tables]').") from None
+    return pd
+
+
+def _read_frame(path, kind, what, max_bytes):
+    """The table as a DataFrame, parsed by pandas from bytes read through the file boundary."""
+    if kind == "parquet":
+        return _read_parquet(path, what, max_bytes)
+    pd = _pandas(f"reading {what} ({path})")
+    data = read_bytes(path, what, max_bytes=max_bytes)
+    sep = "\t" if kind == "tsv" else ","
+    try:
+        with warnings.catch_warnings():
+            # index_col=False: a row longer than the header is an error (pandas warns and
+            # drops its extra fields), never a silent index column
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            frame = pd.read_csv(io.BytesIO(data), sep=sep, index_col=False, low_memory=False,
+                                encoding="utf-8")
+    except pd.errors.ParserWarning:
+        raise FileError(f"{path}: {what} has rows with more fields than its header names; "
+                        "give every column a name in the header line.") from None
+    except UnicodeDecodeError as exc:
+        raise FileError(f"{path}: {what} is not UTF-8 text (byte {exc.start}); save it as "
+                        "UTF-8.") from None
+    except pd.errors.EmptyDataError:
+        raise FileError(f"{path}: {what} is empty; it needs a header line and rows.") from None
+    except (pd.errors.ParserError, ValueError) as exc:
+        raise FileError(f"{path}: {what} is not a readable {kind.upper()} table "
+                        f"({one_line(exc, 120)}).") from None
+    frame.attrs["header"] = _header_cells(data, sep)
+    return frame
+
+
+def _header_cells(data, sep):
+    """The cells of the first line as written (pandas renames duplicate names)."""
+    first = data.split(b"\n", 1)[0].decode("utf-8", errors="replace").lstrip("\ufeff")
+    return next(csv.reader([first.rstrip("\r")], delimiter=sep), [])
+
+
+def _read_parquet(path, what, max_bytes):
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise ImportError(f"reading the Parquet file {path} ({what}) needs pyarrow: pip install "
+                          "pyarrow (or pip install 'skdc[tables]').") from None
+    _pandas(f"reading {what} ({path})")
+    data = read_bytes(path, what, max_bytes=max_bytes, decompress=None)
+    try:
+        parquet = pq.ParquetFile(pa.BufferReader(data))
+        meta = parquet.metadata
+        # the bound holds after Parquet's own decompression too, as its metadata declares it
+        inflated = sum(meta.row_group(k).total_byte_size for k in range(meta.num_row_groups))
+        if inflated > max_bytes or meta.num_rows * meta.num_columns * 8 > max_bytes:
+            raise FileError(f"{path}: {what} declares {meta.num_rows} rows x "
+                            f"{meta.num_columns} columns ({inflated} bytes uncompressed), above "
+                            f"the limit of {max_bytes} bytes; is it the right file?")
+        frame = parquet.read().to_pandas()
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        if isinstance(exc, FileError):
+            raise
+        raise FileError(f"{path}: {what} is not a readable Parquet file "
+                        f"({one_line(exc, 120)}).") from None
+    frame.attrs["header"] = [str(c) for c in parquet.schema_arrow.names]
+    return frame
+
+
+def _read_npy(path, what, max_bytes, *, ndim=2):
+    data = read_bytes(path, what, max_bytes=max_bytes)
+    try:
+        arr = np.load(io.BytesIO(data), allow_pickle=False)
+    except (ValueError, OSError, EOFError) as exc:
+        raise FileError(f"{path}: {what} is not a readable .npy array ({one_line(exc, 120)}); "
+                        "skdc never unpickles: save numbers with numpy.save.") from None
+    if not isinstance(arr, np.ndarray) or arr.ndim != ndim:
+        shape = getattr(arr, "shape", "several arrays (.npz)")
+        raise FileError(f"{path}: {what} must be a {ndim}-D array"
+                        f"{' (rows x features)' if ndim == 2 else ' (one label per row)'}; got "
+                        f"{shape}.")
+    if ndim == 1:
+        return arr
+    if arr.dtype.kind not in "biuf":
+        raise FileError(f"{path}: {what} must hold numbers; got dtype {arr.dtype}. "
+                        f"{_ENCODING_ADVICE[0].upper()}{_ENCODING_ADVICE[1:]}.")
+    X = arr.astype(np.float64)
+    _check_rows(X, path, what)
+    bad = ~np.isfinite(X)
+    if bad.any():
+        row, col = np.argwhere(bad)[0]
+        raise FileError(f"{path}: {what} holds {int(bad.sum())} NaN or infinite value(s), first "
+                        f"in data row {row + 1}, column {col + 1}; impute or drop them the same "
+                        "way at every participant, before the mechanism.")
+    return X
+
+
+# -- checks ---------------------------------------------------------------------------------
+def _looks_numeric(text):
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _check_header(path, what, names, label):
+    """Refuse duplicate or empty column names, and a first line of numbers (no header)."""
+    header = [c.strip() for c in names]
+    duplicated = sorted({c for c in header if header.count(c) > 1})
+    if duplicated:
+        raise FileError(f"{path}: {what} names column(s) {duplicated} more than once; give "
+                        "every column its own name.")
+    unnamed = [k for k, c in enumerate(header) if not c or c.startswith("Unnamed: ")]
+    if unnamed:
+        raise FileError(
+            f"{path}: {what} column {unnamed[0] + 1} has no name (a saved pandas index? save "
+            "with index=False, or drop it); every column needs a name in the header."
+        )
+    numeric = [c for c in header if _looks_numeric(c)]
+    if len(header) > 1 and len(numeric) >= len(header) - (label is not None):
+        raise FileError(
+            f"{path}: {what} has no header: its first line holds numbers ({', '.join(numeric[:3])}"
+            f"{', ...' if len(numeric) > 3 else ''}), not column names. Add a header line "
+            "naming the columns (e.g. x0,x1,...,label)."
+        )
+
+
+def _label_column(names, label, path, what):
+    """Position of the label column in ``names``, or None when ``label`` is no column."""
+    if label is None or isinstance(label, os.PathLike):
+        return None
+    if isinstance(label, Integral) and not isinstance(label, bool):
+        if not -len(names) <= label < len(names):
+            raise FileError(f"{path}: label={label} is no column position of {what}, which "
+                            f"has {len(names)} columns.")
+        return label % len(names)
+    return names.index(label) if label in names else None
+
+
+def _target(column, path, what):
+    """One label per row: numbers or strings (never objects), none missing."""
+    missing = column.isna().to_numpy()
+    if missing.any():
+        first = int(np.flatnonzero(missing)[0]) + 1
+        raise FileError(f"{path}: {what} has {int(missing.sum())} missing label(s), first in "
+                        f"data row {first}; drop those rows or label them.")
+    values = column.to_numpy()
+    if values.dtype.kind in "biuf":
+        if values.dtype.kind == "f" and not np.all(np.isfinite(values)):
+            raise FileError(f"{path}: {what} holds infinite labels; labels must be finite.")
+        return values
+    return np.asarray([str(v) for v in values], dtype=str)
+
+
+def _check_rows(X, path, what):
+    if X.shape[0] == 0 or X.shape[1] == 0:
+        raise FileError(f"{path}: {what} is empty ({X.shape[0]} rows, {X.shape[1]} feature "
+                        "columns); it needs rows and at least one feature column.")
+
+
+def _numeric_rows(frame, names, path, what):
+    """The feature columns as float64: numeric (booleans as 0/1), complete, finite."""
+    _check_rows(frame, path, what)
+    for k, name in enumerate(names):
+        col = frame.iloc[:, k]
+        kind = col.dtype.kind if isinstance(col.dtype, np.dtype) else None
+        if kind not in ("b", "i", "u", "f"):
+            if frame.shape[1] == 1 and ";" in name:
+                raise FileError(f"{path}: {what} seems to separate its columns with ';' "
+                                f"({name!r}); save it with commas (or tabs, as .tsv).")
+            bad = np.flatnonzero(col.notna().to_numpy())
+            example = (f" (e.g. {str(col.iloc[bad[0]])[:30]!r} in data row {bad[0] + 1})"
+                       if bad.size else "")
+            raise FileError(f"{path}: {what} column {name!r} is not numeric{example}; "
+                            f"{_ENCODING_ADVICE}.")
+    X = frame.to_numpy(dtype=np.float64)
+    bad = ~np.isfinite(X)
+    if bad.any():
+        row, col = np.argwhere(bad)[0]
+        kind = "a missing" if np.isnan(X[row, col]) else "an infinite"
+        raise FileError(
+            f"{path}: {what} has {int(bad.sum())} missing or infinite value(s), first {kind} "
+            f"value in column {names[col]!r}, data row {row + 1}; impute or drop them the same "
+            "way at every participant, before the mechanism."
+        )
+    return X
+
+
+def _labels_file(label, path, what, label_what, n_rows, max_bytes):
+    """The targets from a labels file: a 1-D ``.npy`` or a one-column table."""
+    where = os.fspath(label)
+    if isinstance(label, str) and not os.path.lexists(where):
+        if table_format(path) == "npy":
+            raise FileError(f"{where}: no such file ({label_what}); give a file of one label "
+                            "per row.")
+        raise FileError(f"{path}: {what} has no column {label!r} and there is no file of that "
+                        f"name ({label_what}); give the label column's name or a file of one "
+                        "label per row.")
+    kind = table_format(where)
+    if kind == "npy":
+        y = _read_npy(where, label_what, max_bytes, ndim=1)
+        if y.dtype.kind not in "biufU":
+            raise FileError(f"{where}: {label_what} must hold numbers or strings; got dtype "
+                            f"{y.dtype}.")
+    elif kind is None:
+        raise FileError(f"{where}: cannot tell the format of {label_what} from its name; give "
+                        "a .npy file or a table of one column (.csv, .tsv, .parquet).")
+    else:
+        frame = _read_frame(where, kind, label_what, max_bytes)
+        if frame.shape[1] != 1:
+            raise FileError(
+                f"{where}: {label_what} has {frame.shape[1]} columns; a labels file holds one "
+                "column (with a header). To use a column of the data table, give its name."
+            )
+        y = _target(frame.iloc[:, 0], where, label_what)
+    if y.shape != (n_rows,):
+        raise FileError(f"{where}: {label_what} holds {y.shape[0]} labels for the {n_rows} "
+                        f"rows of {path} ({what}); give one label per row.")
+    return y

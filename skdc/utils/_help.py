@@ -1,0 +1,79 @@
+"""The ``--help`` pages of every ``python -m skdc`` command: one default and the choices per flag.
+
+Every command's parser is a :class:`ArgumentParser` (sub-commands inherit the class), whose
+:class:`HelpFormatter` writes each flag's help the same way:
+
+* the default once, as ``(default: VALUE)``, unless the help already says it in its own words
+  (a flag whose default is ``None`` must say what happens without it; a default of ``None`` is
+  never printed), and ``(required)`` for a required flag;
+* a switch (a flag taking no value) as ``(default: off)``, never as the value it stores
+  (``--no-progress`` stores ``False``: "default: True" would mislead);
+* the choices of a flag, in its invocation (``--model {logistic,ridge}``) or, when a metavar
+  hides them, at the end of its help.
+
+Descriptions keep their line breaks; each line is wrapped to the terminal's width.
+"""
+
+# Licence: BSD 3 clause
+
+import argparse
+import re
+import textwrap
+
+__all__ = ["ArgumentParser", "HelpFormatter"]
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Help with one default and the choices of every flag (see the module docstring).
+
+    Examples
+    --------
+    >>> from skdc.utils._help import ArgumentParser
+    >>> p = ArgumentParser(prog="demo")
+    >>> _ = p.add_argument("--draws", type=int, default=3, help="draws per level")
+    >>> _ = p.add_argument("--quiet", action="store_true", help="no progress bar")
+    >>> _ = p.add_argument("--model", choices=["logistic", "ridge"], default="logistic",
+    ...                    metavar="NAME", help="the model")
+    >>> page = " ".join(p.format_help().split())
+    >>> "draws per level (default: 3)" in page, "no progress bar (default: off)" in page
+    (True, True)
+    >>> "the model (one of: logistic, ridge) (default: logistic)" in page
+    True
+    """
+
+    def _fill_text(self, text, width, indent):
+        out = []
+        for line in text.splitlines():
+            lead = line[: len(line) - len(line.lstrip())]
+            # an indented "  name   text" line continues under its text column
+            column = re.match(r"\s+\S+\s{2,}", line)
+            hanging = len(column.group(0)) if column else len(lead)
+            out.append(textwrap.fill(line.strip(), width, initial_indent=indent + lead,
+                                     subsequent_indent=indent + " " * hanging)
+                       if line.strip() else "")
+        return "\n".join(out)
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if action.choices is not None and action.metavar is not None:
+            names = [str(c) for c in action.choices]
+            if not all(name in text for name in names):
+                text += " (one of: " + ", ".join(n.replace("%", "%%") for n in names) + ")"
+        if action.required and action.option_strings and "required" not in text:
+            text += " (required)"
+        if "default" in text.lower() or "required" in text or not action.option_strings:
+            return text
+        if action.default is argparse.SUPPRESS:
+            return text
+        if action.nargs == 0:  # a switch: the value it stores is no default a user sets
+            return text + " (default: off)"
+        if action.default is None:  # the help says what happens without the flag
+            return text
+        return text + " (default: %(default)s)"
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """``argparse.ArgumentParser`` with :class:`HelpFormatter`; its sub-parsers are alike."""
+
+    def __init__(self, *args, formatter_class=HelpFormatter, **kwargs):
+        super().__init__(*args, formatter_class=formatter_class, **kwargs)

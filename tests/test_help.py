@@ -1,0 +1,103 @@
+"""Every command's ``--help``: each flag lists its choices and says its default once.
+
+The pages are walked from ``python -m skdc``'s parser, sub-commands of sub-commands included,
+so a command added later is checked too.
+"""
+
+import argparse
+import re
+
+import pytest
+
+from skdc.__main__ import build_parser
+
+
+def _commands(parser, words=()):
+    """``(words, parser)`` of every sub-command, depth first."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield (*words, name), sub
+                yield from _commands(sub, (*words, name))
+
+
+COMMANDS = dict(_commands(build_parser()))
+
+
+def _option_helps(page):
+    """``{flag: its lines joined}`` of the options section of a help page."""
+    helps, flag = {}, None
+    for line in page.split("options:", 1)[1].splitlines():
+        match = re.match(r"  (-[-\w]+)", line)
+        if match:
+            flag = match.group(1)
+            helps[flag] = line
+        elif flag and line.strip():
+            helps[flag] += " " + line.strip()
+    return helps
+
+
+def _actions(parser):
+    return [a for a in parser._actions if a.option_strings and a.dest != "help"]
+
+
+def test_every_command_is_walked():
+    names = {" ".join(words) for words in COMMANDS}
+    assert {"demo", "reproduce", "sweep", "bound", "audit", "anchor make",
+            "participant upload", "participant predict", "analyst fit"} <= names
+
+
+@pytest.mark.parametrize("words", sorted(COMMANDS), ids=" ".join)
+def test_each_flag_says_its_default_once_and_lists_its_choices(words):
+    parser = COMMANDS[words]
+    page = " ".join(parser.format_help().split("\n"))
+    helps = _option_helps(parser.format_help())
+    assert "(default: None)" not in page and "default: None" not in page
+    for action in _actions(parser):
+        flag = action.option_strings[-1]
+        text = helps[flag]
+        body = " ".join(text.split())
+        # one default, in one form (no "(default 5) (default: None)")
+        assert len(re.findall(r"\bdefault\b(?!s)", body.lower())) <= 1, body
+        assert "default" in body.lower() or "required" in body, body
+        if action.nargs == 0:  # a switch never claims the value it stores as its default
+            assert "(default: True)" not in body and "(default: False)" not in body, body
+        for choice in action.choices or ():
+            assert re.search(rf"(?<![\w-]){re.escape(str(choice))}(?![\w-])", body), (
+                f"{' '.join(words)} {flag} does not list its choice {choice!r}: {body}")
+
+
+def test_audit_lists_the_choices_its_errors_name():
+    from skdc.experiments._audit import _DEPLOYMENTS
+
+    helps = {" ".join(_option_helps(COMMANDS[("audit",)].format_help())[f].split()): f
+             for f in ("--attack", "--mechanism", "--model", "--aligner")}
+    text = " ".join(helps)
+    for _, attacks in _DEPLOYMENTS.values():
+        for attack in attacks:
+            assert attack in text
+    for mechanism, aligner in _DEPLOYMENTS:
+        assert mechanism in text and aligner in text
+    assert "(default 5)" not in COMMANDS[("audit",)].format_help()
+
+
+def test_bound_no_progress_is_a_switch_off_by_default():
+    helps = _option_helps(COMMANDS[("bound",)].format_help())
+    body = " ".join(helps["--no-progress"].split())
+    assert body.endswith("(default: off)"), body
+
+
+def test_choices_are_enforced_where_they_are_listed(capsys):
+    with pytest.raises(SystemExit) as exc:
+        build_parser("audit").parse_args(["audit", "--mechanism", "gdp"])
+    assert exc.value.code == 2
+    assert "invalid choice: 'gdp'" in capsys.readouterr().err
+
+
+def test_formatter_keeps_description_columns():
+    page = COMMANDS[("reproduce",)].format_help()
+    lines = page.splitlines()
+    at = next(k for k, line in enumerate(lines) if line.startswith("  mnist-equivalence"))
+    column = lines[at].index("C-GDP")
+    # the wrapped rest of the entry starts under its text, not at the margin
+    assert lines[at + 1].startswith(" " * column) and lines[at + 1].strip()
