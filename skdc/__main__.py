@@ -73,7 +73,12 @@ def main(argv=None):
     """Run the command line; return the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(_command_word(argv))
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # a usage error (its one line is printed): the exit status
+        if exc.code != 2:      # --help, --version: exit as argparse does
+            raise
+        return 2
     try:
         status = args.func(args)
     except (ValueError, TypeError, FileNotFoundError, PermissionError, ImportError) as exc:

@@ -73,7 +73,15 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
 
 
 class ArgumentParser(argparse.ArgumentParser):
-    """``argparse.ArgumentParser`` with :class:`HelpFormatter`; its sub-parsers are alike."""
+    """``argparse.ArgumentParser`` with :class:`HelpFormatter`; its sub-parsers are alike.
+
+    A command-line error is one line naming the flag (``skdc audit: error: argument
+    --criterion: invalid choice: ...``), without the usage block argparse prints before it:
+    ``--help`` shows the usage.
+    """
 
     def __init__(self, *args, formatter_class=HelpFormatter, **kwargs):
         super().__init__(*args, formatter_class=formatter_class, **kwargs)
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {' '.join(message.split())}\n")
