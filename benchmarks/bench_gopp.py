@@ -1,24 +1,25 @@
 """Benchmark of the GOPP solver against the reference approach, in the same run.
 
-Reference approach (issue 2): thin SVD of the stacked centered uploads for the spectral start,
-then per iteration ``G R`` through the stacked uploads and a Python loop of ``p`` SVD-based polar
-factors, stopping when ``||R_next - R||_F <= tol``; it runs on the BLAS threads the machine
-allows (all cores). skdc's solver (``solve_gopp``: the participants in two fixed groups, on two
-threads at the full sizes (not at ``--quick``'s), each calling BLAS on one thread; batched
-polar factors warm-started from the previous ones by batched products once the iterates
-settle; safeguarded Anderson acceleration) is timed on the same problem, with the machine's
-BLAS thread count as it stands, and again on one thread (``threadpool_limits(1)``, which
-must give the same rotations). Both are solved to ``tol=1e-7``; agreement is measured up to
-one common orthogonal matrix. On an easy case both are also solved to 1e-10 and must agree to
-1e-8.
+Reference approach: thin SVD of the stacked centered uploads for the spectral start, then per
+iteration ``G R`` through the stacked uploads and a Python loop of ``p`` SVD-based polar factors,
+stopping when ``||R_next - R||_F <= tol`` (Algorithm 4 of Nosaka et al., arXiv:2608.18749, as a
+straightforward loop); it runs on the BLAS threads the machine allows (all cores). skdc's solver
+(``solve_gopp`` with its default ``acceleration='anderson'``, the engine of
+``skdc/alignment/_gopp_engine.py``: the participants in two fixed groups, on two threads at the
+full sizes (not at ``--quick``'s), each calling BLAS on one thread; batched polar factors
+warm-started from the previous ones once the iterates settle; safeguarded Anderson
+acceleration) is timed on the same problem, with the machine's BLAS thread count as it stands,
+and again on one thread (``threadpool_limits(1)``, which must give the same rotations). Both
+are solved to ``tol=1e-7``; agreement is measured up to one common orthogonal matrix. On an easy
+case both are also solved to 1e-10 and must agree to 1e-8.
 
-Targets (issue 16), same run, same problem (p=50, d=100, r=400): at least 10x the reference
-at 0.8 v_PT and 20x at 0.9 v_PT on a quiet machine; and, while two other processes keep both
-cores busy (the script starts them itself, pure-Python spin loops, and says so), skdc's solver
-at most 3x slower than alone (a fair share of two cores). Times are medians of ``--repeats``
-runs, wall clock and CPU time of this process, the reference, skdc and skdc on one thread
-taking turns within each repeat; the machine's load average is printed, since a shared
-machine moves every figure.
+Targets, same run, same problem (p=50, d=100, r=400): at least 10x the reference at 0.8 v_PT
+and 20x at 0.9 v_PT on a quiet machine; and, while two other processes keep both cores busy
+(the script starts them itself, pure-Python spin loops, and says so), skdc's solver at most 3x
+slower than alone (a fair share of two cores). Times are medians of ``--repeats`` runs, wall
+clock and CPU time of this process, the reference, skdc and skdc on one thread taking turns
+within each repeat; the machine's load average is printed, since a shared machine moves every
+figure.
 
 Run: ``python benchmarks/bench_gopp.py [--repeats 3] [--quick] [--no-contention]
 [--no-scaling]``.
