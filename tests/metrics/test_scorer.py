@@ -206,9 +206,15 @@ def test_identity_linkage_scorer_on_faces(lfw_identities):
     target = part == 1
     proj = pipe["proj"]
     floor = proj.inverse_transform(proj.transform(X[target]))
-    expected = identity_linkage_accuracy(floor, ids[target], f.references, f.reference_identity)
+    # the default, the reference code's primary condition: references decoded like the rows
+    expected = identity_linkage_accuracy(floor, ids[target], f.references, f.reference_identity,
+                                         reference_decoder=proj)
     assert float(expected) > 0.3
     assert scorer(pipe, X, identity=ids, participant=part) == 1.0 - float(expected)
+    raw = identity_linkage_accuracy(floor, ids[target], f.references, f.reference_identity)
+    raw_scorer = make_attack_scorer("procrustes", "identity_linkage",
+                                    metric_params={**params, "reference_condition": "raw"})
+    assert raw_scorer(pipe, X, identity=ids, participant=part) == 1.0 - float(raw)
     noisy = _face_pipe(3.0).fit(X, gdp__participant=part)
     assert scorer(noisy, X, identity=ids, participant=part) > 1.0 - float(expected) + 0.2
     assert scorer.get_metadata_routing().score.requests == {"participant": True,
@@ -224,6 +230,10 @@ def test_identity_linkage_scorer_errors(lfw_identities):
     f = lfw_identities
     with pytest.raises(ValueError, match="lacks \\['reference_identity'\\]"):
         make_attack_scorer("mp", "identity_linkage", metric_params={"references": f.X})
+    with pytest.raises(ValueError, match="reference_condition must be 'decoded'"):
+        make_attack_scorer("mp", "identity_linkage", metric_params={
+            "references": f.references, "reference_identity": f.reference_identity,
+            "reference_condition": "clean"})
     scorer = make_attack_scorer("mp", "identity_linkage", metric_params={
         "references": f.references, "reference_identity": f.reference_identity})
     pipe = _face_pipe(0.0).fit(f.X_protocol, gdp__participant=f.participant)
