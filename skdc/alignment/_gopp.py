@@ -32,7 +32,7 @@ from ._base import (
     _aligner_attributes_doc,
     _stack_equal_width,
 )
-from ._gopp_solver import _refuse_booleans, _restart_seed_constraint, solve_gopp
+from ._gopp_solver import _restart_seed_constraint, solve_gopp
 
 __all__ = ["GOPPAligner", "ling_error_bound", "ling_sufficient_v", "v_phase_transition"]
 
@@ -344,8 +344,6 @@ class GOPPAligner(BaseAligner):
         self.restart_seed = restart_seed
 
     def _receive(self, uploads):
-        _refuse_booleans(type(self).__name__, max_iter=self.max_iter,
-                         n_restarts=self.n_restarts, restart_seed=self.restart_seed)
         # B_i + v W_i with each participant's own unit noise W_i (Def 4.1 of [1]): the noisy
         # uploads are all this aligner keeps
         try:

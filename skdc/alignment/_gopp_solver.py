@@ -28,7 +28,6 @@ import numpy as np
 from ..utils._linalg import haar_orthogonal, polar_batched
 from ..utils._sklearn_compat import (
     Interval,
-    InvalidParameterError,
     StrOptions,
     validate_params,
 )
@@ -57,15 +56,6 @@ class GOPPResult:
     multistart_objective_gap: float = np.nan
     template_condition_number: float = np.nan
     relative_multistart_objective_gap: float = np.nan
-
-
-def _refuse_booleans(owner, **params):
-    """Raise when an integer or seed parameter is a bool (``Interval(Integral)`` accepts them)."""
-    for name, value in params.items():
-        if isinstance(value, (bool, np.bool_)):
-            raise InvalidParameterError(
-                f"The {name!r} parameter of {owner} must be an int, not a bool; got {value!r}. "
-                f"Pass a number, e.g. {name}={int(value)}.")
 
 
 # The restart seed is a RandomState seed
@@ -187,8 +177,6 @@ def solve_gopp(
     >>> bool(np.allclose(O @ res.rotations, Q, atol=1e-10)), res.converged
     (True, True)
     """
-    _refuse_booleans("solve_gopp", max_iter=max_iter, anderson_depth=anderson_depth,
-                    n_restarts=n_restarts, restart_seed=restart_seed)
     Bbar = _check_centered_uploads(centered_uploads)
     p, r, d = Bbar.shape
     Bcat = np.ascontiguousarray(Bbar.transpose(1, 0, 2).reshape(r, p * d))  # [Bbar_1 ... Bbar_p]

@@ -265,8 +265,8 @@ def test_booleans_are_not_integers(name, value):
     if name == "max_iter" and not value:
         pytest.skip("max_iter=False is refused as 0 < 1 already")
     Y = IGDP(3, random_state=0).fit_transform(np.random.RandomState(0).rand(30, 3))
-    with pytest.raises(ValueError, match=f"'{name}' parameter of GOPPAligner must be an int, "
-                                         f"not a bool; got {value}"):
+    with pytest.raises(ValueError, match=f"'{name}' parameter of GOPPAligner must be an int .*"
+                                         f"Got {value} instead"):
         GOPPAligner(**{name: value}).fit(Y)
 
 

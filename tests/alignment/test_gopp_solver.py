@@ -217,8 +217,8 @@ def test_restart_seed_draws_the_restarts():
 @pytest.mark.parametrize("name", ["max_iter", "anderson_depth", "n_restarts", "restart_seed"])
 def test_booleans_are_not_integers(name):
     Bbar, _ = _planted(3, 2, 6, 0.1, seed=0)
-    with pytest.raises(ValueError, match=f"'{name}' parameter of solve_gopp must be an int, "
-                                         "not a bool; got True"):
+    with pytest.raises(ValueError, match=f"'{name}' parameter of solve_gopp must be an int .*"
+                                         "Got True instead"):
         solve_gopp(Bbar, **{name: True})
 
 
