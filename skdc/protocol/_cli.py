@@ -344,6 +344,8 @@ def _analyst_fit(args, caught):
     }[args.aligner]()
     model = _model(args.model).set_params(**_parse_params(args.model_param))
     loaded = load_uploads(args.uploads)
+    if args.audit_fingerprint is not None:
+        _check_audited(args.audit_fingerprint, args.uploads)
     analyst = Analyst(aligner, model).fit(loaded)
     model_warned = [w for w in caught if issubclass(w.category, ConvergenceWarning)
                     and not os.path.abspath(w.filename).startswith(_SKDC_DIR)]
@@ -371,6 +373,29 @@ def _analyst_fit(args, caught):
 
 
 _SKDC_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _check_audited(value, paths):
+    """Refuse, before any fit, an upload whose declared settings are not the audited ones
+    (``--audit-fingerprint``: the digits or the ``deployment.json`` of ``skdc audit
+    --compare``)."""
+    from ..utils._deployment import read_audit_fingerprint, settings_fingerprint, upload_settings
+    from ._container import Container
+    from ._format import _UPLOAD
+
+    expected, audited = read_audit_fingerprint(value, "--audit-fingerprint", error=UploadError)
+    for path in paths:
+        with Container(path, _UPLOAD) as c:
+            declared = upload_settings(c.header, c.path, error=UploadError)
+        if settings_fingerprint(declared, error=UploadError) == expected:
+            continue
+        differ = "" if audited is None else ": " + ", ".join(
+            f"{k} {declared[k]!r} (audited {audited[k]!r})" for k in sorted(declared)
+            if declared[k] != audited[k])
+        raise UploadError(
+            f"{path}: its declared settings are not the audited ones (--audit-fingerprint "
+            f"{expected[:12]}...){differ}. Upload with the flags the audit wrote "
+            "(deployment.txt), or audit these settings.")
 
 
 def register(subparsers):
@@ -475,4 +500,8 @@ def _register_analyst_fit(sub):
                           "(default: the model's defaults)")
     fit.add_argument("--out", required=True,
                      help="output folder, created if missing (required)")
+    fit.add_argument("--audit-fingerprint", default=None, metavar="FILE_OR_HEX",
+                     help="refuse uploads whose declared settings differ from the audited "
+                          "ones: the deployment.json of `skdc audit --compare`, or its "
+                          "fingerprint (default: not checked)")
     fit.set_defaults(func=_analyst_fit)
