@@ -373,7 +373,7 @@ def _compare_kwargs(args, partition, checkpoint):
 
 
 def _print_comparison(comparison, files, out):
-    print(comparison.verdict["sentence"].replace("`", ""))
+    print(comparison.verdict["sentence"])
     for w in comparison.verdict["warnings"]:
         print(f"skdc audit: warning: {w}", file=sys.stderr)
     for o in comparison.options.values():

@@ -738,6 +738,10 @@ def _inference(X_hat, y_target, X_colluder, y_colluder):
     return float(reconstruction_label_accuracy(X_hat, y_target, reader))
 
 
+def _deployments(n):
+    return f"{n} deployment{'' if n == 1 else 's'}"
+
+
 def _majority_share(y):
     _, counts = np.unique(y, return_counts=True)
     return float(counts.max() / counts.sum())
@@ -864,7 +868,7 @@ def _calibrated_option(ctx, name, label, cal, at, setting, measured, **extra):
     draws.insert(0, "stage", draws.pop("stage"))
     return ComparedOption(
         name=name, label=label, protection="empirical", setting=setting, value=float(at),
-        utility=util, utility_interval=ci, interval_over=f"{len(rows)} deployments",
+        utility=util, utility_interval=ci, interval_over=_deployments(len(rows)),
         n_draws=int(len(rows)), attack=cal.binding_attack,
         attack_error=float(b["lower"].iloc[0]), attack_error_median=float(b["median"].iloc[0]),
         linkage=strongest_link, linkage_chance=_linkage_chance(y_t),
@@ -1023,7 +1027,7 @@ def _run_gaussmix(ctx, epsilons):
             name=f"gaussmix@{eps:g}", label=f"GaussMix, epsilon = {eps:g}",
             protection="formal", setting=f"epsilon = {eps:g}, delta = {ctx.delta:g}",
             value=eps, utility=util, utility_interval=ci,
-            interval_over=f"{len(seeds)} deployments", n_draws=len(seeds),
+            interval_over=_deployments(len(seeds)), n_draws=len(seeds),
             epsilon=float(fitted.epsilon_), delta=ctx.delta, meets=None, draws=table,
             extra={"k": fitted.k_, "scale": fitted.scale_, "noise": fitted.noise_,
                    "row_bound": ctx.row_bound, "clipped": fitted.clipped_,
@@ -1120,22 +1124,24 @@ def _verdict(ctx, results):
         listed = ", ".join(f"{results[n].utility:.3f} at epsilon = {results[n].epsilon:.3g}"
                            for n in formal)
         sentence += (f" GaussMix carries a formal (epsilon, delta = {ctx.delta:g})-DP "
-                     f"guarantee instead, its attack error not measured: balanced accuracy "
+                     f"guarantee, its attack error not measured: balanced accuracy "
                      f"{listed}.")
     if "local" in results and (best is None or results[best].utility
                                < results["local"].utility):
         sentence += (f" Each participant alone (Local) gets {results['local'].utility:.3f}"
                      + (": no option meeting the target beats it." if best else "."))
     if deploy is not None and deploy != best:
-        sentence += (f" The best that `skdc participant upload` deploys is "
+        sentence += (f" The best that skdc participant upload deploys is "
                      f"{results[deploy].label}.")
     elif best is not None and deploy is None:
-        sentence += (" `skdc participant upload` runs I-GDP and C-GDP only, and neither "
+        sentence += (" skdc participant upload runs I-GDP and C-GDP only, and neither "
                      "meets the target.")
-    warns = [f"{results[n].label} meets the error target, yet {results[n].linkage:.0%} of "
-             f"its reconstructions are linked to their own row (chance "
-             f"{results[n].linkage_chance:.0%}): an error target alone does not rule out "
-             "singling out." for n in meeting if _linked(results[n])]
+    linked = [results[n] for n in meeting if _linked(results[n])]
+    warns = [] if not linked else [
+        "Meeting the error target is not enough against singling out: "
+        + ", ".join(f"{o.label} links {o.linkage:.0%}" for o in linked)
+        + f" of its reconstructions to their own row (chance {linked[0].linkage_chance:.0%})."
+        " Read the linkage column; a higher target error lowers it."]
     return {"meeting": meeting, "formal": formal, "best": best, "deploy": deploy,
             "sentence": sentence, "warnings": warns}
 

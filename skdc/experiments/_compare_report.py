@@ -37,8 +37,12 @@ def _attack_words(name):
 # ----------------------------------------------------------------------------- the figure
 
 
+_MARKERS = {"central": "o", "igdp": "D", "cgdp": "s", "kti": "^"}
+
+
 def _error_panel(ax, results, setting):
-    """Utility (with its interval) against the strongest attack's error bound."""
+    """Utility (with its interval) against the strongest attack's error bound: one marker per
+    option, green when it meets the target, red when not, grey for Central."""
     t = setting["target_error"]
     attacked = [o for o in results.values() if o.attack is not None and np.isfinite(
         o.attack_error)]
@@ -49,35 +53,40 @@ def _error_panel(ax, results, setting):
     if local is not None:
         ax.axhspan(*local.utility_interval, color=_REF, alpha=0.12, linewidth=0)
         ax.axhline(local.utility, color=_REF, linestyle="--", linewidth=1.2,
-                   label=f"Local, nothing shared ({local.utility:.3f})")
+                   label=f"Local, nothing shared: {local.utility:.3f} (band: its interval)")
     ax.axvline(t, color="k", linestyle=":", linewidth=1.2, label=f"target error {t:.3g}")
     for o in attacked:
         color = _REF if o.name == "central" else _MEETS if o.meets else _FAILS
         x = min(o.attack_error, high)
         lo, hi = o.utility_interval
-        ax.errorbar([x], [o.utility], yerr=[[o.utility - lo], [hi - o.utility]], fmt="o",
-                    color=color, markersize=8, capsize=3, zorder=4)
+        label = ("Central: the analyst holds the raw rows (error 0)" if o.name == "central"
+                 else f"{o.label}: {o.setting}")
+        ax.errorbar([x], [o.utility], yerr=[[o.utility - lo], [hi - o.utility]],
+                    fmt=_MARKERS.get(o.name, "o"), color=color, markersize=8, capsize=3,
+                    zorder=4, label=label)
         if np.isfinite(o.attack_error_median) and o.attack_error_median > o.attack_error:
             med = min(o.attack_error_median, high)
             ax.plot([x, med], [o.utility, o.utility], "-", color=color, linewidth=1, alpha=0.6)
             ax.plot([med], [o.utility], ">" if o.attack_error_median > high else "|",
                     color=color, markersize=7)
-        ax.annotate(o.label if o.name == "central" else f"{o.label}\n{o.setting}", (x, o.utility),
-                    textcoords="offset points", xytext=(6, 6), fontsize="x-small", color=color)
     ax.set_xlim(-0.02 * high, high * 1.05)
-    ax.set_xlabel("strongest attack's error a fresh deployment exceeds\n"
-                  f"(at {setting['confidence']:.0%}; the line runs to the median)")
+    ax.set_xlabel(f"strongest attack's error a fresh deployment exceeds at "
+                  f"{setting['confidence']:.0%}\n(the thin line runs to the median error)")
     ax.set_ylabel("balanced accuracy (held-out rows)")
-    ax.set_title("empirical options: green meets the target, red does not", fontsize="small")
-    ax.legend(fontsize="x-small", frameon=False, loc="lower right")
+    ax.set_title("options judged by attacks: green meets the target, red does not",
+                 fontsize="small")
+    ax.legend(fontsize="x-small", frameon=False, loc="upper center",
+              bbox_to_anchor=(0.5, -0.2), ncol=1)
 
 
 def _epsilon_panel(ax, results, setting):
-    """GaussMix's utility against epsilon, the references and the empirical options as
-    lines (they have no epsilon)."""
+    """GaussMix's utility against epsilon; the other options have no epsilon and are drawn
+    as labelled lines."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
     formal = [o for o in results.values() if o.protection == "formal"]
     for o in results.values():
-        if o.protection in ("formal",):
+        if o.protection == "formal":
             continue
         style = {"local": ("--", _REF), "central": ("-", _REF)}.get(
             o.name, (":", _MEETS if o.meets else _FAILS))
@@ -96,13 +105,19 @@ def _epsilon_panel(ax, results, setting):
                         [o.utility_interval[1] - o.utility for o in formal]])
         ax.errorbar(eps, util, yerr=err, fmt="s-", color=_FORMAL, markersize=7, capsize=3,
                     label=f"GaussMix, (epsilon, delta = {setting['delta']:g})-DP")
+        for e, u in zip(eps, util):
+            ax.annotate(f"epsilon = {e:.3g}", (e, u), textcoords="offset points",
+                        xytext=(6, -12), fontsize="x-small", color=_FORMAL)
         ax.set_xscale("log")
-        lo, hi = eps.min(), eps.max()
-        ax.set_xlim(lo / 2.0, hi * 2.0)
-        ax.legend(fontsize="x-small", frameon=False, loc="lower right")
+        ax.set_xlim(eps.min() / 2.0, eps.max() * 2.0)
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_xticks(eps)
+        ax.legend(fontsize="x-small", frameon=False, loc="upper center",
+                  bbox_to_anchor=(0.5, -0.2))
     ax.set_xlabel("epsilon (formal guarantee; smaller is more private)")
     ax.set_ylabel("balanced accuracy (held-out rows)")
-    ax.set_title("the one option with a formal guarantee", fontsize="small")
+    ax.set_title("GaussMix: the one option with a formal guarantee", fontsize="small")
 
 
 def plot_comparison(comparison, axes=None):
@@ -123,7 +138,7 @@ def plot_comparison(comparison, axes=None):
     if axes is None:
         import matplotlib.pyplot as plt
 
-        _, axes = plt.subplots(1, 2, figsize=(12, 4.6), layout="constrained", sharey=True)
+        _, axes = plt.subplots(1, 2, figsize=(12, 6.2), layout="constrained", sharey=True)
     _error_panel(axes[0], comparison.options, comparison.setting)
     _epsilon_panel(axes[1], comparison.options, comparison.setting)
     return axes
@@ -135,7 +150,7 @@ def _figure(results, setting):
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.6), layout="constrained", sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(12, 6.2), layout="constrained", sharey=True)
     _error_panel(axes[0], results, setting)
     _epsilon_panel(axes[1], results, setting)
     return fig
