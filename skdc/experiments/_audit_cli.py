@@ -7,6 +7,11 @@ Finished draws are checkpointed under ``OUT/checkpoint``, so rerunning an interr
 resumes it. Draws run on joblib: ``--backend dask --scheduler ADDRESS`` spreads them over a
 Dask cluster. Heavy imports happen inside the command, so ``skdc --help`` stays fast.
 
+With ``--compare OPTION ...`` it runs :func:`skdc.experiments.compare_options` instead: every
+option side by side (Local, Central, I-GDP, C-GDP, the KTI route, GaussMix at ``--epsilon``),
+written as ``report.html``, ``comparison.csv`` and, for the chosen option, the ``skdc
+participant upload`` flags (``deployment.txt``) and their fingerprint (``deployment.json``).
+
 Every setting is type-checked and bounded before any work (one line naming the flag or the
 config key); ``--fresh`` removes only the checkpoint files skdc wrote (a checkpoint folder
 holding anything else is refused, nothing removed); warnings print as one line that names the
@@ -44,6 +49,11 @@ colluder = 0
 seed = 0
 n_jobs = 1
 out = "audit-report"
+# compare = ["all"]        # compare options side by side instead: local, central, igdp,
+                           # cgdp, kti, gaussmix (each at its calibrated or stated setting;
+                           # drop attack and range, which a single audit takes)
+# epsilon = [1.0, 8.0]     # the budgets at which gaussmix runs
+# nonlinear = "kpca"       # the kti option's reduction: "kpca" or "umap"
 """
 
 # config key -> (argparse dest, type); lists say what they hold
