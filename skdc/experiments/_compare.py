@@ -243,6 +243,11 @@ class ComparedOption:
         The calibration of a calibrated option.
     draws : pandas.DataFrame
         The option's draws (calibration and measurement), column ``stage`` telling which.
+    extra : dict
+        What the option's own report section needs: each attack's measured ``(linkage,
+        inference)`` and the pipeline of a calibrated option; the KTI route's ``top`` and
+        ``dimension``; GaussMix's sketch rows ``k``, ``scale`` (gamma), ``noise`` (sigma),
+        ``row_bound``, ``row_bound_z`` and the share of rows ``clipped``.
     """
 
     name: str

@@ -435,6 +435,14 @@ def test_cli_compare_writes_resumes_and_refuses_single_audit_flags(data, tmp_pat
     assert main(argv) == 0
     assert "resumed from" in capsys.readouterr().err
     assert (tmp_path / "out" / "comparison.csv").read_text() == first
+    # --fresh removes the comparison's own checkpoints (and nothing else), then reruns
+    (tmp_path / "out" / "checkpoint" / "notes.txt").write_text("mine")
+    assert main([*argv, "--fresh"]) == 2
+    assert "notes.txt" in capsys.readouterr().err
+    (tmp_path / "out" / "checkpoint" / "notes.txt").unlink()
+    assert main([*argv, "--fresh"]) == 0
+    assert "resumed" not in capsys.readouterr().err
+    assert (tmp_path / "out" / "comparison.csv").read_text() == first
     for extra, flag in ((["--range", "0", "1"], "--range"), (["--attack", "mp"], "--attack"),
                         (["--epsilon", "0"], "--epsilon")):
         assert main([*argv, *extra]) == 2
