@@ -1115,8 +1115,10 @@ def _verdict(ctx, results):
     t, c = ctx.target_error, ctx.confidence
     if meeting:
         b = results[best]
-        sentence = (f"Yes: {len(meeting)} of the {len(empirical)} collaborations judged by "
-                    f"attacks keep every attack's error at or above {t:.3g} in a fresh "
+        who = ("the one collaboration judged by attacks keeps" if len(empirical) == 1 else
+               f"{len(meeting)} of the {len(empirical)} collaborations judged by attacks "
+               f"keep{'s' if len(meeting) == 1 else ''}")
+        sentence = (f"Yes: {who} every attack's error at or above {t:.3g} in a fresh "
                     f"deployment with probability at least {c:.0%}. The best is {b.label} at "
                     f"{b.setting}: balanced accuracy {b.utility:.3f} ({_cost(b, results)}).")
     elif empirical:

@@ -193,11 +193,13 @@ def _signed(v):
 
 def _verdict_html(verdict):
     cls = "verdict" if verdict["meeting"] else "verdict no"
-    head, _, rest = verdict["sentence"].partition(":")
+    text = html.escape(verdict["sentence"])
+    for word in ("Yes:", "No:"):
+        if text.startswith(word):
+            text = f"<b>{word[:-1]}</b>:{text[len(word):]}"
     warns = "".join(f"<p class='verdict warn'>{html.escape(w)}</p>"
                     for w in verdict["warnings"])
-    return (f"<p class='{cls}' id='verdict-sentence'><b>{html.escape(head)}</b>:"
-            f"{html.escape(rest)}</p>{warns}")
+    return f"<p class='{cls}' id='verdict-sentence'>{text}</p>{warns}"
 
 
 def _options_section(s, results, table, fig):

@@ -277,6 +277,7 @@ def test_report_is_self_contained_and_says_the_regulators_words(comparison):
                    "exact-source linkage", "Anchor noise is not differential privacy",
                    "empirical, attack-relative", "formal guarantee", "not measured"):
         assert phrase in text, phrase
+    assert len(cmp.plot()) == 2  # the figure, as a Comparison draws it
     first = text.index("id='verdict-sentence'")
     assert first < text.index("<section") and first < text.index("<img")
     written = sorted(os.listdir(folder / "report"))
