@@ -343,6 +343,26 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
 def _check_data_and_deployment(X, y, mechanism, aligner, attacks, target_error, random_state):
     """``(X, y, param, names)``: the rows as float64, the calibrated parameter and the attacks
     that apply to the deployment (all of them when ``attacks`` is empty)."""
+    X, y = _check_rows(X, y, target_error, random_state)
+    if (mechanism, aligner) not in _DEPLOYMENTS:
+        raise ValueError(
+            f"mechanism={mechanism!r} with aligner={aligner!r} is not audited: use igdp with "
+            "gopp (calibrates the anchor noise) or cgdp with none (the private-data noise)."
+        )
+    param, applicable = _DEPLOYMENTS[(mechanism, aligner)]
+    if attacks and not all(isinstance(a, str) for a in attacks):
+        raise TypeError(f"attacks must be attack names (strings); got {list(attacks)!r}.")
+    names = list(applicable) if not attacks else list(dict.fromkeys(attacks))
+    bad = [a for a in names if a not in applicable]
+    if bad:
+        raise ValueError(f"attack(s) {bad} do not apply to {mechanism} with aligner "
+                         f"{aligner}; the applicable ones are {list(applicable)}.")
+    return X, y, param, names
+
+
+def _check_rows(X, y, target_error, random_state):
+    """``(X, y)``: finite float64 rows with one class label each; the target error and the
+    seed checked (what every audit and comparison needs)."""
     from sklearn.utils.multiclass import type_of_target
 
     X = np.asarray(X, dtype=np.float64)
@@ -357,11 +377,6 @@ def _check_data_and_deployment(X, y, mechanism, aligner, attacks, target_error, 
     if type_of_target(y) not in ("binary", "multiclass"):
         raise ValueError(f"y must hold class labels (the utility model is a classifier); got "
                          f"{type_of_target(y)} targets.")
-    if (mechanism, aligner) not in _DEPLOYMENTS:
-        raise ValueError(
-            f"mechanism={mechanism!r} with aligner={aligner!r} is not audited: use igdp with "
-            "gopp (calibrates the anchor noise) or cgdp with none (the private-data noise)."
-        )
     if not isinstance(random_state, Integral) or isinstance(random_state, bool) \
             or not 0 <= random_state < 2**32:
         raise ValueError(f"random_state must be an int in 0 .. 2**32 - 1 (the report prints "
@@ -369,15 +384,7 @@ def _check_data_and_deployment(X, y, mechanism, aligner, attacks, target_error, 
     if isinstance(target_error, bool) or not math.isfinite(target_error) or target_error < 0:
         raise ValueError(f"target_error must be a finite error >= 0 (a relative distance); "
                          f"got {target_error!r}.")
-    param, applicable = _DEPLOYMENTS[(mechanism, aligner)]
-    if attacks and not all(isinstance(a, str) for a in attacks):
-        raise TypeError(f"attacks must be attack names (strings); got {list(attacks)!r}.")
-    names = list(applicable) if not attacks else list(dict.fromkeys(attacks))
-    bad = [a for a in names if a not in applicable]
-    if bad:
-        raise ValueError(f"attack(s) {bad} do not apply to {mechanism} with aligner "
-                         f"{aligner}; the applicable ones are {list(applicable)}.")
-    return X, y, param, names
+    return X, y
 
 
 def _parties(partition, n_participants, X):
@@ -440,9 +447,10 @@ _AUDIT_NAMES = {"min_error=": "target_error="}
 
 
 def _calibrate(pipe, split, param, names, target_error, confidence, n_draws, bounds, xtol,
-               criterion, colluder, target, rng, n_jobs, batch_size, folder, progress):
-    """:func:`calibrate_noise` on the audit's split and partition; its warnings speak the
-    audit's parameter names."""
+               criterion, colluder, target, rng, n_jobs, batch_size, folder, progress,
+               filename="calibration.jsonl"):
+    """:func:`calibrate_noise` on the audit's split and partition (checkpointed in
+    ``folder/filename``); its warnings speak the audit's parameter names."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         cal = calibrate_noise(
@@ -452,7 +460,7 @@ def _calibrate(pipe, split, param, names, target_error, confidence, n_draws, bou
             criterion=criterion, colluder=colluder, target=target, redraw="deployment",
             scoring="balanced_accuracy", random_state=rng.randint(2**31 - 1), n_jobs=n_jobs,
             batch_size=batch_size,
-            checkpoint=None if folder is None else os.path.join(folder, "calibration.jsonl"),
+            checkpoint=None if folder is None else os.path.join(folder, filename),
             progress=progress)
     for w in caught:
         text = str(w.message)

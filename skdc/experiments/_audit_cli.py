@@ -7,6 +7,11 @@ Finished draws are checkpointed under ``OUT/checkpoint``, so rerunning an interr
 resumes it. Draws run on joblib: ``--backend dask --scheduler ADDRESS`` spreads them over a
 Dask cluster. Heavy imports happen inside the command, so ``skdc --help`` stays fast.
 
+With ``--compare OPTION ...`` it runs :func:`skdc.experiments.compare_options` instead: every
+option side by side (Local, Central, I-GDP, C-GDP, the KTI route, GaussMix at ``--epsilon``),
+written as ``report.html``, ``comparison.csv`` and, for the chosen option, the ``skdc
+participant upload`` flags (``deployment.txt``) and their fingerprint (``deployment.json``).
+
 Every setting is type-checked and bounded before any work (one line naming the flag or the
 config key); ``--fresh`` removes only the checkpoint files skdc wrote (a checkpoint folder
 holding anything else is refused, nothing removed); warnings print as one line that names the
@@ -44,6 +49,11 @@ colluder = 0
 seed = 0
 n_jobs = 1
 out = "audit-report"
+# compare = ["all"]        # compare options side by side instead: local, central, igdp,
+                           # cgdp, kti, gaussmix (each at its calibrated or stated setting;
+                           # drop attack and range, which a single audit takes)
+# epsilon = [1.0, 8.0]     # the budgets at which gaussmix runs
+# nonlinear = "kpca"       # the kti option's reduction: "kpca" or "umap"
 """
 
 # config key -> (argparse dest, type); lists say what they hold
@@ -55,27 +65,37 @@ _KEYS = {"data": ("data", str), "labels": ("labels", str), "participants": ("par
          "grid_draws": ("grid_draws", int), "range": ("range", (list, float)),
          "xtol": ("xtol", float), "model": ("model", str), "colluder": ("colluder", int),
          "target": ("target", int), "seed": ("seed", int), "n_jobs": ("n_jobs", int),
-         "backend": ("backend", str), "scheduler": ("scheduler", str), "out": ("out", str)}
+         "backend": ("backend", str), "scheduler": ("scheduler", str), "out": ("out", str),
+         "compare": ("compare", (list, str)), "epsilon": ("epsilon", (list, float)),
+         "nonlinear": ("nonlinear", str), "row_bound": ("row_bound", float),
+         "measure": ("measure", int)}
 _DEFAULTS = {"participants": 5, "mechanism": "igdp", "aligner": "gopp", "target_error": 0.5,
              "confidence": 0.95, "criterion": "order", "grid": 10, "grid_draws": 2,
              "model": "logistic", "colluder": 0, "seed": 0, "backend": "loky",
-             "out": "audit-report"}
+             "out": "audit-report", "nonlinear": "kpca", "measure": 5}
 _PATHS = ("data", "labels", "partition", "out")
 # the largest counts a setting takes (an allocation beyond them is a typo, not an audit)
 _LIMITS = {"participants": (2, 10_000), "draws": (2, 100_000), "grid": (1, 10_000),
            "grid_draws": (1, 10_000), "colluder": (0, 9_999), "target": (0, 9_999),
-           "seed": (0, 2**32 - 1), "n_jobs": (-4096, 4096)}
+           "seed": (0, 2**32 - 1), "n_jobs": (-4096, 4096), "measure": (1, 1000)}
 _CHOICES = {"mechanism": ("igdp", "cgdp"), "aligner": ("gopp", "none"),
             "model": ("logistic", "ridge"), "backend": ("loky", "threading", "dask"),
-            "criterion": ("order", "clopper-pearson", "normal")}
+            "criterion": ("order", "clopper-pearson", "normal"), "nonlinear": ("kpca", "umap")}
 # every attack audit() applies to some deployment (the attacks of its _DEPLOYMENTS)
 _ATTACKS = ("mp", "procrustes", "alignment_map", "known_secret")
+# the options of --compare (skdc.experiments.compare_options), "all" for every one
+_COMPARE = ("local", "central", "igdp", "cgdp", "kti", "gaussmix")
+# what a single audit takes and a comparison does not (each option has its own range)
+_NOT_WITH_COMPARE = ("attack", "range", "xtol")
 # audit() parameter names that open its error messages -> the flag to name instead
 _AUDIT_FLAGS = {"attack": "--attack", "target_error": "--target-error", "colluder": "--colluder",
                 "target": "--target", "partition": "--partition",
                 "n_participants": "--participants", "bounds": "--range", "xtol": "--xtol",
                 "No value": "--range", "criterion": "--criterion", "n_draws": "--draws",
-                "random_state": "--seed", "confidence": "--confidence"}
+                "random_state": "--seed", "confidence": "--confidence",
+                "options": "--compare", "epsilons": "--epsilon", "row_bound": "--row-bound",
+                "n_measure": "--measure", "nonlinear": "--nonlinear",
+                "max_components": "--nonlinear"}
 # the Python parameter names in warnings -> the flags a command-line user changes
 _WARNING_FLAGS = {"bounds=": "--range", "target_error=": "--target-error",
                   "min_error=": "--target-error", "confidence=": "--confidence",
@@ -151,12 +171,14 @@ def _config_value(path, key, value, kind):
     where = f"--config {path}: [audit] {key} (--{key.replace('_', '-')})"
     if isinstance(kind, tuple):
         _, item = kind
-        if key == "attack" and isinstance(value, str):
+        if key != "range" and _is(value, item):
             value = [value]
         ok = isinstance(value, list) and all(_is(v, item) for v in value) \
             and (key != "range" or len(value) == 2)
         if not ok:
-            shape = "[LOW, HIGH], two numbers" if key == "range" else "a list of attack names"
+            shape = {"range": "[LOW, HIGH], two numbers", "attack": "a list of attack names",
+                     "compare": "a list of option names",
+                     "epsilon": "a list of numbers"}[key]
             raise ValueError(f"{where} must be {shape}; got {_short(value)}.")
         return [float(v) for v in value] if item is float else list(value)
     if not _is(value, kind):
@@ -198,9 +220,11 @@ def _command(args):
         value = getattr(args, dest)
         if value is None or dest in ("n_jobs", "backend", "scheduler"):
             continue
-        if dest == "attack":
-            for name in value:
-                words += ["--attack", name]
+        if dest in ("attack", "epsilon"):
+            for item in value:
+                words += [_flag(dest), str(item)]
+        elif dest == "compare":
+            words += ["--compare", *value]
         elif dest == "range":
             words += ["--range", *map(str, value)]
         else:
@@ -271,6 +295,40 @@ def _check_settings(args):
                              f"{getattr(args, dest)!r}.")
     if args.backend == "dask" and not args.scheduler:
         raise ValueError("--backend dask needs --scheduler ADDRESS (e.g. tcp://host:8786).")
+    _check_compare(args)
+
+
+def _check_compare(args):
+    """``--compare``'s options, ``--epsilon`` and ``--row-bound``, and the single audit's
+    flags that a comparison does not take."""
+    import math
+
+    if args.compare is None:
+        for dest in ("epsilon", "row_bound"):
+            if getattr(args, dest) is not None:
+                raise ValueError(f"{_flag(dest)} applies to --compare (GaussMix); add "
+                                 "--compare ... gaussmix or drop it.")
+        return
+    names = list(_COMPARE) if "all" in args.compare else list(dict.fromkeys(args.compare))
+    bad = [n for n in names if n not in _COMPARE]
+    if bad:
+        raise ValueError(f"--compare takes options among {', '.join(_COMPARE)} (or all); got "
+                         f"{', '.join(bad)}.")
+    args.compare = names
+    for dest in _NOT_WITH_COMPARE:
+        if getattr(args, dest) is not None:
+            raise ValueError(f"{_flag(dest)} applies to a single audit; with --compare every "
+                             "option runs its own attacks over its own range. Drop it.")
+    for eps in args.epsilon or []:
+        if not (math.isfinite(eps) and 0 < eps <= 1000):
+            raise ValueError(f"--epsilon must be a privacy budget in (0, 1000]; got {eps:g}.")
+    if args.epsilon is not None and len(args.epsilon) > 16:
+        raise ValueError(f"--epsilon is given {len(args.epsilon)} times; at most 16.")
+    if "gaussmix" not in names and args.epsilon is not None:
+        raise ValueError("--epsilon applies to the gaussmix option; add it to --compare.")
+    if args.row_bound is not None and not (math.isfinite(args.row_bound)
+                                           and args.row_bound > 0):
+        raise ValueError(f"--row-bound must be a positive number; got {args.row_bound:g}.")
 
 
 _CHECKPOINTS = ("calibration.jsonl", "grid.jsonl")
@@ -292,8 +350,10 @@ def _checkpoint_folder(args):
                          "skdc keeps its checkpoints in a real folder there. Move it away or "
                          "choose another --out.")
     if args.fresh:
-        remove_written(checkpoint, _CHECKPOINTS, "--out's checkpoint folder (--fresh)",
-                       is_ours=is_checkpoint)
+        from ._compare import CHECKPOINT_FILES
+
+        remove_written(checkpoint, _CHECKPOINTS + CHECKPOINT_FILES,
+                       "--out's checkpoint folder (--fresh)", is_ours=is_checkpoint)
     return out, ensure_folder(checkpoint, "--out's checkpoint folder", allow_link=False)
 
 
@@ -313,6 +373,37 @@ def _audit_kwargs(args, partition, checkpoint):
         random_state=args.seed, checkpoint=checkpoint, progress="auto",
         command_line=command,
     )
+
+
+def _compare_kwargs(args, partition, checkpoint):
+    """The arguments of :func:`compare_options` the flags give, with the command line."""
+    import shlex
+
+    command = "python -m skdc " + " ".join(shlex.quote(a) for a in _command(args))
+    kwargs = dict(
+        options=args.compare, n_participants=args.participants, partition=partition,
+        target_error=args.target_error, confidence=args.confidence, colluder=args.colluder,
+        target=args.target, model=args.model, n_draws=args.draws, criterion=args.criterion,
+        nonlinear=args.nonlinear, row_bound=args.row_bound, n_measure=args.measure,
+        random_state=args.seed, checkpoint=checkpoint, progress="auto", command_line=command)
+    if args.epsilon is not None:
+        kwargs["epsilons"] = list(args.epsilon)
+    return kwargs
+
+
+def _print_comparison(comparison, files, out):
+    print(comparison.verdict["sentence"])
+    for w in comparison.verdict["warnings"]:
+        print(f"skdc audit: warning: {w}", file=sys.stderr)
+    for o in comparison.options.values():
+        error = "-" if o.attack is None else f"{o.attack_error:.3g}"
+        print(f"  {o.name:<14} balanced accuracy {o.utility:.3f} [{o.utility_interval[0]:.3f}, "
+              f"{o.utility_interval[1]:.3f}]  attack error bound {error}  "
+              f"{o.setting or o.protection}")
+    if comparison.deployment is not None:
+        print(f"deploy {comparison.deployment['option']}: flags in {files['commands']}, "
+              f"fingerprint {comparison.deployment['fingerprint']}")
+    print(f"wrote {files['report']} and {len(files) - 1} more files in {out}")
 
 
 def _flagged(exc):
@@ -389,16 +480,20 @@ def _run_audit(args):
     from joblib import parallel_config
 
     from ._audit import audit
+    from ._compare import compare_options
 
-    kwargs = _audit_kwargs(args, partition, checkpoint)
+    if args.compare:
+        run, kwargs = compare_options, _compare_kwargs(args, partition, checkpoint)
+    else:
+        run, kwargs = audit, _audit_kwargs(args, partition, checkpoint)
     client = _dask_client(args)
     try:
         with parallel_config(backend=args.backend), warnings.catch_warnings():
             warnings.showwarning = _show_warning
             warnings.simplefilter("default")
             try:
-                report = audit(X, y, n_jobs=args.n_jobs if args.n_jobs is not None
-                               else (-1 if client is not None else None), **kwargs)
+                report = run(X, y, n_jobs=args.n_jobs if args.n_jobs is not None
+                             else (-1 if client is not None else None), **kwargs)
             except ValueError as exc:
                 raise ValueError(_flagged(exc)) from exc
     finally:
@@ -407,7 +502,11 @@ def _run_audit(args):
     if report.setting["n_resumed"]:
         print(f"skdc audit: resumed from {checkpoint}: {report.setting['n_resumed']} draws "
               "read back, not rerun", file=sys.stderr)
-    _print_result(report, report.save(out), out)
+    files = report.save(out)
+    if args.compare:
+        _print_comparison(report, files, out)
+    else:
+        _print_result(report, files, out)
     return 0
 
 
@@ -475,6 +574,21 @@ def register(subparsers):
                    help="joblib backend (default: loky)")
     a.add_argument("--scheduler", default=None,
                    help="Dask scheduler address, for --backend dask (default: none)")
+    a.add_argument("--compare", nargs="+", default=None, metavar="OPTION",
+                   help="compare options side by side instead of auditing one: local, "
+                        "central, igdp, cgdp, kti, gaussmix, or all (OUT/report.html, "
+                        "comparison.csv, and the chosen option's deployment.txt/.json) "
+                        "(default: audit one deployment)")
+    a.add_argument("--epsilon", type=float, action="append", default=None,
+                   help="a privacy budget at which --compare runs gaussmix, repeatable "
+                        "(default: 1 and 8)")
+    a.add_argument("--nonlinear", default=None, choices=_CHOICES["nonlinear"],
+                   help="the kti option's reduction (default: kpca)")
+    a.add_argument("--row-bound", type=float, default=None,
+                   help="gaussmix's public row-norm bound (default: sqrt(n_features))")
+    a.add_argument("--measure", type=int, default=None,
+                   help="deployments measuring linkage and inference at each calibrated "
+                        "setting of --compare (default: 5)")
     a.add_argument("--out", default=None, help="output folder (default: audit-report)")
     a.add_argument("--fresh", action="store_true",
                    help="remove skdc's checkpoint files in OUT/checkpoint and start afresh")

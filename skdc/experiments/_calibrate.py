@@ -588,6 +588,8 @@ class _Runner:
         self.n_resumed += resumed
         if self.bar is not None and len(todo) < len(jobs):
             self.bar.update(len(jobs) - len(todo))
+        if not todo:  # all read back: no pool to start (joblib warns about an empty one)
+            return rows
         tasks = (delayed(_run_draw)(self.token, self.blob, float(jobs[k][0]), int(jobs[k][1]))
                  for k in todo)
         for k, row in zip(todo, _parallel(self.n_jobs)(tasks)):

@@ -550,7 +550,8 @@ def _bounds_section(s, cal, leakage):
         "is not differential privacy and has no leakage bound. The entropy floor "
         "(<code>skdc bound</code>) certifies Gaussian releases (C-GDP or I-GDP with "
         "private-data noise) and DP-SGD-trained models, and the GaussMix epsilon certifies "
-        f"Gaussian sketches; audit those deployments for a bound. {tail}</p>")
+        "Gaussian sketches (<code>skdc audit --compare ... gaussmix</code> puts them side by "
+        f"side with this deployment). {tail}</p>")
 
 
 def _limits(s):

@@ -74,6 +74,9 @@ def _diagnostics(fitted):
 
 
 def _plain(value):
+    if isinstance(value, np.ndarray):
+        # a model's n_iter_ is an array (one count per class): the slowest class counts
+        return value.item() if value.size == 1 else _plain(value.max()) if value.size else None
     if isinstance(value, np.generic):
         return value.item()
     return value

@@ -20,7 +20,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils import check_random_state
+from sklearn.utils import check_array, check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
@@ -272,6 +272,43 @@ class MixingLogisticRegression(ClassifierMixin, _BaseMixing):
         Z = np.hstack([X, np.ones((X.shape[0], 1)), onehot])
         M = self._release(Z, math.sqrt(self.row_bound_x**2 + 2.0),
                           check_random_state(self.random_state))
+        self._solve(M, d, c)
+        return self
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit_sketch(self, M, classes):
+        """Fit from sketch rows of ``[x, 1, onehot(y)]`` released elsewhere (post-processing).
+
+        Stacked releases of several participants, each sketching its own rows, have the
+        Gram matrix ``sum_i M_i^T M_i ~ k (X^T X + p sigma^2 I)``: the same surrogate is
+        maximised on them. The privacy is the releases' own; nothing is released here, so
+        ``privacy_spent_`` is not set.
+
+        Parameters
+        ----------
+        M : array-like of shape (n_sketch_rows, n_features + 1 + n_classes)
+            The sketch rows.
+        classes : array-like of shape (n_classes,)
+            The class labels, in the order of the one-hot columns.
+
+        Returns
+        -------
+        self : object
+            Fitted classifier.
+        """
+        self.classes_ = np.asarray(classes)
+        c = self.classes_.size
+        M = check_array(M, dtype=np.float64)
+        d = M.shape[1] - 1 - c
+        if c < 2 or d < 1:
+            raise ValueError(f"M must have n_features + 1 + n_classes columns with at least "
+                             f"one feature and two classes; got {M.shape[1]} columns for "
+                             f"{c} classes.")
+        self.n_features_in_ = d
+        self._solve(M, d, c)
+        return self
+
+    def _solve(self, M, d, c):
         Xt = M[:, : d + 1]
         G = Xt.T @ Xt
         _, a1, a2 = _chebyshev_quadratic(float(self.Q))
@@ -282,7 +319,6 @@ class MixingLogisticRegression(ClassifierMixin, _BaseMixing):
             theta = (theta[:, 1] - theta[:, 0])[:, None] / 2
         self.coef_ = theta[:d].T
         self.intercept_ = theta[d]
-        return self
 
     def decision_function(self, X):
         """Surrogate margins: ``(n,)`` for binary problems, else ``(n, n_classes)``.

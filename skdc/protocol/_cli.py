@@ -336,7 +336,10 @@ def _analyst_fit(args, caught):
         "none": lambda: "none",
     }[args.aligner]()
     model = _model(args.model).set_params(**_parse_params(args.model_param))
+    audited = _audited(args.audit_fingerprint)
     loaded = load_uploads(args.uploads)
+    if audited is not None:
+        _check_audited(audited, args.uploads)
     analyst = Analyst(aligner, model, outliers=args.outliers).fit(loaded)
     model_warned = [w for w in caught if issubclass(w.category, ConvergenceWarning)
                     and not os.path.abspath(w.filename).startswith(_SKDC_DIR)]
@@ -368,6 +371,38 @@ def _analyst_fit(args, caught):
 
 
 _SKDC_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _audited(value):
+    """``(fingerprint, settings or None)`` of ``--audit-fingerprint`` (the digits or the
+    ``deployment.json`` of ``skdc audit --compare``), read before any upload; ``None``
+    without the flag."""
+    if value is None:
+        return None
+    from ..utils._deployment import read_audit_fingerprint
+
+    return read_audit_fingerprint(value, "--audit-fingerprint", error=UploadError)
+
+
+def _check_audited(audited, paths):
+    """Refuse, before any fit, an upload whose declared settings are not the audited ones."""
+    from ..utils._deployment import settings_fingerprint, upload_settings
+    from ._container import Container
+    from ._format import _UPLOAD
+
+    expected, settings = audited
+    for path in paths:
+        with Container(path, _UPLOAD) as c:
+            declared = upload_settings(c.header, c.path, error=UploadError)
+        if settings_fingerprint(declared, error=UploadError) == expected:
+            continue
+        differ = "" if settings is None else ": " + ", ".join(
+            f"{k} {declared[k]!r} (audited {settings[k]!r})" for k in sorted(declared)
+            if declared[k] != settings[k])
+        raise UploadError(
+            f"{path}: its declared settings are not the audited ones (--audit-fingerprint "
+            f"{expected[:12]}...){differ}. Upload with the flags the audit wrote "
+            "(deployment.txt), or audit these settings.")
 
 
 def register(subparsers):
@@ -487,4 +522,8 @@ def _register_analyst_fit(sub):
     fit.add_argument("--out", required=True,
                      help="output folder, created if missing; maps and model are written "
                           "owner-only (required)")
+    fit.add_argument("--audit-fingerprint", default=None, metavar="FILE_OR_HEX",
+                     help="refuse uploads whose declared settings differ from the audited "
+                          "ones: the deployment.json of `skdc audit --compare`, or its "
+                          "fingerprint (default: not checked)")
     fit.set_defaults(func=_analyst_fit)

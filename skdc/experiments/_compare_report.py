@@ -1,0 +1,391 @@
+"""The comparison's figure and page: every option side by side, the verdict first.
+
+Everything here renders; nothing computes a verdict. :mod:`skdc.experiments._compare` computes
+the options, the table, the verdict and the deployment and hands them over; this module draws
+one figure (utility against the strongest attack's error, and utility against epsilon) and
+writes the self-contained page (figures as PNG, no scripts, no links).
+"""
+
+# Licence: BSD 3 clause
+
+import html
+import platform
+import sys
+
+import numpy as np
+
+from ._report import _CSS, _RULES, _img, _png, _table, attack_label
+
+__all__ = ["plot_comparison", "render_comparison"]
+
+_MEETS, _FAILS, _REF, _FORMAL = "#1a7f37", "#c0392b", "0.35", "#1f5fa8"
+SECTIONS = ("options", "costs", "regulator", "deployment", "judged", "limits", "reproduce")
+_TITLES = {"options": "The options side by side", "costs": "What each option costs",
+           "regulator": "The regulator's words", "deployment": "Deploying the chosen option",
+           "judged": "How each option was judged",
+           "limits": "What the comparison does not cover", "reproduce": "How to reproduce it"}
+
+
+def _attack_words(name):
+    if name is None:
+        return "none applies"
+    if name in ("pinv", "lr", "mlp"):
+        return f"anchor regression ({name.upper()})"
+    return attack_label(name)
+
+
+# ----------------------------------------------------------------------------- the figure
+
+
+_MARKERS = {"central": "o", "igdp": "D", "cgdp": "s", "kti": "^"}
+
+
+def _error_panel(ax, results, setting):
+    """Utility (with its interval) against the strongest attack's error bound: one marker per
+    option, green when it meets the target, red when not, grey for Central."""
+    t = setting["target_error"]
+    attacked = [o for o in results.values() if o.attack is not None and np.isfinite(
+        o.attack_error)]
+    errors = [o.attack_error for o in attacked] + [o.attack_error_median for o in attacked]
+    errors = [e for e in errors if np.isfinite(e)]
+    high = max([1.3 * t, 0.5, *[min(e, 3.0 * max(t, 0.1)) * 1.1 for e in errors]])
+    local = results.get("local")
+    if local is not None:
+        ax.axhspan(*local.utility_interval, color=_REF, alpha=0.12, linewidth=0)
+        ax.axhline(local.utility, color=_REF, linestyle="--", linewidth=1.2,
+                   label=f"Local, nothing shared: {local.utility:.3f} (band: its interval)")
+    ax.axvline(t, color="k", linestyle=":", linewidth=1.2, label=f"target error {t:.3g}")
+    for o in attacked:
+        color = _REF if o.name == "central" else _MEETS if o.meets else _FAILS
+        x = min(o.attack_error, high)
+        lo, hi = o.utility_interval
+        label = ("Central: the analyst holds the raw rows (error 0)" if o.name == "central"
+                 else f"{o.label}: {o.setting}")
+        ax.errorbar([x], [o.utility], yerr=[[o.utility - lo], [hi - o.utility]],
+                    fmt=_MARKERS.get(o.name, "o"), color=color, markersize=8, capsize=3,
+                    zorder=4, label=label)
+        if np.isfinite(o.attack_error_median) and o.attack_error_median > o.attack_error:
+            med = min(o.attack_error_median, high)
+            ax.plot([x, med], [o.utility, o.utility], "-", color=color, linewidth=1, alpha=0.6)
+            ax.plot([med], [o.utility], ">" if o.attack_error_median > high else "|",
+                    color=color, markersize=7)
+    ax.set_xlim(-0.02 * high, high * 1.05)
+    ax.set_xlabel(f"strongest attack's error a fresh deployment exceeds at "
+                  f"{setting['confidence']:.0%}\n(the thin line runs to the median error)")
+    ax.set_ylabel("balanced accuracy (held-out rows)")
+    ax.set_title("options judged by attacks: green meets the target, red does not",
+                 fontsize="small")
+    ax.legend(fontsize="x-small", frameon=False, loc="upper center",
+              bbox_to_anchor=(0.5, -0.2), ncol=1)
+
+
+def _epsilon_panel(ax, results, setting):
+    """GaussMix's utility against epsilon; the other options have no epsilon and are drawn
+    as labelled lines."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    formal = [o for o in results.values() if o.protection == "formal"]
+    for o in results.values():
+        if o.protection == "formal":
+            continue
+        style = {"local": ("--", _REF), "central": ("-", _REF)}.get(
+            o.name, (":", _MEETS if o.meets else _FAILS))
+        ax.axhline(o.utility, linestyle=style[0], color=style[1], linewidth=1.1)
+        ax.annotate(f"{o.label} (no epsilon)" if o.protection == "empirical" else o.label,
+                    (0.01, o.utility), xycoords=("axes fraction", "data"), fontsize="x-small",
+                    color=style[1], va="bottom")
+    if not formal:
+        ax.text(0.5, 0.5, "GaussMix not compared", ha="center", va="center",
+                transform=ax.transAxes, color=_REF)
+        ax.set_xticks([])
+    else:
+        eps = np.array([o.epsilon for o in formal])
+        util = np.array([o.utility for o in formal])
+        err = np.array([[o.utility - o.utility_interval[0] for o in formal],
+                        [o.utility_interval[1] - o.utility for o in formal]])
+        ax.errorbar(eps, util, yerr=err, fmt="s-", color=_FORMAL, markersize=7, capsize=3,
+                    label=f"GaussMix, (epsilon, delta = {setting['delta']:g})-DP")
+        for e, u in zip(eps, util):
+            ax.annotate(f"epsilon = {e:.3g}", (e, u), textcoords="offset points",
+                        xytext=(6, -12), fontsize="x-small", color=_FORMAL)
+        ax.set_xscale("log")
+        ax.set_xlim(eps.min() / 2.0, eps.max() * 2.0)
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_xticks(eps)
+        ax.legend(fontsize="x-small", frameon=False, loc="upper center",
+                  bbox_to_anchor=(0.5, -0.2))
+    ax.set_xlabel("epsilon (formal guarantee; smaller is more private)")
+    ax.set_ylabel("balanced accuracy (held-out rows)")
+    ax.set_title("GaussMix: the one option with a formal guarantee", fontsize="small")
+
+
+def plot_comparison(comparison, axes=None):
+    """The comparison in one figure: utility against the strongest attack's error (left) and
+    against epsilon (right).
+
+    Parameters
+    ----------
+    comparison : Comparison
+        The result of :func:`~skdc.experiments.compare_options`.
+    axes : pair of matplotlib Axes, default=None
+        Where to draw; a new figure when ``None``.
+
+    Returns
+    -------
+    axes : pair of matplotlib Axes
+    """
+    if axes is None:
+        import matplotlib.pyplot as plt
+
+        _, axes = plt.subplots(1, 2, figsize=(12, 6.2), layout="constrained", sharey=True)
+    _error_panel(axes[0], comparison.options, comparison.setting)
+    _epsilon_panel(axes[1], comparison.options, comparison.setting)
+    return axes
+
+
+def _figure(results, setting):
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(12, 6.2), layout="constrained", sharey=True)
+    _error_panel(axes[0], results, setting)
+    _epsilon_panel(axes[1], results, setting)
+    return fig
+
+
+# ----------------------------------------------------------------------------- the page
+
+
+def _num(v, digits=3):
+    return "n/a" if v is None or not np.isfinite(v) else f"{v:.{digits}f}"
+
+
+def _display_table(results, table):
+    """The table as the page shows it: numbers with their intervals, in words."""
+    import pandas as pd
+
+    rows = []
+    for o, r in zip(results.values(), table.itertuples()):
+        rows.append({
+            "option": o.label, "protection": o.protection, "setting": o.setting or "-",
+            "balanced accuracy": f"{o.utility:.3f} [{o.utility_interval[0]:.3f}, "
+                                 f"{o.utility_interval[1]:.3f}]",
+            "interval over": o.interval_over,
+            "vs Local": _signed(r.vs_local), "vs Central": _signed(r.vs_central),
+            "strongest attack": _attack_words(o.attack),
+            "attack error (bound / median)": "not measured" if o.attack is None else
+            f"{_num(o.attack_error)} / {_num(o.attack_error_median)}",
+            "exact-source linkage (chance)": "-" if not np.isfinite(o.linkage) else
+            f"{o.linkage:.2f} ({o.linkage_chance:.2f})",
+            "attribute inference (majority)": "-" if not np.isfinite(o.inference) else
+            f"{o.inference:.2f} ({o.inference_chance:.2f})",
+            "epsilon": "-" if not np.isfinite(o.epsilon) else f"{o.epsilon:.3g}",
+            "meets the target": r.meets_target})
+    return pd.DataFrame(rows)
+
+
+def _signed(v):
+    return "-" if not np.isfinite(v) else f"{v:+.3f}"
+
+
+def _verdict_html(verdict):
+    cls = "verdict" if verdict["meeting"] else "verdict no"
+    text = html.escape(verdict["sentence"])
+    for word in ("Yes:", "No:"):
+        if text.startswith(word):
+            text = f"<b>{word[:-1]}</b>:{text[len(word):]}"
+    warns = "".join(f"<p class='verdict warn'>{html.escape(w)}</p>"
+                    for w in verdict["warnings"])
+    return f"<p class='{cls}' id='verdict-sentence'>{text}</p>{warns}"
+
+
+def _options_section(s, results, table, fig):
+    rule = _RULES[s["criterion"]].format(c=s["confidence"])
+    return (
+        f"<p>{len(results)} options on the same {s['n_train']} training rows, "
+        f"{s['n_participants']} participants and {s['n_test']} held-out rows. Calibrated "
+        f"options are judged by {html.escape(rule)}, over fresh simulated deployments "
+        f"(secrets, anchor and noise redrawn, your rows and partition kept). The attack "
+        f"error is the relative reconstruction error of participant {s['target']}'s rows by "
+        f"the analyst colluding with participant {s['colluder']}; <i>bound</i> is the error a "
+        f"fresh deployment exceeds at {s['confidence']:.0%} (the criterion's order "
+        "statistic), <i>median</i> the middle draw. Exact-source linkage is the share of "
+        "reconstructions closest to their own row among 10 same-label rows; attribute "
+        "inference the share whose label a classifier trained on clean rows reads off "
+        "correctly.</p>"
+        + _table(_display_table(results, table), "comparison")
+        + _img(fig, "utility against the strongest attack's error and against epsilon")
+        + "<p>Left: each empirical option at its setting, its balanced accuracy with the "
+        "interval, placed at the attack error a fresh deployment exceeds; the line runs to "
+        "the median error (an arrow: beyond the axis). Central sits at error 0: the analyst "
+        "holds the rows. Right: GaussMix at each stated epsilon; the other options have no "
+        "epsilon and are drawn as lines.</p>")
+
+
+def _costs_section(s, results):
+    local, central = results.get("local"), results.get("central")
+    items = []
+    for o in results.values():
+        if o.name in ("local", "central"):
+            continue
+        refs = []
+        for ref, word in ((local, "Local"), (central, "Central")):
+            if ref is not None:
+                d = o.utility - ref.utility
+                refs.append(f"{'gains' if d >= 0 else 'costs'} {abs(d):.3f} against "
+                            f"{word} ({ref.utility:.3f})")
+        status = {"formal": "a formal guarantee (epsilon = "
+                            f"{o.epsilon:.3g}); its attack error is not measured",
+                  "empirical": "meets the target" if o.meets else "does not meet the target"
+                  }[o.protection]
+        items.append(f"<li><b>{html.escape(o.label)}</b> at {html.escape(o.setting)}: "
+                     f"balanced accuracy {o.utility:.3f}; {'; '.join(refs)}; "
+                     f"{status}.</li>")
+    refs = ("<p>Local is what each participant gets alone (nothing leaves home); Central is "
+            "what pooling the raw rows would give (no privacy at all). A collaboration is "
+            "worth its privacy when it beats Local.</p>")
+    return refs + ("<ul>" + "".join(items) + "</ul>" if items else
+                   "<p>Only the references were compared.</p>")
+
+
+def _regulator_section(s, regulator):
+    return (
+        "<p>The Article 29 Working Party's Opinion 05/2014 on anonymisation techniques "
+        "(WP216), the European data protection guidance on anonymisation, judges a "
+        "technique by three risks. For each: what this comparison measures, and what it "
+        "does not.</p>"
+        + _table(regulator.drop(columns=["column"]), "regulator")
+        + "<p><b>Anchor noise is not differential privacy.</b> The anchor noise of I-GDP + "
+        "GOPP, the private-data noise of C-GDP and the reduced dimension of the KTI route "
+        "are empirical, attack-relative protections: they make the attacks above err, on "
+        "your rows, at the stated confidence, and say nothing about attacks not run here. "
+        "Only GaussMix carries a formal guarantee: (epsilon, delta)-differential privacy of "
+        "each participant's release, which bounds what <i>any</i> attack learns about one "
+        "record. A low reconstruction error with high linkage means the rows can be singled "
+        "out; a high error with linkage well above chance means the reconstructions still "
+        "single rows out: read the linkage column, not only the error.</p>")
+
+
+def _deployment_section(s, results, verdict, deployment):
+    if deployment is None:
+        best = verdict["best"]
+        why = ("No option meets the target, so nothing is recommended for deployment."
+               if best is None else
+               f"The best option meeting the target, {html.escape(results[best].label)}, is "
+               "not one `skdc participant upload` runs (it runs I-GDP and C-GDP); deploy it "
+               "from Python with the settings in the table.")
+        return f"<p>{why}</p>"
+    o = results[deployment["option"]]
+    settings = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(repr(v))}</td></tr>"
+                       for k, v in deployment["settings"].items())
+    return (
+        f"<p>The best option meeting the target that skdc's deployment commands run: "
+        f"<b>{html.escape(o.label)}</b> at {html.escape(o.setting)}. Each participant runs "
+        "the flags below (written to <code>deployment.txt</code>); the analyst's <code>skdc "
+        "analyst fit --audit-fingerprint deployment.json</code> refuses any upload whose "
+        "declared settings differ, so what was audited is what is deployed. The seeds are "
+        "not settings: each participant draws its own.</p>"
+        f"<p>Fingerprint of the audited settings: <code id='fingerprint'>"
+        f"{deployment['fingerprint']}</code></p>"
+        f"<div class='scroll'><table id='settings'>{settings}</table></div>"
+        f"<pre id='commands'>{html.escape(deployment['text'])}</pre>")
+
+
+def _judged_section(s, results):
+    parts = []
+    for o in results.values():
+        if o.calibration is not None:
+            cal = o.calibration
+            first = ("n_components",) if "n_components" in cal.decisions else ("value",)
+            cols = [c for c in (*first, "n_draws", "n_failed",
+                                "allowed_failures", "fresh_fail_bound", "utility", "passes",
+                                "why") if c in cal.decisions]
+            parts.append(f"<h3>{html.escape(o.label)}</h3><p>Calibrated: "
+                         f"{html.escape(o.setting)}; binding attack "
+                         f"{html.escape(_attack_words(cal.binding_attack))}; "
+                         f"{cal.n_draws_run} simulated deployments.</p>"
+                         + _table(cal.decisions[cols], f"decisions-{o.name}"))
+        elif o.protection == "formal":
+            e = o.extra
+            parts.append(
+                f"<h3>{html.escape(o.label)}</h3><p>Each participant releases one Gaussian "
+                f"sketch of its rows [x / C, 1, onehot(y)] with k = {e['k']} rows and "
+                f"noise sigma = {e['noise']:.4g} (the dimensionless scale gamma = "
+                f"{e['scale']:.4g}, row bound C = {e['row_bound']:.4g}, public and "
+                f"data-independent; {e['clipped']:.0%} of the training rows were clipped to "
+                f"it). The Renyi-DP accountant (Lemma 1 and Proposition 1 of the Gaussian "
+                f"mixing paper) gives epsilon = {o.epsilon:.4g} at delta = {o.delta:g} for "
+                "the noise actually added; a record belongs to one participant, so the "
+                f"collaboration is ({o.epsilon:.3g}, {o.delta:g})-DP per record. Utility over "
+                f"{o.n_draws} fresh sketches.</p>")
+    return "".join(parts) or "<p>No option was calibrated.</p>"
+
+
+def _limits_section(s):
+    return (
+        "<ul><li>One threat model for the empirical options: the analyst colluding with one "
+        "participant, who discloses its secret, its rows and the raw anchor. Other "
+        "collusions, an analyst deviating from the protocol, side information and "
+        "membership inference are not measured.</li>"
+        "<li>Attacks not yet known: the empirical options' numbers hold for the attacks run "
+        "here only. GaussMix's epsilon holds for every attack.</li>"
+        "<li>Your rows only: the other participants' data may differ, and the result holds "
+        "for this partition and these sizes.</li>"
+        "<li>The intervals of Local and Central are over the held-out rows (a bootstrap); "
+        "the others' are over simulated deployments: the held-out rows' own sampling error "
+        "comes on top.</li></ul>")
+
+
+def _reproduce_section(s):
+    import sklearn
+
+    import skdc
+
+    e = html.escape
+    return (
+        f"<p>Command: <code>{e(s['command_line'])}</code></p><table id='versions'>"
+        + "".join(f"<tr><td>{k}</td><td>{e(str(v))}</td></tr>" for k, v in [
+            ("skdc", getattr(skdc, "__version__", "dev")),
+            ("python", platform.python_version()), ("numpy", np.__version__),
+            ("scikit-learn", sklearn.__version__), ("platform", sys.platform),
+            ("seed", s["random_state"]), ("SHA-256 of the inputs", s["input_sha256"]),
+            ("draws run (all)", s["n_draws_all"]),
+            ("draws read back from a checkpoint", s["n_resumed"])])
+        + "</table><p>The table is <code>comparison.csv</code>, every draw "
+        "<code>draws.csv</code>, every calibrated setting's decisions <code>decisions.csv"
+        "</code>, the regulator's table <code>regulator.csv</code>.</p>")
+
+
+def render_comparison(setting, results, table, verdict, regulator, deployment):
+    """The self-contained HTML page: the verdict first, then the sections of ``SECTIONS``."""
+    s = setting
+    fig = _png(_figure(results, s))
+    sections = {
+        "options": _options_section(s, results, table, fig),
+        "costs": _costs_section(s, results),
+        "regulator": _regulator_section(s, regulator),
+        "deployment": _deployment_section(s, results, verdict, deployment),
+        "judged": _judged_section(s, results),
+        "limits": _limits_section(s),
+        "reproduce": _reproduce_section(s),
+    }
+    body = "".join(f'<section id="{k}"><h2>{_TITLES[k]}</h2>{sections[k]}</section>'
+                   for k in SECTIONS)
+    resumed = (f"<p id='resumed'>Resumed from the checkpoint: {s['n_resumed']} of "
+               f"{s['n_draws_all']} draws read back, not rerun.</p>" if s["n_resumed"] else "")
+    scale = ("" if s["scale"]["standardized"] else
+             "<p class='verdict warn'>Your rows are not standardized: attack errors are "
+             "relative to the rows' scale, so a few large columns dominate them. Compare the "
+             "options on rows scaled as the collaboration will scale them.</p>")
+    return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+            "<title>skdc audit: which way to collaborate?</title>"
+            f"<style>{_CSS}pre{{background:#f4f4f4;padding:.6em;white-space:pre-wrap;"
+            "overflow-wrap:anywhere;font-size:.85em}th{text-align:left;vertical-align:bottom}"
+            "</style></head><body><h1>Is our collaboration safe, and which "
+            f"way?</h1>{_verdict_html(verdict)}{scale}"
+            f"<p>{len(results)} options, {s['n_participants']} participants, target attack "
+            f"error {s['target_error']:.3g} at {s['confidence']:.0%}.</p>{resumed}{body}"
+            "</body></html>\n")
