@@ -23,7 +23,8 @@ import torch
 from torch.utils.data import default_collate
 
 from ..utils._sklearn_compat import validate_params
-from ._leakage import DPSGDLeakageAccountant, _check_delta, _check_positive, _check_rate
+from ..utils._validation import check_delta, check_positive, check_rate
+from ._leakage import DPSGDLeakageAccountant
 
 __all__ = ["DPSGDMixin", "PoissonBatchLoader", "make_dpsgd_net"]
 
@@ -66,7 +67,7 @@ class PoissonBatchLoader:
         self.dataset = dataset
         n = len(dataset)
         q = sample_rate if sample_rate is not None else min(1.0, batch_size / n)
-        self.sample_rate = _check_rate(q)
+        self.sample_rate = check_rate(q)
         self.steps = int(steps) if steps is not None else max(1, round(1 / self.sample_rate))
         self.generator = generator if generator is not None else np.random.default_rng()
 
@@ -164,8 +165,8 @@ class DPSGDMixin:
     def initialize_optimizer(self, *args, **kwargs):
         from opacus.optimizers import DPOptimizer
 
-        _check_positive(self.noise_multiplier, "noise_multiplier")
-        _check_positive(self.max_grad_norm, "max_grad_norm")
+        check_positive(self.noise_multiplier, "noise_multiplier")
+        check_positive(self.max_grad_norm, "max_grad_norm")
         super().initialize_optimizer(*args, **kwargs)
         self._dp_generators()
         gen = torch.Generator(device=self._noise_device())
@@ -184,7 +185,7 @@ class DPSGDMixin:
         # a net that derives its batch from the rows (batch_size="auto") keeps it in batch_size_
         batch = getattr(self, "batch_size_", self.batch_size)
         q = self.sample_rate if self.sample_rate is not None else min(1.0, batch / n)
-        q = _check_rate(q)
+        q = check_rate(q)
         # DPOptimizer divides the noisy sum by the *expected* batch size q n
         self.optimizer_.expected_batch_size = q * n
         runs = self.__dict__.setdefault("dp_runs_", [])
@@ -280,7 +281,7 @@ class DPSGDMixin:
         ``leakage_bits`` is the per-record leakage bound of Theorem 4.1 (Bourne and Allison).
         The per-epoch history records the RDP epsilon.
         """
-        delta = _check_delta(self.dp_delta if delta is None else delta)
+        delta = check_delta(self.dp_delta if delta is None else delta)
         acct = self.dp_accountant()
         if not acct.__dict__.get("runs_"):
             return {"eps": 0.0, "delta": delta, "alpha": math.nan, "leakage_bits": 0.0,
