@@ -1,11 +1,7 @@
 # Public names of skdc.privacy, one a line. Type checkers read them here, and
 # skdc.utils._lazy reads them at import time: add or remove a public name here only.
 from ._bound import ReconstructionBound as ReconstructionBound
-from ._bound import bound_slack_score as bound_slack_score
-from ._bound import make_bound_scorer as make_bound_scorer
-from ._bound import make_slack_scorer as make_slack_scorer
 from ._bound import mechanism_leakage_bits as mechanism_leakage_bits
-from ._bound import reconstruction_ratio_score as reconstruction_ratio_score
 from ._bound import shannon_lower_bound as shannon_lower_bound
 from ._codebook import CodebookRelease as CodebookRelease
 

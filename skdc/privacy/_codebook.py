@@ -38,8 +38,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from ..utils._docstring import Substitution
+from ..utils._reconstruction import reconstruction_ratio
 from ..utils._sklearn_compat import Interval, _fit_context, validate_data
-from ._bound import reconstruction_ratio_score
 from ._entropy import _block_entropies_numpy
 from ._leakage import binary_symmetric_leakage
 
@@ -375,7 +375,7 @@ class CodebookRelease(BaseEstimator):
         """
         X = self._check_targets(X)
         trace = self.trace_ if trace is None else float(trace)
-        return reconstruction_ratio_score(X, self.reconstruct(X), trace)
+        return reconstruction_ratio(X, self.reconstruct(X), trace)
 
     def per_block_bound(self, X, entropy, *, nu2=0.2, n_mc=2, min_cell_size=20):
         """The per-block bound ``rho_blk`` of Prop. G.1 of [1]_ (a point estimate).

@@ -44,8 +44,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils._docstring import Substitution
+from ..utils._reconstruction import reconstruction_ratio
 from ..utils._sklearn_compat import Interval, _fit_context, validate_data
-from ._bound import reconstruction_ratio_score
 from ._leakage import DPSGDLeakageAccountant
 
 __all__ = ["PriorAwareLikelihoodAttack"]
@@ -373,4 +373,4 @@ class PriorAwareLikelihoodAttack(BaseEstimator):
         """
         X = self._check_targets(X)
         trace = self.trace_ if trace is None else float(trace)
-        return reconstruction_ratio_score(X, self.reconstruct(X), trace)
+        return reconstruction_ratio(X, self.reconstruct(X), trace)

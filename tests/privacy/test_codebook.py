@@ -8,12 +8,12 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.datasets import load_digits
 
+from skdc.metrics import bound_slack_score
 from skdc.privacy import (
     BlockEntropyLowerBound,
     CodebookRelease,
     ReconstructionBound,
     binary_symmetric_leakage,
-    bound_slack_score,
 )
 
 

@@ -7,12 +7,12 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.datasets import load_digits
 
+from skdc.metrics import bound_slack_score
 from skdc.privacy import (
     BlockEntropyLowerBound,
     DPSGDLeakageAccountant,
     PriorAwareLikelihoodAttack,
     ReconstructionBound,
-    bound_slack_score,
 )
 
 
