@@ -34,4 +34,3 @@ from ._leakage import calibrate_sigma as calibrate_sigma
 from ._leakage import rdp_to_dp as rdp_to_dp
 from ._leakage import subsampled_gaussian_kl as subsampled_gaussian_kl
 from ._leakage import subsampled_gaussian_rdp as subsampled_gaussian_rdp
-from ._likelihood_attack import PriorAwareLikelihoodAttack as PriorAwareLikelihoodAttack
