@@ -36,13 +36,14 @@ from skdc.mechanisms import (
     CGDP,
     GDP,
     IGDP,
+    CodebookRelease,
     GaussMix,
     KernelPCAMechanism,
     ParticipantWise,
     PCAMechanism,
     UMAPMechanism,
 )
-from skdc.privacy import BlockEntropyLowerBound, CodebookRelease
+from skdc.privacy import BlockEntropyLowerBound
 
 # skdc.nn's RepresentationCNN and LinkageAuditor are skorch nets: they set history_ and
 # initialized_ in __init__ (check_no_attributes_set_in_init fails), so they are excluded here and

@@ -2,8 +2,8 @@
 # skdc.utils._lazy reads them at import time: add or remove a public name here only.
 from ._bound import ReconstructionBound as ReconstructionBound
 from ._bound import mechanism_leakage_bits as mechanism_leakage_bits
+from ._bound import per_block_bound as per_block_bound
 from ._bound import shannon_lower_bound as shannon_lower_bound
-from ._codebook import CodebookRelease as CodebookRelease
 
 # DP-SGD support needs torch, skorch and Opacus: loaded only when asked for
 from ._dpsgd import DPSGDMixin as DPSGDMixin

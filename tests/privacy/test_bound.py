@@ -11,6 +11,7 @@ from skdc.privacy import (
     DPSGDLeakageAccountant,
     GaussianReleaseLeakage,
     ReconstructionBound,
+    per_block_bound,
     shannon_lower_bound,
 )
 
@@ -147,3 +148,60 @@ def test_inverse_use_targets_a_floor(mnist_bound):
     assert sigma == pytest.approx(1.11, abs=0.01)  # Table 5, MNIST at epsilon = 8
     with pytest.raises(ValueError, match="above the floor at zero leakage"):
         mnist_bound.max_leakage(0.95)
+
+
+# -- the per-block bound of a release of cells (Prop. G.1 of Bourne and Allison) -----------------
+@pytest.fixture(scope="module")
+def clustered_entropy():
+    """Four tight clusters in 4-D (a low-entropy source, so the floor is informative), their
+    labels, and an entropy bound calibrated on a disjoint sample."""
+    rng = np.random.RandomState(0)
+    centres = 3 * rng.standard_normal((4, 4))
+
+    def draw(n):
+        label = rng.randint(4, size=n)
+        return centres[label] + 0.3 * rng.standard_normal((n, 4)), label
+
+    X_perp, _ = draw(100)
+    X, label = draw(400)
+    ent = BlockEntropyLowerBound(block_sizes=[1], nu2=(0.2,), device="cpu", progress=False,
+                                 random_state=0)
+    return ent.fit(X, X_perp=X_perp), X, label
+
+
+def test_per_block_bound_without_leakage_ignores_the_cells(clustered_entropy):
+    """With gamma = 0 every block is charged nothing, so the cells cannot matter."""
+    ent, X, label = clustered_entropy
+    by_sign = (X[:, 0] > 0).astype(int)
+    a = per_block_bound(ent, X, label, 0.0)
+    assert a == pytest.approx(per_block_bound(ent, X, by_sign, 0.0), rel=1e-12)
+    assert 0 < a < 1
+
+
+def test_per_block_bound_charges_each_block_what_the_cells_tell(clustered_entropy):
+    """gamma_b = I(z~_b; Q): cells drawn independently of the rows tell nothing (the bound stays
+    at its gamma = 0 value, up to the plug-ins' error); the cluster labels tell the most, and the
+    bound falls as the cap on gamma_b grows."""
+    ent, X, label = clustered_entropy
+    floor0 = per_block_bound(ent, X, label, 0.0)
+    independent = np.random.RandomState(1).randint(4, size=X.shape[0])
+    # (the plug-ins on 100 rows a cell overstate I(z~_b; Q) a little: 0.85 against 0.88 here)
+    assert per_block_bound(ent, X, independent, 2.0) == pytest.approx(floor0, abs=0.05)
+    rhos = [per_block_bound(ent, X, label, gamma) for gamma in (0.0, 0.1, 1.0, 2.0)]
+    assert all(a > b for a, b in zip(rhos, rhos[1:]))
+    by_sign = (X[:, 0] > 0).astype(int)  # one bit: coarser than the four clusters
+    assert rhos[-1] < per_block_bound(ent, X, by_sign, 2.0) < floor0
+
+
+def test_per_block_bound_refuses_bad_cells(clustered_entropy):
+    ent, X, _ = clustered_entropy
+    with pytest.raises(ValueError, match=r"one cell per row of X \(400\)"):
+        per_block_bound(ent, X, np.zeros(399, dtype=int), 1.0)
+    with pytest.raises(ValueError, match="1-D integer array"):
+        per_block_bound(ent, X, np.zeros(400), 1.0)
+    with pytest.raises(ValueError, match=r"cells must lie in \[0, 2\)"):
+        per_block_bound(ent, X, np.arange(400) % 3, 1.0, n_cells=2)
+    with pytest.raises(ValueError, match=r"cell 2 holds 0 of 400"):
+        per_block_bound(ent, X, np.arange(400) % 2, 1.0, n_cells=3)
+    with pytest.raises(TypeError, match="fitted BlockEntropyLowerBound"):
+        per_block_bound(object(), X, np.arange(400) % 2, 1.0)

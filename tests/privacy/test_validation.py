@@ -19,6 +19,7 @@ WRONG_CALLS = [
     ("paper_budget", (-1.0, 5.0, 2, 1e-5), {}),
     ("mechanism_leakage_bits", (object(), -1.0), {}),
     ("shannon_lower_bound", (1.0, 1.0, 0), {}),
+    ("per_block_bound", (None, np.ones((2, 2)), [0, 1], -1.0), {}),
     ("hadamard", (0,), {}),
     ("apply_hadamard", (np.ones((2, 2)), "H"), {}),
     ("hadamard_factors", (0,), {}),

@@ -8,10 +8,10 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.datasets import load_digits
 
+from skdc.mechanisms import CodebookRelease
 from skdc.metrics import bound_slack_score
 from skdc.privacy import (
     BlockEntropyLowerBound,
-    CodebookRelease,
     ReconstructionBound,
     binary_symmetric_leakage,
 )
@@ -103,7 +103,8 @@ def test_decoder_is_the_conditional_mean():
     assert_allclose(bsc.attack(Y), bsc.posterior(Y) @ bsc.cell_means_, rtol=1e-12)
     # p = 1/2: the release says nothing, the decoder returns the estimation mean
     half = CodebookRelease(keep_prob=0.5, random_state=0).fit(X)
-    assert_allclose(half.reconstruct(X[:5]), np.tile(X.mean(axis=0), (5, 1)), rtol=0, atol=1e-12)
+    assert_allclose(half.release_and_attack(X[:5]), np.tile(X.mean(axis=0), (5, 1)), rtol=0,
+                    atol=1e-12)
 
 
 def test_slack_chain_rho_star_below_rho_blk_below_rho_cb(digits_chain):
