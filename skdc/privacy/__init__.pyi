@@ -4,11 +4,6 @@ from ._bound import ReconstructionBound as ReconstructionBound
 from ._bound import mechanism_leakage_bits as mechanism_leakage_bits
 from ._bound import per_block_bound as per_block_bound
 from ._bound import shannon_lower_bound as shannon_lower_bound
-
-# DP-SGD support needs torch, skorch and Opacus: loaded only when asked for
-from ._dpsgd import DPSGDMixin as DPSGDMixin
-from ._dpsgd import PoissonBatchLoader as PoissonBatchLoader
-from ._dpsgd import make_dpsgd_net as make_dpsgd_net
 from ._entropy import BlockEntropyLowerBound as BlockEntropyLowerBound
 from ._entropy import mc_constant as mc_constant
 from ._entropy import mc_margin as mc_margin

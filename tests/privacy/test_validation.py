@@ -28,13 +28,10 @@ WRONG_CALLS = [
     ("rdp_to_dp", ([0.5], [2.0], 1e-5), {"conversion": "best"}),
     ("subsampled_gaussian_kl", (1.5, 1.0), {}),
     ("subsampled_gaussian_rdp", (0.5, 1.0, -1), {}),
-    ("make_dpsgd_net", ("NeuralNetClassifier",), {}),
 ]
 
 
 @pytest.mark.parametrize("name, args, kwargs", WRONG_CALLS, ids=[c[0] for c in WRONG_CALLS])
 def test_public_function_validates_its_parameters(name, args, kwargs):
-    if name == "make_dpsgd_net":
-        pytest.importorskip("torch")
     with pytest.raises(InvalidParameterError, match=f"of {name} must be"):
         getattr(privacy, name)(*args, **kwargs)

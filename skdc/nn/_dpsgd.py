@@ -11,7 +11,8 @@ actual ``(q, sigma, steps)``; :meth:`DPSGDMixin.privacy_spent` reports the leaka
 ``accountant="prv"``, is Opacus' PRV accountant's).
 
 Opacus is an optional dependency (``pip install skdc[dp]``): this module imports torch, skorch
-and Opacus, and :mod:`skdc.privacy` loads it only when one of its names is used.
+and Opacus, and :mod:`skdc.nn` loads it only when one of its names is used. The accounting is
+:class:`skdc.privacy.DPSGDLeakageAccountant`'s, which needs none of them.
 """
 
 # Licence: BSD 3 clause
@@ -22,9 +23,9 @@ import numpy as np
 import torch
 from torch.utils.data import default_collate
 
+from ..privacy import DPSGDLeakageAccountant
 from ..utils._sklearn_compat import validate_params
 from ..utils._validation import check_delta, check_positive, check_rate
-from ._leakage import DPSGDLeakageAccountant
 
 __all__ = ["DPSGDMixin", "PoissonBatchLoader", "make_dpsgd_net"]
 
@@ -264,7 +265,7 @@ class DPSGDMixin:
 
     # -- accounting --------------------------------------------------------------------------
     def dp_accountant(self):
-        """A :class:`DPSGDLeakageAccountant` holding every recorded run of this net."""
+        """A :class:`skdc.privacy.DPSGDLeakageAccountant` holding every recorded run."""
         acct = DPSGDLeakageAccountant()
         for r in self.__dict__.get("dp_runs_", []):
             if r["steps"]:
@@ -274,10 +275,11 @@ class DPSGDMixin:
     def privacy_spent(self, delta=None, accountant="rdp"):
         """``{"eps", "delta", "alpha", "leakage_bits", "runs"}`` of all recorded runs.
 
-        ``eps`` is the epsilon of :meth:`DPSGDLeakageAccountant.epsilon`: by default the
-        RDP-accounted one (Opacus' orders and conversion; ``alpha`` its order), with
+        ``eps`` is the epsilon of :meth:`skdc.privacy.DPSGDLeakageAccountant.epsilon`: by
+        default the RDP-accounted one (Opacus' orders and conversion; ``alpha`` its order), with
         ``accountant="prv"`` Opacus' tighter PRV accountant (``alpha`` is then ``nan``), the
-        one the reconstruction-bound paper calibrates with (:func:`calibrate_sigma`).
+        one the reconstruction-bound paper calibrates with
+        (:func:`skdc.privacy.calibrate_sigma`).
         ``leakage_bits`` is the per-record leakage bound of Theorem 4.1 (Bourne and Allison).
         The per-epoch history records the RDP epsilon.
         """
@@ -302,7 +304,7 @@ def make_dpsgd_net(net_class):
     Examples
     --------
     >>> from skorch import NeuralNetClassifier
-    >>> from skdc.privacy import make_dpsgd_net
+    >>> from skdc.nn import make_dpsgd_net
     >>> DPNet = make_dpsgd_net(NeuralNetClassifier)
     >>> DPNet.__name__, DPNet is make_dpsgd_net(NeuralNetClassifier)
     ('DPSGDNeuralNetClassifier', True)
