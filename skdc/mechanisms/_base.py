@@ -23,7 +23,14 @@ from sklearn.utils.validation import check_is_fitted
 from .._uploads import Uploads, check_participant_ids
 from ..anchors import check_full_rank_anchor, resolve_anchor
 from ..utils._docstring import Substitution
-from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, _fit_context, validate_data
+from ..utils._sklearn_compat import (
+    HasMethods,
+    Interval,
+    InvalidParameterError,
+    StrOptions,
+    _fit_context,
+    validate_data,
+)
 
 __all__ = ["BaseMechanism"]
 
@@ -200,17 +207,52 @@ class BaseMechanism(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         )
 
     # -- fit steps ----------------------------------------------------------------------
+    def _check_not_bool(self):
+        """Booleans are not integers here: ``random_state=True`` is a mistake, not seed 1."""
+        for name in ("n_participants", "n_anchors", "random_state", "noise_random_state"):
+            value = getattr(self, name)
+            if isinstance(value, (bool, np.bool_)):
+                raise InvalidParameterError(
+                    f"The {name!r} parameter of {type(self).__name__} must be an int (or None"
+                    f"{', or a RandomState' if name.endswith('random_state') else ''}); got "
+                    f"the boolean {value!r}. Pass an int."
+                )
+
     def _draw_seeds(self):
         """Seeds of the deployment, from ``random_state`` in a fixed order; the noise seed
-        from ``noise_random_state`` when given. Sets the hash key and ``noise_seed_``;
-        returns the secret and anchor seeds."""
+        from ``noise_random_state`` when given. Sets the hash key, the secret seed (each
+        participant's secret stream starts from it and the participant's id) and
+        ``noise_seed_``; returns the secret and anchor seeds."""
         rng = check_random_state(self.random_state)
         secret_seed, anchor_seed, noise_seed, hash_seed = rng.randint(_SEED_MAX, size=4)
         if self.noise_random_state is not None:
             noise_seed = check_random_state(self.noise_random_state).randint(_SEED_MAX)
         self._hash_key = np.random.RandomState(hash_seed).bytes(16)
+        self._secret_seed = int(secret_seed)
+        self._only = None  # set by a one-participant fit (GDP's ``fit_one``)
         self.noise_seed_ = int(noise_seed)
         return secret_seed, anchor_seed
+
+    def _participant_rng(self, i):
+        """Participant ``i``'s own secret stream, seeded from the secret seed and ``i``.
+
+        Each participant's secret depends on the seed and its id only, never on the other
+        participants or on the order they are drawn in: a deployed participant draws its
+        own secret without drawing anyone else's.
+        """
+        state = np.random.SeedSequence([self._secret_seed, int(i)]).generate_state(8)
+        return np.random.RandomState(state)
+
+    def _slot(self, i):
+        """Where participant ``i``'s secret is stored (0 after a one-participant fit)."""
+        return i if getattr(self, "_only", None) is None else 0
+
+    def _unit_anchor_noises(self, anchors):
+        """Each fitted participant's unit anchor noise ``W_i``, from its own noise stream."""
+        if anchors is None:
+            return None
+        return [_unit_anchor_noise(self.noise_seed_, i, b.shape)
+                for i, b in zip(self.participants_, anchors)]
 
     def _partition(self, X, participant):
         """Each training row's participant; every participant must have rows."""
@@ -253,6 +295,7 @@ class BaseMechanism(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         self : object
             Fitted mechanism.
         """
+        self._check_not_bool()
         X = validate_data(self, X, dtype=np.float64)
         if X.shape[0] < self.n_participants:
             raise ValueError(
@@ -267,10 +310,7 @@ class BaseMechanism(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
             X, participant, np.random.RandomState(secret_seed)
         )
         # each participant's unit anchor noise W_i, drawn once from its noise stream
-        anchors = self._anchor_uploads()
-        self._unit_anchor_noise = None if anchors is None else [
-            _unit_anchor_noise(self.noise_seed_, i, b.shape) for i, b in enumerate(anchors)
-        ]
+        self._unit_anchor_noise = self._unit_anchor_noises(self._anchor_uploads())
         return self
 
     @Substitution(fit_parameters=_FIT_PARAMETERS_DOC)
@@ -308,6 +348,13 @@ class BaseMechanism(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         X = validate_data(self, X, dtype=np.float64, reset=False)
         digests = _row_digests(X, self._hash_key)
         participant = self._assign(X, participant, digests, fitting=False)
+        only = getattr(self, "_only", None)
+        if only is not None and np.any(participant != only):
+            raise ValueError(
+                f"{type(self).__name__} was fitted for participant {only} only (fit_one); "
+                f"got rows of participant(s) {np.unique(participant[participant != only])}. "
+                f"Pass participant={only} for every row."
+            )
         Y = np.zeros((X.shape[0], self._n_features_out))
         sigma = self._noise_scale()
         for i in np.unique(participant):
@@ -323,9 +370,10 @@ class BaseMechanism(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
                 )
             Y[rows, : Yi.shape[1]] = Yi
         anchors = self._anchor_uploads()
+        # one participant's own uploads carry the local id 0, as it uploads them
         return Uploads(
-            Y, participant=participant, anchors=anchors, anchor_y=self.anchor_y_,
-            anchor_noise=self._unit_anchor_noise,
+            Y, participant=participant if only is None else np.zeros_like(participant),
+            anchors=anchors, anchor_y=self.anchor_y_, anchor_noise=self._unit_anchor_noise,
         )
 
 

@@ -20,7 +20,7 @@ References
 # Licence: BSD 3 clause
 
 import warnings
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
@@ -30,7 +30,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..utils._docstring import Substitution
 from ..utils._linalg import haar_orthogonal
 from ..utils._references import gdp_paper_references
-from ..utils._sklearn_compat import Interval, _fit_context, validate_data
+from ..utils._sklearn_compat import Interval, InvalidParameterError, _fit_context, validate_data
 from ._base import (
     _MECHANISM_ATTRIBUTES_DOC,
     _NOISE_RANDOM_STATE_DOC,
@@ -167,6 +167,11 @@ class GDP(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self : object
             Fitted mechanism.
         """
+        if isinstance(self.random_state, (bool, np.bool_)):
+            raise InvalidParameterError(
+                f"The 'random_state' parameter of GDP must be an int, a RandomState or None; "
+                f"got the boolean {self.random_state!r}. Pass an int."
+            )
         X = validate_data(self, X, dtype=np.float64)
         rng = check_random_state(self.random_state)
         self.rotation_, self.translation_ = _draw_gdp_secret(
@@ -249,22 +254,86 @@ class _BaseGDPMechanism(BaseMechanism):
         self.noise = noise
         self.translation_scale = translation_scale
 
+    def _draw_secret(self, i, n_features):
+        """Participant ``i``'s secret ``(O_i, Psi_i)``, from its own stream (seed and ``i``).
+
+        The common secret of C-GDP is participant 0's, so CGDP(random_state=s) uses
+        IGDP(random_state=s)'s participant-0 secret: the paper's matched comparison with
+        ``(O, Psi) = (O_s, Psi_s)``, ``s = 0``.
+        """
+        return _draw_gdp_secret(n_features, self.translation_scale,
+                                self._participant_rng(0 if self._common_secret else i))
+
     def _fit_participants(self, X, participant, rng):
-        # Secrets are drawn participant by participant, (O_0, Psi_0), (O_1, Psi_1), ...,
-        # from one stream, so CGDP(random_state=s) uses IGDP(random_state=s)'s participant-0
-        # secret: the paper's matched comparison with (O, Psi) = (O_s, Psi_s), s = 0.
+        # each participant's secret comes from its own stream (``rng`` is not used): a
+        # participant's secret does not depend on how many others there are, nor on the order
+        # they are drawn in, and a deployed participant draws only its own (``fit_one``)
         d = X.shape[1]
-        n_draws = 1 if self._common_secret else self.n_participants
-        secrets = [_draw_gdp_secret(d, self.translation_scale, rng) for _ in range(n_draws)]
+        secrets = [self._draw_secret(i, d)
+                   for i in range(1 if self._common_secret else self.n_participants)]
         if self._common_secret:
             secrets = secrets * self.n_participants
         self.rotations_ = np.stack([O for O, _ in secrets])
         self.translations_ = np.stack([psi for _, psi in secrets])
         return d
 
+    def fit_one(self, participant, n_features):
+        """Draw only participant ``participant``'s secret, as a deployed participant does.
+
+        The secret, the anchor, the unit anchor noise ``W_i`` and the noise seeds are those
+        :meth:`fit` draws for that participant with the same parameters, so the one
+        participant's uploads are those of the full mechanism, bit for bit. No other
+        participant's secret is drawn: the cost does not grow with ``n_participants``.
+
+        Parameters
+        ----------
+        participant : int
+            The participant's id, ``0 .. n_participants - 1``.
+        n_features : int
+            Width of the participant's rows.
+
+        Returns
+        -------
+        self : object
+            The mechanism, fitted for that participant only: ``transform`` takes its rows
+            only and returns them under the local id 0, with its one anchor upload;
+            ``rotations_`` and ``translations_`` hold its secret alone.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from skdc.mechanisms import IGDP
+        >>> IGDP(n_participants=10**6, random_state=0).fit_one(123456, 3).rotations_.shape
+        (1, 3, 3)
+        >>> full = IGDP(n_participants=3, random_state=0).fit(np.eye(3), participant=[0, 1, 2])
+        >>> one = IGDP(n_participants=3, random_state=0).fit_one(2, 3)
+        >>> bool(np.array_equal(one.rotations_[0], full.rotations_[2]))
+        True
+        """
+        self._validate_params()
+        self._check_not_bool()
+        p = self.n_participants
+        if not isinstance(participant, Integral) or isinstance(participant, bool) or not (
+                0 <= participant < p):
+            raise ValueError(f"participant must be an int in 0 .. {p - 1}; got {participant!r}.")
+        if not isinstance(n_features, Integral) or isinstance(n_features, bool) or n_features < 1:
+            raise ValueError(f"n_features must be a positive int; got {n_features!r}.")
+        participant, n_features = int(participant), int(n_features)
+        _, anchor_seed = self._draw_seeds()
+        self.n_features_in_ = n_features
+        self._fit_anchor(n_features, anchor_seed)
+        self.participants_ = np.array([participant])
+        self._only = participant
+        O, psi = self._draw_secret(participant, n_features)
+        self.rotations_, self.translations_ = O[None], psi[None]
+        self._n_features_out = n_features
+        self._unit_anchor_noise = self._unit_anchor_noises(self._anchor_uploads())
+        return self
+
     def _apply(self, X, i):
         who = f"{type(self).__name__} (participant {i})"
-        return _shift(X, self.rotations_[i], self.translations_[i], who)
+        k = self._slot(i)
+        return _shift(X, self.rotations_[k], self.translations_[k], who)
 
     def _noise_scale(self):
         return self.noise
@@ -289,8 +358,8 @@ class _BaseGDPMechanism(BaseMechanism):
         Y = validate_data(self, np.asarray(X), dtype=np.float64, reset=False)
         out = np.empty_like(Y)
         for i in np.unique(part):
-            rows = part == i
-            out[rows] = (Y[rows] - self.translations_[i]) @ self.rotations_[i].T
+            rows, k = part == i, self._slot(i)
+            out[rows] = (Y[rows] - self.translations_[k]) @ self.rotations_[k].T
         return out
 
 

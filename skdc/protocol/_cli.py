@@ -2,7 +2,7 @@
 
 ::
 
-    python -m skdc anchor make --n-features 64 --out anchor.npy            # once, shared
+    python -m skdc anchor make --n-features 64 --out anchor.npy    # once, to participants
     python -m skdc participant upload --id 0 --data X.npy --labels y.npy \\
         --anchor anchor.npy --anchor-noise 0.05 --secret-out secret.npz --out upload_0.npz
     python -m skdc analyst fit uploads/*.npz --aligner gopp --out model/
@@ -11,10 +11,13 @@
 
 Every file is read without unpickling, and only if it is a regular file (never a pipe, a
 device or a link to one); errors and warnings are one line naming the file and the flag or
-field. Output paths are checked before anything is written, and ``participant upload`` never
-overwrites an existing secret (or upload) file without ``--force``. Maps and model of one
-``analyst fit`` share a run fingerprint; ``participant predict`` refuses a map and a model of
-different runs.
+field. Output paths are checked before anything is written, and no output is written
+through a link. ``participant upload`` creates the secret and the upload exclusively (never
+overwritten without ``--force``; with it, racing runs take turns), so the pair left behind
+always belongs together. Maps and model of one ``analyst fit`` share a run fingerprint, and
+each map records the digest of the upload it was fitted on: ``participant predict`` refuses a
+map and a model of different runs, and a map fitted on another upload than its secret made.
+Secrets, maps, the model and the anchor are written owner-only (``0o600``).
 """
 
 # Licence: BSD 3 clause
@@ -23,13 +26,13 @@ import contextlib
 import functools
 import json
 import os
-import stat
 import sys
 import warnings
 
 import numpy as np
 
-from ._container import LABEL_KINDS, UploadError, file_kind, is_int, one_line, read_npy
+from ..utils._files import check_folder, check_output, output_mode, write_file
+from ._container import LABEL_KINDS, UploadError, is_int, one_line, read_npy
 
 # scikit-learn, the estimators and the roles are imported inside the commands, so that
 # ``--help`` of any command answers before they load
@@ -142,51 +145,24 @@ def _flag(flag, path):
 
 
 # -- outputs --------------------------------------------------------------------------------
-def _check_output(path, flag, *, overwrite=True, folder=False):
-    """Refuse an output path before anything is written (one line, naming path and flag)."""
-    path = os.fspath(path)
-    if not path:
-        raise ValueError(f"{flag} is empty; give a path.")
-    if os.path.lexists(path):
-        try:
-            mode = os.stat(path).st_mode
-        except OSError:
-            raise ValueError(f"{path}: {flag} is a broken link; remove it or choose "
-                             "another path.") from None
-        if folder:
-            if not stat.S_ISDIR(mode):
-                raise ValueError(f"{path}: {flag} is an existing file, not a folder; give a "
-                                 "folder (it is created if missing).")
-            if not os.access(path, os.W_OK | os.X_OK):
-                raise ValueError(f"{path}: {flag}: cannot write into this folder.")
-            return
-        if stat.S_ISDIR(mode):
-            raise ValueError(f"{path}: {flag} is an existing folder; give a file name.")
-        if not stat.S_ISREG(mode):
-            raise ValueError(f"{path}: {flag} is {file_kind(mode)}, not a regular file; "
-                             "skdc writes only regular files.")
-        if not overwrite:
-            raise ValueError(
-                f"{path}: {flag} already exists; refusing to overwrite it (an upload made with "
-                "it would be orphaned). Pass --force to overwrite, or choose another path."
-            )
-    parent = os.path.dirname(os.path.abspath(path))
-    if folder:  # created with its parents: the nearest existing ancestor must be a folder
-        while not os.path.lexists(parent):
-            parent = os.path.dirname(parent)
-    if not os.path.isdir(parent):
-        raise ValueError(f"{path}: {flag}: the folder {parent} does not exist (or is not a "
-                         "folder); create it first.")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise ValueError(f"{path}: {flag}: cannot write into the folder {parent}.")
-
-
-def _save_npy(path, arr):
+# Every output goes through the file boundary (skdc.utils._files): checked up front, before
+# anything is read or written, then written whole through a temporary file, never through a
+# link (a link at the path is replaced; with exclusive creation, refused).
+def _check_output(path, flag, *, exclusive=False):
+    """Refuse an output file path before anything is written (one line, naming path and flag)."""
     try:
-        with open(path, "wb") as fh:
-            np.save(fh, np.asarray(arr), allow_pickle=False)
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot write ({exc.strerror}).") from None
+        check_output(path, flag, exclusive=exclusive, error=UploadError)
+    except UploadError as exc:
+        if exclusive and os.path.lexists(path):
+            raise UploadError(f"{exc} Pass --force to overwrite it (an upload made with the "
+                              "old secret is then orphaned).") from None
+        raise
+
+
+def _save_npy(path, arr, flag, mode):
+    """Write ``arr`` as ``.npy`` at ``path`` with permission bits ``mode`` (never via a link)."""
+    with write_file(path, flag, mode=mode, error=UploadError) as fh:
+        np.save(fh, np.asarray(arr), allow_pickle=False)
 
 
 @_command("anchor")
@@ -217,9 +193,10 @@ def _participant_upload(args, caught):
     from ._files import load_anchor
     from ._roles import Participant
 
-    # every output is checked before anything is read or written
-    _check_output(args.secret_out, "--secret-out", overwrite=args.force)
-    _check_output(args.out, "--out", overwrite=args.force)
+    # every output is checked before anything is read or written; without --force both are
+    # created exclusively (of racing runs, one writes the pair, the others refuse)
+    _check_output(args.secret_out, "--secret-out", exclusive=not args.force)
+    _check_output(args.out, "--out", exclusive=not args.force)
     if os.path.abspath(args.out) == os.path.abspath(args.secret_out):
         raise ValueError(f"{args.out}: --out and --secret-out are the same file; the upload "
                          "and the secret go to different files.")
@@ -249,12 +226,12 @@ def _participant_upload(args, caught):
                 anchor=None if anchor is None else "orthonormal", random_state=args.seed,
                 noise_random_state=args.anchor_noise_seed)
     me = Participant(args.id, mech, anchor_noise=args.anchor_noise)
+    me._declares_size = args.n_participants is not None  # the upload declares no size
     up = me.upload(X, y, anchor=anchor)
     if anchor is not None and args.anchor_noise == 0:
         # said above, in the command line's words (the flag, not the Python parameter)
         caught[:] = [w for w in caught if "anchor_noise" not in str(w.message)]
-    me.save_secret(args.secret_out)
-    me.save_upload(args.out, up)
+    me.save(args.out, args.secret_out, up, overwrite=args.force)
     print(f"participant {args.id}: {up.shape[0]} rows uploaded to {args.out}; secret kept in "
           f"{args.secret_out} (owner-only)")
 
@@ -268,6 +245,9 @@ def _participant_predict(args, caught):
     for path, flag in ((args.out, "--out"), (args.transform_out, "--transform-out")):
         if path:
             _check_output(path, flag)
+    if args.out and args.transform_out and (os.path.abspath(args.out)
+                                            == os.path.abspath(args.transform_out)):
+        raise ValueError(f"{args.out}: --out and --transform-out are the same file.")
     with _flag("--secret", args.secret):
         me = Participant.load_secret(args.secret)
     X = _load_rows(args.data, "--data")
@@ -280,12 +260,14 @@ def _participant_predict(args, caught):
     if args.transform_out:
         with _flag("--map", args.map):
             Z = me.transform(X, args.map)
-        _save_npy(args.transform_out, Z)
+        # owner-only: own rows in the collaboration frame, which a map and one colluder's
+        # secret turn back into the raw rows
+        _save_npy(args.transform_out, Z, "--transform-out", 0o600)
         written.append(f"aligned rows ({Z.shape[0]} x {Z.shape[1]}) to {args.transform_out}")
     if args.out:
         with _flag("--map", args.map), _flag("--model", args.model):
             pred = me.predict(X, args.map, args.model)
-        _save_npy(args.out, pred)
+        _save_npy(args.out, pred, "--out", output_mode(0o644))
         written.append(f"{pred.shape[0]} predictions to {args.out}")
     print(f"participant {me.participant_id}: wrote {' and '.join(written)}")
 
@@ -329,7 +311,7 @@ def _analyst_fit(args, caught):
     from ._format import load_uploads
     from ._roles import Analyst
 
-    _check_output(args.out, "--out", folder=True)
+    check_folder(args.out, "--out", error=UploadError)
     if not (np.isfinite(args.tol) and args.tol > 0):
         raise ValueError(f"--tol must be a finite number > 0; got {args.tol:g}.")
     if args.max_iter < 1:
@@ -344,7 +326,7 @@ def _analyst_fit(args, caught):
     }[args.aligner]()
     model = _model(args.model).set_params(**_parse_params(args.model_param))
     loaded = load_uploads(args.uploads)
-    analyst = Analyst(aligner, model).fit(loaded)
+    analyst = Analyst(aligner, model, outliers=args.outliers).fit(loaded)
     model_warned = [w for w in caught if issubclass(w.category, ConvergenceWarning)
                     and not os.path.abspath(w.filename).startswith(_SKDC_DIR)]
     if model_warned:
@@ -363,8 +345,12 @@ def _analyst_fit(args, caught):
         summary.update(n_iter=int(a.n_iter_), converged=bool(a.converged_),
                        relative_gopp_residual=float(a.relative_gopp_residual_),
                        v_phase_transition=float(a.v_phase_transition_))
-    with open(os.path.join(args.out, "summary.json"), "w") as fh:
-        json.dump(summary, fh, indent=2, sort_keys=True)
+    if analyst.anchor_residual_ratios_ is not None:
+        summary.update(anchor_residual_ratios=analyst.anchor_residual_ratios_.tolist(),
+                       anchor_residual_threshold=analyst.anchor_residual_threshold_)
+    with write_file(os.path.join(args.out, "summary.json"), "the summary",
+                    mode=output_mode(0o644), error=UploadError) as fh:
+        fh.write(json.dumps(summary, indent=2, sort_keys=True).encode())
     n = analyst.n_participants_
     print(f"analyst: {n} participant{'s' if n != 1 else ''} aligned ({args.aligner}); maps "
           f"and model written to {args.out}")
@@ -410,7 +396,9 @@ def _register_participant_upload(sub):
     up.add_argument("--id", type=int, required=True,
                     help="this participant's id, 0-based (required)")
     up.add_argument("--n-participants", type=int, default=None,
-                    help="participants in the collaboration, at most 10000 (default: --id + 1)")
+                    help="participants in the collaboration, declared in the upload; the "
+                         "analyst refuses uploads declaring different sizes (default: --id + 1, "
+                         "declared as unknown)")
     up.add_argument("--data", required=True,
                     help="own rows, .npy of shape (n_samples, n_features) (required)")
     up.add_argument("--labels", default=None,
@@ -436,7 +424,9 @@ def _register_participant_upload(sub):
     up.add_argument("--secret-out", required=True,
                     help="secret file, written 0600; never overwritten without --force "
                          "(required)")
-    up.add_argument("--out", required=True, help="upload file .npz (required)")
+    up.add_argument("--out", required=True,
+                    help="upload file .npz, for the analyst; never overwritten without --force "
+                         "(required)")
     up.add_argument("--force", action="store_true",
                     help="overwrite existing --secret-out and --out files (default: refuse)")
     up.set_defaults(func=_participant_upload)
@@ -452,7 +442,8 @@ def _register_participant_predict(sub):
     pr.add_argument("--data", required=True, help="rows to predict, .npy (required)")
     pr.add_argument("--out", default=None, help="predictions .npy (default: not written)")
     pr.add_argument("--transform-out", default=None,
-                    help="aligned representation .npy (default: not written)")
+                    help="aligned representation .npy, written owner-only (default: not "
+                         "written)")
     pr.set_defaults(func=_participant_predict)
 
 
@@ -473,6 +464,12 @@ def _register_analyst_fit(sub):
     fit.add_argument("--model-param", action="append", metavar="KEY=VALUE",
                      help="model parameter (JSON value), repeatable, e.g. max_iter=1000 "
                           "(default: the model's defaults)")
+    fit.add_argument("--outliers", choices=["refuse", "warn"], default="refuse",
+                     help="an anchor upload farther from the others' consensus than its "
+                          "declared anchor noise explains (permuted rows, rank-deficient, "
+                          "another anchor or secret): refuse to fit, or warn and fit anyway "
+                          "(default: %(default)s)")
     fit.add_argument("--out", required=True,
-                     help="output folder, created if missing (required)")
+                     help="output folder, created if missing; maps and model are written "
+                          "owner-only (required)")
     fit.set_defaults(func=_analyst_fit)

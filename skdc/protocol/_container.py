@@ -6,13 +6,16 @@ Every skdc file is a ``.npz`` archive (a zip of ``.npy`` members, readable by
 * ``header.npy``: a UTF-8 JSON object (uint8 bytes) naming the file kind (``skdc-upload``,
   ``skdc-map``, ``skdc-model``, ``skdc-secret``), the format version and the public fields;
 * one member per array, stored uncompressed, in C order, with a plain dtype (never ``object``);
-* ``checksum.npy``: the SHA-256, in hex, of every other member's name, bytes and length.
+* ``checksum.npy``: the file's digest, in hex: the SHA-256 over every member's name, length
+  and own SHA-256 (the member digest), the header first, then the arrays by name. A file's
+  digest thus commits to each member's digest, which other files can record (a participant's
+  secret and the analyst's map record the digest of the upload they belong to).
 
 Readers never unpickle: each ``.npy`` header is parsed by :mod:`numpy.lib.format` and the
-array bytes are streamed, through the hash, straight into their destination (one copy, so
-checking a file costs no second copy of it). Anything off (kind, version, checksum, zip CRC,
-member set, dtype, shape, finiteness, size) raises :class:`UploadError` naming the file and the
-field.
+array bytes are streamed, through their member's hash, straight into their destination (one
+copy, so checking a file costs no second copy of it). Anything off (kind, version, checksum,
+zip CRC, member set, dtype, shape, finiteness, size) raises :class:`UploadError` naming the
+file and the field.
 
 The file kinds sit on top of this module: uploads in ``_format.py``, maps and models in
 ``_files.py``, secrets in ``_roles.py``. Each writes with :func:`write_container` and reads
@@ -44,15 +47,22 @@ __all__ = [
     "Container",
     "UploadError",
     "atomic_file",
+    "check_digest_field",
+    "check_values",
+    "container_digest",
     "file_kind",
     "is_int",
+    "max_magnitude",
     "one_line",
     "read_npy",
     "write_container",
+    "write_members",
 ]
 
 #: Version of the file layout written by this skdc; readers accept exactly this version.
-FORMAT_VERSION = 1
+#: Version 2: the checksum commits to each member's digest; uploads, secrets and maps record
+#: the digests that tie a participant's secret, its upload and its alignment map together.
+FORMAT_VERSION = 2
 
 #: dtype kinds a label array may have (numbers, booleans, strings; never objects).
 LABEL_KINDS = "iufbU"
@@ -104,6 +114,8 @@ def _open_regular(path, what="the file"):
 
 # -- writing ------------------------------------------------------------------------------
 class _HashingWriter(io.RawIOBase):
+    """Hashes what passes through; writes it to ``raw`` unless ``raw`` is None."""
+
     def __init__(self, raw, hasher):
         self._raw, self._hasher, self.n_bytes = raw, hasher, 0
 
@@ -114,7 +126,7 @@ class _HashingWriter(io.RawIOBase):
         b = memoryview(b).cast("B")
         self._hasher.update(b)
         self.n_bytes += b.nbytes
-        return self._raw.write(b)
+        return b.nbytes if self._raw is None else self._raw.write(b)
 
 
 def _plain_array(name, value):
@@ -127,8 +139,88 @@ def _plain_array(name, value):
     return np.ascontiguousarray(arr)
 
 
+def _npy_digest(arr, raw=None):
+    """SHA-256 (hex) and length of ``arr``'s ``.npy`` bytes, written to ``raw`` on the way."""
+    hasher = hashlib.sha256()
+    w = _HashingWriter(raw, hasher)
+    np.lib.format.write_array(w, arr, allow_pickle=False)
+    return hasher.hexdigest(), w.n_bytes
+
+
+def _file_digest(entries):
+    """The file digest over ``(name, n_bytes, member digest)``, header first, then by name."""
+    hasher = hashlib.sha256(b"skdc-container-2\0")
+    for name, n_bytes, digest in entries:
+        hasher.update(name.encode() + b"\0" + n_bytes.to_bytes(8, "little")
+                      + bytes.fromhex(digest))
+    return hasher.hexdigest()
+
+
+def _contents(kind, header, arrays, header_digests):
+    """The plain arrays by name, and a function from their digests to the header member."""
+    arrays = {name: _plain_array(name, arrays[name]) for name in sorted(arrays)}
+
+    def header_member(digests):
+        full = {"format": kind, "version": FORMAT_VERSION, **header}
+        if header_digests:
+            full["digests"] = dict(digests)
+        return np.frombuffer(json.dumps(full, sort_keys=True).encode(), np.uint8)
+
+    return arrays, header_member
+
+
+def container_digest(kind, header, arrays, *, header_digests=False):
+    """The digests :func:`write_container` stores for these contents, without writing them.
+
+    Returns
+    -------
+    digest : str
+        The file digest (64 hex digits).
+    member_digests : dict of str to str
+        Each array member's digest.
+    """
+    return write_members(None, kind, header, arrays, header_digests=header_digests)
+
+
+def write_members(fh, kind, header, arrays, *, header_digests=False):
+    """Write an skdc ``.npz`` into the open binary file ``fh``; return its digests.
+
+    The arrays are written first, then the header (which, with ``header_digests``, lists the
+    arrays' digests under ``digests``), then the checksum; readers find members by name.
+    ``fh=None`` only computes the digests.
+
+    Returns
+    -------
+    digest : str
+        The file digest stored in ``checksum``.
+    member_digests : dict of str to str
+        Each array member's digest.
+    """
+    arrays, header_member = _contents(kind, header, arrays, header_digests)
+    with (contextlib.nullcontext() if fh is None
+          else zipfile.ZipFile(fh, "w", zipfile.ZIP_STORED)) as zf:
+        def member(name):
+            return (contextlib.nullcontext() if zf is None
+                    else zf.open(name + ".npy", "w", force_zip64=True))
+
+        entries = {}
+        for name, arr in arrays.items():
+            with member(name) as raw:
+                entries[name] = _npy_digest(arr, raw)
+        digests = {name: d for name, (d, _) in entries.items()}
+        with member(_HEADER) as raw:
+            h_digest, h_bytes = _npy_digest(header_member(digests), raw)
+        digest = _file_digest([(_HEADER, h_bytes, h_digest)]
+                              + [(n, b, d) for n, (d, b) in entries.items()])
+        if zf is not None:
+            with member(_CHECKSUM) as raw:
+                np.lib.format.write_array(raw, np.frombuffer(digest.encode(), np.uint8),
+                                          allow_pickle=False)
+    return digest, digests
+
+
 @contextlib.contextmanager
-def atomic_file(path, mode=0o644, *, exclusive=False, what="the file"):
+def atomic_file(path, mode, *, exclusive=False, what="the file"):
     """Write ``path`` whole or not at all, never through a link, with permission bits ``mode``.
 
     :func:`skdc.utils._files.write_file` (the file boundary), refusing with
@@ -139,8 +231,9 @@ def atomic_file(path, mode=0o644, *, exclusive=False, what="the file"):
     ----------
     path : str or path-like
         The file to write.
-    mode : int, default=0o644
-        Its permission bits.
+    mode : int
+        Its permission bits: ``0o600`` for secrets, maps, models and the anchor,
+        ``output_mode(0o644)`` for uploads and other shared outputs.
     exclusive : bool, default=False
         Refuse to replace an existing entry (of two racing writers, one wins).
     what : str, default="the file"
@@ -155,7 +248,8 @@ def atomic_file(path, mode=0o644, *, exclusive=False, what="the file"):
         yield fh
 
 
-def write_container(path, kind, header, arrays, *, mode=0o644):
+def write_container(path, kind, header, arrays, *, mode=0o600, exclusive=False,
+                    what="the file", header_digests=False):
     """Write ``arrays`` and ``header`` as an skdc ``.npz`` with a checksum, atomically.
 
     Parameters
@@ -168,8 +262,15 @@ def write_container(path, kind, header, arrays, *, mode=0o644):
         The public fields, JSON-serialisable.
     arrays : dict of str to array-like
         The members, plain numeric or string arrays (never objects).
-    mode : int, default=0o644
-        Permission bits of the written file (``0o600`` for a secret).
+    mode : int, default=0o600
+        Permission bits of the written file (owner-only unless a shared output says
+        otherwise: uploads are written ``output_mode(0o644)``).
+    exclusive : bool, default=False
+        Refuse to replace an existing file (or link, or anything) at ``path``.
+    what : str, default="the file"
+        What the file is (a flag such as ``"--out"``), for messages.
+    header_digests : bool, default=False
+        List the array members' digests in the header (``digests``).
 
     Returns
     -------
@@ -177,27 +278,59 @@ def write_container(path, kind, header, arrays, *, mode=0o644):
         The written file.
     """
     path = os.fspath(path)
-    header = {"format": kind, "version": FORMAT_VERSION, **header}
-    members = [(_HEADER, np.frombuffer(json.dumps(header, sort_keys=True).encode(), np.uint8))]
-    members += [(name, _plain_array(name, arrays[name])) for name in sorted(arrays)]
-    directory = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(directory):
-        raise ValueError(f"cannot write {path}: the folder {directory} does not exist (or is "
-                         "not a folder); create it first.")
-    if os.path.isdir(path):
-        raise ValueError(f"cannot write {path}: it is an existing folder; give a file name.")
-    hasher = hashlib.sha256()
-    with atomic_file(path, mode) as fh, zipfile.ZipFile(fh, "w", zipfile.ZIP_STORED) as zf:
-        for name, arr in members:
-            hasher.update(name.encode() + b"\0")
-            with zf.open(name + ".npy", "w", force_zip64=True) as raw:
-                w = _HashingWriter(raw, hasher)
-                np.lib.format.write_array(w, arr, allow_pickle=False)
-            hasher.update(w.n_bytes.to_bytes(8, "little"))
-        digest = np.frombuffer(hasher.hexdigest().encode(), np.uint8)
-        with zf.open(_CHECKSUM + ".npy", "w") as raw:
-            np.lib.format.write_array(raw, digest, allow_pickle=False)
+    with atomic_file(path, mode, exclusive=exclusive, what=what) as fh:
+        write_members(fh, kind, header, arrays, header_digests=header_digests)
     return path
+
+
+# -- values -------------------------------------------------------------------------------
+def max_magnitude(n_terms):
+    """Largest entry magnitude for which float64 arithmetic over ``n_terms`` entries is safe.
+
+    A product of two sums of at most ``n_terms`` entries each, every entry at most
+    ``sqrt(finfo.max) / n_terms`` in magnitude, stays below float64's largest value: no Gram
+    matrix, matrix product or sum of squares over those entries can overflow.
+    """
+    return float(np.sqrt(np.finfo(np.float64).max)) / max(1, int(n_terms))
+
+
+def check_values(block, where, name, limit=None):
+    """Refuse NaN, infinity, and (with ``limit``) entries above ``limit`` in magnitude.
+
+    Scans a 2-D float block in chunks (no copy of it); the message names ``where`` (the file)
+    and the field ``name``, and the first row at fault.
+    """
+    block = block.reshape(block.shape[0], -1) if block.ndim != 2 else block
+    step = max(1, CHUNK_BYTES // max(1, 8 * block.shape[1]))
+    for start in range(0, block.shape[0], step):
+        chunk = np.abs(block[start : start + step])
+        bad = ~np.isfinite(chunk).all(axis=1)
+        if bad.any():
+            raise UploadError(
+                f"{where}: field {name!r} contains NaN or infinity (first at row "
+                f"{start + int(np.flatnonzero(bad)[0])}). Values must be finite; ask its "
+                "sender to check the data."
+            )
+        if limit is not None and chunk.size and chunk.max() > limit:
+            row = start + int(np.flatnonzero((chunk > limit).any(axis=1))[0])
+            raise UploadError(
+                f"{where}: field {name!r} holds {chunk.max():.3g} (first at row {row}), above "
+                f"the {limit:.3g} at which float64 sums of products over these "
+                f"{'values' if name == 'the anchor' else 'uploads'} can overflow; rescale the "
+                "data (e.g. StandardScaler) before the mechanism."
+            )
+
+
+def check_digest_field(header, key, where):
+    """The header's ``key``: a 64-digit lowercase hex digest, or None."""
+    value = header.get(key)
+    if value is not None and (not isinstance(value, str) or len(value) != 64
+                              or any(ch not in "0123456789abcdef" for ch in value)):
+        raise UploadError(
+            f"{where}: field {key!r} must be a 64-digit hex digest or null; got "
+            f"{str(value)[:40]!r}."
+        )
+    return value
 
 
 # -- reading ------------------------------------------------------------------------------
@@ -566,7 +699,9 @@ class Container:
         return {k: v for k, v in self.members.items() if k != _CHECKSUM}
 
     def read(self, into=None):
-        """Stream every member through the checksum; return the arrays, verified.
+        """Stream every member through its digest; return the arrays once the checksum matched.
+
+        Sets :attr:`digest` (the file digest) and :attr:`member_digests` (each array member's).
 
         Parameters
         ----------
@@ -579,11 +714,10 @@ class Container:
             Every array member, once the checksum matched.
         """
         into = into or {}
-        hasher = hashlib.sha256()
-        arrays = {}
+        arrays, entries = {}, []
         try:
             for name in [_HEADER] + sorted(self.array_members()):
-                hasher.update(name.encode() + b"\0")
+                hasher = hashlib.sha256()
                 with self._open(name) as raw:
                     fp = _HashingReader(raw, hasher)
                     if name == _HEADER:
@@ -592,7 +726,7 @@ class Container:
                         arrays[name] = self._read_member(fp, name, into.get(name))
                     if raw.read(1):
                         raise UploadError(f"{self.path}: field {name!r} has trailing bytes.")
-                hasher.update(fp.n_bytes.to_bytes(8, "little"))
+                entries.append((name, fp.n_bytes, hasher.hexdigest()))
             with self._open(_CHECKSUM) as fp:
                 stored = np.lib.format.read_array(fp, allow_pickle=False)
         except UploadError:
@@ -602,11 +736,14 @@ class Container:
                 f"{self.path}: corrupted while reading ({one_line(exc)}). Ask the sender for a "
                 "fresh copy."
             ) from None
-        if stored.dtype != np.uint8 or stored.tobytes() != hasher.hexdigest().encode():
+        digest = _file_digest(entries)
+        if stored.dtype != np.uint8 or stored.tobytes() != digest.encode():
             raise UploadError(
                 f"{self.path}: field 'checksum' does not match the content: the file was "
                 "modified or corrupted after it was written. Ask the sender for a fresh copy."
             )
+        self.digest = digest
+        self.member_digests = {name: d for name, _, d in entries[1:]}
         return arrays
 
     def _read_member(self, fp, name, out):

@@ -31,9 +31,13 @@ from ._container import (
     Container,
     UploadError,
     atomic_file,
+    check_digest_field,
+    check_values,
+    max_magnitude,
     read_npy,
     write_container,
 )
+from ._screen import rank_deficient
 
 __all__ = ["AlignmentMap", "load_anchor", "load_model", "make_anchor", "save_model"]
 
@@ -66,7 +70,8 @@ def make_anchor(path, n_features, *, n_anchors=None, kind="orthonormal", random_
     Parameters
     ----------
     path : str or path-like
-        Output ``.npy`` file. Distribute it to the participants only (never the analyst).
+        Output ``.npy`` file, written owner-only (``0o600``). Distribute it to the
+        participants only, over a private channel (never to the analyst).
     n_features : int
         Width ``d`` of the participants' data.
     n_anchors : int, default=None
@@ -96,8 +101,9 @@ def make_anchor(path, n_features, *, n_anchors=None, kind="orthonormal", random_
     """
     r = 4 * n_features if n_anchors is None else n_anchors
     A = _ANCHOR_MAKERS[kind](r, n_features, random_state=random_state)
-    # a pipe or device at ``path`` is replaced, never written into
-    with atomic_file(path) as fh:
+    # owner-only: the raw anchor with one clean anchor upload reveals that participant's
+    # secret; a link, pipe or device at ``path`` is replaced, never written through
+    with atomic_file(path, 0o600, what="the anchor") as fh:
         np.save(fh, A, allow_pickle=False)
     return A
 
@@ -149,6 +155,8 @@ def check_anchor(A, where):
     """Refuse anchors that cannot align; warn on ill-conditioned ones (what to change)."""
     if not np.isfinite(A).all():
         raise UploadError(f"{where}: the anchor contains NaN or infinity; make a new one.")
+    # refused before any arithmetic on it (an SVD of entries near 1e300 overflows)
+    check_values(A, where, "the anchor", max_magnitude(A.size))
     r, d = A.shape
     if r < d + 1:
         raise UploadError(
@@ -156,7 +164,7 @@ def check_anchor(A, where):
             f"n_features + 1 = {d + 1} (the papers use {4 * d}). Make it with more rows."
         )
     s = np.linalg.svd(A - A.mean(axis=0), compute_uv=False)
-    if s[-1] <= 1e-10 * max(s[0], np.finfo(float).tiny):
+    if rank_deficient(s):
         raise UploadError(
             f"{where}: the centered anchor is rank-deficient (singular values {s[0]:.3g} .. "
             f"{s[-1]:.3g}): alignment cannot identify the rotations. Make it with "
@@ -202,6 +210,13 @@ class AlignmentMap:
         Fingerprint of the ``analyst fit`` run that made the map; the run's model carries the
         same one, and :meth:`Participant.predict <skdc.protocol.Participant.predict>` refuses a
         map and a model of different runs.
+    upload_digest : str or None, default=None
+        Digest of the upload file the map was fitted on (its checksum). The participant's
+        secret records the digest of the upload it made, and
+        :meth:`Participant.predict <skdc.protocol.Participant.predict>` refuses a map fitted
+        on another upload (``None``: fitted on in-memory uploads; refused too).
+    anchor_upload_digest : str or None, default=None
+        Digest of that upload's anchor upload.
 
     {references}
 
@@ -220,6 +235,8 @@ class AlignmentMap:
     offset_in: np.ndarray | None = None
     offset_out: np.ndarray | None = None
     run_id: str | None = None
+    upload_digest: str | None = None
+    anchor_upload_digest: str | None = None
 
     def apply(self, Y):
         """Map rows ``Y`` (n_samples, n_features) into the collaboration frame."""
@@ -237,15 +254,19 @@ class AlignmentMap:
         return Z
 
     def save(self, path):
-        """Write the map as a checksummed skdc file; return the path."""
+        """Write the map as a checksummed skdc file, owner-only (``0o600``); return the path.
+
+        A map plus what one colluding participant discloses reveals this participant's
+        rotation: only this participant and the analyst may hold it.
+        """
         arrays = {
             k: np.asarray(getattr(self, k), dtype=np.float64)
             for k in ("rotation", "offset_in", "offset_out")
             if getattr(self, k) is not None
         }
         header = {"participant_id": int(self.participant_id), "kind": self.kind,
-                  "run_id": self.run_id}
-        return write_container(path, _MAP, header, arrays)
+                  **{key: getattr(self, key) for key in _MAP_DIGESTS}}
+        return write_container(path, _MAP, header, arrays, mode=0o600, what="the map")
 
     @classmethod
     def load(cls, path):
@@ -264,7 +285,8 @@ class AlignmentMap:
                     f"{sorted(_MAP_MEMBERS)}."
                 )
             pid = c.int_field("participant_id", 0)
-            run_id = _check_run_id(c.header, c.path)
+            run_id, upload, anchor_upload = (check_digest_field(c.header, key, c.path)
+                                             for key in _MAP_DIGESTS)
             c.expect_members(_MAP_MEMBERS[kind])
             for name, (_shape, dtype) in c.array_members().items():
                 if dtype.kind != "f":
@@ -276,13 +298,15 @@ class AlignmentMap:
         if arrays:
             _check_map_arrays(arrays, c.path)
         return cls(pid, kind, **{k: v.astype(np.float64) for k, v in arrays.items()},
-                   run_id=run_id)
+                   run_id=run_id, upload_digest=upload, anchor_upload_digest=anchor_upload)
 
 
 # the members of each kind of map, and how far from orthogonal a stored rotation may be: the
 # aligners' rotations (polar factors, SVDs) are orthogonal to a few ulps times the width
 _MAP_MEMBERS = {"gopp": ["rotation", "offset_in"], "identity": [],
                 "reference": ["rotation", "offset_in", "offset_out"]}
+# the fingerprints a map carries: its run's, and its participant's upload's
+_MAP_DIGESTS = ("run_id", "upload_digest", "anchor_upload_digest")
 _ORTHOGONAL_ATOL = 1e-10
 
 
@@ -309,17 +333,6 @@ def _check_map_arrays(arrays, where):
         )
 
 
-def _check_run_id(header, where):
-    run_id = header.get("run_id")
-    if run_id is not None and (not isinstance(run_id, str) or len(run_id) != 64
-                               or any(ch not in "0123456789abcdef" for ch in run_id)):
-        raise UploadError(
-            f"{where}: field 'run_id' must be a 64-digit hex fingerprint or null; got "
-            f"{str(run_id)[:40]!r}."
-        )
-    return run_id
-
-
 def run_fingerprint(maps, model_arrays):
     """SHA-256 over every map and the model's arrays: what ties one run's files together."""
     h = hashlib.sha256(b"skdc-run")
@@ -343,6 +356,20 @@ def check_same_run(map_, map_path, model_run_id, model_path):
             f"{str(model_run_id)[:12]}...: the map and the model come from different "
             "`analyst fit` runs. Use the map_<id>.npz and the model.npz written together."
         )
+
+
+def check_same_upload(map_, map_path, upload_digest, secret_path):
+    """Refuse a map fitted on another upload than the one the participant's secret made."""
+    if map_.upload_digest == upload_digest:
+        return
+    got = ("null (the analyst fitted in-memory uploads, not upload files)"
+           if map_.upload_digest is None else f"{map_.upload_digest[:12]}...")
+    raise UploadError(
+        f"{map_path}: field 'upload_digest' is {got} but {secret_path} made the upload "
+        f"{str(upload_digest)[:12]}...: the map was fitted on another upload than the one this "
+        "secret made (an upload re-sent with a new secret?). Predict with the secret that made "
+        "the map's upload, or ask the analyst to fit this secret's upload."
+    )
 
 
 def map_of(aligner, i):
@@ -417,7 +444,7 @@ def model_arrays(model):
     prefer_skip_nested_validation=True,
 )
 def save_model(path, model, *, run_id=None):
-    """Write a fitted linear model as arrays (no pickle); return the path.
+    """Write a fitted linear model as arrays (no pickle), owner-only (``0o600``); return it.
 
     Supported: ``LogisticRegression``, ``LinearRegression``, ``Ridge``, ``Lasso``,
     ``ElasticNet``, ``SGDClassifier``, ``SGDRegressor``, ``LinearSVC``, ``LinearSVR``. Their
@@ -455,11 +482,12 @@ def save_model(path, model, *, run_id=None):
     True
     """
     arrays, scalars = model_arrays(model)
-    _check_run_id({"run_id": run_id}, "run_id")
+    check_digest_field({"run_id": run_id}, "run_id", "run_id")
     header = {"estimator": type(model).__name__, "params": _json_params(model),
               "scalars": scalars, "n_features_in": int(model.n_features_in_),
               "run_id": run_id}
-    return write_container(path, _MODEL, header, arrays)
+    # owner-only: the model is the analyst's and the participants' (not the public's)
+    return write_container(path, _MODEL, header, arrays, mode=0o600, what="the model")
 
 
 @validate_params({"path": [str, os.PathLike]}, prefer_skip_nested_validation=True)
@@ -533,7 +561,7 @@ def _check_model_header(c):
             f" got {str(scalars)[:40]}."
         )
     c.int_field("n_features_in", 1)
-    return name, params, scalars, _check_run_id(h, c.path)
+    return name, params, scalars, check_digest_field(h, "run_id", c.path)
 
 
 def _check_model_members(c, scalars):

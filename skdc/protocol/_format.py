@@ -20,14 +20,18 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import Uploads
+from ..utils._files import output_mode
 from ..utils._sklearn_compat import HasMethods, Interval, validate_params
 from ._container import (
-    CHUNK_BYTES,
     DEFAULT_MAX_BYTES,
     LABEL_KINDS,
     Container,
     UploadError,
+    check_digest_field,
+    check_values,
+    container_digest,
     is_int,
+    max_magnitude,
     write_container,
 )
 
@@ -50,11 +54,18 @@ class UploadSet(NamedTuple):
         The uploaded labels, stacked the same way (``None`` when no file carries labels).
     headers : list of dict
         The public header of each participant's file, in participant-id order.
+    paths : list of str or None
+        Each participant's file, in participant-id order (``None`` for in-memory uploads).
+    digests : list of str or None
+        Each file's digest (its checksum), which the participant's secret records and the
+        analyst's alignment map carries.
     """
 
     uploads: Uploads
     y: np.ndarray | None
     headers: list
+    paths: list | None = None
+    digests: list | None = None
 
 
 def anchor_fingerprint(A):
@@ -132,7 +143,9 @@ def save_upload(path, uploads, participant_id, *, labels=None, mechanism=None,
     Returns
     -------
     path : str
-        The written file.
+        The written file (permissions ``0o644`` less the umask: an upload is shared with the
+        analyst). Its header lists the digest of each of its arrays (``digests``), and its
+        checksum, the file's digest, commits to them.
 
     See Also
     --------
@@ -154,6 +167,28 @@ def save_upload(path, uploads, participant_id, *, labels=None, mechanism=None,
     >>> loaded.uploads.shape, loaded.uploads.n_participants
     ((30, 3), 2)
     """
+    header, arrays = upload_contents(uploads, participant_id, labels=labels,
+                                     mechanism=mechanism, anchor_noise=anchor_noise,
+                                     anchor_id=anchor_id)
+    return write_upload(path, header, arrays)
+
+
+def write_upload(path, header, arrays, *, exclusive=False, what="the upload"):
+    """Write an upload's ``(header, arrays)`` (shared: ``output_mode(0o644)``); return path."""
+    return write_container(path, _UPLOAD, header, arrays, mode=output_mode(0o644),
+                           exclusive=exclusive, what=what, header_digests=True)
+
+
+def upload_digests(header, arrays):
+    """The digests of the upload file ``(header, arrays)`` makes: the file's, the anchor
+    upload's (``None`` without one)."""
+    digest, members = container_digest(_UPLOAD, header, arrays, header_digests=True)
+    return digest, members.get("anchor_upload")
+
+
+def upload_contents(uploads, participant_id, *, labels=None, mechanism=None,
+                    anchor_noise=None, anchor_id=None):
+    """The header and arrays of :func:`save_upload`'s file (same parameters)."""
     if not isinstance(uploads, Uploads) or uploads.participant is None:
         raise TypeError(
             f"save_upload expects the skdc.Uploads returned by a mechanism's transform; got "
@@ -178,7 +213,7 @@ def save_upload(path, uploads, participant_id, *, labels=None, mechanism=None,
         "anchor_noise": None if anchor_noise is None else float(anchor_noise),
         "skdc_version": __version__,
     }
-    return write_container(path, _UPLOAD, header, arrays)
+    return header, arrays
 
 
 def _upload_arrays(uploads, participant_id, labels, anchor_noise):
@@ -242,6 +277,15 @@ def _check_upload_header(c):
         raise UploadError(f"{where}: field 'anchor_noise' must be a finite number >= 0.")
     _check_mechanism_field(h.get("mechanism"), where)
     _check_upload_members(c)
+    digests = h.get("digests")
+    members = sorted(c.array_members())
+    if not isinstance(digests, dict) or sorted(digests) != members:
+        raise UploadError(
+            f"{where}: field 'digests' must list the digest of each array ({members}); got "
+            f"{str(digests)[:60]}."
+        )
+    for name in members:
+        check_digest_field(digests, name, f"{where}: field 'digests'")
 
 
 def _check_mechanism_field(m, where):
@@ -251,12 +295,13 @@ def _check_mechanism_field(m, where):
         raise UploadError(f"{where}: field 'mechanism' must be an object or null.")
     if m.get("kind") is not None and not isinstance(m["kind"], str):
         raise UploadError(f"{where}: field 'mechanism.kind' must be a string or null.")
-    n_in = m.get("n_features_in")
-    if n_in is not None and (not is_int(n_in) or n_in < 1):
-        raise UploadError(
-            f"{where}: field 'mechanism.n_features_in' must be a positive integer or null; "
-            f"got {n_in!r}."
-        )
+    for key in ("n_features_in", "n_participants"):
+        value = m.get(key)
+        if value is not None and (not is_int(value) or value < 1):
+            raise UploadError(
+                f"{where}: field 'mechanism.{key}' must be a positive integer or null; got "
+                f"{value!r}."
+            )
 
 
 def _check_upload_members(c):
@@ -278,18 +323,6 @@ def _check_upload_members(c):
             )
         if name in ("labels", "anchor_y") and dtype.kind not in LABEL_KINDS:
             raise UploadError(f"{where}: field {name!r} has unsupported dtype {dtype}.")
-
-
-def _check_finite(block, where, name):
-    step = max(1, CHUNK_BYTES // max(1, 8 * block.shape[1]))
-    for start in range(0, block.shape[0], step):
-        chunk = block[start : start + step]
-        if not np.isfinite(chunk).all():
-            bad = start + int(np.flatnonzero(~np.isfinite(chunk).all(axis=1))[0])
-            raise UploadError(
-                f"{where}: field {name!r} contains NaN or infinity (first at row {bad}). "
-                "Uploads must be finite; ask the participant to check its data."
-            )
 
 
 def _check_finite_labels(labels, where, name):
@@ -334,12 +367,12 @@ def _check_one_collaboration(ordered, allow_different_widths):
                     "file from `skdc anchor make`) and all upload labels, or none."
                 )
         m0, m1 = first.header.get("mechanism") or {}, c.header.get("mechanism") or {}
-        for key in ("kind", "n_features_in"):
+        for key in ("kind", "n_features_in", "n_participants"):
             if m0.get(key) is not None and m1.get(key) is not None and m0[key] != m1[key]:
                 raise UploadError(
                     f"{c.path}: field 'mechanism.{key}' is {m1[key]!r} but {first.path} "
-                    f"has {m0[key]!r}. All participants run the same mechanism on data "
-                    "of the same schema."
+                    f"has {m0[key]!r}. All participants of one collaboration run the same "
+                    "mechanism, for the same number of participants, on data of one schema."
                 )
     widths = [c.header["n_components"] for c in ordered]
     if len(set(widths)) > 1 and not allow_different_widths:
@@ -364,10 +397,17 @@ def _label_dtype(ordered):
     return np.result_type(*dtypes)
 
 
+def _magnitude_limit(ordered):
+    """:func:`max_magnitude` over every entry the analyst computes with (rows and anchors)."""
+    return max_magnitude(sum((c.header["n_samples"] + c.header["n_anchors"])
+                             * c.header["n_components"] for c in ordered))
+
+
 def _read_stacked(ordered):
     """Stream each file, verified, into its block of the stacked ``Y`` (and ``y``)."""
     n_rows = [c.header["n_samples"] for c in ordered]
     widths = [c.header["n_components"] for c in ordered]
+    limit = _magnitude_limit(ordered)
     Y = (np.empty if len(set(widths)) == 1 else np.zeros)((sum(n_rows), max(widths)))
     y = np.empty(sum(n_rows), _label_dtype(ordered)) if ordered[0].header["has_labels"] else None
     anchors, anchor_y = [], None
@@ -377,9 +417,17 @@ def _read_stacked(ordered):
         if y is not None:
             into["labels"] = y[start : start + n]
         arrays = c.read(into=into)
-        _check_finite(into["data"], c.path, "data")
+        if c.member_digests != c.header["digests"]:
+            bad = next(k for k in sorted(c.member_digests)
+                       if c.member_digests[k] != c.header["digests"][k])
+            raise UploadError(
+                f"{c.path}: field 'digests' lists {c.header['digests'][bad][:12]}... for "
+                f"{bad!r}, whose digest is {c.member_digests[bad][:12]}...: the header does "
+                "not describe this file's arrays. Ask the participant for a fresh upload."
+            )
+        check_values(into["data"], c.path, "data", limit)
         if "anchor_upload" in arrays:
-            _check_finite(arrays["anchor_upload"], c.path, "anchor_upload")
+            check_values(arrays["anchor_upload"], c.path, "anchor_upload", limit)
             anchors.append(arrays["anchor_upload"])
         if "labels" in arrays:
             _check_finite_labels(arrays["labels"], c.path, "labels")
@@ -421,9 +469,11 @@ def load_uploads(paths, *, max_bytes=DEFAULT_MAX_BYTES, max_total_bytes=None,
     """Read, verify and stack participants' upload files into one :class:`~skdc.Uploads`.
 
     Every file is checked before any of its numbers are used: format and version, the SHA-256
-    checksum (streamed while the arrays are read, so no second copy is made), the member set,
-    dtypes and shapes against the header, finiteness, and, across files, duplicate or missing
-    participant ids, equal anchor rows and anchor fingerprints, identical anchor uploads
+    checksum and each array's digest (streamed while the arrays are read, so no second copy is
+    made), the member set, dtypes and shapes against the header, finiteness, magnitudes (no
+    entry so large that float64 sums of products over the uploads could overflow), and,
+    across files, duplicate or missing participant ids, one collaboration (anchor rows and
+    fingerprints, mechanism kind, width and number of participants), identical anchor uploads
     (the same upload under two ids), label presence, and size limits. Files are opened without
     ever unpickling.
 
@@ -444,8 +494,8 @@ def load_uploads(paths, *, max_bytes=DEFAULT_MAX_BYTES, max_total_bytes=None,
     Returns
     -------
     loaded : UploadSet
-        ``(uploads, y, headers)``: the stacked uploads in participant-id order, the stacked
-        labels (or ``None``) and each file's public header.
+        ``(uploads, y, headers, paths, digests)``: the stacked uploads in participant-id
+        order, the stacked labels (or ``None``), each file's public header, path and digest.
 
     Raises
     ------
@@ -498,4 +548,5 @@ def load_uploads(paths, *, max_bytes=DEFAULT_MAX_BYTES, max_total_bytes=None,
             uploads = Uploads(Y, participant, anchors=anchors or None, anchor_y=anchor_y)
         except (ValueError, TypeError) as exc:
             raise UploadError(f"the uploads are inconsistent: {exc}") from None
-        return UploadSet(uploads, y, [dict(c.header) for c in ordered])
+        return UploadSet(uploads, y, [dict(c.header) for c in ordered],
+                         [c.path for c in ordered], [c.digest for c in ordered])

@@ -11,9 +11,10 @@ How the secrets line up with a simulation
 -----------------------------------------
 A participant's mechanism is a GDP mechanism (:class:`~skdc.mechanisms.IGDP` or
 :class:`~skdc.mechanisms.CGDP`) with ``n_participants=p``, an int ``random_state=s`` and an int
-``noise_random_state=t``; participant ``i`` keeps **participant i's secret of that mechanism**
-(the others drawn alongside are discarded) and uploads ``B_i + v W_i``, where ``W_i`` is that
-mechanism's unit anchor noise for participant ``i`` (Def 4.1 of [1]_). The simulated
+``noise_random_state=t``; participant ``i`` draws **participant i's secret of that mechanism**,
+and only that one (each participant's secret has its own stream, seeded from ``s`` and ``i``:
+:meth:`IGDP.fit_one <skdc.mechanisms.IGDP.fit_one>`), and uploads ``B_i + v W_i``, where ``W_i``
+is that mechanism's unit anchor noise for participant ``i`` (Def 4.1 of [1]_). The simulated
 ``GOPPAligner(v)`` forms the same ``B_i + v W_i`` from the same mechanism, through the same
 function (:meth:`skdc.Uploads.noisy_anchors`). So a deployment in which every participant uses
 ``s`` and ``t`` reproduces ``Pipeline([IGDP(p, anchor=A, random_state=s, noise_random_state=t),
@@ -30,6 +31,7 @@ References
 
 # Licence: BSD 3 clause
 
+import contextlib
 import os
 import secrets
 import warnings
@@ -44,19 +46,40 @@ from .. import Uploads
 from ..alignment import GOPPAligner, ReferenceAligner
 from ..mechanisms import CGDP, IGDP
 from ..utils._docstring import Substitution
+from ..utils._files import ensure_folder, output_mode
 from ..utils._references import gdp_paper_references
-from ._container import Container, UploadError, is_int, write_container
+from ._container import (
+    Container,
+    UploadError,
+    atomic_file,
+    check_digest_field,
+    check_values,
+    is_int,
+    max_magnitude,
+    write_container,
+    write_members,
+)
 from ._files import (
     AlignmentMap,
     check_anchor,
     check_same_run,
+    check_same_upload,
     map_of,
     model_arrays,
     read_model,
     run_fingerprint,
     save_model,
 )
-from ._format import UploadSet, anchor_fingerprint, load_uploads, save_upload
+from ._format import (
+    _UPLOAD,
+    UploadSet,
+    anchor_fingerprint,
+    load_uploads,
+    upload_contents,
+    upload_digests,
+    write_upload,
+)
+from ._screen import FALSE_ALARM, rank_deficient, screen_anchor_uploads
 
 __all__ = ["Analyst", "Participant"]
 
@@ -64,10 +87,9 @@ _SECRET = "skdc-secret"
 _SEED_MAX = np.iinfo(np.int32).max
 _MECHANISMS = {"IGDP": IGDP, "CGDP": CGDP}
 _SECRET_PARAMS = ("n_participants", "noise", "translation_scale", "n_anchors")
-#: Largest collaboration a participant sets up: its secret is participant ``i``'s of a
-#: mechanism that draws every slot's secret from the seed, so set-up costs
-#: ``n_participants`` rotations (a hostile secret file must not buy minutes of work).
-_MAX_PARTICIPANTS = 10_000
+#: Largest collaboration size: participant ids are numpy int64 (setting a participant up
+#: draws its own secret only, so the size costs nothing).
+_MAX_PARTICIPANTS = int(np.iinfo(np.int64).max)
 
 
 def _fresh_seed():
@@ -107,8 +129,9 @@ class Participant:
     participant_id : int
         This participant's id, ``0 .. n_participants - 1`` (agreed out of band).
     mechanism : IGDP or CGDP
-        An unfitted GDP mechanism with ``n_participants`` covering ``participant_id`` (at
-        most 10 000: setting a participant up draws every slot's secret from the seed). Its
+        An unfitted GDP mechanism with ``n_participants`` covering ``participant_id`` (only
+        this participant's secret is drawn, :meth:`IGDP.fit_one
+        <skdc.mechanisms.IGDP.fit_one>`, whatever the collaboration's size). Its
         ``random_state`` (an int, or ``None`` for a fresh seed from the operating system) seeds
         this participant's secret, and its ``noise_random_state`` (an int, or ``None`` to
         derive it from the secret seed, as the mechanism does) this participant's noise stream:
@@ -131,6 +154,10 @@ class Participant:
         The shared raw anchor.
     n_features_in_ : int
         Width of the participant's rows.
+    upload_digest_ : str
+        Digest of the upload file this participant's upload makes (its checksum).
+    anchor_upload_digest_ : str or None
+        Digest of its anchor upload (``None`` without one).
 
     See Also
     --------
@@ -139,9 +166,10 @@ class Participant:
     Notes
     -----
     The secret file written by :meth:`save_secret` (owner-only permissions, ``0o600``) holds the
-    two seeds, the mechanism's parameters, the raw anchor and this participant's rotation and
-    translation; :meth:`load_secret` re-derives the mechanism from the seed and checks it
-    against the stored secret.
+    two seeds, the mechanism's parameters, the raw anchor, this participant's rotation and
+    translation, and the digests of the upload it made and of its anchor upload;
+    :meth:`load_secret` re-derives the mechanism from the seed and checks it against the
+    stored secret, and :meth:`predict` refuses a map fitted on another upload.
 
     {references}
 
@@ -181,23 +209,21 @@ class Participant:
             )
         if p > _MAX_PARTICIPANTS:
             raise ValueError(
-                f"n_participants={p} is above the supported {_MAX_PARTICIPANTS} (setting up a "
-                "participant draws every slot's secret). Give the collaboration's real size."
+                f"n_participants={p} is above {_MAX_PARTICIPANTS} (participant ids are 64-bit "
+                "ints). Give the collaboration's real size."
             )
         v = self.anchor_noise
         if not isinstance(v, Real) or isinstance(v, bool) or not np.isfinite(v) or v < 0:
             raise ValueError(f"anchor_noise must be a finite float >= 0; got {v!r}.")
 
     def _fit_mechanism(self, n_features, anchor):
-        # Participant i keeps participant i's secret and noise of the mechanism with these
-        # seeds: the mechanism draws every participant's secret and unit anchor noise from the
-        # seeds alone (GDP secrets do not depend on the rows), so it is fitted on one
-        # placeholder row per participant slot.
+        # Participant i draws participant i's secret and noise of the mechanism with these
+        # seeds, and nobody else's: GDP secrets depend on the seed and the participant's id
+        # only (each participant has its own stream), never on the rows or the others.
         mech = clone(self.mechanism).set_params(
             random_state=self.seed_, noise_random_state=self.noise_seed_, anchor=anchor
         )
-        p = mech.n_participants
-        return mech.fit(np.zeros((p, n_features)), participant=np.arange(p))
+        return mech.fit_one(self.participant_id, n_features)
 
     def _own_rows(self, X):
         X = _as_rows(X)
@@ -253,7 +279,11 @@ class Participant:
         self.anchor_ = anchor
         self.mechanism_ = self._fit_mechanism(X.shape[1], anchor)
         self.labels_ = y
-        return self._upload_rows(X)
+        uploads = self._upload_rows(X)
+        # the digests of the upload file these uploads make, which the secret records
+        self.upload_digest_, self.anchor_upload_digest_ = upload_digests(
+            *self._upload_contents(uploads))
+        return uploads
 
     def _upload_rows(self, X):
         i = self.participant_id
@@ -268,20 +298,46 @@ class Participant:
                     UserWarning,
                 )
             # B_i + v W_i, formed as the simulated GOPPAligner(v) forms it; only this leaves
-            anchors = [Y.noisy_anchors(self.anchor_noise)[i]]
+            anchors = Y.noisy_anchors(self.anchor_noise)  # its own, under local id 0
         return Uploads(np.asarray(Y), np.zeros(X.shape[0], dtype=np.intp), anchors=anchors,
                        anchor_y=Y.anchor_y)
 
-    def save_upload(self, path, uploads):
-        """Write the upload returned by :meth:`upload` (with its labels) to ``path``."""
-        return save_upload(
-            path, uploads, self.participant_id, labels=self.labels_,
+    def _upload_contents(self, uploads):
+        """The header and arrays of the upload file of ``uploads``."""
+        header, arrays = upload_contents(
+            uploads, self.participant_id, labels=self.labels_,
             mechanism=self.mechanism_, anchor_noise=self.anchor_noise,
             anchor_id=None if self.anchor_ is None else anchor_fingerprint(self.anchor_),
         )
+        if not getattr(self, "_declares_size", True):
+            # the command line's default size (--id + 1) is no claim about the collaboration:
+            # the analyst compares only the sizes participants declare
+            header["mechanism"]["n_participants"] = None
+        return header, arrays
 
-    def save_secret(self, path):
-        """Write this participant's secret file with owner-only permissions (``0o600``)."""
+    def _own_upload(self, uploads):
+        """The upload file's contents, refused unless they are the ones :meth:`upload` made."""
+        if not hasattr(self, "upload_digest_"):
+            raise ValueError("Participant has made no upload: call upload() first.")
+        header, arrays = self._upload_contents(uploads)
+        if upload_digests(header, arrays)[0] != self.upload_digest_:
+            raise ValueError(
+                f"these uploads are not the ones participant {self.participant_id}'s upload() "
+                "returned (its secret records the digest of that upload); pass the uploads "
+                "upload() returned."
+            )
+        return header, arrays
+
+    def save_upload(self, path, uploads):
+        """Write the upload returned by :meth:`upload` (with its labels) to ``path``.
+
+        The file is written ``0o644`` less the umask (it goes to the analyst); a link at
+        ``path`` is replaced, never written through. :meth:`save` writes the upload and the
+        secret together, refusing to overwrite either.
+        """
+        return write_upload(path, *self._own_upload(uploads))
+
+    def _secret_contents(self):
         i = self.participant_id
         mech = self.mechanism_
         params = {k: mech.get_params()[k] for k in _SECRET_PARAMS}
@@ -290,18 +346,81 @@ class Participant:
             "seed": self.seed_, "anchor_noise": float(self.anchor_noise),
             "noise_seed": self.noise_seed_,
             "n_features_in": int(self.n_features_in_),
+            # the upload this secret made: a map fitted on another upload is refused
+            "upload_digest": self.upload_digest_,
+            "anchor_upload_digest": self.anchor_upload_digest_,
         }
-        arrays = {"rotation": mech.rotations_[i], "translation": mech.translations_[i]}
+        # the mechanism holds this participant's secret alone (fit_one)
+        arrays = {"rotation": mech.rotations_[0], "translation": mech.translations_[0]}
         if self.anchor_ is not None:
             arrays["anchor"] = self.anchor_
-        return write_container(path, _SECRET, header, arrays, mode=0o600)
+        return header, arrays
+
+    def save_secret(self, path):
+        """Write this participant's secret file with owner-only permissions (``0o600``).
+
+        It records the digest of the upload :meth:`upload` made (and of its anchor upload),
+        so that :meth:`predict` refuses a map fitted on another upload.
+        """
+        if not hasattr(self, "upload_digest_"):
+            raise ValueError("Participant has made no upload: call upload() first.")
+        header, arrays = self._secret_contents()
+        return write_container(path, _SECRET, header, arrays, mode=0o600, what="the secret")
+
+    def save(self, upload_path, secret_path, uploads, *, overwrite=False):
+        """Write the upload and its secret as a pair that always belongs together.
+
+        Both files are written whole to temporary files first, then published, the secret
+        first. Without ``overwrite``, each is created exclusively: of several writers racing
+        on the same paths one wins, the others get :class:`~skdc.protocol.UploadError` and
+        leave nothing behind (a secret published before its upload was refused is removed).
+        With ``overwrite``, the writers take turns (a lock on the folders), so the pair left
+        behind is the last writer's, whole. Either way the surviving secret records the
+        digest of the surviving upload.
+
+        Parameters
+        ----------
+        upload_path : str or path-like
+            The upload file (``0o644`` less the umask: it goes to the analyst).
+        secret_path : str or path-like
+            The secret file (``0o600``: it never leaves home).
+        uploads : Uploads
+            What :meth:`upload` returned.
+        overwrite : bool, default=False
+            Replace existing files (never through a link).
+
+        Returns
+        -------
+        paths : tuple of str
+            ``(upload_path, secret_path)``.
+        """
+        upload_path, secret_path = os.fspath(upload_path), os.fspath(secret_path)
+        if os.path.abspath(upload_path) == os.path.abspath(secret_path):
+            raise ValueError(f"{upload_path}: the upload and the secret go to different files.")
+        header, arrays = self._own_upload(uploads)
+        secret_header, secret_arrays = self._secret_contents()
+        with _folder_locks([upload_path, secret_path]):
+            published = None
+            try:
+                with atomic_file(upload_path, output_mode(0o644), exclusive=not overwrite,
+                                 what="the upload") as fu:
+                    write_members(fu, _UPLOAD, header, arrays, header_digests=True)
+                    with atomic_file(secret_path, 0o600, exclusive=not overwrite,
+                                     what="the secret") as fs:
+                        write_members(fs, _SECRET, secret_header, secret_arrays)
+                    published = os.lstat(secret_path)
+            except BaseException:
+                if published is not None and not overwrite:
+                    _remove_if_same(secret_path, published)
+                raise
+        return upload_path, secret_path
 
     @classmethod
     def load_secret(cls, path):
         """Rebuild a participant from its secret file, checking the re-derived secret.
 
         The header is checked field by field against the stored arrays (``participant_id`` in
-        ``0 .. n_participants - 1``, ``n_participants`` at most 10 000, ``n_features_in`` a
+        ``0 .. n_participants - 1``, ``n_participants`` a 64-bit int, ``n_features_in`` a
         positive int matching the stored rotation); anything off raises
         :class:`~skdc.protocol.UploadError` naming the file and the field.
         """
@@ -321,9 +440,11 @@ class Participant:
             self.mechanism_ = self._fit_mechanism(self.n_features_in_, self.anchor_)
         except (KeyError, TypeError, ValueError) as exc:
             raise UploadError(f"{c.path}: invalid secret file ({exc}).") from None
-        i = self.participant_id
-        if not (np.array_equal(self.mechanism_.rotations_[i], arrays["rotation"])
-                and np.array_equal(self.mechanism_.translations_[i], arrays["translation"])):
+        self.upload_digest_ = h["upload_digest"]
+        self.anchor_upload_digest_ = h["anchor_upload_digest"]
+        self._secret_path = c.path
+        if not (np.array_equal(self.mechanism_.rotations_[0], arrays["rotation"])
+                and np.array_equal(self.mechanism_.translations_[0], arrays["translation"])):
             raise UploadError(
                 f"{c.path}: the secret re-derived from the seed differs from the stored one "
                 "(written by a different skdc or numpy version?). Predict with the version "
@@ -331,6 +452,22 @@ class Participant:
             )
         self.labels_ = None
         return self
+
+    def _check_map(self, alignment_map):
+        """The map (read if a path) and its name, refused unless it is this participant's map
+        fitted on this participant's upload."""
+        if isinstance(alignment_map, AlignmentMap):
+            map_path = "the alignment map"
+        else:
+            map_path, alignment_map = os.fspath(alignment_map), AlignmentMap.load(alignment_map)
+        if alignment_map.participant_id != self.participant_id:
+            raise ValueError(
+                f"this alignment map is participant {alignment_map.participant_id}'s; this is "
+                f"participant {self.participant_id}. Use the map file with your id."
+            )
+        check_same_upload(alignment_map, map_path, self.upload_digest_,
+                          getattr(self, "_secret_path", "this participant's secret"))
+        return alignment_map, map_path
 
     def transform(self, X, alignment_map):
         """This participant's rows in the collaboration frame: mechanism, then its map.
@@ -348,13 +485,7 @@ class Participant:
         """
         if not hasattr(self, "mechanism_"):
             raise ValueError("Participant is not set up: call upload() or load_secret() first.")
-        if not isinstance(alignment_map, AlignmentMap):
-            alignment_map = AlignmentMap.load(alignment_map)
-        if alignment_map.participant_id != self.participant_id:
-            raise ValueError(
-                f"this alignment map is participant {alignment_map.participant_id}'s; this is "
-                f"participant {self.participant_id}. Use the map file with your id."
-            )
+        alignment_map = self._check_map(alignment_map)[0]
         X = self._own_rows(X)
         Y = self.mechanism_.transform(X, participant=np.full(X.shape[0], self.participant_id))
         return alignment_map.apply(np.asarray(Y))
@@ -375,10 +506,7 @@ class Participant:
         -------
         y_pred : ndarray of shape (n_samples,)
         """
-        if not isinstance(alignment_map, AlignmentMap):
-            map_path, alignment_map = alignment_map, AlignmentMap.load(alignment_map)
-        else:
-            map_path = "the alignment map"
+        alignment_map, map_path = self._check_map(alignment_map)
         if isinstance(model, (str, os.PathLike)):
             model_path = os.fspath(model)
             model, run_id = read_model(model)
@@ -405,6 +533,10 @@ def _check_secret_header(c):
         )
     c.int_field("participant_id", 0, p - 1,
                 expected=f"an int in 0 .. {p - 1} (n_participants={p})")
+    if check_digest_field(h, "upload_digest", where) is None:
+        raise UploadError(f"{where}: field 'upload_digest' must be the digest of the upload "
+                          "this secret made; got null.")
+    check_digest_field(h, "anchor_upload_digest", where)
     d = c.int_field("n_features_in", 1)
     c.expect_members(["rotation", "translation"], optional=["anchor"])
     expected = {"rotation": (d, d), "translation": (d,)}
@@ -422,14 +554,94 @@ def _check_secret_header(c):
             )
 
 
+@contextlib.contextmanager
+def _folder_locks(paths):
+    """Hold an exclusive lock on the folders of ``paths`` (in a fixed order: no deadlock).
+
+    Writers of the same pair of files take turns, so each pair is written whole. Where the
+    operating system has no ``flock`` (Windows), nothing is locked; exclusive creation still
+    keeps a pair together.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    folders = sorted({os.path.dirname(os.path.abspath(p)) for p in paths})
+    with contextlib.ExitStack() as stack:
+        for folder in folders:
+            try:
+                fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+            except OSError as exc:
+                raise UploadError(f"{folder}: cannot open the folder to write into it "
+                                  f"({exc.strerror}).") from None
+            stack.callback(os.close, fd)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+
+
+def _remove_if_same(path, st):
+    """Remove ``path`` only if it is still the file ``st`` (``os.lstat``) describes."""
+    with contextlib.suppress(OSError):
+        now = os.lstat(path)
+        if (now.st_ino, now.st_dev) == (st.st_ino, st.st_dev):
+            os.unlink(path)
+
+
 def _as_upload_set(uploads, y):
-    """What :meth:`Analyst.fit` was given, as ``(uploads, y, headers)``."""
-    if isinstance(uploads, Uploads):
-        return UploadSet(uploads, None if y is None else np.asarray(y),
-                         [{} for _ in range(uploads.n_participants)])
+    """What :meth:`Analyst.fit` was given, as an :class:`UploadSet`, its values checked."""
     if isinstance(uploads, UploadSet):
         return uploads
-    return load_uploads(uploads)
+    if not isinstance(uploads, Uploads):
+        return load_uploads(uploads)
+    # in memory: the limit load_uploads applies to files, before any arithmetic
+    anchors = uploads.anchors or []
+    limit = max_magnitude(uploads.size + sum(np.size(b) for b in anchors))
+    check_values(np.asarray(uploads), "the in-memory uploads", "data", limit)
+    for i, b in enumerate(anchors):
+        check_values(np.asarray(b, dtype=np.float64), "the in-memory uploads",
+                     f"anchor_upload {i}", limit)
+    return UploadSet(uploads, None if y is None else np.asarray(y),
+                     [{} for _ in range(uploads.n_participants)])
+
+
+def _file_of(loaded, i):
+    """Participant ``i``'s upload file (or its id, for in-memory uploads), for messages."""
+    return f"participant {i}" if loaded.paths is None else loaded.paths[i]
+
+
+def _refuse_rank_deficient(anchors, loaded):
+    """Refuse a centered anchor upload spanning fewer directions than its width."""
+    for i, b in enumerate(anchors):
+        s = np.linalg.svd(b - b.mean(axis=0), compute_uv=False)
+        if rank_deficient(s):
+            raise UploadError(
+                f"{_file_of(loaded, i)}: field 'anchor_upload' is rank-deficient (centered "
+                f"singular values {s[0]:.3g} .. {s[-1]:.3g}): it spans fewer than its "
+                f"{b.shape[1]} columns, so no rotation aligns it with the others. Refusing to "
+                f"train on it; ask participant {i} for a fresh upload."
+            )
+
+
+def _screen_message(screen, loaded):
+    """One line naming the upload that sits farthest from the consensus."""
+    k = int(np.argmax(screen.ratios))
+    p = len(screen.ratios)
+    v = screen.noise
+    noise = (f"the declared anchor noise (v = {v[k]:g}; {v.min():g} .. {v.max():g} over all)"
+             if screen.declared else f"the anchor noise the uploads show (v ~ {v[0]:.3g})")
+    where = (f"{_file_of(loaded, k)}: field 'anchor_upload'" if p > 2 else
+             f"{_file_of(loaded, 0)} and {_file_of(loaded, 1)}: field 'anchor_upload'")
+    return (
+        f"{where} lies {screen.residuals[k]:.3g} from the participants' consensus after "
+        f"alignment (GOPP residual), where {noise} explains {screen.expected[k]:.3g} (squared "
+        f"ratio {screen.ratios[k]:.3g} > {screen.threshold:.3g}, exceeded by honest uploads "
+        f"once in {1 / FALSE_ALARM:.0e} fits). "
+        + ("With two participants the analyst cannot tell which one is off: ask both for a "
+           "fresh upload." if p == 2 else
+           f"Its rows may be permuted, rank-deficient or made with another anchor or secret; "
+           f"ask participant {k} for a fresh upload, or leave it out.")
+    )
 
 
 def _warn_on_clean_anchors_or_one_upload(aligner, headers):
@@ -481,6 +693,13 @@ class Analyst:
     model : estimator, default=None
         A linear model from :func:`~skdc.protocol.save_model`'s allow-list (cloned at fit);
         ``None`` means ``LogisticRegression()``.
+    outliers : {'refuse', 'warn'}, default='refuse'
+        What to do, before the model is trained, when a participant's aligned anchor upload
+        sits farther from the others' consensus than its declared anchor noise explains (rows
+        permuted, a rank-deficient upload, another anchor or secret): raise
+        :class:`~skdc.protocol.UploadError` naming its file, or warn and train anyway. The
+        threshold is the chi-square quantile of the residual at a false-alarm probability of
+        ``1e-6`` per fit (see Notes).
 
     Attributes
     ----------
@@ -494,6 +713,23 @@ class Analyst:
         Number of participants.
     near_duplicates_ : list of tuple
         Pairs of participants whose centered anchor uploads nearly coincide (warned).
+    anchor_residual_ratios_ : ndarray of shape (n_participants,) or None
+        Each participant's squared GOPP residual over its expected value under the declared
+        anchor noise (``None`` when nothing was screened: no alignment, one participant).
+    anchor_residual_threshold_ : float or None
+        The threshold those ratios were held to.
+    upload_digests_ : list of str or None
+        The digest of each participant's upload file (``None`` for in-memory uploads); each
+        participant's alignment map records its own.
+
+    Notes
+    -----
+    The screen of the anchor uploads: at the planted rotations, participant ``i``'s centered,
+    aligned anchor upload differs from the consensus of all ``p`` by Gaussian noise alone,
+    with ``||E_i||_F^2 / s_i^2`` chi-square with ``(r - 1) d`` degrees of freedom and
+    ``s_i^2 = v_i^2 (1 - 2/p) + sum_j v_j^2 / p^2`` (Def 4.1 and eq. (26) of the GDP paper);
+    the GOPP rotations only lower it. The participant of the largest ratio above the
+    quantile is named.
 
     Examples
     --------
@@ -513,9 +749,10 @@ class Analyst:
     ['map_0.npz', 'map_1.npz', 'map_2.npz', 'model.npz']
     """
 
-    def __init__(self, aligner=None, model=None):
+    def __init__(self, aligner=None, model=None, *, outliers="refuse"):
         self.aligner = aligner
         self.model = model
+        self.outliers = outliers
 
     def fit(self, uploads, y=None):
         """Load (if paths), align and train.
@@ -532,7 +769,10 @@ class Analyst:
         -------
         self : object
         """
-        Y, y, headers = _as_upload_set(uploads, y)
+        if self.outliers not in ("refuse", "warn"):
+            raise ValueError(f"outliers must be 'refuse' or 'warn'; got {self.outliers!r}.")
+        loaded = _as_upload_set(uploads, y)
+        Y, y, headers = loaded.uploads, loaded.y, loaded.headers
         if y is None:
             raise ValueError(
                 "the uploads carry no labels; participants upload labels with their rows "
@@ -550,11 +790,35 @@ class Analyst:
             )
         self.headers_ = headers
         self.n_participants_ = len(headers)
+        self.upload_digests_ = loaded.digests
+        if aligner is not None:
+            _refuse_rank_deficient(Y.anchors, loaded)
         self.aligner_ = None if aligner is None else clone(aligner).fit(Y)
+        self._screen(Y, loaded)
         Z = np.asarray(Y) if aligner is None else self.aligner_.transform(Y)
         model = LogisticRegression() if self.model is None else self.model
         self.model_ = clone(model).fit(Z, y)
         return self
+
+    def _screen(self, Y, loaded):
+        """Refuse (or warn about) the anchor upload farthest from the consensus, if too far."""
+        self.anchor_residual_ratios_ = self.anchor_residual_threshold_ = None
+        if self.aligner_ is None or len({b.shape[1] for b in Y.anchors}) > 1:
+            return  # no alignment, or widths no rotation maps onto each other
+        gopp = self.aligner_
+        if not isinstance(gopp, GOPPAligner):  # the screen compares GOPP residuals
+            gopp = GOPPAligner(v=0.0).fit(Y)
+        declared = [h.get("anchor_noise") for h in loaded.headers]
+        screen = screen_anchor_uploads(gopp.anchor_uploads_, gopp.rotations_, declared)
+        if screen is None:
+            return
+        self.anchor_residual_ratios_ = screen.ratios
+        self.anchor_residual_threshold_ = screen.threshold
+        if screen.ratios.max() > screen.threshold:
+            message = _screen_message(screen, loaded)
+            if self.outliers == "refuse":
+                raise UploadError(message)
+            warnings.warn(message, UserWarning)
 
     def _check_aligner(self, Y):
         """The aligner to fit (``None``: no alignment), refused where it cannot serve."""
@@ -586,13 +850,21 @@ class Analyst:
                 f"participant_id must be in 0 .. {self.n_participants_ - 1}; got "
                 f"{participant_id}."
             )
-        return map_of(self.aligner_, participant_id)
+        m = map_of(self.aligner_, participant_id)
+        if self.upload_digests_ is not None:
+            m.upload_digest = self.upload_digests_[participant_id]
+            m.anchor_upload_digest = (self.headers_[participant_id].get("digests") or {}).get(
+                "anchor_upload")
+        return m
 
     def export(self, out_dir):
         """Write ``map_<i>.npz`` for every participant and ``model.npz`` into ``out_dir``.
 
         All files of one export carry the same ``run_id`` (a SHA-256 over every map and the
-        model), so a participant's predict refuses a map and a model of different runs.
+        model), so a participant's predict refuses a map and a model of different runs; each
+        map also records the digest of the upload it was fitted on. Maps and model are
+        owner-only (``0o600``): a map plus what one colluding participant discloses reveals
+        that participant's rotation.
 
         Returns
         -------
@@ -601,7 +873,7 @@ class Analyst:
         """
         maps = [self.alignment_map(i) for i in range(self.n_participants_)]
         run_id = run_fingerprint(maps, model_arrays(self.model_)[0])
-        os.makedirs(out_dir, exist_ok=True)
+        ensure_folder(out_dir, "the export folder", error=UploadError)
         paths = []
         for m in maps:
             m.run_id = run_id

@@ -35,6 +35,8 @@ import zlib
 
 __all__ = [
     "FileError",
+    "check_folder",
+    "check_output",
     "ensure_folder",
     "file_kind",
     "is_int",
@@ -299,6 +301,33 @@ def _check_output_path(path, what, exclusive, error):
                     "); refusing to overwrite it. Remove it or choose another path.")
 
 
+def check_output(path, what="the output", *, exclusive=False, error=FileError):
+    """Refuse, before anything is written, an output path :func:`write_file` would refuse.
+
+    An empty path, a missing folder, an existing folder at ``path``, and (when ``exclusive``)
+    any existing entry, a link or a pipe included. A link, pipe or device at a non-exclusive
+    output passes: :func:`write_file` replaces it, never writes through it.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from skdc.utils._files import FileError, check_output
+    >>> try:
+    ...     check_output(os.path.join(tempfile.mkdtemp(), "no", "p.npy"), "--out")
+    ... except FileError as exc:
+    ...     print(str(exc).split(": ", 1)[1][:31])
+    cannot write --out: the folder
+    """
+    path = os.fspath(path)
+    if not path:
+        raise error(f"{what} is empty; give a file name.")
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise error(f"{path}: cannot write {what}: the folder {directory} does not exist (or "
+                    "is not a folder); create it first.")
+    _check_output_path(path, what, exclusive, error)
+
+
 @contextlib.contextmanager
 def write_file(path, what="the output", *, mode, exclusive=False, error=FileError):
     """Write ``path`` through a temporary file beside it; it appears whole or not at all.
@@ -351,11 +380,8 @@ def write_file(path, what="the output", *, mode, exclusive=False, error=FileErro
     --secret-out already exists (as a fi
     """
     path = os.fspath(path)
+    check_output(path, what, exclusive=exclusive, error=error)
     directory = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(directory):
-        raise error(f"{path}: cannot write {what}: the folder {directory} does not exist (or "
-                    "is not a folder); create it first.")
-    _check_output_path(path, what, exclusive, error)
     try:
         fd, tmp = tempfile.mkstemp(prefix=".skdc-", suffix=".tmp", dir=directory)
     except OSError as exc:
@@ -395,6 +421,31 @@ def _publish(tmp, path, what, exclusive, error):
 
 
 # -- folders ------------------------------------------------------------------------------
+def check_folder(path, what="the output folder", *, allow_link=True, error=FileError):
+    """Refuse, before anything is written, a folder path :func:`ensure_folder` would refuse.
+
+    Returns
+    -------
+    path : str
+        The folder (it may not exist yet).
+    """
+    path = os.fspath(path)
+    if not path:
+        raise error(f"{what} is empty; give a folder.")
+    parent = os.path.abspath(path)
+    while not os.path.lexists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        where = "is" if os.path.abspath(path) == parent else f"lies under {parent}, which is"
+        raise error(f"{path}: {what} {where} a file, not a folder; give a folder.")
+    if not allow_link and os.path.islink(path):
+        raise error(f"{path}: {what} is a link; skdc fills (and may clear) this folder, so it "
+                    "never reaches it through a link. Give a real folder.")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise error(f"{path}: cannot write into {what} ({parent} is not writable).")
+    return path
+
+
 def ensure_folder(path, what="the output folder", *, allow_link=True, error=FileError):
     """Create the folder ``path`` with its parents, or check the one that is there.
 
@@ -420,18 +471,7 @@ def ensure_folder(path, what="the output folder", *, allow_link=True, error=File
     >>> msg.split(": ", 1)[1][:16], msg.endswith("a file, not a folder; give a folder.")
     ('--out lies under', True)
     """
-    path = os.fspath(path)
-    if not path:
-        raise error(f"{what} is empty; give a folder.")
-    parent = os.path.abspath(path)
-    while not os.path.lexists(parent):
-        parent = os.path.dirname(parent)
-    if not os.path.isdir(parent):
-        where = "is" if os.path.abspath(path) == parent else f"lies under {parent}, which is"
-        raise error(f"{path}: {what} {where} a file, not a folder; give a folder.")
-    if not allow_link and os.path.islink(path):
-        raise error(f"{path}: {what} is a link; skdc fills (and may clear) this folder, so it "
-                    "never reaches it through a link. Give a real folder.")
+    path = check_folder(path, what, allow_link=allow_link, error=error)
     try:
         os.makedirs(path, exist_ok=True)
     except OSError as exc:

@@ -151,7 +151,7 @@ def test_am_error_vanishes_with_v():
         assert_allclose(OcRc.T @ OcRc, np.eye(X.shape[1]), rtol=0, atol=1e-12)
     assert all(a > b for a, b in zip(errors, errors[1:]))
     assert errors[-1] < 1e-8
-    assert errors[3] < 1e-2 * errors[1]  # roughly linear in v
+    assert errors[3] < 2e-2 * errors[1]  # roughly linear in v (100x smaller v: ~1e-2)
 
 
 def test_known_anchor_needs_an_anchor():

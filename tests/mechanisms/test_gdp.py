@@ -65,6 +65,64 @@ def test_cgdp_uses_igdp_participant_zero_secret():
     assert not np.allclose(i.rotations_[0], i.rotations_[1])
 
 
+def test_each_participant_secret_has_its_own_stream():
+    # participant i's secret depends on the seed and i only: the stream documented in
+    # BaseMechanism._participant_rng, recomputed here from the seed
+    secret_seed = np.random.RandomState(7).randint(np.iinfo(np.int32).max, size=4)[0]
+    for p in (3, 8):
+        mech = IGDP(p, translation_scale=2.0, random_state=7).fit(_data(n=40, d=4),
+                                                                  participant=np.arange(40) % p)
+        for i in (0, 2):
+            rng = np.random.RandomState(
+                np.random.SeedSequence([secret_seed, i]).generate_state(8))
+            O = haar_orthogonal(4, rng)
+            np.testing.assert_array_equal(mech.rotations_[i], O)
+            np.testing.assert_array_equal(mech.translations_[i], 2.0 * rng.standard_normal(4))
+
+
+@pytest.mark.parametrize("cls", [IGDP, CGDP])
+def test_fit_one_draws_one_participant_exactly_as_the_full_fit(cls):
+    X = _data(n=30, d=4)
+    ids = np.arange(30) % 3
+    kw = dict(noise=0.1, anchor="orthonormal", random_state=4, noise_random_state=9)
+    full = cls(3, **kw).fit(X, participant=ids)
+    Y_full = full.transform(X, participant=ids)
+    for i in range(3):
+        one = cls(3, **kw).fit_one(i, 4)
+        assert one.rotations_.shape == (1, 4, 4)
+        np.testing.assert_array_equal(one.rotations_[0], full.rotations_[i])
+        np.testing.assert_array_equal(one.translations_[0], full.translations_[i])
+        Y = one.transform(X[ids == i], participant=np.full((ids == i).sum(), i))
+        np.testing.assert_array_equal(Y, Y_full[ids == i])  # private-data noise included
+        np.testing.assert_array_equal(Y.participant, 0)
+        np.testing.assert_array_equal(Y.anchors[0], Y_full.anchors[i])
+        np.testing.assert_array_equal(Y.anchor_noise[0], Y_full.anchor_noise[i])
+        np.testing.assert_array_equal(one.inverse_transform(Y), full.inverse_transform(
+            Y_full)[ids == i])
+    with pytest.raises(ValueError, match="fitted for participant 1 only"):
+        cls(3, **kw).fit_one(1, 4).transform(X[:2], participant=[1, 2])
+    with pytest.raises(ValueError, match=r"participant must be an int in 0 \.\. 2"):
+        cls(3, **kw).fit_one(3, 4)
+    with pytest.raises(ValueError, match="n_features must be a positive int"):
+        cls(3, **kw).fit_one(0, True)
+
+
+@pytest.mark.parametrize("param", ["random_state", "noise_random_state", "n_participants"])
+@pytest.mark.parametrize("value", [True, False, np.bool_(True)])
+def test_booleans_are_not_seeds_or_counts(param, value):
+    # True passed the int constraints (bool is an Integral); numpy's bool_ and n_participants
+    # False are refused by scikit-learn's own check
+    refused = f"The '{param}' parameter of IGDP .*(boolean|Got {value} instead)"
+    with pytest.raises(ValueError, match=refused):
+        IGDP(**{param: value}).fit(_data())
+    with pytest.raises(ValueError, match=refused):
+        IGDP(**{param: value}).fit_one(0, 3)
+    if param == "random_state":
+        with pytest.raises(ValueError, match=f"The 'random_state' parameter of GDP .*"
+                                             f"(boolean|Got {value} instead)"):
+            GDP(random_state=value).fit(_data())
+
+
 def test_igdp_uploads_are_the_participant_maps():
     X = _data()
     mech = IGDP(3, random_state=0)

@@ -42,7 +42,8 @@ def _rewrite(path, header_update=None, arrays_update=None, drop=()):
     for k in drop:
         arrays.pop(k)
     kind = header.pop("format")
-    write_container(path, kind, header, arrays)
+    # as a participant running skdc would: the header lists the arrays' digests
+    write_container(path, kind, header, arrays, header_digests=kind == "skdc-upload")
 
 
 def test_round_trip_stacks_in_participant_order(files):
@@ -211,7 +212,7 @@ def test_member_set_and_compression(files):
     with np.load(paths[1], allow_pickle=False) as z:
         members = {k: z[k] for k in z.files}
     np.savez_compressed(paths[1], **members)
-    with pytest.raises(UploadError, match="u1.npz: member 'header.npy' is compressed"):
+    with pytest.raises(UploadError, match=r"u1.npz: member '\w+.npy' is compressed"):
         load_uploads(paths[1:2])
 
 

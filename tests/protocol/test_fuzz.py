@@ -165,7 +165,8 @@ def test_hostile_headers_with_valid_checksums(originals, edits):
         kind = header.pop("format")
         paths = [_write(tmp, n, originals["raw"][n]) for n in ("u0.npz", "u2.npz")]
         try:
-            paths.append(write_container(os.path.join(tmp, "u1.npz"), kind, header, arrays))
+            paths.append(write_container(os.path.join(tmp, "u1.npz"), kind, header, arrays,
+                                         header_digests=True))
         except (TypeError, ValueError):
             return  # not JSON-serialisable: such a header cannot be written
         _refused_or_unchanged(paths, originals)
@@ -260,7 +261,8 @@ def test_hostile_arrays(step, kind, seed):
     elif step == "participant transform":
         me = Participant(1, IGDP(2, random_state=seed), anchor_noise=0.1)
         me.upload(good, anchor=A)
-        _check_outcome(lambda: me.transform(bad, AlignmentMap(1, "identity")))
+        own = AlignmentMap(1, "identity", upload_digest=me.upload_digest_)
+        _check_outcome(lambda: me.transform(bad, own))
     else:
         me = Participant(0, IGDP(2, random_state=seed), anchor_noise=0.1)
         _check_outcome(lambda: me.upload(good, anchor=bad))
@@ -412,12 +414,16 @@ def _members(path):
 
 
 def _craft(path, members, *, comment=b"", prefix=b""):
-    """Write members (raw .npy bytes) as an skdc archive with a checksum that matches them."""
-    hasher = hashlib.sha256()
+    """Write members (raw .npy bytes) as an skdc archive with a checksum that matches them.
+
+    The file digest of format 2: SHA-256 over each member's name, length and own SHA-256,
+    the header first, then the arrays by name.
+    """
+    hasher = hashlib.sha256(b"skdc-container-2\0")
     names = ["header"] + sorted(n for n in members if n not in ("header", "checksum"))
     for name in names:
-        hasher.update(name.encode() + b"\0" + members[name]
-                      + len(members[name]).to_bytes(8, "little"))
+        hasher.update(name.encode() + b"\0" + len(members[name]).to_bytes(8, "little")
+                      + hashlib.sha256(members[name]).digest())
     buf = io.BytesIO()
     np.lib.format.write_array(buf, np.frombuffer(hasher.hexdigest().encode(), np.uint8))
     with open(path, "wb") as fh:
@@ -452,7 +458,7 @@ def _edit(src, dst, header=None, arrays=None):
         else:
             arr[k] = v(arr) if callable(v) else v
     kind = h.pop("format")
-    return write_container(dst, kind, h, arr)
+    return write_container(dst, kind, h, arr, header_digests=kind == "skdc-upload")
 
 
 _R = np.eye(3)
@@ -483,7 +489,7 @@ _MALFORMED = [
     ("model", {"arrays": {"classes_": np.array([0.0, np.nan])}}, "field 'classes_' contains"),
     ("model", {"arrays": {"intercept_": np.zeros(1, int)}}, "field 'intercept_' has dtype"),
     ("model", {"header": {"params": 5}}, "field 'params'"),
-    ("secret", {"header": {"params": {"n_participants": 10**6, "noise": 0.0,
+    ("secret", {"header": {"params": {"n_participants": 2**63, "noise": 0.0,
                                       "translation_scale": 1.0, "n_anchors": None}}},
      "field 'params.n_participants'"),
     ("secret", {"header": {"n_features_in": 3.7}}, "field 'n_features_in'"),

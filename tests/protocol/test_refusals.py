@@ -35,12 +35,16 @@ def uploads(tmp_path_factory):
     return tmp, paths
 
 
-def test_absurd_collaboration_sizes_are_refused_at_once():
-    me = Participant(0, IGDP(10**6), anchor_noise=0.1)
-    with pytest.raises(ValueError, match=r"n_participants=1000000 is above the supported 10000"):
-        me.upload(np.ones((3, 2)))
-    # refused before any secret is drawn (10**6 slots took 89 s before)
-    assert not hasattr(me, "mechanism_")
+def test_a_participant_of_a_huge_collaboration_draws_only_its_own_secret():
+    # each participant's secret has its own stream: setting participant 123456 of a million up
+    # draws one rotation (it drew all million before, 89 s, and was capped at 10,000)
+    me = Participant(123_456, IGDP(10**6, random_state=5), anchor_noise=0.1)
+    up = me.upload(np.random.RandomState(0).rand(3, 2), anchor=orthonormal_anchor(8, 2,
+                                                                                  random_state=0))
+    assert me.mechanism_.rotations_.shape == (1, 2, 2)
+    assert up.shape == (3, 2) and len(up.anchors) == 1
+    with pytest.raises(ValueError, match=r"n_participants=9223372036854775808 is above"):
+        Participant(0, IGDP(2**63), anchor_noise=0.1).upload(np.ones((3, 2)))
 
 
 def test_export_ties_maps_and_model_with_one_run_id(uploads, tmp_path):
@@ -78,9 +82,9 @@ def test_make_anchor_replaces_a_pipe_instead_of_blocking_on_it(tmp_path):
 def test_writers_name_the_missing_folder_not_a_temporary_file(uploads, tmp_path):
     _, paths = uploads
     a = Analyst(model=LogisticRegression()).fit(paths)
-    with pytest.raises(ValueError, match=r"cannot write .*nope/m.npz: the folder .*nope does "
-                                         "not exist"):
+    with pytest.raises(ValueError, match=r"nope/m.npz: cannot write the model: the folder "
+                                         r".*nope does not exist"):
         save_model(tmp_path / "nope" / "m.npz", a.model_)
-    with pytest.raises(ValueError, match="it is an existing folder"):
+    with pytest.raises(ValueError, match="the model is an existing folder"):
         save_model(tmp_path, a.model_)
     assert os.listdir(tmp_path) == []

@@ -106,7 +106,10 @@ def test_secret_file_is_owner_only_and_round_trips(deployment):
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
     me = Participant.load_secret(path)
     sim = deployment["pipe"]["gdp"]
-    assert_array_equal(me.mechanism_.rotations_[1], sim.rotations_[1])
+    # the participant drew its own secret only: the simulation's participant-1 secret
+    assert me.mechanism_.rotations_.shape == (1, D, D)
+    assert_array_equal(me.mechanism_.rotations_[0], sim.rotations_[1])
+    assert_array_equal(me.mechanism_.translations_[0], sim.translations_[1])
     assert me.seed_ == 11 and me.noise_seed_ == 22
 
 
@@ -191,8 +194,11 @@ def test_participant_refuses_bad_setups(deployment):
     me.upload(X, anchor=A)
     with pytest.raises(ValueError, match="map is participant 1's; this is participant 0"):
         me.transform(X, AlignmentMap(1, "identity"))
+    with pytest.raises(ValueError, match="field 'upload_digest' is null"):
+        me.transform(X, AlignmentMap(0, "identity"))
+    own = AlignmentMap(0, "identity", upload_digest=me.upload_digest_)
     with pytest.raises(ValueError, match="set up for rows of 5 features; got 3"):
-        me.transform(X[:, :3], AlignmentMap(0, "identity"))
+        me.transform(X[:, :3], own)
 
 
 def test_fresh_seeds_are_drawn_and_differ(deployment):

@@ -1,0 +1,277 @@
+"""What the analyst refuses before training: anchor uploads far from the consensus, uploads of
+different collaborations, values that would overflow float64."""
+
+import json
+import os
+import warnings
+
+import numpy as np
+import pytest
+from scipy.stats import chi2
+
+from skdc import Uploads
+from skdc.__main__ import main
+from skdc.alignment import GOPPAligner, ReferenceAligner
+from skdc.anchors import orthonormal_anchor
+from skdc.mechanisms import IGDP
+from skdc.protocol import Analyst, Participant, UploadError, load_uploads
+from skdc.protocol._container import write_container
+from skdc.protocol._screen import FALSE_ALARM, screen_anchor_uploads
+from tests._fuzz import CASES
+
+from .conftest import deadline
+
+P, D, R = 3, 4, 16
+
+
+# -- the residual's scale, from the noise model alone -----------------------------------------
+def _anchor_uploads(p, d, r, v, seed):
+    """Each participant's ``B_i + v_i W_i`` and planted rotations ``O_i`` (mechanism's)."""
+    A = orthonormal_anchor(r, d, random_state=seed)
+    mech = IGDP(p, anchor=A, random_state=seed, noise_random_state=seed + 1)
+    mech.fit(np.zeros((p, d)), participant=np.arange(p))
+    Y = mech.transform(np.zeros((p, d)), participant=np.arange(p))
+    v = np.broadcast_to(v, (p,))
+    B = np.stack([b + vi * w for b, vi, w in zip(Y.anchors, v, Y.anchor_noise)])
+    return B, mech.rotations_
+
+
+def test_residual_at_the_planted_rotations_has_the_chi_square_scale():
+    # E||E_i||^2 = (r - 1) d (v_i^2 (1 - 2/p) + sum_j v_j^2 / p^2) at R_i = O_i^T: the mean
+    # ratio over independent draws is 1 within three standard errors (independent of GOPP)
+    v = np.array([0.01, 0.05, 0.1])
+    ratios = []
+    for seed in range(150):
+        B, O = _anchor_uploads(P, D, R, v, seed)
+        ratios.append(screen_anchor_uploads(B, np.swapaxes(O, 1, 2), v).ratios)
+    ratios = np.array(ratios)
+    se = np.sqrt(2 / ((R - 1) * D) / len(ratios))  # chi-square over its dof
+    assert np.all(np.abs(ratios.mean(axis=0) - 1) < 3 * se), ratios.mean(axis=0)
+
+
+def test_threshold_is_the_chi_square_quantile():
+    B, O = _anchor_uploads(P, D, R, 0.05, 0)
+    s = screen_anchor_uploads(B, np.swapaxes(O, 1, 2), [0.05] * P)
+    dof = (R - 1) * D
+    assert s.threshold == pytest.approx(chi2.isf(FALSE_ALARM / P, dof) / dof, rel=1e-12)
+    assert s.declared and s.noise == pytest.approx([0.05] * P, rel=1e-12)
+
+
+def _hostile(B, kind, rng, v):
+    B = B.copy()
+    if kind == "permuted":
+        B[1] = B[1][rng.permutation(B.shape[1])]
+    elif kind == "rank-1":  # the upload's leading direction only, plus honest-looking noise
+        c = B[1] - B[1].mean(axis=0)
+        U, s, Vt = np.linalg.svd(c, full_matrices=False)
+        B[1] = B[1].mean(axis=0) + s[0] * np.outer(U[:, 0], Vt[0])
+        B[1] += v * rng.standard_normal(B[1].shape)
+    elif kind == "another anchor":
+        B[1] = orthonormal_anchor(*B[1].shape, random_state=99) + v * rng.standard_normal(
+            B[1].shape)
+    return B
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # hostile, v=0
+@pytest.mark.parametrize("p, d, r", [(3, 4, 16), (5, 10, 40)])
+@pytest.mark.parametrize("v", [0.0, 0.01, 0.05])
+def test_honest_uploads_pass_and_a_hostile_one_is_named(p, d, r, v):
+    # measured: honest ratios 0.88 +- 0.18 at (3, 4, 16), threshold 2.18; permuted >= 14.8
+    # and rank-1 >= 10.8 at v = 0.05 (20 draws each)
+    for seed in range(3):
+        rng = np.random.RandomState(seed)
+        B, _ = _anchor_uploads(p, d, r, v, seed)
+        for kind in (None, "permuted", "rank-1", "another anchor"):
+            Bk = B if kind is None else _hostile(B, kind, rng, v)
+            Y = Uploads(np.zeros((p, d)), np.arange(p), anchors=list(Bk))
+            gopp = GOPPAligner(v=0).fit(Y)
+            s = screen_anchor_uploads(gopp.anchor_uploads_, gopp.rotations_, [v] * p)
+            if kind is None:
+                assert s.ratios.max() < s.threshold, (seed, s.ratios)
+            else:
+                CASES["anchor screen"] += 1
+                assert np.argmax(s.ratios) == 1 and s.ratios[1] > s.threshold, (kind, s.ratios)
+
+
+def test_undeclared_noise_is_estimated_from_the_others():
+    rng = np.random.RandomState(0)
+    B, _ = _anchor_uploads(4, D, R, 0.05, 0)
+    for kind in (None, "permuted"):
+        Bk = B if kind is None else _hostile(B, kind, rng, 0.05)
+        gopp = GOPPAligner(v=0).fit(Uploads(np.zeros((4, D)), np.arange(4), anchors=list(Bk)))
+        s = screen_anchor_uploads(gopp.anchor_uploads_, gopp.rotations_, [None] * 4)
+        assert not s.declared
+        assert (s.ratios.max() > s.threshold) == (kind == "permuted"), s.ratios
+    # two participants declaring nothing: nothing to compare against
+    assert screen_anchor_uploads(B[:2], np.stack([np.eye(D)] * 2), None) is None
+
+
+# -- the analyst, on files ----------------------------------------------------------------------
+def _site(tmp, v=(0.05, 0.05, 0.05), n_participants=None, seed=0):
+    """Three participants' upload files (declared anchor noise ``v``)."""
+    rng = np.random.RandomState(seed)
+    A = orthonormal_anchor(R, D, random_state=seed)
+    paths = []
+    for i in range(P):
+        p = P if n_participants is None else n_participants[i]
+        me = Participant(i, IGDP(p, random_state=seed + 10 * i, noise_random_state=seed + i),
+                         anchor_noise=v[i])
+        X = rng.rand(40, D)
+        up = me.upload(X, (X[:, 0] > 0.5).astype(int), anchor=A)
+        paths.append(me.save_upload(os.path.join(tmp, f"u{i}.npz"), up))
+    return paths
+
+
+def _rewrite(path, **arrays):
+    """A participant with skdc, re-writing its upload (valid checksum and digests)."""
+    with np.load(path, allow_pickle=False) as z:
+        header = json.loads(z["header"].tobytes())
+        old = {k: z[k] for k in z.files if k not in ("header", "checksum")}
+    old.update({k: f(old) for k, f in arrays.items()})
+    kind = header.pop("format")
+    return write_container(path, kind, header, old, mode=0o644, header_digests=True)
+
+
+def test_analyst_refuses_a_permuted_anchor_upload_naming_its_file(tmp_path):
+    paths = _site(str(tmp_path))
+    Analyst().fit(paths)  # honest: fits
+    perm = np.random.RandomState(1).permutation(R)
+    _rewrite(paths[1], anchor_upload=lambda a: a["anchor_upload"][perm])
+    for aligner in (GOPPAligner(), ReferenceAligner()):
+        with pytest.raises(UploadError) as info:
+            Analyst(aligner).fit(paths)
+        msg = str(info.value)
+        assert msg.startswith(f"{paths[1]}: field 'anchor_upload' lies ") and "\n" not in msg
+        assert "declared anchor noise (v = 0.05" in msg and "participant 1" in msg, msg
+        CASES["anchor screen"] += 1
+    with pytest.warns(UserWarning, match="u1.npz: field 'anchor_upload' lies"):
+        a = Analyst(outliers="warn").fit(paths)
+    assert np.argmax(a.anchor_residual_ratios_) == 1
+    assert a.anchor_residual_ratios_[1] > a.anchor_residual_threshold_
+    with pytest.raises(ValueError, match="outliers must be 'refuse' or 'warn'"):
+        Analyst(outliers="ignore").fit(paths)
+
+
+def test_rank_deficient_anchor_upload_is_refused(tmp_path):
+    paths = _site(str(tmp_path))
+
+    def rank_one(a):
+        b = a["anchor_upload"]
+        return b.mean(axis=0) + np.outer(b[:, 0] - b[:, 0].mean(), np.ones(D))
+
+    _rewrite(paths[2], anchor_upload=rank_one)
+    with pytest.raises(UploadError, match=r"u2.npz: field 'anchor_upload' is rank-deficient"):
+        Analyst().fit(paths)
+    CASES["anchor screen"] += 1
+
+
+def test_two_participants_disagreeing_are_both_named(tmp_path):
+    paths = _site(str(tmp_path))[:2]
+    _rewrite(paths[1], anchor_upload=lambda a: a["anchor_upload"][::-1])
+    with pytest.raises(UploadError) as info:
+        Analyst().fit(paths)
+    msg = str(info.value)
+    assert msg.startswith(f"{paths[0]} and {paths[1]}: field 'anchor_upload'")
+    assert "cannot tell which one is off" in msg
+    CASES["anchor screen"] += 1
+
+
+@pytest.mark.filterwarnings("ignore:.*(clean anchor|declare no anchor noise):UserWarning")
+def test_honest_participants_with_different_noise_pass(tmp_path):
+    paths = _site(str(tmp_path), v=(0.0, 0.02, 0.1))
+    a = Analyst().fit(paths)
+    assert a.anchor_residual_ratios_.max() < a.anchor_residual_threshold_
+
+
+def test_uploads_of_different_collaboration_sizes_are_refused(tmp_path):
+    paths = _site(str(tmp_path), n_participants=(3, 4, 3))
+    with pytest.raises(UploadError, match=r"u1.npz: field 'mechanism.n_participants' is 4 but "
+                                          r".*u0.npz has 3"):
+        load_uploads(paths)
+    CASES["upload (collaboration)"] += 1
+
+
+@pytest.mark.parametrize("field", ["data", "anchor_upload"])
+def test_values_that_overflow_float64_are_refused_before_any_arithmetic(tmp_path, field):
+    paths = _site(str(tmp_path))
+    _rewrite(paths[1], **{field: lambda a: a[field] * 1e300})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # not one overflow warning before the refusal
+        with pytest.raises(UploadError) as info:
+            Analyst().fit(paths)
+    msg = str(info.value)
+    assert msg.startswith(f"{paths[1]}: field '{field}' holds ") and "can overflow" in msg, msg
+    CASES["upload (values)"] += 1
+    # the same limit holds in memory
+    Y = IGDP(3, random_state=0).fit_transform(np.random.RandomState(0).rand(30, D),
+                                              participant=np.arange(30) % 3)
+    big = Uploads(np.asarray(Y) * 1e300, Y.participant, anchors=Y.anchors)
+    with pytest.raises(UploadError, match="the in-memory uploads: field 'data' holds"):
+        Analyst(ReferenceAligner()).fit(big, np.arange(30) % 2)
+    CASES["upload (values)"] += 1
+
+
+# -- the command line ---------------------------------------------------------------------------
+def _run(argv, capsys):
+    with deadline():
+        status = main([str(a) for a in argv])
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def test_cli_refuses_or_warns_about_the_hostile_upload(tmp_path, capsys):
+    paths = _site(str(tmp_path))
+    _rewrite(paths[1], anchor_upload=lambda a: a["anchor_upload"][::-1])
+    status, _, err = _run(["analyst", "fit", *paths, "--out", tmp_path / "m"], capsys)
+    assert status == 2 and err.count("\n") == 1, err
+    assert f"{paths[1]}: field 'anchor_upload' lies " in err
+    assert not (tmp_path / "m").exists()  # nothing written
+    status, _, err = _run(["analyst", "fit", *paths, "--outliers", "warn", "--out",
+                           tmp_path / "m"], capsys)
+    assert status == 0, err
+    (line,) = [ln for ln in err.splitlines() if "anchor_upload" in ln]
+    assert line.startswith("skdc analyst: warning: ") and "u1.npz" in line
+    summary = json.loads((tmp_path / "m" / "summary.json").read_text())
+    assert np.argmax(summary["anchor_residual_ratios"]) == 1
+    CASES["anchor screen (command line)"] += 2
+
+
+def test_cli_refuses_an_anchor_of_overflowing_magnitude_in_one_line(tmp_path, capsys):
+    A = orthonormal_anchor(R, D, random_state=0) * 1e300
+    np.save(tmp_path / "A.npy", A)
+    np.save(tmp_path / "X.npy", np.random.RandomState(0).rand(10, D))
+    status, _, err = _run(["participant", "upload", "--id", 0, "--data", tmp_path / "X.npy",
+                           "--anchor", tmp_path / "A.npy", "--anchor-noise", 0.05,
+                           "--secret-out", tmp_path / "s.npz", "--out", tmp_path / "u.npz"],
+                          capsys)
+    assert status == 2 and err.count("\n") == 1, err
+    assert "--anchor" in err and "A.npy" in err and "can overflow" in err
+    assert sorted(os.listdir(tmp_path)) == ["A.npy", "X.npy"]
+    CASES["anchor (values)"] += 1
+
+
+def test_cli_sizes_declared_differently_are_refused_undeclared_ones_not(tmp_path, capsys):
+    rng = np.random.RandomState(0)
+    np.save(tmp_path / "A.npy", orthonormal_anchor(R, D, random_state=0))
+    for i in range(P):
+        X = rng.rand(20, D)
+        np.save(tmp_path / f"X{i}.npy", X)
+        np.save(tmp_path / f"y{i}.npy", (X[:, 0] > 0.5).astype(int))
+
+    def upload(i, tag, *size):
+        return _run(["participant", "upload", "--id", i, *size, "--data", tmp_path / f"X{i}.npy",
+                     "--labels", tmp_path / f"y{i}.npy", "--anchor", tmp_path / "A.npy",
+                     "--anchor-noise", 0.05, "--secret-out", tmp_path / f"s{tag}{i}.npz",
+                     "--out", tmp_path / f"u{tag}{i}.npz"], capsys)[0]
+
+    # without --n-participants each upload declares no size (its default, --id + 1, is none)
+    assert all(upload(i, "a") == 0 for i in range(P))
+    assert _run(["analyst", "fit", *[tmp_path / f"ua{i}.npz" for i in range(P)], "--out",
+                 tmp_path / "ma"], capsys)[0] == 0
+    for i, size in enumerate((3, 4, 3)):
+        assert upload(i, "b", "--n-participants", size) == 0
+    status, _, err = _run(["analyst", "fit", *[tmp_path / f"ub{i}.npz" for i in range(P)],
+                           "--out", tmp_path / "mb"], capsys)
+    assert status == 2 and err.count("\n") == 1, err
+    assert "ub1.npz: field 'mechanism.n_participants' is 4 but" in err
+    CASES["upload (collaboration)"] += 1
