@@ -85,7 +85,8 @@ _SKETCH_REASON = (
 )
 
 
-# Nonlinear data collaboration (issue 4): per-participant reductions and integrations.
+# Nonlinear data collaboration (Suetake et al., arXiv:2605.27219, Sec. 3-4): per-participant
+# reductions and integrations.
 DC_MECHANISMS = [
     ParticipantWise(PCA(n_components=2), n_participants=2, random_state=0),
     PCAMechanism(n_participants=2, n_components=2, random_state=0),

@@ -1,5 +1,6 @@
-"""Codebook release (App. G.6): balanced cells, charged and realised leakage (A23), decoder, and
-the slack chain rho* <= rho_blk <= rho_cb (Table 8)."""
+"""The codebook release of App. G.6 of Bourne and Allison (arXiv:2610.13768): balanced cells,
+charged and realised leakage (the binary symmetric channel below one bit), the conditional-mean
+decoder, and the slack chain rho* <= rho_blk <= rho_cb of Table 8."""
 
 import math
 
@@ -68,7 +69,7 @@ def test_balanced_assignment_caps_every_cell():
     assert_array_equal(CodebookRelease(2, random_state=0).fit(X).labels_, cb.labels_)
 
 
-def test_a23_binary_symmetric_channel_leakage():
+def test_binary_symmetric_channel_leakage():
     rng = np.random.RandomState(0)
     X = _clusters(rng, 2, 200)
     cb = CodebookRelease(keep_prob=0.9, random_state=0).fit(X)

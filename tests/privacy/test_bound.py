@@ -1,5 +1,8 @@
-"""The reconstruction bound (Cor. 3.7): grid combiner (A8-A11), Gaussian sanity (A15-A17),
-invariances (A24)."""
+"""The reconstruction bound of Bourne and Allison, "From Pixels to Privacy-Sensitive Features"
+(arXiv:2610.13768, 2026): the grid combiner of Corollary 3.7 and eq. 13-14 against Tables 4, 5, 6
+and 8 (the MNIST pixel entropy grid shipped with the authors' code), the Shannon lower bound of
+Theorem 3.6 on Gaussian sources (where it is tight), its invariances, and the per-block bound of
+Proposition G.1."""
 
 import math
 
@@ -29,13 +32,13 @@ def mnist_bound(mnist_pixel_grid):
      (1.785, 0.7541, 28, 1.6), (5.042, 0.5558, 28, 0.8), (13.150, 0.1312, 28, 0.4),
      (32.883, 0.0, None, None)],
 )
-def test_a8_table4_mnist_pixel(mnist_bound, gamma, rho, k, nu2):
+def test_table4_mnist_pixel_bounds(mnist_bound, gamma, rho, k, nu2):
     r, k_star, nu2_star = mnist_bound.rho_star(gamma)
     assert r == pytest.approx(rho, abs=5e-5)
     assert (k_star, nu2_star) == (k, nu2)
 
 
-def test_a8_from_table5_sigma_within_rounding(mnist_bound):
+def test_table5_printed_sigma_reproduces_table4_within_rounding(mnist_bound):
     # gamma recomputed from the printed (rounded) MNIST sigma moves rho* by <= 0.001
     acct = DPSGDLeakageAccountant()
     for sigma, rho in [(5.574, 0.907), (3.028, 0.892), (1.741, 0.845), (1.110, 0.754)]:
@@ -45,23 +48,23 @@ def test_a8_from_table5_sigma_within_rounding(mnist_bound):
 
 @pytest.mark.parametrize("gamma, rho", [(0.72, 0.8308), (2.89, 0.6732), (8.01, 0.3967),
                                         (72.13, 0.0)])
-def test_a9_table6_bound_row(mnist_bound, gamma, rho):
+def test_table6_bound_row(mnist_bound, gamma, rho):
     assert mnist_bound.rho_star(gamma)[0] == pytest.approx(rho, abs=5e-5)
 
 
-def test_a10_table8_rho_star(mnist_bound):
+def test_table8_rho_star(mnist_bound):
     expected = [0.8091, 0.7387, 0.6649, 0.6063, 0.5578, 0.5074, 0.4543, 0.3972]
     got = [mnist_bound.rho_star(float(r))[0] for r in range(1, 9)]
     np.testing.assert_allclose(got, expected, rtol=0, atol=5e-5)
 
 
-def test_a11_saturation_and_point_estimate(mnist_bound):
+def test_zero_leakage_floor_and_point_estimate(mnist_bound):
     assert mnist_bound.rho_star(0.0)[:2] == (pytest.approx(0.9131, abs=5e-5), 14)
     assert mnist_bound.rho_star(0.0)[2] == 1.6
     assert mnist_bound.rho_point(0.0481)[0] == pytest.approx(0.9740, abs=5e-5)
 
 
-def test_a15_isotropic_gaussian_no_dither():
+def test_shannon_bound_is_the_mmse_of_an_isotropic_gaussian():
     m, gamma = 4, GaussianReleaseLeakage(1.0, cov=np.eye(4)).leakage_bits()
     h = 2 * math.log2(TWO_PI_E)
     mse = shannon_lower_bound(h, gamma, m)
@@ -69,7 +72,7 @@ def test_a15_isotropic_gaussian_no_dither():
     assert math.sqrt(mse / m) == pytest.approx(0.707107, rel=1e-6)
 
 
-def test_a16_isotropic_gaussian_with_dither():
+def test_shannon_bound_of_an_isotropic_gaussian_with_dither():
     m, s2 = 4, 0.1
     h = 2 * math.log2(TWO_PI_E * 1.1)
     mse = shannon_lower_bound(h, 2.0, m, dither_var=s2)
@@ -77,7 +80,7 @@ def test_a16_isotropic_gaussian_with_dither():
     assert math.sqrt(mse / m) == pytest.approx(0.670820, rel=1e-6)
 
 
-def test_a17_anisotropic_gaussian():
+def test_shannon_bound_of_an_anisotropic_gaussian():
     gamma = GaussianReleaseLeakage(1.0, cov=np.diag([4.0, 1.0])).leakage_bits()
     h = 0.5 * math.log2(TWO_PI_E**2 * 4.0)
     slb = shannon_lower_bound(h, gamma, 2)
@@ -87,7 +90,7 @@ def test_a17_anisotropic_gaussian():
     assert shannon_lower_bound(0.5 * math.log2(TWO_PI_E * 5), gamma, 1) == pytest.approx(0.5)
 
 
-def test_a24_monotone_in_leakage_and_never_above_one(mnist_bound):
+def test_floor_is_monotone_in_leakage_and_never_above_one(mnist_bound):
     gammas = np.linspace(0, 40, 81)
     rhos = [mnist_bound.rho_star(g)[0] for g in gammas]
     assert all(a >= b for a, b in zip(rhos, rhos[1:]))
@@ -98,7 +101,7 @@ def test_a24_monotone_in_leakage_and_never_above_one(mnist_bound):
         assert rb.rho_star(0.0)[0] == 1.0
 
 
-def test_a24_invariance_under_rescale_and_shift():
+def test_floor_is_invariant_under_rescale_and_shift():
     rng = np.random.RandomState(3)
     X = rng.standard_normal((300, 4)) @ np.diag([1.0, 2.0, 0.5, 1.5])
     Xp = rng.standard_normal((60, 4)) @ np.diag([1.0, 2.0, 0.5, 1.5])
@@ -139,7 +142,8 @@ def test_bound_needs_fitted_entropy():
 
 
 def test_inverse_use_targets_a_floor(mnist_bound):
-    """Spec 2.5: largest leakage keeping rho* >= target, then the DP-SGD noise reaching it."""
+    """Algorithm 1, step 7: the largest leakage keeping rho* >= target, then the DP-SGD noise
+    multiplier reaching it (Theorem 4.1)."""
     gamma_max = mnist_bound.max_leakage(0.754)
     assert mnist_bound.rho_star(gamma_max)[0] >= 0.754 > mnist_bound.rho_star(gamma_max + 1e-3)[0]
     acct = DPSGDLeakageAccountant()
