@@ -126,9 +126,9 @@ TESTED_ELSEWHERE = {
     "skdc/alignment/_gopp_solver.py": "the GOPP solver, tested through GOPPAligner in "
                                       "tests/alignment/test_gopp.py",
     "skdc/attacks/_base.py": "the attacks' template, run by every attack's tests",
-    "skdc/experiments/_audit.py": "the audit, tested by tests/test_audit.py",
-    "skdc/experiments/_audit_cli.py": "the audit command, run by tests/test_audit.py",
-    "skdc/experiments/_report.py": "the audit's report, read back by tests/test_audit.py",
+    "skdc/experiments/_audit_cli.py": "the audit command, run by tests/experiments/test_audit.py",
+    "skdc/experiments/_report.py": "the audit's report, read back by "
+                                   "tests/experiments/test_audit.py",
     "skdc/linear_model/_base.py": "the private linear models' template, run by their tests",
     "skdc/mechanisms/_base.py": "the mechanisms' template, run by every mechanism's tests",
     "skdc/protocol/_container.py": "the upload file's container, tested through the files of "
@@ -157,7 +157,6 @@ CROSS_CUTTING = {
     "tests/test_trust.py": "no analyst-side object holds a participant's secret, across rooms",
     "tests/test_anchors_smote.py": "the SMOTE anchors of skdc/anchors.py, which need "
                                    "imbalanced-learn",
-    "tests/test_audit.py": "the audit of skdc/experiments (_audit.py, _audit_cli.py, _report.py)",
     "tests/experiments/test_sweep_config.py": "the sweep config reader of "
                                               "skdc/experiments/_cli.py, against hostile configs",
     "tests/mechanisms/test_numerics.py": "mechanisms and aligners at awkward scales together",
