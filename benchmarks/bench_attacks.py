@@ -1,6 +1,6 @@
 """Speed of the privacy scorers: one fitted pipeline, 1,000 target rows, d = 100.
 
-Target (issue 3): scoring one fitted pipeline on 1,000 target rows at d = 100 in under 50 ms,
+Target: scoring one fitted pipeline on 1,000 target rows at d = 100 in under 50 ms,
 excluding the linkage auditor. Baseline measured in the same run: the pipeline's own
 ``transform`` of the same evaluation rows (mechanism + aligner), i.e. what any utility scorer
 spends before its model even predicts. Prints medians over repeats and the ratio to the

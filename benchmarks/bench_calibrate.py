@@ -9,7 +9,7 @@ HIGH`` with the same draws per value and the same criterion, whose bracket is on
 the same width. Both run in the same process, one after the other, with one BLAS thread per
 draw; the script prints draws, time and the answer of each, and the ratios.
 
-Target (issue 14): fewer draws than the grid; the ratio printed.
+Target: fewer draws than the grid; the ratio printed.
 
 Run: ``python benchmarks/bench_calibrate.py [--n-draws 8] [--steps 32] [--n-jobs 1]``
 (``--steps`` = HIGH / xtol, the grid's number of steps).

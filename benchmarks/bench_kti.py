@@ -1,14 +1,15 @@
 """Speed of KTIAligner: fit and transform targets, and the Nystroem fit-time curve.
 
-Targets (issue 4), K = 10 participants, n_a = 1,000 anchors, width 10:
+Targets, K = 10 participants, n_a = 1,000 anchors, width 10:
   * KTI fit under 3 s, transform of 1,000 rows under 0.1 s;
   * for large anchors, ``n_kernel_components`` (Nystroem) with an accuracy loss on digits
     under one point.
 
-Timings use single-threaded BLAS, as the paper does (spec section 4.3). Each figure is the
-median of ``--repeats`` runs and is printed next to baselines measured in the same run:
-LTIAligner (the linear integration) and a naive KTI that forms every ``(K + lambda I)^{-1}``
-with ``numpy.linalg.inv`` and runs a full ``eigh`` of ``M_lambda``.
+Timings use single-threaded BLAS, as the KTI paper does (Sec. 5.1 of Suetake et al.,
+arXiv:2605.27219). Each figure is the median of ``--repeats`` runs and is printed next to
+baselines measured in the same run: LTIAligner (the linear integration) and a naive KTI that
+forms every ``(K + lambda I)^{-1}`` with ``numpy.linalg.inv`` and runs a full ``eigh`` of
+``M_lambda``.
 
 Run: ``python benchmarks/bench_kti.py`` (``--quick`` for a shorter curve).
 """

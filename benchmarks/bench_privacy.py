@@ -1,11 +1,12 @@
 """Speed of the privacy accounting and of the entropy lower bound.
 
-Targets (issue 5): leakage accounting of a 10^5-step DP-SGD run under 50 ms (one quadrature per
+Targets: leakage accounting of a 10^5-step DP-SGD run under 50 ms (one quadrature per
 distinct (q, sigma)); the entropy bound on a 10,000 x 784 sample under 60 s with the default
 grid (GPU when torch sees one). Each figure is printed next to a baseline measured in the same
 run: scipy's adaptive quadrature per step for the accountant, and the printed plug-in formula
-(max-shifted log-sum-exp, eq. 11/31 of the spec) for the entropy kernel. The full grid is timed
-at ``--n-entropy`` rows and extrapolated to 10,000 by its exact cost, sum_k N_k n^2 n_MC.
+(max-shifted log-sum-exp, eq. 11 and 31 of Bourne and Allison, arXiv:2610.13768) for the
+entropy kernel. The full grid is timed at ``--n-entropy`` rows and extrapolated to 10,000 by its
+exact cost, sum_k N_k n^2 n_MC.
 
 Usage: ``python benchmarks/bench_privacy.py [--n-entropy N] [--device auto|cpu|cuda]``.
 """

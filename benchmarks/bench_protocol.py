@@ -1,4 +1,4 @@
-"""Loading and validating participants' upload files (issue 7, "Speed").
+"""Loading and validating participants' upload files: the speed of a deployment's analyst.
 
 Target: 100 upload files of 10,000 x 100 float64 rows each load and validate (checksum, dtypes,
 shapes, finiteness, cross-file checks) in under 5 s, with the checksum streamed so that the

@@ -26,7 +26,7 @@ Both runs use Dask's default nanny environment, ``MALLOC_TRIM_THRESHOLD_=65536``
 which made every large temporary a page fault per page before the GOPP solver reused its work
 arrays.
 
-Targets (issue 16), at 20 draws: per-draw overhead under 5 % on loky and on Dask; with two
+Targets, at 20 draws: per-draw overhead under 5 % on loky and on Dask; with two
 workers on two cores at least 1.7x draws per second, on both. A machine shared with other work
 cannot show the speed-up: the load average is printed before and after.
 

@@ -8,7 +8,7 @@ draw, one after the other. Candidate: ``skdc.nn.fit_batched`` on all draws at on
 timed in the same run (training plus test prediction); the script prints both timings, the
 ratio, the per-draw test balanced accuracies, their largest difference, and the device.
 
-Target (issue 6): >= 5x faster at equal accuracy per draw (within one point).
+Target: >= 5x faster at equal accuracy per draw (within one point).
 
 Run: ``python benchmarks/bench_sweep.py [--n-draws 50] [--epochs 15] [--device auto]``
 

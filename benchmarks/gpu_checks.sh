@@ -42,13 +42,13 @@ case "${1:-quick}" in
 quick)
     # the CUDA paths of the nets, batched training and the entropy kernel, against CPU runs
     stage cuda_tests 120 python3 -m pytest -q -p no:cacheprovider tests/nn tests/privacy/test_entropy.py
-    # issue 6: 50 digits draws, batched against 50 sequential skorch fits (target >= 5x)
+    # 50 digits draws, batched against 50 sequential skorch fits (target >= 5x)
     stage sweep_digits 180 python3 benchmarks/bench_sweep.py --device cuda --n-draws 50
-    # issue 5: the default 48-pair grid on 10,000 x 784 rows (target < 60 s)
+    # the entropy bound: the default 48-pair grid on 10,000 x 784 rows (target < 60 s)
     stage entropy_10k 240 python3 benchmarks/bench_privacy.py --n-entropy 10000 --device cuda
     ;;
 paper)
-    # issue 6: 50,000 x 784 synthetic rows projected to 100, 200 anchor-noise draws (< 15 min)
+    # 50,000 x 784 synthetic rows projected to 100, 200 anchor-noise draws (< 15 min)
     stage sweep_paper 570 python3 benchmarks/bench_sweep.py --device cuda --data synthetic-mnist \
         --n-rows 60000 --n-draws 200 --sequential-draws 5
     ;;

@@ -16,9 +16,9 @@ scale).
 # Data, anchors and the one-line pipeline
 # ---------------------------------------
 # Pixels are scaled to [0, 1]. 300 rows are set aside as **public** rows: the SMOTE anchor is
-# built from them, never from the participants' private rows. The pipeline of the issue runs
-# as is; without a ``participant`` array the mechanism assigns rows to participants by a keyed
-# hash of their bytes.
+# built from them, never from the participants' private rows. The whole protocol is one
+# scikit-learn pipeline; without a ``participant`` array the mechanism assigns rows to
+# participants by a keyed hash of their bytes.
 
 import os
 
@@ -64,8 +64,9 @@ print(f"UMAP + KTI+TSL+Center, 5 participants: accuracy {score:.3f}")
 # Accuracy against the number of participants
 # -------------------------------------------
 # Each participant holds ``n_per = 40`` training rows and maps its own block of 40 test rows
-# through its own UMAP and the analyst's integration (spec section 4.2). One UMAP fit serves
-# every integration method, so the comparison is paired.
+# through its own UMAP and the analyst's integration (the test set is shared out among the
+# parties, Sec. 5.1 of the paper). One UMAP fit serves every integration method, so the
+# comparison is paired.
 
 METHODS = {
     "MPP": MPPAligner(),

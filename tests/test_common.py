@@ -24,6 +24,7 @@ from skdc.alignment import (
     ReferenceAligner,
 )
 from skdc.anchors import SMOTEAnchor
+from skdc.attacks import PriorAwareLikelihoodAttack
 from skdc.experiments import Central, Local
 from skdc.linear_model import (
     AdaSSPRegressor,
@@ -35,13 +36,14 @@ from skdc.mechanisms import (
     CGDP,
     GDP,
     IGDP,
+    CodebookRelease,
     GaussMix,
     KernelPCAMechanism,
     ParticipantWise,
     PCAMechanism,
     UMAPMechanism,
 )
-from skdc.privacy import BlockEntropyLowerBound, CodebookRelease, PriorAwareLikelihoodAttack
+from skdc.privacy import BlockEntropyLowerBound
 
 # skdc.nn's RepresentationCNN and LinkageAuditor are skorch nets: they set history_ and
 # initialized_ in __init__ (check_no_attributes_set_in_init fails), so they are excluded here and
@@ -83,7 +85,8 @@ _SKETCH_REASON = (
 )
 
 
-# Nonlinear data collaboration (issue 4): per-participant reductions and integrations.
+# Nonlinear data collaboration (Suetake et al., arXiv:2605.27219, Sec. 3-4): per-participant
+# reductions and integrations.
 DC_MECHANISMS = [
     ParticipantWise(PCA(n_components=2), n_participants=2, random_state=0),
     PCAMechanism(n_participants=2, n_components=2, random_state=0),
@@ -106,7 +109,8 @@ MECHANISMS += DC_MECHANISMS
 ALIGNERS += DC_ALIGNERS
 
 
-# Privacy room (issue 5): the attacks at matched leakage, fitted on a shadow / estimation sample.
+# The reconstruction bound's estimators (Bourne and Allison, arXiv:2610.13768, App. G.5-G.6):
+# the attacks at matched leakage and the entropy bound, fitted on a shadow / estimation sample.
 PRIVACY_ESTIMATORS = [
     PriorAwareLikelihoodAttack(random_state=0),
     PriorAwareLikelihoodAttack(sample_rate=0.5, steps=3, random_state=0),

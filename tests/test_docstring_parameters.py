@@ -6,6 +6,7 @@ a ``Parameters`` section lists exactly its arguments.
 """
 
 import importlib
+import importlib.util
 import inspect
 
 import pytest
@@ -17,6 +18,9 @@ SUBPACKAGES = [
     "skdc.privacy", "skdc.linear_model", "skdc.datasets", "skdc.experiments", "skdc.protocol",
     "skdc.utils",
 ]
+# skdc.nn's names import torch and skorch (its DP-SGD names need Opacus only when they run)
+if all(importlib.util.find_spec(m) is not None for m in ("torch", "skorch")):
+    SUBPACKAGES.append("skdc.nn")
 
 
 def _public_objects():

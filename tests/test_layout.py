@@ -1,10 +1,15 @@
-"""The house rule of DESIGN.md section 5: a room enters another only through its public door.
+"""The house rules of the developer guide's "Layout": rooms enter each other only through public
+doors, and the tests mirror the package.
 
 A room is a subpackage of skdc (``skdc.alignment``) or a top-level module (``skdc._uploads``,
 ``skdc.anchors``). A module may import anything from its own room and from ``skdc.utils``, the
 ground floor; from any other room it imports only public names (no leading underscore), and
 from a subpackage room only through the package itself (``from ..mechanisms import IGDP``,
 not ``from ..mechanisms._gdp import IGDP``).
+
+The tests mirror the package: ``tests/<room>/test_<name>.py`` tests ``skdc/<room>/_<name>.py``
+(``tests/test_anchors.py`` tests ``skdc/anchors.py``), and every module with a function or a
+class has its test module. The exceptions are listed below, each with its reason.
 """
 
 import ast
@@ -106,3 +111,135 @@ def test_the_rule_catches_a_private_import(source, module, expected):
 )
 def test_the_rule_allows_public_doors(source, module):
     assert room_violations(source, module, _subpackages()) == []
+
+
+# -- the tests mirror the package --------------------------------------------------------------
+TESTS = PACKAGE.parent / "tests"
+
+# Modules with code but no test module of their own: where they are tested instead.
+TESTED_ELSEWHERE = {
+    "skdc/__main__.py": "the command line's entry point, run by the tests of every command "
+                        "(tests/experiments/test_cli.py, tests/privacy/test_cli.py, "
+                        "tests/protocol/test_cli.py)",
+    "skdc/_demo.py": "the demo command, run by tests/experiments/test_cli.py",
+    "skdc/alignment/_base.py": "the aligners' template, run by every aligner's tests",
+    "skdc/alignment/_gopp_solver.py": "the GOPP solver, tested through GOPPAligner in "
+                                      "tests/alignment/test_gopp.py",
+    "skdc/attacks/_base.py": "the attacks' template, run by every attack's tests",
+    "skdc/experiments/_audit_cli.py": "the audit command, run by tests/experiments/test_audit.py",
+    "skdc/experiments/_report.py": "the audit's report, read back by "
+                                   "tests/experiments/test_audit.py",
+    "skdc/linear_model/_base.py": "the private linear models' template, run by their tests",
+    "skdc/mechanisms/_base.py": "the mechanisms' template, run by every mechanism's tests",
+    "skdc/protocol/_container.py": "the upload file's container, tested through the files of "
+                                   "tests/protocol/test_format.py and test_fuzz.py",
+    "skdc/protocol/_screen.py": "the analyst's anchor screen, tested by "
+                                "tests/protocol/test_analyst_screen.py",
+    "skdc/utils/_device.py": "resolve_device, public as skdc.nn.resolve_device and tested in "
+                             "tests/nn/test_net.py (it needs torch)",
+    "skdc/utils/_lazy.py": "the stubs' reader, tested over every package by tests/test_stubs.py",
+    "skdc/utils/_parallel.py": "available_cpus, one call of os.sched_getaffinity, checked by its "
+                               "doctest",
+}
+
+# Test modules that test no single module: what they test.
+CROSS_CUTTING = {
+    "tests/test_common.py": "scikit-learn's estimator checks over every public estimator",
+    "tests/test_docstring_parameters.py": "documented parameters against the signatures of every "
+                                          "public name",
+    "tests/test_examples.py": "the gallery (examples/) runs",
+    "tests/test_layout.py": "the house rules of the package and of its tests",
+    "tests/test_paper_claims.py": "the papers' headline claims, end to end",
+    "tests/test_properties.py": "algebraic identities of mechanisms and aligners together "
+                                "(hypothesis)",
+    "tests/test_readme.py": "the README's code and numbers",
+    "tests/test_stubs.py": "the __init__.pyi stubs of every package",
+    "tests/test_trust.py": "no analyst-side object holds a participant's secret, across rooms",
+    "tests/test_anchors_smote.py": "the SMOTE anchors of skdc/anchors.py, which need "
+                                   "imbalanced-learn",
+    "tests/experiments/test_sweep_config.py": "the sweep config reader of "
+                                              "skdc/experiments/_cli.py, against hostile configs",
+    "tests/mechanisms/test_numerics.py": "mechanisms and aligners at awkward scales together",
+    "tests/privacy/test_validation.py": "parameter validation of every public function of "
+                                        "skdc.privacy",
+    "tests/protocol/test_analyst_screen.py": "the analyst's anchor screen "
+                                             "(skdc/protocol/_screen.py) in a deployment",
+    "tests/protocol/test_cli_checks.py": "the deployment commands' refusals, in process",
+    "tests/protocol/test_digests.py": "the digests tying a secret, its upload and its map, across "
+                                      "the protocol's files",
+    "tests/protocol/test_fuzz.py": "hostile input to every entry point of a deployment",
+    "tests/protocol/test_numerics.py": "numerics of a deployment: degenerate anchors and sizes",
+    "tests/protocol/test_outputs.py": "what a deployment writes: pairs, links, modes",
+    "tests/protocol/test_refusals.py": "API-level refusals of a deployment",
+}
+
+
+def _has_code(path):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+               for node in tree.body)
+
+
+def _mirror_of_module(path):
+    """``tests/<room>/test_<name>.py`` of ``skdc/<room>/_<name>.py`` (or ``<name>.py``)."""
+    rel = path.relative_to(PACKAGE)
+    return TESTS.joinpath(*rel.parts[:-1], f"test_{rel.stem.lstrip('_')}.py")
+
+
+def _mirrors_of_test(path):
+    """The modules ``tests/<room>/test_<name>.py`` may test: ``_<name>.py`` or ``<name>.py``."""
+    rel = path.relative_to(TESTS)
+    name = rel.stem[len("test_"):]
+    return [PACKAGE.joinpath(*rel.parts[:-1], f"{prefix}{name}.py") for prefix in ("_", "")]
+
+
+def _modules():
+    return [p for p in sorted(PACKAGE.rglob("*.py")) if p.name != "__init__.py" and _has_code(p)]
+
+
+def _tests():
+    return sorted(TESTS.rglob("test_*.py"))
+
+
+def _key(path):
+    return path.relative_to(PACKAGE.parent).as_posix()
+
+
+def test_every_module_with_code_has_its_test_module():
+    missing = [_key(p) for p in _modules()
+               if not _mirror_of_module(p).is_file() and _key(p) not in TESTED_ELSEWHERE]
+    assert not missing, (
+        "modules without tests/<room>/test_<name>.py (write one, or list the module in "
+        f"TESTED_ELSEWHERE with where it is tested): {missing}"
+    )
+
+
+def test_every_test_module_mirrors_a_module():
+    orphans = [_key(p) for p in _tests() if _key(p) not in CROSS_CUTTING
+               and not any(m.is_file() for m in _mirrors_of_test(p))]
+    assert not orphans, (
+        "test modules named after no skdc/<room>/_<name>.py (rename or move them, or list them "
+        f"in CROSS_CUTTING with what they test): {orphans}"
+    )
+
+
+def test_the_exception_lists_are_current():
+    """An entry whose module gained its test module (or whose test found its module), or whose
+    file is gone, leaves its list."""
+    root = PACKAGE.parent
+    stale = [k for k in TESTED_ELSEWHERE
+             if not (root / k).is_file() or _mirror_of_module(root / k).is_file()]
+    stale += [k for k in CROSS_CUTTING
+              if not (root / k).is_file() or any(m.is_file() for m in _mirrors_of_test(root / k))]
+    assert not stale, f"remove these entries from the exception lists: {stale}"
+    assert all(reason.strip() for reason in [*TESTED_ELSEWHERE.values(), *CROSS_CUTTING.values()])
+
+
+@pytest.mark.parametrize("module, test", [
+    ("skdc/alignment/_gopp.py", "tests/alignment/test_gopp.py"),
+    ("skdc/anchors.py", "tests/test_anchors.py"),
+    ("skdc/_uploads.py", "tests/test_uploads.py"),
+])
+def test_the_mirror_maps_a_module_to_its_test_and_back(module, test):
+    assert _key(_mirror_of_module(PACKAGE.parent / module)) == test
+    assert PACKAGE.parent / module in _mirrors_of_test(PACKAGE.parent / test)

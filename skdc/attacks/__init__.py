@@ -4,6 +4,9 @@
 participants) from a fitted pipeline; each attack's
 ``reconstruct(view)`` returns a :class:`Reconstruction` of the target participant's rows.
 Scorers over them live in :mod:`skdc.metrics` (higher = more private).
+:class:`PriorAwareLikelihoodAttack` attacks a DP-SGD release instead of a collusion view: its
+``attack(Y)`` reconstructs records from their release, ``release_and_attack(X)`` simulates the
+release of target records and attacks it.
 """
 
 from ..utils._lazy import lazy_exports

@@ -8,6 +8,7 @@ from ._dc import AnchorRegressionAttack as AnchorRegressionAttack
 from ._gdp import AlignmentMapAttack as AlignmentMapAttack
 from ._gdp import KnownAnchorAttack as KnownAnchorAttack
 from ._gdp import KnownSecretAttack as KnownSecretAttack
+from ._likelihood import PriorAwareLikelihoodAttack as PriorAwareLikelihoodAttack
 from ._view import CollusionView as CollusionView
 from ._view import GroundTruth as GroundTruth
 from ._view import Reconstruction as Reconstruction

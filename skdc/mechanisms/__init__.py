@@ -1,4 +1,9 @@
-"""Participant-side mechanisms: what each participant runs on its own rows before uploading."""
+"""Participant-side mechanisms: what each participant runs on its own rows before uploading.
+
+Beside them, :class:`CodebookRelease` releases each record's nearest-codeword index, the release
+that spends every leaked bit on reconstruction, against which the reconstruction bound of
+:mod:`skdc.privacy` is measured.
+"""
 
 from ..utils._lazy import lazy_exports
 

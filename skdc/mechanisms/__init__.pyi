@@ -1,6 +1,7 @@
 # Public names of skdc.mechanisms, one a line. Type checkers read them here, and
 # skdc.utils._lazy reads them at import time: add or remove a public name here only.
 from ._base import BaseMechanism as BaseMechanism
+from ._codebook import CodebookRelease as CodebookRelease
 from ._embedding import KernelPCAMechanism as KernelPCAMechanism
 from ._embedding import ParticipantWise as ParticipantWise
 from ._embedding import PCAMechanism as PCAMechanism

@@ -1,9 +1,9 @@
 # Public names of skdc.metrics, one a line. Type checkers read them here, and
 # skdc.utils._lazy reads them at import time: add or remove a public name here only.
-from ..privacy import bound_slack_score as bound_slack_score
-from ..privacy import make_bound_scorer as make_bound_scorer
-from ..privacy import make_slack_scorer as make_slack_scorer
-from ..privacy import reconstruction_ratio_score as reconstruction_ratio_score
+from ._bound_scorer import bound_slack_score as bound_slack_score
+from ._bound_scorer import make_bound_scorer as make_bound_scorer
+from ._bound_scorer import make_slack_scorer as make_slack_scorer
+from ._bound_scorer import reconstruction_ratio_score as reconstruction_ratio_score
 from ._linkage import LinkageScore as LinkageScore
 from ._linkage import identity_linkage_accuracy as identity_linkage_accuracy
 from ._linkage import linkage_accuracy as linkage_accuracy

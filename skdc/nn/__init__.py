@@ -2,9 +2,11 @@
 
 ``RepresentationCNN`` is the utility CNN of the GDP paper's Table 2 for representations of any
 width; ``LinkageAuditor`` is its Table 3 auditor, whose embeddings score linkage;
-``fit_batched`` trains one utility CNN per noise draw of a sweep, all together. Importing this
-subpackage loads nothing; its first name used imports torch and skorch (``pip install
-skdc[nn]``).
+``fit_batched`` trains one utility CNN per noise draw of a sweep, all together;
+``make_dpsgd_net`` gives any skorch net (these included) Poisson-subsampled DP-SGD, accounted by
+:class:`skdc.privacy.DPSGDLeakageAccountant`. Importing this subpackage loads nothing; its first
+name used imports torch and skorch (``pip install skdc[nn]``; DP-SGD also needs Opacus,
+``skdc[dp]``).
 """
 
 from ..utils._lazy import lazy_exports

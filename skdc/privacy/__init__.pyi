@@ -1,18 +1,9 @@
 # Public names of skdc.privacy, one a line. Type checkers read them here, and
 # skdc.utils._lazy reads them at import time: add or remove a public name here only.
 from ._bound import ReconstructionBound as ReconstructionBound
-from ._bound import bound_slack_score as bound_slack_score
-from ._bound import make_bound_scorer as make_bound_scorer
-from ._bound import make_slack_scorer as make_slack_scorer
 from ._bound import mechanism_leakage_bits as mechanism_leakage_bits
-from ._bound import reconstruction_ratio_score as reconstruction_ratio_score
+from ._bound import per_block_bound as per_block_bound
 from ._bound import shannon_lower_bound as shannon_lower_bound
-from ._codebook import CodebookRelease as CodebookRelease
-
-# DP-SGD support needs torch, skorch and Opacus: loaded only when asked for
-from ._dpsgd import DPSGDMixin as DPSGDMixin
-from ._dpsgd import PoissonBatchLoader as PoissonBatchLoader
-from ._dpsgd import make_dpsgd_net as make_dpsgd_net
 from ._entropy import BlockEntropyLowerBound as BlockEntropyLowerBound
 from ._entropy import mc_constant as mc_constant
 from ._entropy import mc_margin as mc_margin
@@ -38,4 +29,3 @@ from ._leakage import calibrate_sigma as calibrate_sigma
 from ._leakage import rdp_to_dp as rdp_to_dp
 from ._leakage import subsampled_gaussian_kl as subsampled_gaussian_kl
 from ._leakage import subsampled_gaussian_rdp as subsampled_gaussian_rdp
-from ._likelihood_attack import PriorAwareLikelihoodAttack as PriorAwareLikelihoodAttack

@@ -8,9 +8,13 @@ full ``gamma``) gives::
         >= max_{(k, nu^2) in G} [ (k / (2 pi e)) 2^{2 (h_LB(k, nu^2) - gamma) / k} - nu^2 ]_+
 
 (unit-trace scale, eq. 13-14 of [1]_). :class:`ReconstructionBound` evaluates it from a fitted
-:class:`BlockEntropyLowerBound` (or a table of grid records). The scorers put the bound next to
-the attack scorers: :func:`make_bound_scorer` returns the provable error floor of a fitted
-pipeline's mechanism, :func:`bound_slack_score` an attack's error minus that floor.
+:class:`BlockEntropyLowerBound` (or a table of grid records), and
+:func:`mechanism_leakage_bits` reads the leakage ``gamma`` off a fitted mechanism.
+:func:`per_block_bound` is the sharper bound ``rho_blk`` of Proposition G.1 of [1]_ for a release
+that maps each record to one of a few cells (a codebook), charging each block only the leakage
+it receives. The scorers
+that put the bound next to the attack scorers live in :mod:`skdc.metrics`
+(:func:`~skdc.metrics.make_bound_scorer`, :func:`~skdc.metrics.bound_slack_score`).
 
 References
 ----------
@@ -25,18 +29,17 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
+from sklearn.utils.validation import check_array
 
-from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
+from ..utils._sklearn_compat import Interval, validate_params
+from ._entropy import _block_entropies_numpy
 from ._leakage import GaussianReleaseLeakage
 
 __all__ = [
     "ReconstructionBound",
     "shannon_lower_bound",
-    "reconstruction_ratio_score",
-    "bound_slack_score",
-    "make_bound_scorer",
-    "make_slack_scorer",
     "mechanism_leakage_bits",
+    "per_block_bound",
 ]
 
 _TWO_PI_E = 2 * math.pi * math.e
@@ -228,69 +231,6 @@ class ReconstructionBound:
 
 
 @validate_params(
-    {
-        "Z_true": ["array-like"],
-        "Z_hat": ["array-like"],
-        "trace": [Interval(Real, 0, None, closed="neither")],
-    },
-    prefer_skip_nested_validation=True,
-)
-def reconstruction_ratio_score(Z_true, Z_hat, trace):
-    """Empirical ``rho`` of an attack: ``sqrt(mean ||z - z_hat||^2 / trace)`` (lower: stronger).
-
-    Read more in the :ref:`User Guide <floor_tightness>`.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from skdc.privacy import reconstruction_ratio_score
-    >>> reconstruction_ratio_score(np.ones((2, 2)), np.zeros((2, 2)), 8.0)
-    0.5
-    """
-    Z_true = np.asarray(Z_true, dtype=np.float64)
-    Z_hat = np.asarray(Z_hat, dtype=np.float64)
-    if Z_true.shape != Z_hat.shape:
-        raise ValueError(f"shapes differ: {Z_true.shape} vs {Z_hat.shape}.")
-    mse = np.mean(np.sum((Z_true - Z_hat).reshape(Z_true.shape[0], -1) ** 2, axis=1))
-    return float(math.sqrt(mse / float(trace)))
-
-
-@validate_params(
-    {"attack_error": [Real, "array-like", callable], "bound": [Real, "array-like", callable]},
-    prefer_skip_nested_validation=True,
-)
-def bound_slack_score(attack_error, bound):
-    """An attack's error minus the provable floor; a negative *mean* signals a bug.
-
-    Read more in the :ref:`User Guide <floor_and_attacks>`.
-
-    Parameters
-    ----------
-    attack_error : float, array-like, or callable
-        The attack's error (``rho`` or RMSE; the same units as ``bound``), several errors, or a
-        scorer-like callable ``() -> error``.
-    bound : float, array-like, or callable
-        The floor in the same units, or a callable ``() -> floor``.
-
-    Returns
-    -------
-    slack : float or ndarray
-
-    Examples
-    --------
-    >>> from skdc.privacy import bound_slack_score
-    >>> round(bound_slack_score([0.9, 0.8], 0.6), 2)
-    0.25
-    """
-    a = attack_error() if callable(attack_error) else attack_error
-    b = bound() if callable(bound) else bound
-    slack = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
-    if slack.ndim:
-        slack = float(slack.mean())
-    return float(slack)
-
-
-@validate_params(
     {"mechanism": [object], "radius": [Interval(Real, 0, None, closed="left")]},
     prefer_skip_nested_validation=True,
 )
@@ -326,113 +266,121 @@ def mechanism_leakage_bits(mechanism, radius):
     return GaussianReleaseLeakage(sigma, radius=radius).leakage_bits()
 
 
-def _find_mechanism(estimator):
-    steps = getattr(estimator, "steps", None)
-    if steps is None:
-        return estimator
-    for _, step in steps:
-        if hasattr(step, "noise") or hasattr(step, "leakage_bits"):
-            return step
-    raise TypeError("the pipeline has no mechanism step with a noise level or leakage_bits().")
+def _check_cells(cells, n_rows, n_cells):
+    cells = np.asarray(cells)
+    if cells.shape != (n_rows,) or not np.issubdtype(cells.dtype, np.integer):
+        raise ValueError(
+            f"cells must be a 1-D integer array with one cell per row of X ({n_rows}); got a "
+            f"{cells.dtype} array of shape {cells.shape}. Pass each row's release cell."
+        )
+    M = int(cells.max()) + 1 if n_cells is None else int(n_cells)
+    if cells.min() < 0 or cells.max() >= M:
+        raise ValueError(f"cells must lie in [0, {M}); got values in [{cells.min()}, "
+                         f"{cells.max()}].")
+    return cells, M
 
 
 @validate_params(
     {
-        "bound": [HasMethods(["rho_star", "mse_floor"])],
-        "radius": [Interval(Real, 0, None, closed="left")],
-        "units": [StrOptions({"rho", "rmse"})],
+        "entropy": [object],
+        "X": ["array-like"],
+        "cells": ["array-like"],
+        "leakage_bits": [Interval(Real, 0, None, closed="left")],
+        "n_cells": [None, Interval(Integral, 1, None, closed="left")],
+        "nu2": [Interval(Real, 0, None, closed="neither")],
+        "n_mc": [Interval(Integral, 1, None, closed="left")],
+        "min_cell_size": [Interval(Integral, 1, None, closed="left")],
+        "random_state": [Interval(Integral, 0, None, closed="left")],
     },
     prefer_skip_nested_validation=True,
 )
-def make_bound_scorer(bound, *, radius, units="rho"):
-    """Scorer giving the provable error floor of a fitted pipeline's mechanism.
+def per_block_bound(entropy, X, cells, leakage_bits, *, n_cells=None, nu2=0.2, n_mc=2,
+                    min_cell_size=20, random_state=0):
+    """The per-block bound ``rho_blk`` of Prop. G.1 of [1]_ on a release of cells (an estimate).
 
-    Read more in the :ref:`User Guide <floor_and_attacks>`.
+    Read more in the :ref:`User Guide <floor_tightness>`.
 
-    The returned callable has the scorer signature ``(estimator, X, y=None) -> float``, so it
-    sits next to the attack scorers in ``GridSearchCV(scoring={...})``. It finds the mechanism
-    (the first step with a ``noise`` level or ``leakage_bits()``), bounds its per-record leakage
-    and returns ``bound.rho_star(gamma)`` (``units="rho"``) or the per-row RMSE floor
-    ``sqrt(mse_floor / n_features)`` (``units="rmse"``) for the evaluation rows' population.
+    A release that maps each record to one of ``M`` cells (the index of a codebook,
+    :class:`skdc.mechanisms.CodebookRelease`) leaks each ``k = 1`` block ``z~_b`` of the
+    calibrated rotation of ``entropy`` (dither ``s^2 = nu2``, unit-trace scale) only
+    ``gamma_b = h(z~_b) - sum_c Pr(Q = c) h(z~_b | Q = c)`` (1-D plug-ins on the rows of each
+    cell), capped at ``leakage_bits`` (data processing), and
+    ``rho_blk^2 = (1 / N) sum_b (1 / (2 pi e)) 2^{2 (h(z~_b) - gamma_b)} - nu2`` (eq. 40 of [1]_).
 
     Parameters
     ----------
-    bound : ReconstructionBound
-        Fitted on the population of the evaluation rows (pixel or feature space).
-    radius : float
-        Public bound on the norm of a row around its known centre (e.g. the anchor centre).
-    units : {"rho", "rmse"}, default="rho"
-        Output units.
+    entropy : fitted BlockEntropyLowerBound
+        Supplies the calibration (centre, trace, rotation), fitted on rows disjoint from ``X``
+        in the same representation.
+    X : array-like of shape (n_est, n_features)
+        Estimation rows (a sample of the population the release is applied to).
+    cells : array-like of int of shape (n_est,)
+        The release cell ``Q`` of each row of ``X``, before any channel (a channel only lowers
+        the leakage).
+    leakage_bits : float
+        The release's charged leakage ``gamma``, the cap of every ``gamma_b``.
+    n_cells : int or None, default=None
+        ``M``, the number of cells; ``None`` takes ``max(cells) + 1``.
+    nu2 : float, default=0.2
+        Dither level ``nu^2 = s^2`` (``k = 1``).
+    n_mc : int, default=2
+        Monte Carlo replicates per centre of the plug-ins.
+    min_cell_size : int, default=20
+        Every cell must hold this many rows of ``X``.
+    random_state : int, default=0
+        Seeds the plug-ins' dither: ``h(z~_b)`` draws from the stream ``[random_state, 0]``,
+        cell ``c``'s ``h(z~_b | Q = c)`` from ``[random_state, c + 1]``.
 
     Returns
     -------
-    scorer : callable
+    rho_blk : float
+        In [0, 1]; lower-bounds every attack's ``rho`` on this release (normalised by
+        ``entropy.trace_``), up to the estimation error of the plug-ins.
 
     Examples
     --------
     >>> import numpy as np
-    >>> from skdc.mechanisms import CGDP
-    >>> from skdc.privacy import ReconstructionBound, make_bound_scorer
-    >>> X = np.random.RandomState(0).rand(40, 3)
-    >>> mech = CGDP(2, noise=5.0, random_state=0).fit(X)
-    >>> bound = ReconstructionBound([{"k": 1, "nu2": 0.2, "h_lb": 2.0}])
-    >>> scorer = make_bound_scorer(bound, radius=1.0)
-    >>> round(scorer(mech, X), 4)
-    0.8367
+    >>> from skdc.privacy import BlockEntropyLowerBound, per_block_bound
+    >>> rng = np.random.RandomState(0)
+    >>> X_perp, X = rng.standard_normal((100, 4)), rng.standard_normal((400, 4))
+    >>> ent = BlockEntropyLowerBound(block_sizes=[1], nu2=(0.2,), device="cpu",
+    ...                              progress=False, random_state=0).fit(X, X_perp=X_perp)
+    >>> cells = (X[:, 0] > 0).astype(int)  # a one-bit release: the sign of the first feature
+    >>> 0 < per_block_bound(ent, X, cells, 1.0) < 1
+    True
     """
-    def scorer(estimator, X, y=None):
-        gamma = mechanism_leakage_bits(_find_mechanism(estimator), radius)
-        if not np.isfinite(gamma):
-            return 0.0
-        if units == "rho":
-            return bound.rho_star(gamma)[0]
-        return math.sqrt(bound.mse_floor(gamma) / np.asarray(X).shape[1])
-
-    scorer.__name__ = "bound_floor"
-    return scorer
-
-
-@validate_params(
-    {"attack_scorer": [callable], "bound_scorer": [callable], "attack_sign": [Real]},
-    prefer_skip_nested_validation=True,
-)
-def make_slack_scorer(attack_scorer, bound_scorer, *, attack_sign=1.0):
-    """Scorer ``(estimator, X, y) -> attack error - provable floor`` for model selection.
-
-    Read more in the :ref:`User Guide <floor_and_attacks>`.
-
-    Parameters
-    ----------
-    attack_scorer : callable
-        A scorer ``(estimator, X, y) -> error`` of an attack (same units as the floor).
-    bound_scorer : callable
-        A scorer from :func:`make_bound_scorer`.
-    attack_sign : float, default=1.0
-        Multiplies the attack scorer's output: pass ``-1`` for a scikit-learn scorer built with
-        ``greater_is_better=False``, which returns the negated error.
-
-    Returns
-    -------
-    scorer : callable
-        A negative mean over folds signals a bug or an invalid attack.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from skdc.mechanisms import CGDP
-    >>> from skdc.privacy import ReconstructionBound, make_bound_scorer, make_slack_scorer
-    >>> X = np.random.RandomState(0).rand(40, 3)
-    >>> mech = CGDP(2, noise=5.0, random_state=0).fit(X)
-    >>> floor = make_bound_scorer(ReconstructionBound([{"k": 1, "nu2": 0.2, "h_lb": 2.0}]),
-    ...                           radius=1.0)
-    >>> slack = make_slack_scorer(lambda est, X, y=None: 0.9, floor)  # an attack's rho of 0.9
-    >>> round(slack(mech, X), 4)
-    0.0633
-    """
-
-    def scorer(estimator, X, y=None):
-        return bound_slack_score(attack_sign * attack_scorer(estimator, X, y),
-                                 bound_scorer(estimator, X, y))
-
-    scorer.__name__ = "bound_slack"
-    return scorer
+    X = check_array(X, dtype=np.float64)
+    if not hasattr(entropy, "pairs_") or not hasattr(entropy, "_rotate"):
+        raise TypeError(
+            "entropy must be a fitted BlockEntropyLowerBound (it supplies the rotation); "
+            f"got {type(entropy).__name__}."
+        )
+    if entropy.n_components_ != X.shape[1]:
+        raise ValueError(
+            f"the entropy bound was fitted on {entropy.n_components_} features but the "
+            f"codebook has {X.shape[1]}; fit both in the same representation."
+        )
+    Q, M = _check_cells(cells, X.shape[0], n_cells)
+    counts = np.bincount(Q, minlength=M)
+    if counts.min() < min_cell_size:
+        raise ValueError(
+            f"every codebook cell must hold >= {min_cell_size} estimation rows for the "
+            f"per-block plug-ins; cell {int(counts.argmin())} holds {int(counts.min())} "
+            f"of {X.shape[0]}. Use fewer cells (M = {M}) or give more rows."
+        )
+    freq = counts / X.shape[0]
+    Y = entropy._rotate(X)
+    n_blocks = Y.shape[1]
+    centres = math.sqrt(n_blocks) * Y  # k = 1 blocks: sqrt(N_k) P_b U z, Sec 4.1 of [1]
+    s = math.sqrt(float(nu2))
+    seed = int(random_state)
+    # the plug-in of plugin_entropy, batched over the blocks: h(z~_b), then h(z~_b | Q = c)
+    h = _block_entropies_numpy(centres.T[:, :, None], s, n_mc, [seed, 0])
+    h_cond = np.zeros(n_blocks)
+    for c in range(M):
+        cell = centres[Q == c].T[:, :, None]
+        h_cond += freq[c] * _block_entropies_numpy(cell, s, n_mc, [seed, c + 1])
+    gamma_b = np.clip(h - h_cond, 0.0, float(leakage_bits))  # 0 <= gamma_b <= gamma
+    terms = 2.0 ** (2.0 * (h - gamma_b)) / _TWO_PI_E  # eq. 40 of [1], k = 1
+    rho2 = float(terms.mean()) - float(nu2)
+    return math.sqrt(min(max(rho2, 0.0), 1.0))

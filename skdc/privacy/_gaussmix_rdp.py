@@ -28,7 +28,8 @@ import numpy as np
 from scipy import optimize
 
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
-from ._leakage import LN2, _check_delta, _finite, gaussmix_kl
+from ..utils._validation import check_delta
+from ._leakage import LN2, _finite, gaussmix_kl
 
 __all__ = [
     "GaussMixAccountant",
@@ -185,7 +186,7 @@ def gaussmix_epsilon(k, zeta, delta, *, conversion="improved", extra_rdp=None):
     """
     k = _check_k(k)
     zeta = _check_zeta(zeta)
-    delta = _check_delta(delta)
+    delta = check_delta(delta)
 
     def objective(a):
         a = np.asarray(a, dtype=float)
@@ -216,7 +217,7 @@ def adaptive_threshold(delta, *, exact=False):
     >>> round(adaptive_threshold(1e-6), 6)
     5.461524
     """
-    delta = _check_delta(delta)
+    delta = check_delta(delta)
     if exact:
         from scipy.stats import norm
 
@@ -251,7 +252,7 @@ def paper_budget(eta, gamma, k, delta):
     """
     k = _check_k(k)
     zeta = _check_zeta(gamma)
-    delta = _check_delta(delta)
+    delta = check_delta(delta)
 
     def objective(a):
         a = np.asarray(a, dtype=float)
@@ -406,7 +407,7 @@ class GaussMixAccountant:
         k, c2, lam = self._check()
         if not isinstance(epsilon, Real) or not epsilon > 0:
             raise ValueError(f"epsilon must be > 0; got {epsilon!r}.")
-        delta = _check_delta(delta)
+        delta = check_delta(delta)
         extra = self._extra if self.__dict__.get("curves_") else None
         zeta = smallest_scale(
             lambda z: gaussmix_epsilon(k, z, delta, conversion=self.conversion,

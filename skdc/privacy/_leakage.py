@@ -43,6 +43,7 @@ from scipy import special
 
 from ..utils._docstring import Substitution
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
+from ..utils._validation import check_delta, check_positive, check_rate
 
 __all__ = [
     "DPSGDLeakageAccountant",
@@ -73,41 +74,10 @@ DEFAULT_ORDERS = tuple([1 + x / 10.0 for x in range(1, 100)] + list(range(12, 64
 
 
 # -- argument checks shared by the accountants --------------------------------------------
-def _check_positive(value, name):
-    if not isinstance(value, Real) or isinstance(value, bool) or not np.isfinite(value):
-        raise TypeError(f"{name} must be a finite real number; got {value!r}.")
-    if value <= 0:
-        raise ValueError(
-            f"{name} must be > 0; got {name}={value}. A noise level of zero gives no privacy: "
-            "pass a positive value."
-        )
-    return float(value)
-
-
-def _check_rate(q):
-    if not isinstance(q, Real) or isinstance(q, bool) or not np.isfinite(q):
-        raise TypeError(f"the sampling rate q must be a real number in (0, 1]; got {q!r}.")
-    if not 0 < q <= 1:
-        raise ValueError(
-            f"the sampling rate q must lie in (0, 1]; got q={q}. Use q = expected batch size / "
-            "number of training records."
-        )
-    return float(q)
-
-
 def _check_steps(steps):
     if not isinstance(steps, Integral) or isinstance(steps, bool) or steps < 0:
         raise ValueError(f"steps must be a non-negative integer; got {steps!r}.")
     return int(steps)
-
-
-def _check_delta(delta):
-    if not isinstance(delta, Real) or not 0 < delta < 1:
-        raise ValueError(
-            f"delta must lie in (0, 1); got delta={delta!r}. Typical values are 1e-5 or "
-            "1 / n_records**1.1."
-        )
-    return float(delta)
 
 
 def _finite(value, what):
@@ -132,8 +102,8 @@ def _gauss_hermite(n_quad):
 
 def _subsampled_gaussian_kl(q, sigma, n_quad=256):
     """``subsampled_gaussian_kl`` without parameter validation (the accountants' loops)."""
-    q = _check_rate(q)
-    sigma = _check_positive(sigma, "sigma")
+    q = check_rate(q)
+    sigma = check_positive(sigma, "sigma")
     if q == 1.0:
         return 1.0 / (2.0 * sigma**2)
     x, w = _gauss_hermite(n_quad)
@@ -257,8 +227,8 @@ def _log_a_frac(q, sigma, alpha):
 
 def _subsampled_gaussian_rdp(q, sigma, steps, orders=DEFAULT_ORDERS):
     """``subsampled_gaussian_rdp`` without parameter validation (the accountants' loops)."""
-    q = _check_rate(q)
-    sigma = _check_positive(sigma, "sigma")
+    q = check_rate(q)
+    sigma = check_positive(sigma, "sigma")
     steps = _check_steps(steps)
     orders = np.atleast_1d(np.asarray(orders, dtype=float))
     if np.any(orders <= 1):
@@ -316,7 +286,7 @@ def subsampled_gaussian_rdp(q, sigma, steps, orders=DEFAULT_ORDERS):
 
 def _rdp_to_dp(rdp, orders, delta, *, conversion="improved"):
     """``rdp_to_dp`` without parameter validation (the accountants' loops)."""
-    delta = _check_delta(delta)
+    delta = check_delta(delta)
     rdp = np.atleast_1d(np.asarray(rdp, dtype=float))
     orders = np.atleast_1d(np.asarray(orders, dtype=float))
     if conversion == "improved":
@@ -638,7 +608,7 @@ class DPSGDLeakageAccountant:
 
     def step_kl(self, q, sigma):
         """KL charge (nats) of one step at ``(q, sigma)``."""
-        return self._kl(_check_rate(q), _check_positive(sigma, "sigma"))
+        return self._kl(check_rate(q), check_positive(sigma, "sigma"))
 
     @Substitution(run=_indented(_RUN_PARAMS, 8))
     def add_run(self, q, sigma, steps):
@@ -655,8 +625,8 @@ class DPSGDLeakageAccountant:
         self : object
             The accountant, with the run appended.
         """
-        q = _check_rate(q)
-        sigma = _check_positive(sigma, "sigma")
+        q = check_rate(q)
+        sigma = check_positive(sigma, "sigma")
         steps = _check_steps(steps)
         runs = self.__dict__.setdefault("runs_", [])
         runs.append({"q": q, "sigma": sigma, "steps": steps, "kl_nats": self._kl(q, sigma)})
@@ -702,7 +672,7 @@ class DPSGDLeakageAccountant:
         >>> round(acct.epsilon(45_056 ** -1.1)[0], 2)  # as the authors' code logs it
         69.17
         """
-        delta = _check_delta(delta)
+        delta = check_delta(delta)
         accountant = _check_accountant(accountant)
         runs = [(r["q"], r["sigma"], r["steps"]) for r in self.__dict__.get("runs_", [])]
         return _runs_epsilon(runs, delta, accountant, orders, conversion)
@@ -726,8 +696,8 @@ class DPSGDLeakageAccountant:
         sigma : float
             The noise multiplier.
         """
-        target = _check_positive(target_bits, "target_bits")
-        q = _check_rate(q)
+        target = check_positive(target_bits, "target_bits")
+        q = check_rate(q)
         steps = _check_steps(steps)
         if steps == 0:
             raise ValueError("steps must be >= 1 to calibrate a noise multiplier.")
@@ -800,7 +770,7 @@ class GaussianReleaseLeakage:
 
     def leakage_bits(self):
         """The leakage bound ``gamma`` in bits."""
-        sigma = _check_positive(self.sigma, "sigma")
+        sigma = check_positive(self.sigma, "sigma")
         _check_radius_or_cov(self.cov, self.radius)
         t = _check_steps(self.n_releases)
         bounds = []

@@ -10,9 +10,8 @@ Type checkers and editors read the stub, so ``from skdc.alignment import GOPPAli
 resolves to its class; at run time :func:`lazy_exports` reads the same stub and imports a
 submodule on first attribute access, so ``import skdc`` and ``python -m skdc COMMAND --help``
 load neither scikit-learn nor SciPy. This is SPEC 1 (scientific Python's lazy loading), as
-scikit-image does it with ``lazy_loader.attach_stub``; skdc keeps its own few lines because
-``skdc.metrics`` re-exports names of ``skdc.privacy`` (``from ..privacy import ...``), which
-``lazy_loader`` refuses, and so that an unknown name reads "module ... has no attribute ...".
+scikit-image does it with ``lazy_loader.attach_stub``; skdc keeps its own few lines, without
+the dependency, so that an unknown name reads "module ... has no attribute ...".
 """
 
 # Licence: BSD 3 clause
@@ -50,7 +49,7 @@ def read_stub(path):
     Returns
     -------
     exports : dict of str to str
-        Public name to the relative module that defines it (``"._gopp"``, ``"..privacy"``), in
+        Public name to the relative module that defines it (``"._gopp"``, ``".alignment"``), in
         the stub's order.
     submodules : list of str
         Subpackages reachable as attributes (not in ``__all__``).

@@ -14,7 +14,11 @@ __all__ = ["center", "haar_orthogonal", "polar", "polar_batched"]
 def haar_orthogonal(n_features, random_state=None):
     """Draw a Haar-distributed orthogonal matrix by sign-corrected Gaussian QR.
 
-    Spec section 2.1 (the same law as :class:`scipy.stats.ortho_group`).
+    The secret rotation ``O_i in O(d)`` of geometric data perturbation (Def 2.3 and 2.7 of the
+    GDP paper, Nosaka et al., arXiv:2608.18749, which asks only for an orthogonal draw). The QR
+    factor of a Gaussian matrix, its columns multiplied by the signs of ``diag(R)``, is Haar
+    distributed (Mezzadri, "How to Generate Random Matrices from the Classical Compact Groups",
+    Notices of the AMS 54, 2007): the same law as :class:`scipy.stats.ortho_group`.
 
     Parameters
     ----------

@@ -8,9 +8,10 @@ import pytest
 from numpy.testing import assert_allclose
 from threadpoolctl import threadpool_limits
 
-from skdc import Uploads
 from skdc.alignment import GEPAligner, LTIAligner, MPPAligner, ODCAligner
 from skdc.utils import haar_orthogonal
+
+from .conftest import _uploads
 
 
 @pytest.fixture(autouse=True)
@@ -19,13 +20,6 @@ def _single_thread_blas():
     with threadpool_limits(limits=1):
         yield
 
-
-
-def _uploads(anchors):
-    width = max(b.shape[1] for b in anchors)
-    rows = [np.pad(b, ((0, 0), (0, width - b.shape[1]))) for b in anchors]
-    part = np.concatenate([np.full(b.shape[0], k) for k, b in enumerate(anchors)])
-    return Uploads(np.vstack(rows), participant=part, anchors=anchors)
 
 
 def _problem(rng, n_a=60, K=4, h=5):

@@ -15,6 +15,8 @@ from skdc.alignment import KTIAligner, LTIAligner, anchor_graph
 from skdc.alignment._base import _helmert_dot, _helmert_t_dot
 from skdc.utils import haar_orthogonal
 
+from .conftest import _uploads
+
 
 @pytest.fixture(autouse=True)
 def _single_thread_blas():
@@ -22,14 +24,6 @@ def _single_thread_blas():
     with threadpool_limits(limits=1):
         yield
 
-
-
-def _uploads(anchors, data=None, anchor_y=None):
-    data = anchors if data is None else data
-    width = max(b.shape[1] for b in anchors)
-    rows = [np.pad(x, ((0, 0), (0, width - x.shape[1]))) for x in data]
-    part = np.concatenate([np.full(x.shape[0], k) for k, x in enumerate(data)])
-    return Uploads(np.vstack(rows), participant=part, anchors=anchors, anchor_y=anchor_y)
 
 
 def _problem(rng, n_a=60, K=4, h=5):

@@ -5,8 +5,9 @@ import pytest
 from numpy.testing import assert_allclose
 from threadpoolctl import threadpool_limits
 
-from skdc import Uploads
 from skdc.alignment import GEPAligner, LTIAligner, MPPAligner
+
+from .conftest import _uploads
 
 
 @pytest.fixture(autouse=True)
@@ -15,15 +16,6 @@ def _single_thread_blas():
     with threadpool_limits(limits=1):
         yield
 
-
-
-def _uploads(anchors, data=None, anchor_y=None):
-    """Uploads whose rows are ``data[k]`` (default: the anchor uploads) of each participant."""
-    data = anchors if data is None else data
-    width = max(b.shape[1] for b in anchors)
-    rows = [np.pad(x, ((0, 0), (0, width - x.shape[1]))) for x in data]
-    part = np.concatenate([np.full(x.shape[0], k) for k, x in enumerate(data)])
-    return Uploads(np.vstack(rows), participant=part, anchors=anchors, anchor_y=anchor_y)
 
 
 def _problem(rng, n_a=60, K=4, h=5):

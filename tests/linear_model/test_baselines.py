@@ -1,4 +1,6 @@
-"""AdaSSP and Sheffet's sketch baselines (G16, G17)."""
+"""The baselines of the GaussMix paper (Lev et al., arXiv:2505.24603): AdaSSP (Wang, 2018,
+Algorithm 2) and Sheffet's sketch (Sheffet, 2017, Algorithm 1; ``w2`` in the review's form and
+in the authors' code's)."""
 
 import numpy as np
 import pytest
@@ -12,14 +14,14 @@ from skdc.linear_model import (
 )
 
 
-def test_g16_adassp_constants():
+def test_adassp_constants():
     c, shift, threshold = adassp_constants(10, 1.0, 1e-6, rho=0.05, row_bound_x=1.0)
     assert c == pytest.approx(11.851811, abs=1e-6)
     assert shift == pytest.approx(46.821810, abs=1e-6)
     assert threshold == pytest.approx(107.936428, abs=1e-6)
 
 
-def test_g17_sheffet_w2():
+def test_sheffet_w2():
     assert sheffet_w2(25, 1.0, 1e-6, 1.0) == pytest.approx(239.92469, abs=1e-5)
     assert sheffet_w2(25, 1.0, 1e-6, 1.0, form="code") == pytest.approx(176.34488, abs=1e-5)
 

@@ -1,4 +1,6 @@
-"""GaussMix mechanism and the corrected adaptive Algorithm 1 (G13, G14, G19)."""
+"""The GaussMix mechanism of Lev et al. (arXiv:2505.24603, 2025) and its adaptive Algorithm 1,
+units corrected: the printed algorithm against the corrected one, the reading of the paper's
+review, and the release's second moment ``(1/k) M^T M ~ X^T X + sigma^2 I``."""
 
 import math
 
@@ -18,7 +20,7 @@ def _printed_eta_tilde2(lam_min, z, *, C, gamma, eta, tau):
     return np.maximum(gamma - lam_tilde, 0.0)
 
 
-def test_g13_printed_algorithm_fails_and_corrected_one_holds():
+def test_printed_algorithm_fails_and_corrected_one_holds():
     """Regression test for the units error of the printed Algorithm 1 of Lev et al. (2025)."""
     C, gamma, eta, tau = 10.0, 3.0, 1.0, 2.0
     z = np.random.RandomState(0).standard_normal(400_000)
@@ -35,7 +37,7 @@ def test_g13_printed_algorithm_fails_and_corrected_one_holds():
         np.testing.assert_array_equal(eta_t2 + lam_bar < gamma - 1e-12, z > tau)
 
 
-def test_g14_review_reading_example():
+def test_review_reading_example():
     # the review's reading feeds the unnormalised lambda_min into the release in place of
     # lambda_min / C^2: lambda_tilde = lambda_min + eta (z - tau)
     C, lam_min, gamma, eta, tau = 10.0, 1.0, 3.0, 1.0, 2.0
@@ -61,7 +63,7 @@ def test_non_adaptive_branch_uses_sqrt_gamma_noise():
     assert info["sigma"] == pytest.approx(3.0 * 2.0)  # sqrt(gamma) C, not gamma C
 
 
-def test_g19_second_moment(global_random_seed):
+def test_second_moment(global_random_seed):
     rng = np.random.RandomState(global_random_seed)
     X = rng.uniform(-1, 1, size=(60, 4)) / 2
     target = X.T @ X + 0.5**2 * np.eye(4)

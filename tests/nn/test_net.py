@@ -194,7 +194,7 @@ def _skorch_private_names():
 
 
 def test_nn_uses_no_private_skorch_name():
-    """skdc.nn reaches skorch through its public API only (issue 26, point 4).
+    """skdc.nn reaches skorch through its public API only (no copied or private skorch code).
 
     The one exception is ``_default_callbacks``: skorch's ``get_params`` reads that property
     directly, and its own classifiers override it to set their default callbacks.

@@ -1,4 +1,9 @@
-"""Block entropy lower bound: margins (A12-A14), plug-in (A19), sanity (A20), rotation (A21)."""
+"""The block entropy lower bound of Bourne and Allison, "From Pixels to Privacy-Sensitive
+Features" (arXiv:2610.13768, 2026): the two margins of Proposition 5.1 (App. E; the sampling
+margin at the estimation-sample sizes of Table 3 and of the shipped MNIST grid, the Monte Carlo
+margin and its constant, eq. 33), the plug-in estimator (eq. 11, 31) on a source of known
+entropy, the sanity caps of each grid pair (App. E), and the Hadamard rotation that equalises
+block traces (Remark C.1)."""
 
 import json
 import math
@@ -21,25 +26,25 @@ from skdc.privacy import (
     [(59000, 48, 0.13840), (49000, 60, 0.15171), (44000, 60, 0.15864), (10000, 60, 0.29059),
      (59000, 36, 0.13574)],
 )
-def test_a12_sampling_margin(n, n_pairs, expected):
+def test_sampling_margin(n, n_pairs, expected):
     assert sampling_margin(n, n_pairs, 0.025) == pytest.approx(expected, abs=6e-6)
 
 
-def test_a12_fixture_margin():
+def test_sampling_margin_of_the_shipped_mnist_grid():
     assert sampling_margin(59000, 48, 0.025) == pytest.approx(0.13840286575, rel=1e-9)
 
 
-def test_a13_mc_margin():
+def test_mc_margin():
     assert mc_margin(195.5515, 784, 59000, 2, 48, 0.025) == pytest.approx(0.091885, abs=6e-7)
     assert mc_margin(1491.329, 28, 59000, 28, 48, 0.025) == pytest.approx(0.358851, abs=6e-7)
 
 
-def test_a14_mc_constant():
+def test_mc_constant_eq33():
     assert mc_constant(1, math.sqrt(0.2), 1.0) == pytest.approx(195.68, abs=5e-3)
     assert mc_constant(1, math.sqrt(0.2), 0.9985) < 195.68
 
 
-def test_a19_plugin_entropy_one_dimensional():
+def test_plugin_entropy_of_a_one_dimensional_gaussian():
     truth = 0.5 * math.log2(2 * math.pi * math.e * 1.25)
     assert truth == pytest.approx(2.2081, abs=1e-4)
     estimates = []
@@ -68,7 +73,7 @@ def fitted_bound():
     return ent.fit(X, X_perp=X_perp), X, X_perp, A
 
 
-def test_a20_entropy_sanity_per_pair(fitted_bound):
+def test_entropy_within_the_dither_and_gaussian_caps_per_pair(fitted_bound):
     ent, X, _, _ = fitted_bound
     n = X.shape[0]
     assert len(ent.pairs_) == 9
@@ -82,7 +87,7 @@ def test_a20_entropy_sanity_per_pair(fitted_bound):
         assert p["t_md"] == pytest.approx(sampling_margin(n, 9, 0.025))
 
 
-def test_a21_eig_rotation_equalises_block_traces():
+def test_eig_rotation_equalises_block_traces():
     rng = np.random.RandomState(0)
     m = 12
     Q, _ = np.linalg.qr(rng.standard_normal((m, m)))
@@ -178,7 +183,7 @@ def test_torch_kernel_agrees_with_numpy():
     assert torch.get_default_dtype() == torch.float32  # the kernel forces float64 itself
 
 
-def _spec_block_entropies(C, s, n_mc, seed):
+def _printed_block_entropies(C, s, n_mc, seed):
     """Eq. 11 and 31 as printed: max-shifted log-sum-exp over all centres, one block at a time,
     with the kernel's dither stream (block b draws from default_rng([*seed, b]))."""
     from scipy.special import logsumexp
@@ -196,14 +201,14 @@ def _spec_block_entropies(C, s, n_mc, seed):
 
 
 @pytest.mark.parametrize("k, s", [(1, 0.45), (4, 0.2), (16, 0.05)])
-def test_kernel_equals_spec_formula_whatever_threads_and_chunks(k, s):
+def test_kernel_equals_the_printed_formula_whatever_threads_and_chunks(k, s):
     """The own-centre-shifted kernel is the printed estimator to rounding, and the threads
     and chunk sizes do not change a bit of it."""
     from skdc.privacy._entropy import _block_entropies_numpy
 
     C = np.random.RandomState(k).standard_normal((5, 240, k)) / math.sqrt(k)
     n_mc = max(k, 2)
-    expected = _spec_block_entropies(C, s, n_mc, [3, 1])
+    expected = _printed_block_entropies(C, s, n_mc, [3, 1])
     one = _block_entropies_numpy(C, s, n_mc, [3, 1], n_threads=1)
     np.testing.assert_allclose(one, expected, rtol=0, atol=1e-12)
     two = _block_entropies_numpy(C, s, n_mc, [3, 1], n_threads=2, chunk_elems=1000)
@@ -218,7 +223,7 @@ def test_kernel_falls_back_to_the_row_maximum(monkeypatch):
     C = np.random.RandomState(0).standard_normal((2, 80, 3))
     monkeypatch.setattr(_entropy, "_SHIFT_LIMIT", -1.0)
     h = _entropy._block_entropies_numpy(C, 0.3, 4, [0], n_threads=1)
-    np.testing.assert_allclose(h, _spec_block_entropies(C, 0.3, 4, [0]), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(h, _printed_block_entropies(C, 0.3, 4, [0]), rtol=0, atol=1e-12)
 
 
 def test_checkpoint_resumes_where_a_run_stopped(tmp_path, monkeypatch):
@@ -330,7 +335,7 @@ def test_clones_keep_no_checkpoint_path(tmp_path):
     assert json.loads((tmp_path / "b.json").read_text())["pairs"] == twin.pairs_
 
 
-# -- hostile checkpoints (issue 24): every record validated, the file read through the boundary
+# -- hostile checkpoints: every record validated, the file read through the boundary
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 

@@ -1,4 +1,7 @@
-"""GaussMix RDP curve (Lemma 1), conversion (Prop. 1), tCDP (Cor. 1) and calibration."""
+"""The Renyi DP of the Gaussian mixing mechanism of Lev, Srinivasan, Shenfeld, Ligett, Sekhari
+and Wilson (arXiv:2505.24603, 2025): the curve of Lemma 1 (its values, tight on orthogonal data,
+an upper bound on random data, its KL limit), the conversion of Proposition 1, truncated CDP
+(Corollary 1), calibration, and the threshold of the adaptive Algorithm 1."""
 
 import math
 
@@ -27,7 +30,7 @@ def _exact_renyi(alpha, S1, S2):
     [(2, 1, 10, 0.0062113), (2, 10, 5, 0.3226926), (1.5, 1, 2, 0.3465736),
      (4.5, 10, 5, 1.8549130), (50, 100, 100, 0.1945208)],
 )
-def test_g1_g5_phi_values(alpha, k, zeta, expected):
+def test_lemma1_phi_values(alpha, k, zeta, expected):
     assert gaussmix_rdp(alpha, k, zeta) == pytest.approx(expected, abs=6e-8)
 
 
@@ -36,7 +39,7 @@ def test_g1_g5_phi_values(alpha, k, zeta, expected):
     [(1, 1, 5, 1, 1.5, 0.346574, 0.123430), (1, 2, 5, 10, 2, 0.322693, 0.204110),
      (10, 5, 3, 7, 1.125, 13.775088, 2.964348)],
 )
-def test_g6_tightness_on_orthogonal_data(C, sigma, d, k, alpha, forward, reverse):
+def test_lemma1_is_tight_on_orthogonal_data(C, sigma, d, k, alpha, forward, reverse):
     X = C * np.eye(d)
     S1 = X.T @ X + sigma**2 * np.eye(d)
     x = X[0]
@@ -66,7 +69,7 @@ def test_exact_divergence_equals_phi_on_semi_orthogonal_data(global_random_seed)
             )
 
 
-def test_g7_phi_bounds_random_instances(global_random_seed):
+def test_lemma1_bounds_random_instances(global_random_seed):
     rng = np.random.RandomState(global_random_seed)
     worst = 0.0
     for _ in range(200):
@@ -89,12 +92,12 @@ def test_g7_phi_bounds_random_instances(global_random_seed):
 @pytest.mark.parametrize(
     "k, zeta, expected", [(1, 10, 0.0028753), (10, 5, 0.1342822), (100, 10, 0.2875298)]
 )
-def test_g8_kl_limit(k, zeta, expected):
+def test_kl_limit(k, zeta, expected):
     assert gaussmix_rdp(1.0, k, zeta) == pytest.approx(expected, rel=1e-5)
     assert gaussmix_rdp(1 + 1e-6, k, zeta) == pytest.approx(expected, rel=1e-5)
 
 
-def test_g9_truncated_cdp():
+def test_corollary1_truncated_cdp():
     worst = 0.0
     for gamma in np.geomspace(2.51, 1e4, 60):
         rho, omega = GaussMixAccountant(k=3, row_bound=1.0).tcdp(math.sqrt(gamma))
@@ -111,7 +114,7 @@ def test_g9_truncated_cdp():
     [(1, 10, 1e-5, 1.09405, 9.60, 1.46587), (10, 100, 1e-6, 0.15732, 77.3, 0.22554),
      (25, 50, 1e-6, 0.45268, 33.0, 0.58900), (250, 1000, 1e-6, 0.04737, 289, 0.06845)],
 )
-def test_g10_conversion(k, zeta, delta, eps, alpha, classic):
+def test_proposition1_conversion(k, zeta, delta, eps, alpha, classic):
     e, a = gaussmix_epsilon(k, zeta, delta)
     assert e == pytest.approx(eps, abs=6e-6)
     assert a == pytest.approx(alpha, rel=5e-3)
@@ -123,7 +126,7 @@ def test_g10_conversion(k, zeta, delta, eps, alpha, classic):
 @pytest.mark.parametrize(
     "k, eps, gamma", [(25, 1, 24.4121), (25, 10, 3.7837), (250, 1, 58.5793), (25, 0.1, 200.234)]
 )
-def test_g11_inverse_calibration(k, eps, gamma):
+def test_inverse_calibration(k, eps, gamma):
     sigma, zeta = GaussMixAccountant(k=k, row_bound=1.0).calibrate(eps, 1e-6)
     assert zeta == pytest.approx(gamma, abs=1e-4 * max(1, gamma / 100))
     assert sigma == pytest.approx(math.sqrt(zeta))
@@ -134,7 +137,8 @@ def test_g11_inverse_calibration(k, eps, gamma):
 
 
 def test_algorithm2_budget_targets():
-    """Spec 9: gamma targets of the paper-style budget with eta = gamma / sqrt(k)."""
+    """The gamma targets of Algorithm 2's budget with eta = gamma / sqrt(k) (the paper prints
+    none; computed independently of this code)."""
     from skdc.privacy import smallest_scale
 
     for k, eps, target in [(25, 1, 51.77), (25, 10, 6.10), (250, 1, 144.95)]:
@@ -142,7 +146,7 @@ def test_algorithm2_budget_targets():
         assert g == pytest.approx(target, abs=0.01)
 
 
-def test_g12_monotonicity():
+def test_monotone_in_zeta_and_divergent_at_alpha_zeta():
     zetas = np.geomspace(1.5, 500, 30)
     phis = [gaussmix_rdp(1.2, 5, z) for z in zetas]
     assert all(a > b for a, b in zip(phis, phis[1:]))
@@ -154,7 +158,7 @@ def test_g12_monotonicity():
     np.testing.assert_allclose(steps, 5 / 18 * math.log(1000), rtol=1e-3)
 
 
-def test_g15_threshold():
+def test_algorithm1_threshold():
     assert adaptive_threshold(1e-6) == pytest.approx(5.461524, rel=1e-6)
     assert adaptive_threshold(1e-5) == pytest.approx(5.022258, rel=1e-6)
     assert adaptive_threshold(1e-6, exact=True) < adaptive_threshold(1e-6)

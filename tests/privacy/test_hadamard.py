@@ -1,4 +1,5 @@
-"""Hadamard factors and Kronecker application (Sec 4 of Bourne and Allison, arXiv:2610.13768)."""
+"""Hadamard factors and their Kronecker application: the rotation of Remark C.1 of Bourne and
+Allison (arXiv:2610.13768), at the orders of App. G.2 and the LPIPS width of App. G.3."""
 
 import numpy as np
 import pytest
@@ -16,7 +17,7 @@ from skdc.privacy import (
     "m, factors",
     [(784, [28, 28]), (3072, [12, 64, 4]), (12288, [12, 64, 16]), (49152, [12, 64, 64])],
 )
-def test_a21_paper_orders_factorise(m, factors):
+def test_the_papers_orders_factorise(m, factors):
     assert hadamard_order(m) == m
     Fs = hadamard_factors(m)
     assert [F.shape[0] for F in Fs] == factors
@@ -63,7 +64,7 @@ class _AlexNetLPIPSFeatures:
         return self.torch.cat(taps, 1).double().numpy()
 
 
-def test_a22_lpips_feature_count_and_padding():
+def test_lpips_feature_count_and_padding():
     torch = pytest.importorskip("torch")
     # the paper's LPIPS representation at 64 x 64 has 31,872 features; skdc pads it to
     # 2^15 = 32768 (H64 x H64 x H8), whose block sizes up to 32 are the paper's LPIPS grid

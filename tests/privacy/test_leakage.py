@@ -1,4 +1,8 @@
-"""Leakage accountants: DP-SGD (Theorem 4.1), Gaussian release and GaussMix (Lemma 3.4)."""
+"""Leakage accountants of Bourne and Allison (arXiv:2610.13768): DP-SGD (Theorem 4.1, against the
+leakages of Table 5 and the single steps of App. G.5), its inverse (Algorithm 1, step 7), the
+Gaussian release and the GaussMix sketch through Lemma 3.4 (the Gaussian-channel bounds; GaussMix
+at the alpha -> 1 limit of Lemma 1 of Lev et al., arXiv:2505.24603), and the binary symmetric
+channel of App. G.6."""
 
 import math
 
@@ -25,13 +29,13 @@ def _gamma(q, sigma, steps):
 @pytest.mark.parametrize(
     "sigma, expected", [(1, 0.721348), (0.5, 2.885390), (0.3, 8.014972), (0.1, 72.134752)]
 )
-def test_a1_full_batch_single_step(sigma, expected):
+def test_full_batch_single_step_is_the_gaussian_channel(sigma, expected):
     assert _gamma(1.0, sigma, 1) == pytest.approx(expected, rel=1e-6)
     # the closed form 1 / (2 ln 2 sigma^2)
     assert _gamma(1.0, sigma, 1) == pytest.approx(1 / (2 * math.log(2) * sigma**2), rel=1e-12)
 
 
-def test_a2_cifar_weak_privacy_run():
+def test_cifar_weak_privacy_run_of_the_authors_code():
     assert _gamma(1 / 44, 0.503697, 4400) == pytest.approx(33.22208, rel=1e-6)
 
 
@@ -40,7 +44,7 @@ def test_a2_cifar_weak_privacy_run():
     [(5.837518, 0.0488), (3.167411, 0.1714), (1.814579, 0.5767), (1.147369, 1.8056),
      (0.815769, 5.1077), (0.628747, 13.3165)],
 )
-def test_a3_table5_cifar(sigma, expected):
+def test_table5_cifar_leakage(sigma, expected):
     assert round(_gamma(1 / 44, sigma, 4400), 4) == expected
 
 
@@ -49,11 +53,11 @@ def test_a3_table5_cifar(sigma, expected):
     [(10.968652, 0.0602), (5.940671, 0.2068), (3.313437, 0.6816), (1.948359, 2.1106),
      (1.241676, 6.0100), (0.862983, 15.6816), (0.638604, 38.3450)],
 )
-def test_a4_table5_imagenette(sigma, expected):
+def test_table5_imagenette_leakage(sigma, expected):
     assert round(_gamma(0.1, sigma, 1000), 4) == pytest.approx(expected, abs=1e-12)
 
 
-def test_a4_rounded_sigma_drifts():
+def test_table5_printed_sigma_drifts():
     assert round(_gamma(0.1, 0.639, 1000), 2) == 38.27
 
 
@@ -62,7 +66,7 @@ def test_a4_rounded_sigma_drifts():
     [(0.02, 0.1, 0.901961113), (0.5, 0.2, 5.574057423), (0.001, 0.5, 2.13251945e-5),
      (1 / 49, 5.574, 6.80709885e-6)],
 )
-def test_a5_gauss_hermite_matches_adaptive_quadrature(q, sigma, expected):
+def test_gauss_hermite_matches_adaptive_quadrature(q, sigma, expected):
     kl = subsampled_gaussian_kl(q, sigma)
     assert kl == pytest.approx(expected, rel=1e-8)
 
@@ -79,7 +83,7 @@ def test_a5_gauss_hermite_matches_adaptive_quadrature(q, sigma, expected):
     assert kl == pytest.approx(ref, rel=1e-9)
 
 
-def test_a6_monotonicity():
+def test_leakage_is_monotone_in_sigma_q_and_steps():
     sigmas = [0.3, 0.5, 1.0, 2.0, 5.0]
     g = [_gamma(0.05, s, 100) for s in sigmas]
     assert all(a > b for a, b in zip(g, g[1:]))
@@ -95,7 +99,7 @@ def test_a6_monotonicity():
 @pytest.mark.parametrize(
     "target, expected", [(0.72, 0.48488), (2.89, 0.35164), (8.01, 0.27180), (72.13, 0.12932)]
 )
-def test_a7_inverse_calibration(target, expected):
+def test_calibrate_sigma_inverts_theorem_4_1(target, expected):
     acct = DPSGDLeakageAccountant()
     sigma = acct.calibrate_sigma(target, q=0.02, steps=100)
     assert sigma == pytest.approx(expected, abs=5e-6)
@@ -140,7 +144,7 @@ def test_rdp_closed_form_at_full_batch():
     assert eps == pytest.approx(1.0 + math.log(1e5) / 3)
 
 
-def test_a15_gaussian_release_isotropic():
+def test_gaussian_release_isotropic():
     # x ~ N(0, I_4), noise sigma^2 = 1: (m/2) log2 2 = 2 bits
     assert GaussianReleaseLeakage(1.0, cov=np.eye(4)).leakage_bits() == pytest.approx(2.0)
     # the radius bound and the minimum of both
@@ -151,19 +155,19 @@ def test_a15_gaussian_release_isotropic():
     assert g_t == pytest.approx(GaussianReleaseLeakage(0.5, cov=np.eye(4)).leakage_bits())
 
 
-def test_a17_anisotropic_leakage():
+def test_gaussian_release_anisotropic():
     g = GaussianReleaseLeakage(1.0, cov=np.diag([4.0, 1.0])).leakage_bits()
     assert g == pytest.approx(0.5 * math.log2(10), rel=1e-12)
 
 
-def test_a18_g18_gaussmix_leakage():
+def test_gaussmix_leakage_is_the_kl_limit():
     g = GaussMixLeakage(k=100, sigma=math.sqrt(10.0), row_bound=1.0).leakage_bits()
     assert g == pytest.approx(0.414818, rel=1e-6)
     g2 = GaussMixLeakage(k=100, sigma=3.0, row_bound=1.0, lambda_low=1.0).leakage_bits()
     assert g2 == pytest.approx(g, rel=1e-12)
 
 
-def test_a23_bsc_sub_bit_leakage():
+def test_binary_symmetric_channel_sub_bit_leakage():
     assert binary_symmetric_leakage(0.5, 0.9) == pytest.approx(0.531004, rel=1e-6)
     assert binary_symmetric_leakage(0.5, 0.5) == pytest.approx(0.0, abs=1e-15)
 

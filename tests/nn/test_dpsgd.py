@@ -12,7 +12,8 @@ pytest.importorskip("skorch")
 from skorch import NeuralNetClassifier  # noqa: E402
 from torch import nn  # noqa: E402
 
-from skdc.privacy import DPSGDLeakageAccountant, PoissonBatchLoader, make_dpsgd_net  # noqa: E402
+from skdc.nn import PoissonBatchLoader, make_dpsgd_net  # noqa: E402
+from skdc.privacy import DPSGDLeakageAccountant  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore:Full backward hook:UserWarning")
 
@@ -160,6 +161,13 @@ def test_bad_noise_multiplier_refused(data):
     with pytest.raises(ValueError, match=r"sampling rate q must lie in \(0, 1\]"):
         DPNet(TinyMLP, criterion=CE,
                 max_epochs=1, train_split=None, verbose=0, sample_rate=1.5).fit(X, y)
+
+
+def test_make_dpsgd_net_validates_its_parameter():
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError, match="of make_dpsgd_net must be"):
+        make_dpsgd_net("NeuralNetClassifier")
 
 
 def test_import_skdc_privacy_does_not_import_torch():

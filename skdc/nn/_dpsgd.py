@@ -11,7 +11,8 @@ actual ``(q, sigma, steps)``; :meth:`DPSGDMixin.privacy_spent` reports the leaka
 ``accountant="prv"``, is Opacus' PRV accountant's).
 
 Opacus is an optional dependency (``pip install skdc[dp]``): this module imports torch, skorch
-and Opacus, and :mod:`skdc.privacy` loads it only when one of its names is used.
+and Opacus, and :mod:`skdc.nn` loads it only when one of its names is used. The accounting is
+:class:`skdc.privacy.DPSGDLeakageAccountant`'s, which needs none of them.
 """
 
 # Licence: BSD 3 clause
@@ -22,8 +23,9 @@ import numpy as np
 import torch
 from torch.utils.data import default_collate
 
+from ..privacy import DPSGDLeakageAccountant
 from ..utils._sklearn_compat import validate_params
-from ._leakage import DPSGDLeakageAccountant, _check_delta, _check_positive, _check_rate
+from ..utils._validation import check_delta, check_positive, check_rate
 
 __all__ = ["DPSGDMixin", "PoissonBatchLoader", "make_dpsgd_net"]
 
@@ -66,7 +68,7 @@ class PoissonBatchLoader:
         self.dataset = dataset
         n = len(dataset)
         q = sample_rate if sample_rate is not None else min(1.0, batch_size / n)
-        self.sample_rate = _check_rate(q)
+        self.sample_rate = check_rate(q)
         self.steps = int(steps) if steps is not None else max(1, round(1 / self.sample_rate))
         self.generator = generator if generator is not None else np.random.default_rng()
 
@@ -164,8 +166,8 @@ class DPSGDMixin:
     def initialize_optimizer(self, *args, **kwargs):
         from opacus.optimizers import DPOptimizer
 
-        _check_positive(self.noise_multiplier, "noise_multiplier")
-        _check_positive(self.max_grad_norm, "max_grad_norm")
+        check_positive(self.noise_multiplier, "noise_multiplier")
+        check_positive(self.max_grad_norm, "max_grad_norm")
         super().initialize_optimizer(*args, **kwargs)
         self._dp_generators()
         gen = torch.Generator(device=self._noise_device())
@@ -184,7 +186,7 @@ class DPSGDMixin:
         # a net that derives its batch from the rows (batch_size="auto") keeps it in batch_size_
         batch = getattr(self, "batch_size_", self.batch_size)
         q = self.sample_rate if self.sample_rate is not None else min(1.0, batch / n)
-        q = _check_rate(q)
+        q = check_rate(q)
         # DPOptimizer divides the noisy sum by the *expected* batch size q n
         self.optimizer_.expected_batch_size = q * n
         runs = self.__dict__.setdefault("dp_runs_", [])
@@ -263,7 +265,7 @@ class DPSGDMixin:
 
     # -- accounting --------------------------------------------------------------------------
     def dp_accountant(self):
-        """A :class:`DPSGDLeakageAccountant` holding every recorded run of this net."""
+        """A :class:`skdc.privacy.DPSGDLeakageAccountant` holding every recorded run."""
         acct = DPSGDLeakageAccountant()
         for r in self.__dict__.get("dp_runs_", []):
             if r["steps"]:
@@ -273,14 +275,15 @@ class DPSGDMixin:
     def privacy_spent(self, delta=None, accountant="rdp"):
         """``{"eps", "delta", "alpha", "leakage_bits", "runs"}`` of all recorded runs.
 
-        ``eps`` is the epsilon of :meth:`DPSGDLeakageAccountant.epsilon`: by default the
-        RDP-accounted one (Opacus' orders and conversion; ``alpha`` its order), with
+        ``eps`` is the epsilon of :meth:`skdc.privacy.DPSGDLeakageAccountant.epsilon`: by
+        default the RDP-accounted one (Opacus' orders and conversion; ``alpha`` its order), with
         ``accountant="prv"`` Opacus' tighter PRV accountant (``alpha`` is then ``nan``), the
-        one the reconstruction-bound paper calibrates with (:func:`calibrate_sigma`).
+        one the reconstruction-bound paper calibrates with
+        (:func:`skdc.privacy.calibrate_sigma`).
         ``leakage_bits`` is the per-record leakage bound of Theorem 4.1 (Bourne and Allison).
         The per-epoch history records the RDP epsilon.
         """
-        delta = _check_delta(self.dp_delta if delta is None else delta)
+        delta = check_delta(self.dp_delta if delta is None else delta)
         acct = self.dp_accountant()
         if not acct.__dict__.get("runs_"):
             return {"eps": 0.0, "delta": delta, "alpha": math.nan, "leakage_bits": 0.0,
@@ -301,7 +304,7 @@ def make_dpsgd_net(net_class):
     Examples
     --------
     >>> from skorch import NeuralNetClassifier
-    >>> from skdc.privacy import make_dpsgd_net
+    >>> from skdc.nn import make_dpsgd_net
     >>> DPNet = make_dpsgd_net(NeuralNetClassifier)
     >>> DPNet.__name__, DPNet is make_dpsgd_net(NeuralNetClassifier)
     ('DPSGDNeuralNetClassifier', True)

@@ -18,9 +18,16 @@ that product: optimal for squared error under the candidate prior (Hayes et al. 
 argmax). Everything runs in the log domain (``logaddexp``, ``logsumexp``), chunked over
 candidates and targets, so memory stays bounded and tiny noise does not overflow.
 
-Against its leakage ``gamma`` (Theorem 4.1 of [1]_, :class:`DPSGDLeakageAccountant`), the
-attack's ``rho = sqrt(mean ||z - z_hat||^2 / tr Sigma_hat)`` sits above the provable floor of
-:class:`ReconstructionBound` on average over targets (Table 6 of [1]_).
+Against its leakage ``gamma`` (Theorem 4.1 of [1]_,
+:class:`skdc.privacy.DPSGDLeakageAccountant`), the attack's
+``rho = sqrt(mean ||z - z_hat||^2 / tr Sigma_hat)`` sits above the provable floor of
+:class:`skdc.privacy.ReconstructionBound` on average over targets (Table 6 of [1]_).
+
+Unlike the collusion attacks of :mod:`skdc.attacks`, whose ``reconstruct(view)`` reads what the
+analyst and a colluding participant of a data-collaboration pipeline know (a
+:class:`CollusionView`), this attack reads a DP-SGD release, so it has no ``reconstruct``:
+``attack(Y)`` reconstructs the targets from their release ``Y`` (what this adversary sees), and
+``release_and_attack(X)`` simulates the release of the targets ``X`` and attacks it.
 
 References
 ----------
@@ -43,10 +50,10 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from ..privacy import DPSGDLeakageAccountant
 from ..utils._docstring import Substitution
+from ..utils._reconstruction import reconstruction_ratio
 from ..utils._sklearn_compat import Interval, _fit_context, validate_data
-from ._bound import reconstruction_ratio_score
-from ._leakage import DPSGDLeakageAccountant
 
 __all__ = ["PriorAwareLikelihoodAttack"]
 
@@ -77,7 +84,7 @@ class PriorAwareLikelihoodAttack(BaseEstimator):
     centring mean ``x_bar``), the estimator simulates the per-step release of a target's clipped
     gradient, ``Y_t = 1_t a(u) u + sigma C xi_t`` (:meth:`release`), and runs the prior-aware
     likelihood attack of Hayes et al. [2]_ on it (:meth:`attack`): the posterior mean of the
-    candidates, participation integrated out exactly. :meth:`reconstruct` does both and
+    candidates, participation integrated out exactly. :meth:`release_and_attack` does both and
     :meth:`score` returns the attack's ``rho``.
 
     Parameters
@@ -114,12 +121,16 @@ class PriorAwareLikelihoodAttack(BaseEstimator):
 
     See Also
     --------
-    DPSGDLeakageAccountant : leakage in bits of the run.
-    ReconstructionBound : the floor no attack beats.
-    CodebookRelease : a release that spends its bits on reconstruction.
+    skdc.privacy.DPSGDLeakageAccountant : leakage in bits of the run.
+    skdc.privacy.ReconstructionBound : the floor no attack beats.
+    skdc.mechanisms.CodebookRelease : a release that spends its bits on reconstruction.
 
     Notes
     -----
+    The input is a DP-SGD release, not a :class:`CollusionView`: the attack has no
+    ``reconstruct(view)`` (the contract of the collusion attacks), but ``attack(Y)`` on a
+    release and ``release_and_attack(X)`` on target records.
+
     Cost: ``n_targets * steps * n_candidates * n_features`` multiply-adds; memory is bounded by
     ``chunk_size`` and a fixed budget of 32 MiB per temporary. The attack's ``rho`` is an
     average over targets; individual targets may fall below the (population) bound (Fig. 6 of
@@ -135,11 +146,11 @@ class PriorAwareLikelihoodAttack(BaseEstimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from skdc.privacy import PriorAwareLikelihoodAttack
+    >>> from skdc.attacks import PriorAwareLikelihoodAttack
     >>> rng = np.random.RandomState(0)
     >>> X_shadow, X_target = rng.standard_normal((200, 5)), rng.standard_normal((10, 5))
     >>> attack = PriorAwareLikelihoodAttack(noise_multiplier=0.5, random_state=0)
-    >>> attack.fit(X_shadow).reconstruct(X_target).shape
+    >>> attack.fit(X_shadow).release_and_attack(X_target).shape
     (10, 5)
     >>> round(attack.leakage_bits_, 4)
     2.8854
@@ -325,7 +336,7 @@ class PriorAwareLikelihoodAttack(BaseEstimator):
             U_hat[rows] = np.exp(logw) @ self.candidates_
         return U_hat + self.mean_
 
-    def reconstruct(self, X):
+    def release_and_attack(self, X):
         """Release the targets' gradients and attack them: ``attack(release(X))``.
 
         A target that is also a candidate triggers a ``UserWarning``: the attack then saw it,
@@ -373,4 +384,4 @@ class PriorAwareLikelihoodAttack(BaseEstimator):
         """
         X = self._check_targets(X)
         trace = self.trace_ if trace is None else float(trace)
-        return reconstruction_ratio_score(X, self.reconstruct(X), trace)
+        return reconstruction_ratio(X, self.release_and_attack(X), trace)

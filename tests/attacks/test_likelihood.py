@@ -7,12 +7,12 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.datasets import load_digits
 
+from skdc.attacks import PriorAwareLikelihoodAttack
+from skdc.metrics import bound_slack_score
 from skdc.privacy import (
     BlockEntropyLowerBound,
     DPSGDLeakageAccountant,
-    PriorAwareLikelihoodAttack,
     ReconstructionBound,
-    bound_slack_score,
 )
 
 
@@ -87,7 +87,7 @@ def test_tiny_noise_recovers_the_target_from_the_candidates(digits_split):
     ).fit(X_shadow)
     targets = X_shadow[:20]  # the only test whose targets are candidates
     with pytest.warns(UserWarning, match="targets are also candidates"):
-        X_hat = attack.reconstruct(targets)
+        X_hat = attack.release_and_attack(targets)
     assert_allclose(X_hat, targets, rtol=0, atol=1e-6)
     best = attack.log_posterior(attack.release(targets)).argmax(axis=1)
     assert_allclose(X_shadow[best], targets, rtol=0)
@@ -96,7 +96,7 @@ def test_tiny_noise_recovers_the_target_from_the_candidates(digits_split):
 def test_huge_noise_returns_the_prior_mean(digits_split):
     _, _, X_shadow, X_target = digits_split
     attack = PriorAwareLikelihoodAttack(1e4, sample_rate=0.5, steps=3, random_state=0)
-    X_hat = attack.fit(X_shadow).reconstruct(X_target)
+    X_hat = attack.fit(X_shadow).release_and_attack(X_target)
     assert_allclose(X_hat, np.tile(X_shadow.mean(axis=0), (X_target.shape[0], 1)),
                     rtol=0, atol=1e-3 * np.abs(X_shadow).max())
     rho = attack.score(X_target)
@@ -129,7 +129,7 @@ def test_attack_stays_above_the_provable_floor(digits_split, q, steps):
         rho = attack.score(X_target, trace=ent.trace_)
         assert bound_slack_score(rho, rho_star) >= 0
         # per-target errors may fall below the population floor; their mean may not
-        err = np.sum((attack.reconstruct(X_target) - X_target) ** 2, axis=1) / ent.trace_
+        err = np.sum((attack.release_and_attack(X_target) - X_target) ** 2, axis=1) / ent.trace_
         assert math.sqrt(err.mean()) == pytest.approx(rho, rel=1e-12)
 
 
@@ -157,7 +157,7 @@ def test_bad_inputs_refused():
         attack.fit(rng.standard_normal((1, 3)))
     attack.fit(rng.standard_normal((10, 3)))
     with pytest.raises(ValueError, match="X has 4 features"):
-        attack.reconstruct(rng.standard_normal((2, 4)))
+        attack.release_and_attack(rng.standard_normal((2, 4)))
     with pytest.raises(ValueError, match=r"shape \(n_targets, steps, n_features\)"):
         attack.attack(rng.standard_normal((2, 2, 4)))
     with pytest.raises(ValueError, match=r"= \(n, 2, 3\)"):

@@ -10,13 +10,19 @@ values, so it leaks ``H(Q) <= R`` bits and is charged ``gamma = R``.
 
 Below one bit, the two-cell codebook's index goes through a binary symmetric channel that keeps
 it with probability ``p`` in [1/2, 1]: the release leaks exactly
-``gamma = H_b(f0 p + f1 (1 - p)) - H_b(p)`` (:func:`binary_symmetric_leakage`). The attack is
-the conditional mean ``E[Psi(x) | release]``: the released cell's mean, or the two cell means
-weighted by the posterior of the true cell.
+``gamma = H_b(f0 p + f1 (1 - p)) - H_b(p)`` (:func:`skdc.privacy.binary_symmetric_leakage`).
+The attack is the conditional mean ``E[Psi(x) | release]``: the released cell's mean, or the
+two cell means weighted by the posterior of the true cell.
+
+Unlike the participant-side transformers of :mod:`skdc.mechanisms`, whose uploads feed an
+aligner, this release measures the bound: ``release(X)`` gives the indices, ``attack(Q)`` the
+reconstructions from them, ``release_and_attack(X)`` both, and ``score`` the attack's ``rho``
+(the contract of :class:`skdc.attacks.PriorAwareLikelihoodAttack`, its DP-SGD counterpart).
 
 The per-block bound ``rho_blk`` of Proposition G.1 of [1]_ charges each block only the leakage
 it receives, ``gamma_b = I(z~_b; Q) = h(z~_b) - sum_c Pr(Q = c) h(z~_b | Q = c)``, estimated with
-one-dimensional plug-ins (:func:`plugin_entropy`); the chain ``rho* <= rho_blk <= rho_cb``
+one-dimensional plug-ins (:func:`skdc.privacy.plugin_entropy`,
+:func:`skdc.privacy.per_block_bound`); the chain ``rho* <= rho_blk <= rho_cb``
 splits the slack of the bound (Table 8 of [1]_).
 
 References
@@ -27,7 +33,6 @@ References
 
 # Licence: BSD 3 clause
 
-import math
 from numbers import Integral, Real
 
 import numpy as np
@@ -37,11 +42,10 @@ from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted
 
+from ..privacy import binary_symmetric_leakage, per_block_bound
 from ..utils._docstring import Substitution
+from ..utils._reconstruction import reconstruction_ratio
 from ..utils._sklearn_compat import Interval, _fit_context, validate_data
-from ._bound import reconstruction_ratio_score
-from ._entropy import _block_entropies_numpy
-from ._leakage import binary_symmetric_leakage
 
 __all__ = ["CodebookRelease"]
 
@@ -54,9 +58,6 @@ _released_doc = """Parameters
         Returns
         -------
 """
-
-_TWO_PI_E = 2 * math.pi * math.e
-
 
 def _balanced_assignment(D, capacity):
     """Assign each row to a cell, at most ``capacity`` rows per cell, near rows first.
@@ -151,9 +152,12 @@ class CodebookRelease(BaseEstimator):
 
     See Also
     --------
-    PriorAwareLikelihoodAttack : the attack on a DP-SGD release at the same leakage.
-    ReconstructionBound : the floor ``rho*`` every attack stays above.
-    binary_symmetric_leakage : the sub-bit leakage.
+    skdc.attacks.PriorAwareLikelihoodAttack : the attack on a DP-SGD release at the same
+        leakage.
+    skdc.privacy.ReconstructionBound : the floor ``rho*`` every attack stays above.
+    skdc.privacy.per_block_bound : the bound ``rho_blk`` that charges each block its own
+        leakage.
+    skdc.privacy.binary_symmetric_leakage : the sub-bit leakage.
 
     Notes
     -----
@@ -171,13 +175,13 @@ class CodebookRelease(BaseEstimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from skdc.privacy import CodebookRelease
+    >>> from skdc.mechanisms import CodebookRelease
     >>> rng = np.random.RandomState(0)
     >>> X_shadow, X_est = rng.standard_normal((200, 3)), rng.standard_normal((160, 3))
     >>> cb = CodebookRelease(n_bits=2, random_state=0).fit(X_est, X_shadow=X_shadow)
     >>> cb.leakage_bits_, np.bincount(cb.labels_).tolist()
     (2, [40, 40, 40, 40])
-    >>> cb.release(X_est[:4]).shape, cb.reconstruct(X_est[:4]).shape
+    >>> cb.release(X_est[:4]).shape, cb.release_and_attack(X_est[:4]).shape
     ((4,), (4, 3))
     >>> round(CodebookRelease(keep_prob=0.9, random_state=0).fit(X_est).leakage_bits_, 2)
     0.53
@@ -340,7 +344,7 @@ class CodebookRelease(BaseEstimator):
         """
         return self.posterior(Q) @ self.cell_means_
 
-    def reconstruct(self, X):
+    def release_and_attack(self, X):
         """Release the records and attack the release: ``attack(release(X))``.
 
         Parameters
@@ -375,17 +379,15 @@ class CodebookRelease(BaseEstimator):
         """
         X = self._check_targets(X)
         trace = self.trace_ if trace is None else float(trace)
-        return reconstruction_ratio_score(X, self.reconstruct(X), trace)
+        return reconstruction_ratio(X, self.release_and_attack(X), trace)
 
     def per_block_bound(self, X, entropy, *, nu2=0.2, n_mc=2, min_cell_size=20):
-        """The per-block bound ``rho_blk`` of Prop. G.1 of [1]_ (a point estimate).
+        """The per-block bound ``rho_blk`` of Prop. G.1 of [1]_ on this release (a point estimate).
 
-        With ``k = 1`` blocks ``z~_b`` of the calibrated rotation of ``entropy`` and dither
-        ``s^2 = nu2`` (unit-trace scale), each block is charged its own leakage
-        ``gamma_b = h(z~_b) - sum_c Pr(Q = c) h(z~_b | Q = c)`` (1-D plug-ins on the rows of
-        each release cell), capped at ``leakage_bits_`` (data processing; under the channel
-        ``I(z~_b; Y) <= min(I(z~_b; Q), I(Q; Y))``), and
-        ``rho_blk^2 = (1 / N) sum_b (1 / (2 pi e)) 2^{2 (h(z~_b) - gamma_b)} - nu2`` (eq. 40).
+        :func:`skdc.privacy.per_block_bound` on the codebook's cells: the index of each row's
+        nearest codeword (before the channel, which only lowers the leakage), ``M = 2^n_bits``
+        cells, the charged ``leakage_bits_`` as the cap (under the channel
+        ``I(z~_b; Y) <= min(I(z~_b; Q), I(Q; Y))``) and the plug-ins seeded by ``noise_seed_``.
 
         Parameters
         ----------
@@ -408,40 +410,7 @@ class CodebookRelease(BaseEstimator):
             ``entropy.trace_``), up to the estimation error of the plug-ins.
         """
         X = self._check_targets(X)
-        if not hasattr(entropy, "pairs_") or not hasattr(entropy, "_rotate"):
-            raise TypeError(
-                "entropy must be a fitted BlockEntropyLowerBound (it supplies the rotation); "
-                f"got {type(entropy).__name__}."
-            )
-        if entropy.n_components_ != X.shape[1]:
-            raise ValueError(
-                f"the entropy bound was fitted on {entropy.n_components_} features but the "
-                f"codebook has {X.shape[1]}; fit both in the same representation."
-            )
-        if not nu2 > 0:
-            raise ValueError(f"nu2 must be > 0; got {nu2}.")
-        Q = self._nearest(X)  # the quantiser's cells (the channel only lowers the leakage)
-        M = self.codewords_.shape[0]
-        counts = np.bincount(Q, minlength=M)
-        if counts.min() < min_cell_size:
-            raise ValueError(
-                f"every codebook cell must hold >= {min_cell_size} estimation rows for the "
-                f"per-block plug-ins; cell {int(counts.argmin())} holds {int(counts.min())} "
-                f"of {X.shape[0]}. Lower n_bits (M = {M}) or give more rows."
-            )
-        freq = counts / X.shape[0]
-        Y = entropy._rotate(X)
-        n_blocks = Y.shape[1]
-        centres = math.sqrt(n_blocks) * Y  # k = 1 blocks: sqrt(N_k) P_b U z, Sec 4.1 of [1]
-        s = math.sqrt(float(nu2))
-        gamma = float(self.leakage_bits_)
-        # the plug-in of plugin_entropy, batched over the blocks: h(z~_b), then h(z~_b | Q = c)
-        h = _block_entropies_numpy(centres.T[:, :, None], s, n_mc, [self.noise_seed_, 0])
-        h_cond = np.zeros(n_blocks)
-        for c in range(M):
-            cell = centres[Q == c].T[:, :, None]
-            h_cond += freq[c] * _block_entropies_numpy(cell, s, n_mc, [self.noise_seed_, c + 1])
-        gamma_b = np.clip(h - h_cond, 0.0, gamma)  # 0 <= gamma_b <= gamma (data processing)
-        terms = 2.0 ** (2.0 * (h - gamma_b)) / _TWO_PI_E  # eq. 40 of [1], k = 1
-        rho2 = float(terms.mean()) - float(nu2)
-        return math.sqrt(min(max(rho2, 0.0), 1.0))
+        return per_block_bound(
+            entropy, X, self._nearest(X), self.leakage_bits_, n_cells=self.codewords_.shape[0],
+            nu2=nu2, n_mc=n_mc, min_cell_size=min_cell_size, random_state=self.noise_seed_,
+        )

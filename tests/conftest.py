@@ -1,10 +1,11 @@
-"""Fixtures of the privacy tests.
+"""Fixtures shared by the tests of several rooms (the bound in skdc.privacy, its scorers in
+skdc.metrics).
 
 The MNIST pixel entropy grid shipped with the code of Bourne and Allison, "From Pixels to
 Privacy-Sensitive Features: An Information-Theoretic Framework for Reconstruction Bounds",
 arXiv:2610.13768, 2026: ``(k, nu2, h_hat, h_lb)`` in bits on the unit-trace scale, at
 n = 59000, |G| = 48, alpha = 0.05, t_MD = 0.13840286575 bits. The numbers live in
-``data/mnist_pixel_grid.csv``, one grid pair a row.
+``tests/data/mnist_pixel_grid.csv``, one grid pair a row.
 """
 
 import csv
@@ -23,10 +24,7 @@ def _read_grid():
         ]
 
 
-MNIST_PIXEL_GRID = _read_grid()
-
-
 @pytest.fixture(scope="session")
 def mnist_pixel_grid():
     """The shipped MNIST pixel grid as records on the unit-trace scale."""
-    return [{"k": k, "nu2": v, "h_hat": hh, "h_lb": hl} for k, v, hh, hl in MNIST_PIXEL_GRID]
+    return [{"k": k, "nu2": v, "h_hat": hh, "h_lb": hl} for k, v, hh, hl in _read_grid()]
