@@ -121,20 +121,22 @@ TESTED_ELSEWHERE = {
     "skdc/__main__.py": "the command line's entry point, run by the tests of every command "
                         "(tests/experiments/test_cli.py, tests/privacy/test_cli.py, "
                         "tests/protocol/test_cli.py)",
-    "skdc/_demo.py": "the demo command, run by tests/experiments/test_cli.py",
     "skdc/alignment/_base.py": "the aligners' template, run by every aligner's tests",
-    "skdc/alignment/_gopp_solver.py": "the GOPP solver, tested through GOPPAligner in "
-                                      "tests/alignment/test_gopp.py",
     "skdc/attacks/_base.py": "the attacks' template, run by every attack's tests",
     "skdc/experiments/_audit_cli.py": "the audit command, run by tests/experiments/test_audit.py",
     "skdc/experiments/_report.py": "the audit's report, read back by "
                                    "tests/experiments/test_audit.py",
+    "skdc/experiments/_compare_report.py": "the comparison's report, read back (and rendered "
+                                           "in Chromium) by tests/experiments/test_compare.py",
     "skdc/linear_model/_base.py": "the private linear models' template, run by their tests",
     "skdc/mechanisms/_base.py": "the mechanisms' template, run by every mechanism's tests",
     "skdc/protocol/_container.py": "the upload file's container, tested through the files of "
                                    "tests/protocol/test_format.py and test_fuzz.py",
     "skdc/protocol/_screen.py": "the analyst's anchor screen, tested by "
                                 "tests/protocol/test_analyst_screen.py",
+    "skdc/utils/_deployment.py": "the audited-settings fingerprint, tested on both sides (the "
+                                 "audit writing it, analyst fit checking it) by "
+                                 "tests/experiments/test_compare.py",
     "skdc/utils/_device.py": "resolve_device, public as skdc.nn.resolve_device and tested in "
                              "tests/nn/test_net.py (it needs torch)",
     "skdc/utils/_lazy.py": "the stubs' reader, tested over every package by tests/test_stubs.py",
@@ -157,6 +159,16 @@ CROSS_CUTTING = {
     "tests/test_trust.py": "no analyst-side object holds a participant's secret, across rooms",
     "tests/test_anchors_smote.py": "the SMOTE anchors of skdc/anchors.py, which need "
                                    "imbalanced-learn",
+    "tests/test_docs_links.py": "the built documentation: every module's source page, no "
+                                "broken internal link",
+    "tests/test_set_output.py": "set_output('pandas') through mechanism, aligner and model "
+                                "together",
+    "tests/test_tables_cli.py": "CSV and Parquet tables through every command's --data",
+    "tests/experiments/test_sweep_plot.py": "the sweep command's figure (_plot_sweep of "
+                                            "skdc/experiments/_cli.py)",
+    "tests/mechanisms/test_anchor_coverage.py": "the nonlinear mechanisms' anchor-coverage "
+                                                "warning (skdc/anchors.py and "
+                                                "skdc/mechanisms/_embedding.py together)",
     "tests/experiments/test_sweep_config.py": "the sweep config reader of "
                                               "skdc/experiments/_cli.py, against hostile configs",
     "tests/mechanisms/test_numerics.py": "mechanisms and aligners at awkward scales together",

@@ -389,7 +389,8 @@ def test_hostile_fingerprint_files_are_refused_in_one_line(comparison, tmp_path,
         good["fingerprint"], good["settings"])
     assert read_audit_fingerprint(good["fingerprint"].upper())[0] == good["fingerprint"]
     cases = {
-        "edited": {**good, "settings": {**good["settings"], "anchor_noise": 0.0}},
+        "edited": {**good, "settings": {**good["settings"],
+                                        "anchor_noise": good["settings"]["anchor_noise"] + 0.5}},
         "bool": {**good, "settings": {**good["settings"], "n_participants": True}},
         "negative": {**good, "settings": {**good["settings"], "noise": -1.0}},
         "missing": {**good, "settings": {k: v for k, v in good["settings"].items()
