@@ -21,7 +21,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from ..utils._checkpoint import DrawCheckpoint
-from ..utils._files import ensure_folder, output_mode, write_file
+from ..utils._files import ensure_folder, write_outputs
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
 from ._calibrate import (
     _RUN_CONSTRAINTS,
@@ -129,14 +129,8 @@ class AuditReport:
             outputs[name] = (f"{name}.csv", getattr(self, name).to_csv(index=False))
         outputs["calibration"] = ("calibration.csv",
                                   self.calibration.summary.to_csv(index=False))
-        files = {}
-        for name, (filename, text) in outputs.items():
-            path = os.path.join(out, filename)
-            with write_file(path, f"the report's {filename}", mode=output_mode(0o644)) as fh:
-                fh.write(text.encode("utf-8"))
-            files[name] = path
-        self.files = files
-        return files
+        self.files = write_outputs(out, outputs, "the report")
+        return self.files
 
 
 # ----------------------------------------------------------------------------- the audit

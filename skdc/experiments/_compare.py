@@ -50,7 +50,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ..utils._checkpoint import DrawCheckpoint
 from ..utils._deployment import settings_fingerprint
-from ..utils._files import ensure_folder, output_mode, write_file
+from ..utils._files import ensure_folder, write_outputs
 from ..utils._progress import progress_bar
 from ..utils._sklearn_compat import (
     HasMethods,
@@ -393,15 +393,8 @@ class Comparison:
                                                    "commands")}
             outputs["deployment"] = ("deployment.json", json.dumps(doc, indent=2) + "\n")
             outputs["commands"] = ("deployment.txt", self.deployment["text"])
-        files = {}
-        for name, (filename, text) in outputs.items():
-            path = os.path.join(out, filename)
-            with write_file(path, f"the comparison's {filename}",
-                            mode=output_mode(0o644)) as fh:
-                fh.write(text.encode("utf-8"))
-            files[name] = path
-        self.files = files
-        return files
+        self.files = write_outputs(out, outputs, "the comparison")
+        return self.files
 
     def plot(self, axes=None):
         """Utility against the strongest attack's error (left) and against epsilon (right).

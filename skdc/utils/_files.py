@@ -48,6 +48,7 @@ __all__ = [
     "read_text",
     "remove_written",
     "write_file",
+    "write_outputs",
 ]
 
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -479,6 +480,48 @@ def ensure_folder(path, what="the output folder", *, allow_link=True, error=File
     if not os.access(path, os.W_OK | os.X_OK):
         raise error(f"{path}: cannot write into {what}.")
     return path
+
+
+def write_outputs(folder, outputs, what="the output", *, mode=None, error=FileError):
+    """Write several shared outputs into ``folder``, each through :func:`write_file`.
+
+    Parameters
+    ----------
+    folder : str or path-like
+        An existing folder (see :func:`ensure_folder`).
+    outputs : dict of {str: (str, str or bytes)}
+        ``{name: (file name, content)}``; text is written as UTF-8.
+    what : str, default="the output"
+        Whose outputs these are (``"the report"``), for messages: ``"the report's
+        summary.csv"``.
+    mode : int, default=None
+        Permission bits; ``None``: ``output_mode(0o644)`` (an ordinary shared file).
+    error : type, default=FileError
+        The exception class raised.
+
+    Returns
+    -------
+    files : dict of {str: str}
+        ``{name: path}`` of the files written.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from skdc.utils._files import write_outputs
+    >>> folder = tempfile.mkdtemp()
+    >>> files = write_outputs(folder, {"table": ("t.csv", "a,b\\n1,2\\n")}, "the audit")
+    >>> os.path.basename(files["table"]), open(files["table"]).read().splitlines()
+    ('t.csv', ['a,b', '1,2'])
+    """
+    mode = output_mode(0o644) if mode is None else mode
+    files = {}
+    for name, (filename, content) in outputs.items():
+        path = os.path.join(os.fspath(folder), filename)
+        data = content.encode("utf-8") if isinstance(content, str) else bytes(content)
+        with write_file(path, f"{what}'s {filename}", mode=mode, error=error) as fh:
+            fh.write(data)
+        files[name] = path
+    return files
 
 
 def remove_written(folder, names, what="the folder", *, is_ours=None, error=FileError):

@@ -1,19 +1,5 @@
-"""A guard against hanging readers."""
+"""A guard against hanging readers, shared with every fuzz test (tests/_fuzz.py)."""
 
-import contextlib
-import signal
+from tests._fuzz import deadline
 
-
-@contextlib.contextmanager
-def deadline(seconds=20):
-    """Fail instead of hanging: a reader or writer blocked on a pipe is interrupted."""
-    def boom(signum, frame):
-        raise TimeoutError(f"still running after {seconds} s: it hangs")
-
-    old = signal.signal(signal.SIGALRM, boom)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+__all__ = ["deadline"]
