@@ -231,7 +231,7 @@ def _upload_arrays(uploads, participant_id, labels, anchor_noise):
     anchor = None
     if uploads.anchors is not None:
         # what leaves is B_i + v W_i (a no-op on already noisy uploads, which carry no W_i)
-        anchors = uploads.anchors if uploads.anchor_noise is None else uploads.noisy_anchors(
+        anchors = uploads.anchors if uploads.unit_anchor_noise is None else uploads.noisy_anchors(
             float(anchor_noise or 0.0))
         anchor = anchors[0 if local else participant_id]
     width = uploads.shape[1] if anchor is None else anchor.shape[1]

@@ -54,7 +54,7 @@ def test_round_trip_stacks_in_participant_order(files):
     assert_array_equal(loaded.uploads.participant, ids[order])
     assert_array_equal(loaded.y, y[order])
     # the declared anchor noise was added before writing: B_i + 0.1 W_i left, nothing cleaner
-    for a, b, w in zip(loaded.uploads.anchors, Y.anchors, Y.anchor_noise):
+    for a, b, w in zip(loaded.uploads.anchors, Y.anchors, Y.unit_anchor_noise):
         assert_array_equal(a, b + 0.1 * w)
 
 
