@@ -203,16 +203,14 @@ def test_sweep_redraws_the_participants_noise_and_keeps_the_deployment(fitted):
 
 
 def test_an_upload_file_carries_only_the_noisy_anchor_upload(fitted, tmp_path):
-    from skdc.protocol import load_uploads, save_upload
+    from skdc.protocol import load_uploads, save_simulated_uploads
 
     X, y, pipe = fitted
     U = pipe["gdp"].transform(X)
-    path = save_upload(tmp_path / "u1.npz", U, 1, mechanism=pipe["gdp"], anchor_noise=V)
-    blob = open(path, "rb").read()
+    paths = save_simulated_uploads(tmp_path, U, mechanism=pipe["gdp"], anchor_noise=V)
+    blob = open(paths[1], "rb").read()
     for arr in (U.unit_anchor_noise[1], U.anchors[1]):
         assert not any(value.tobytes() in blob for value in arr.ravel())
-    others = [save_upload(tmp_path / f"u{i}.npz", U, i, mechanism=pipe["gdp"], anchor_noise=V)
-              for i in (0, 2)]
-    loaded = load_uploads([others[0], path, others[1]]).uploads
+    loaded = load_uploads(paths).uploads
     assert loaded.unit_anchor_noise is None
     assert_allclose(loaded.anchors[1], U.anchors[1] + V * U.unit_anchor_noise[1], rtol=0, atol=0)
