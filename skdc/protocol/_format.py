@@ -254,13 +254,7 @@ def save_simulated_uploads(folder_or_paths, uploads, *, anchor_noise, labels=Non
     uploads = _check_uploads_type(uploads, "save_simulated_uploads")
     p = uploads.n_participants
     paths = _simulation_paths(folder_or_paths, p)
-    if labels is not None:
-        labels = np.asarray(labels)
-        if labels.shape != (uploads.shape[0],):
-            raise ValueError(
-                f"labels must have one entry per row of the uploads, shape "
-                f"({uploads.shape[0]},); got {labels.shape}."
-            )
+    labels = _check_labels(labels, uploads.shape[0], "row of the uploads")
     if uploads.anchors is not None and uploads.unit_anchor_noise is None:
         raise ValueError(
             "save_simulated_uploads adds each participant's anchor noise to a mechanism's own "
@@ -392,15 +386,22 @@ def _upload_arrays(uploads, labels):
         arrays["anchor_upload"] = anchor
         if uploads.anchor_y is not None:
             arrays["anchor_y"] = np.asarray(uploads.anchor_y)
+    labels = _check_labels(labels, data.shape[0], "uploaded row")
     if labels is not None:
-        labels = np.asarray(labels)
-        if labels.shape != (data.shape[0],):
-            raise ValueError(
-                f"labels must have one entry per uploaded row, shape ({data.shape[0]},); got "
-                f"{labels.shape}."
-            )
         arrays["labels"] = labels
     return arrays
+
+
+def _check_labels(labels, n_rows, row):
+    """``labels`` as an array of one entry per ``row`` (``None`` stays ``None``)."""
+    if labels is None:
+        return None
+    labels = np.asarray(labels)
+    if labels.shape != (n_rows,):
+        raise ValueError(
+            f"labels must have one entry per {row}, shape ({n_rows},); got {labels.shape}."
+        )
+    return labels
 
 
 # -- reading, one file at a time ------------------------------------------------------------
