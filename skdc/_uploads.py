@@ -84,13 +84,15 @@ class Uploads(np.ndarray):
         columns and the rest are zero.
     anchor_y : array-like of shape (n_anchors,), default=None
         Targets of the anchor rows when the anchor carries labels (SMOTE anchors).
-    anchor_noise : list of array-like of shape (n_anchors, h_i), default=None
+    unit_anchor_noise : list of array-like of shape (n_anchors, h_i), default=None
         Each participant's unit anchor noise ``W_i`` (standard normal, the shape of ``B_i``),
-        drawn from the participant's own noise stream by its mechanism (Def 4.1 of [1]_). The
-        analyst receives ``B_i + v W_i`` (:meth:`noisy_anchors`); ``W_i`` itself exists only
-        inside one process, between a mechanism and an aligner, and is never written to an
-        upload file. ``None`` when the anchor uploads are already noisy (deployment) or there
-        are none.
+        drawn from the participant's own noise stream by its mechanism (Def 4.1 of [1]_): the
+        unit draws, not their scale. The analyst receives ``B_i + v W_i``
+        (:meth:`noisy_anchors`), where the scale ``v`` is ``anchor_noise`` in the protocol
+        (:class:`~skdc.protocol.Participant`, ``--anchor-noise``, the upload header) and ``v``
+        in :class:`~skdc.alignment.GOPPAligner`. ``W_i`` itself exists only inside one
+        process, between a mechanism and an aligner, and is never written to an upload file.
+        ``None`` when the anchor uploads are already noisy (deployment) or there are none.
 
     Attributes
     ----------
@@ -100,8 +102,8 @@ class Uploads(np.ndarray):
         The anchor uploads.
     anchor_y : ndarray or None
         The anchor targets.
-    anchor_noise : list of ndarray or None
-        The unit anchor noise of each participant.
+    unit_anchor_noise : list of ndarray or None
+        The unit anchor noise ``W_i`` of each participant.
 
     {references}
 
@@ -120,7 +122,7 @@ class Uploads(np.ndarray):
     2
     """
 
-    def __new__(cls, data, participant, anchors=None, anchor_y=None, anchor_noise=None):
+    def __new__(cls, data, participant, anchors=None, anchor_y=None, unit_anchor_noise=None):
         arr = np.asarray(data, dtype=np.float64)
         if arr.ndim != 2:
             raise ValueError(
@@ -142,12 +144,12 @@ class Uploads(np.ndarray):
                     f"{anchor_y.shape} for "
                     f"{'no anchors' if anchors is None else f'{anchors[0].shape[0]} anchor rows'}."
                 )
-        anchor_noise = _check_anchor_noise(anchor_noise, anchors)
+        unit_anchor_noise = _check_unit_anchor_noise(unit_anchor_noise, anchors)
         obj = arr.view(cls)
         obj.participant = participant
         obj.anchors = anchors
         obj.anchor_y = anchor_y
-        obj.anchor_noise = anchor_noise
+        obj.unit_anchor_noise = unit_anchor_noise
         return obj
 
     def __array_finalize__(self, obj):
@@ -157,8 +159,8 @@ class Uploads(np.ndarray):
         self.participant = participant
         self.anchors = getattr(obj, "anchors", None) if participant is not None else None
         self.anchor_y = getattr(obj, "anchor_y", None) if participant is not None else None
-        self.anchor_noise = (
-            getattr(obj, "anchor_noise", None) if participant is not None else None
+        self.unit_anchor_noise = (
+            getattr(obj, "unit_anchor_noise", None) if participant is not None else None
         )
 
     def __array_wrap__(self, array, context=None, return_scalar=False):
@@ -185,13 +187,14 @@ class Uploads(np.ndarray):
         out.participant = part
         out.anchors = self.anchors
         out.anchor_y = self.anchor_y
-        out.anchor_noise = self.anchor_noise
+        out.unit_anchor_noise = self.unit_anchor_noise
         return out
 
     def __reduce__(self):
         return (
             _rebuild_uploads,
-            (np.asarray(self), self.participant, self.anchors, self.anchor_y, self.anchor_noise),
+            (np.asarray(self), self.participant, self.anchors, self.anchor_y,
+             self.unit_anchor_noise),
         )
 
     def __repr__(self):
@@ -225,7 +228,9 @@ class Uploads(np.ndarray):
         Parameters
         ----------
         v : float
-            Standard deviation of the anchor noise; ``0`` returns the anchor uploads as they are.
+            Standard deviation of the anchor noise, the scale of the unit draws ``W_i``
+            (``anchor_noise`` in the protocol, ``v`` of :class:`~skdc.alignment.GOPPAligner`);
+            ``0`` returns the anchor uploads as they are.
 
         Returns
         -------
@@ -238,19 +243,20 @@ class Uploads(np.ndarray):
         >>> from skdc import IGDP
         >>> U = IGDP(n_participants=2, random_state=0).fit_transform(np.eye(6, 3))
         >>> B = U.noisy_anchors(0.1)[1]
-        >>> bool(np.allclose(B, U.anchors[1] + 0.1 * U.anchor_noise[1], rtol=0, atol=1e-15))
+        >>> W = U.unit_anchor_noise[1]
+        >>> bool(np.allclose(B, U.anchors[1] + 0.1 * W, rtol=0, atol=1e-15))
         True
         """
         if self.anchors is None or v == 0:
             return self.anchors
-        if self.anchor_noise is None:
+        if self.unit_anchor_noise is None:
             raise ValueError(
                 f"anchor noise v={v} was asked for, but these Uploads carry no unit anchor "
-                "noise (anchor_noise=None): their anchor uploads are already noisy, as in a "
-                "deployment where each participant adds its own noise before the upload leaves "
+                "noise (unit_anchor_noise=None): their anchor uploads are already noisy, as in "
+                "a deployment where each participant adds its own noise before the upload leaves "
                 "home, or they come from a mechanism without an anchor. Use v=0 on them."
             )
-        return [b + v * w for b, w in zip(self.anchors, self.anchor_noise)]
+        return [b + v * w for b, w in zip(self.anchors, self.unit_anchor_noise)]
 
     def to_frame(self, columns=None, index=None):
         """The uploads as a :class:`pandas.DataFrame` whose ``attrs`` carry the metadata.
@@ -286,7 +292,7 @@ class Uploads(np.ndarray):
         frame = pd.DataFrame(np.asarray(self), columns=columns, index=index, copy=True)
         frame.attrs[_FRAME_KEY] = {
             "participant": self.participant, "anchors": self.anchors,
-            "anchor_y": self.anchor_y, "anchor_noise": self.anchor_noise,
+            "anchor_y": self.anchor_y, "unit_anchor_noise": self.unit_anchor_noise,
             "index": frame.index,
         }
         return frame
@@ -328,7 +334,7 @@ class Uploads(np.ndarray):
             participant = participant[at]
         return cls(frame.to_numpy(dtype=np.float64), participant=participant,
                    anchors=meta["anchors"], anchor_y=meta["anchor_y"],
-                   anchor_noise=meta["anchor_noise"])
+                   unit_anchor_noise=meta["unit_anchor_noise"])
 
     @classmethod
     def concatenate(cls, uploads):
@@ -342,8 +348,8 @@ class Uploads(np.ndarray):
                 raise TypeError(f"Uploads.concatenate takes Uploads; got {type(u).__name__}.")
             if u.anchors is not first.anchors and not _same_anchors(u.anchors, first.anchors):
                 raise ValueError("Uploads.concatenate needs uploads sharing the same anchors.")
-            if u.anchor_noise is not first.anchor_noise and not _same_anchors(
-                u.anchor_noise, first.anchor_noise
+            if u.unit_anchor_noise is not first.unit_anchor_noise and not _same_anchors(
+                u.unit_anchor_noise, first.unit_anchor_noise
             ):
                 raise ValueError(
                     "Uploads.concatenate needs uploads sharing the same anchor noise (uploads "
@@ -354,7 +360,7 @@ class Uploads(np.ndarray):
             participant=np.concatenate([u.participant for u in uploads]),
             anchors=first.anchors,
             anchor_y=first.anchor_y,
-            anchor_noise=first.anchor_noise,
+            unit_anchor_noise=first.unit_anchor_noise,
         )
 
 
@@ -362,9 +368,9 @@ class Uploads(np.ndarray):
 _FRAME_KEY = "skdc.uploads"
 
 
-def _rebuild_uploads(data, participant, anchors, anchor_y, anchor_noise=None):
+def _rebuild_uploads(data, participant, anchors, anchor_y, unit_anchor_noise=None):
     return Uploads(data, participant=participant, anchors=anchors, anchor_y=anchor_y,
-                   anchor_noise=anchor_noise)
+                   unit_anchor_noise=unit_anchor_noise)
 
 
 def _same_anchors(a, b):
@@ -471,21 +477,21 @@ def _check_anchor_list(anchors, n_columns):
     return out
 
 
-def _check_anchor_noise(anchor_noise, anchors):
-    if anchor_noise is None:
+def _check_unit_anchor_noise(unit_anchor_noise, anchors):
+    if unit_anchor_noise is None:
         return None
     if anchors is None:
         raise ValueError(
-            "anchor_noise was given without anchor uploads; unit anchor noise W_i belongs to an "
-            "anchor upload B_i. Pass anchors= too, or anchor_noise=None."
+            "unit_anchor_noise was given without anchor uploads; unit anchor noise W_i belongs "
+            "to an anchor upload B_i. Pass anchors= too, or unit_anchor_noise=None."
         )
-    anchor_noise = _one_per_participant(anchor_noise)
-    if not isinstance(anchor_noise, (list, tuple)) or len(anchor_noise) != len(anchors):
+    unit_anchor_noise = _one_per_participant(unit_anchor_noise)
+    listed = isinstance(unit_anchor_noise, (list, tuple))
+    if not listed or len(unit_anchor_noise) != len(anchors):
         raise ValueError(
-            f"anchor_noise must be a list of one array per anchor upload ({len(anchors)}); got "
-            f"{type(anchor_noise).__name__}"
-            + (f" of length {len(anchor_noise)}." if isinstance(anchor_noise, (list, tuple))
-               else ".")
+            f"unit_anchor_noise must be a list of one array per anchor upload ({len(anchors)}); "
+            f"got {type(unit_anchor_noise).__name__}"
+            + (f" of length {len(unit_anchor_noise)}." if listed else ".")
         )
 
     def check_shape(i, w):
@@ -495,7 +501,7 @@ def _check_anchor_noise(anchor_noise, anchors):
                 f"of that participant's anchor upload, {anchors[i].shape}."
             )
 
-    return _finite_blocks(anchor_noise, "anchor noise", check_shape)
+    return _finite_blocks(unit_anchor_noise, "anchor noise", check_shape)
 
 
 @_validated_at_first_call(_check_uploads_constraints)

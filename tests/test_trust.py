@@ -74,7 +74,7 @@ def _noise_guesses(seed, shape, participant):
         if seed >= 2**32:
             continue
         mech = IGDP(P, **params).fit(X, participant=np.arange(P))
-        yield mech.transform(X[:1], participant=[participant]).anchor_noise[participant]
+        yield mech.transform(X[:1], participant=[participant]).unit_anchor_noise[participant]
     # the first design: the aligner's random_state seeded default_rng([seed', i])
     derived = int(np.random.RandomState(seed % 2**32).randint(np.iinfo(np.int32).max))
     for s in (seed, derived):
@@ -107,7 +107,7 @@ def test_seed_guessing_analyst_does_no_better_than_procrustes(fitted):
         return relative_error(X1, (Y1 - psi) @ O.T)
 
     # the attack machinery works: with the true noise it recovers the target exactly
-    assert attack(uploads.anchor_noise[1]) < 1e-10
+    assert attack(uploads.unit_anchor_noise[1]) < 1e-10
     procrustes = make_attack_scorer("procrustes", colluder=0, target=1)(pipe, X, y)
     assert procrustes > 0.05
     candidates = _seed_like_integers(aligner)
@@ -127,13 +127,13 @@ def test_noise_seed_changes_w_and_aligner_changes_nothing(fitted):
     U = mech.transform(X)
     clean = [mech.anchor_ @ mech.rotations_[i] + mech.translations_[i] for i in range(P)]
     assert_allclose(np.stack(U.anchors), np.stack(clean), rtol=0, atol=1e-13)
-    W = np.stack(U.anchor_noise)
+    W = np.stack(U.unit_anchor_noise)
     assert W.shape == (P, mech.anchor_.shape[0], D)
     assert abs(W.mean()) < 0.1 and abs(W.std() - 1) < 0.1
 
     other = clone(mech).set_params(noise_random_state=NOISE_SEED + 1).fit(X)
     assert_array_equal(other.rotations_, mech.rotations_)  # the deployment stays fixed
-    assert not np.allclose(np.stack(other.transform(X).anchor_noise), W)
+    assert not np.allclose(np.stack(other.transform(X).unit_anchor_noise), W)
 
     # whatever the aligner's settings, it scales the same W_i: common random numbers over v
     for params in ({"v": V}, {"v": 0.2}, {"v": 0.01, "tol": 1e-3}, {"v": 0.1, "max_iter": 7},
@@ -151,7 +151,7 @@ def test_pickled_aligner_carries_neither_noise_nor_clean_anchor_uploads(fitted):
     X, y, pipe = fitted
     blob = pickle.dumps(pipe["align"])
     U = pipe["gdp"].transform(X[:1])
-    for arr in [*U.anchor_noise, *U.anchors, pipe["gdp"].anchor_]:
+    for arr in [*U.unit_anchor_noise, *U.anchors, pipe["gdp"].anchor_]:
         for value in np.asarray(arr, dtype=np.float64).ravel():
             assert value.tobytes() not in blob
 
@@ -168,18 +168,18 @@ def test_anchor_noise_without_unit_noise_is_refused(fitted):
     assert_array_equal(a.rotations_, pipe["align"].rotations_)
 
 
-def test_uploads_keep_anchor_noise_through_slicing_and_pickling(fitted):
+def test_uploads_keep_unit_anchor_noise_through_slicing_and_pickling(fitted):
     X, y, pipe = fitted
     U = pipe["gdp"].transform(X)
     for view in (U[:10], U[U.participant == 2], pickle.loads(pickle.dumps(U)),
                  Uploads.concatenate([U[:5], U[5:]])):
-        assert view.anchor_noise is not None
-        assert_array_equal(np.stack(view.anchor_noise), np.stack(U.anchor_noise))
+        assert view.unit_anchor_noise is not None
+        assert_array_equal(np.stack(view.unit_anchor_noise), np.stack(U.unit_anchor_noise))
     with pytest.raises(ValueError, match="shape of that participant's anchor upload"):
         Uploads(np.asarray(U), U.participant, anchors=U.anchors,
-                anchor_noise=[w[:, :2] for w in U.anchor_noise])
+                unit_anchor_noise=[w[:, :2] for w in U.unit_anchor_noise])
     with pytest.raises(ValueError, match="without anchor uploads"):
-        Uploads(np.asarray(U), U.participant, anchor_noise=U.anchor_noise)
+        Uploads(np.asarray(U), U.participant, unit_anchor_noise=U.unit_anchor_noise)
 
 
 def test_sweep_redraws_the_participants_noise_and_keeps_the_deployment(fitted):
@@ -203,16 +203,14 @@ def test_sweep_redraws_the_participants_noise_and_keeps_the_deployment(fitted):
 
 
 def test_an_upload_file_carries_only_the_noisy_anchor_upload(fitted, tmp_path):
-    from skdc.protocol import load_uploads, save_upload
+    from skdc.protocol import load_uploads, save_simulated_uploads
 
     X, y, pipe = fitted
     U = pipe["gdp"].transform(X)
-    path = save_upload(tmp_path / "u1.npz", U, 1, mechanism=pipe["gdp"], anchor_noise=V)
-    blob = open(path, "rb").read()
-    for arr in (U.anchor_noise[1], U.anchors[1]):
+    paths = save_simulated_uploads(tmp_path, U, mechanism=pipe["gdp"], anchor_noise=V)
+    blob = open(paths[1], "rb").read()
+    for arr in (U.unit_anchor_noise[1], U.anchors[1]):
         assert not any(value.tobytes() in blob for value in arr.ravel())
-    others = [save_upload(tmp_path / f"u{i}.npz", U, i, mechanism=pipe["gdp"], anchor_noise=V)
-              for i in (0, 2)]
-    loaded = load_uploads([others[0], path, others[1]]).uploads
-    assert loaded.anchor_noise is None
-    assert_allclose(loaded.anchors[1], U.anchors[1] + V * U.anchor_noise[1], rtol=0, atol=0)
+    loaded = load_uploads(paths).uploads
+    assert loaded.unit_anchor_noise is None
+    assert_allclose(loaded.anchors[1], U.anchors[1] + V * U.unit_anchor_noise[1], rtol=0, atol=0)

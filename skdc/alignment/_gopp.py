@@ -207,7 +207,7 @@ class GOPPAligner(BaseAligner):
     ``i``'s rows are mapped by ``(T - b_i) Rhat_i`` (eq. (33)-(35)).
 
     The unit noise ``W_i`` is the participant's own: its mechanism draws it from the
-    participant's noise stream and passes it in ``Uploads.anchor_noise``. This aligner only
+    participant's noise stream and passes it in ``Uploads.unit_anchor_noise``. This aligner only
     scales it by ``v`` (so ``v`` is tuned like any hyperparameter, and a grid over ``v``
     scales the same draws), keeps only the noisy uploads and holds no seed: nothing it holds
     regenerates ``W_i`` or a clean ``B_i``. In a deployment each participant adds the noise
@@ -217,10 +217,13 @@ class GOPPAligner(BaseAligner):
     ----------
     v : float, default=0.0
         Standard deviation of the anchor noise (Def 4.1 of [1]_), relative to an anchor with
-        orthonormal centered columns. ``v=0`` recovers exact alignment (and takes the anchor
-        uploads as they come, e.g. already noisy deployment uploads). ``v > 0`` needs uploads
-        that carry the participants' unit anchor noise (``Uploads.anchor_noise``), as a
-        mechanism's ``transform`` returns them.
+        orthonormal centered columns: the anchor-noise scale, named ``v`` as in the paper here
+        (and in grids, ``align__v``) and ``anchor_noise`` in the protocol
+        (:class:`~skdc.protocol.Participant`, ``--anchor-noise``, the upload header). ``v=0``
+        recovers exact alignment (and takes the anchor uploads as they come, e.g. already
+        noisy deployment uploads). ``v > 0`` needs uploads that carry the participants' unit
+        anchor noise draws (``Uploads.unit_anchor_noise``), as a mechanism's ``transform``
+        returns them.
     tol : float, default=1e-7
         Stop when successive iterates differ by at most ``tol`` in Frobenius norm.
     max_iter : int, default=500

@@ -285,7 +285,7 @@ def _colluder_ids(colluder):
 @validate_params(
     {
         "colluder": "no_validation",  # one int or a sequence: checked below, with advice
-        "target": [None, Interval(Integral, 0, None, closed="left")],
+        "target": "no_validation",  # None or an int: checked below like a colluder
         "n_participants": [None, Interval(Integral, 1, None, closed="left")],
     },
     prefer_skip_nested_validation=True,
@@ -300,7 +300,8 @@ def check_colluders(colluder, *, target=None, n_participants=None):
     colluder : int or sequence of int
         One colluding participant (the paper's threat model) or several (a set ``K``).
     target : int, default=None
-        The attacked participant; it may not be among the colluders.
+        The attacked participant; it may not be among the colluders, and is checked like
+        them (an int, below ``n_participants``).
     n_participants : int, default=None
         Number of participants; when given, every id must be below it.
 
@@ -315,7 +316,7 @@ def check_colluders(colluder, *, target=None, n_participants=None):
         If an id is not an int.
     ValueError
         If the set is empty, names a participant twice, names the target, or names an id
-        outside ``0 .. n_participants - 1``.
+        (or a target) outside ``0 .. n_participants - 1``.
 
     Examples
     --------
@@ -323,6 +324,8 @@ def check_colluders(colluder, *, target=None, n_participants=None):
     >>> check_colluders(0, target=1), check_colluders([0, 2], target=1, n_participants=3)
     ((0,), (0, 2))
     """
+    if target is not None:
+        target = _check_party(target, "target", n_participants)
     out = tuple(_check_party(c, "colluder", n_participants) for c in _colluder_ids(colluder))
     seen = set()
     for c in out:
@@ -336,8 +339,9 @@ def check_colluders(colluder, *, target=None, n_participants=None):
         what = (f"got both = {target}" if len(out) == 1
                 else f"the target {target} is among the colluders {list(out)}")
         raise ValueError(
-            f"colluder and target must be different participants; {what}. A colluder cannot "
-            "be its own target: remove it from colluder or choose another target."
+            f"target={target} colludes: colluder and target must be different participants; "
+            f"{what}. A colluder cannot be its own target: remove it from colluder or choose "
+            "another target."
         )
     return out
 
@@ -557,8 +561,8 @@ def collusion_view(estimator, X, *, colluder=0, target=1, participant=None):
     """
     mechanism, aligner, earlier = _the_two_sides(estimator)
     p = mechanism.n_participants
-    target = _check_party(target, "target", p)
     colluders = check_colluders(colluder, target=target, n_participants=p)
+    target = int(target)
     Xt, X_input, decoders = _through_public_steps(earlier, X)
     upload = _participants_upload(mechanism, Xt, target, colluders, participant)
     rows, theirs = upload.target_rows, upload.colluder_rows

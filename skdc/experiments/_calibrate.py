@@ -367,7 +367,8 @@ def _resolve_target(colluder, target, n_participants):
     """The attacked participant, checked against the colluder(s) and the participants.
 
     The one place both :func:`calibrate_noise` and the audit resolve the roles: ``None``
-    gives the smallest id that is not a colluder (1, or 0 when participant 1 colludes).
+    gives the smallest id that is not a colluder (1, or 0 when participant 1 colludes); the
+    ids are checked by :func:`skdc.attacks.check_colluders`.
 
     Examples
     --------
@@ -377,21 +378,12 @@ def _resolve_target(colluder, target, n_participants):
     """
     from ..attacks import check_colluders
 
-    colluders = check_colluders(colluder, n_participants=n_participants)
     if target is None:
+        colluders = check_colluders(colluder, n_participants=n_participants)
         target = next(i for i in range(len(colluders) + 1) if i not in colluders)
-    if not isinstance(target, (Integral, np.integer)) or isinstance(target, (bool, np.bool_)):
-        raise TypeError(f"target must be an int participant id; got {target!r}.")
-    if target < 0 or (n_participants is not None and target >= n_participants):
-        top = "" if n_participants is None else f" 0 .. {n_participants - 1}"
-        raise ValueError(f"target={target} is not a participant (ids{top}); choose the "
-                         "attacked participant among them.")
-    if target in colluders:
-        raise ValueError(f"target={target} colludes ({list(colluders)}): colluder and target "
-                         "must be different participants; choose another target.")
-    check_colluders(colluder, target=int(target), n_participants=n_participants)
-    if n_participants is not None and len(colluders) + 1 > n_participants:
-        raise ValueError("every participant colludes; leave one to attack.")
+        if n_participants is not None and target >= n_participants:
+            raise ValueError("every participant colludes; leave one to attack.")
+    check_colluders(colluder, target=target, n_participants=n_participants)
     return int(target)
 
 

@@ -115,7 +115,7 @@ def _unit_anchor_noise(noise_seed, participant, shape):
 _NOISE_RANDOM_STATE_DOC = """\
     noise_random_state : int, RandomState instance or None, default=None
         Seeds the participants' noise stream: each participant's unit anchor noise ``W_i``
-        (carried in ``Uploads.anchor_noise``; the analyst receives ``B_i + v W_i``, Def 4.1 of
+        (carried in ``Uploads.unit_anchor_noise``; the analyst receives ``B_i + v W_i``, Def 4.1 of
         the GDP paper) and the private-data noise. ``None`` derives it from ``random_state``.
         Kept apart from ``random_state`` so that a sweep can redraw the noise while the
         deployment (secrets, anchor, partition) stays fixed.
@@ -343,7 +343,7 @@ class BaseMechanism(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         -------
         Y : Uploads of shape (n_samples, n_components)
             The private-data uploads with ``participant``, ``anchors``, ``anchor_y`` and each
-            participant's unit anchor noise ``anchor_noise``. Under
+            participant's unit anchor noise ``unit_anchor_noise``. Under
             ``set_output(transform="pandas")``, a DataFrame (:meth:`Uploads.to_frame`) whose
             ``attrs`` carry the same metadata to the aligner.
         """
@@ -377,7 +377,7 @@ class BaseMechanism(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         # one participant's own uploads carry the local id 0, as it uploads them
         uploads = Uploads(
             Y, participant=participant if only is None else np.zeros_like(participant),
-            anchors=anchors, anchor_y=self.anchor_y_, anchor_noise=self._unit_anchor_noise,
+            anchors=anchors, anchor_y=self.anchor_y_, unit_anchor_noise=self._unit_anchor_noise,
         )
         return self._output_container(uploads, index)
 

@@ -507,6 +507,6 @@ class IGDP(_BaseGDPMechanism):
     >>> from skdc.mechanisms import IGDP
     >>> rng = np.random.RandomState(0)
     >>> Y = IGDP(n_participants=3, noise=0.1, random_state=0).fit_transform(rng.randn(60, 5))
-    >>> Y.shape, len(Y.anchors), Y.anchors[0].shape, Y.anchor_noise[0].shape
+    >>> Y.shape, len(Y.anchors), Y.anchors[0].shape, Y.unit_anchor_noise[0].shape
     ((60, 5), 3, (20, 5), (20, 5))
     """

@@ -9,6 +9,7 @@ from ._files import make_anchor as make_anchor
 from ._files import save_model as save_model
 from ._format import UploadSet as UploadSet
 from ._format import load_uploads as load_uploads
+from ._format import save_simulated_uploads as save_simulated_uploads
 from ._format import save_upload as save_upload
 from ._roles import Analyst as Analyst
 from ._roles import Participant as Participant

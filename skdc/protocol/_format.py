@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import Uploads
-from ..utils._files import output_mode
+from ..utils._files import ensure_folder, output_mode
 from ..utils._sklearn_compat import HasMethods, Interval, validate_params
 from ._container import (
     DEFAULT_MAX_BYTES,
@@ -35,7 +35,7 @@ from ._container import (
     write_container,
 )
 
-__all__ = ["UploadSet", "load_uploads", "save_upload"]
+__all__ = ["UploadSet", "load_uploads", "save_simulated_uploads", "save_upload"]
 
 _UPLOAD = "skdc-upload"
 _PUBLIC_PARAMS = ("n_participants", "noise", "translation_scale", "n_anchors")
@@ -107,13 +107,21 @@ def _public_description(mechanism):
 )
 def save_upload(path, uploads, participant_id, *, labels=None, mechanism=None,
                 anchor_noise=None, anchor_id=None):
-    """Write one participant's upload to an skdc ``.npz`` file.
+    """Write a participant's own upload to an skdc ``.npz`` file, as it is.
 
-    The file holds the participant's private-data upload ``Y_i``, its anchor upload ``B_i``
-    (already carrying the participant's anchor noise), its labels, and a public header: format
-    version, participant id, widths, anchor rows, the mechanism's public description (kind and
-    scale parameters, never its seed or secrets), the anchor fingerprint and the declared anchor
-    noise. A SHA-256 checksum covers the whole content.
+    The one writer of upload files. ``uploads`` is the participant's own upload, already
+    noisy, as :meth:`Participant.upload <skdc.protocol.Participant.upload>` returns it: its
+    rows under the local id 0 and its anchor upload ``B_i + v W_i``. The writer adds no noise,
+    and refuses uploads that still carry unit anchor noise draws ``W_i`` (a mechanism's own
+    output) or the rows of several participants (a simulation: write those with
+    :func:`save_simulated_uploads`). :meth:`Participant.save
+    <skdc.protocol.Participant.save>` writes the same file together with the participant's
+    secret, which records the upload's digest; use it in a deployment.
+
+    The file holds the private-data upload ``Y_i``, the anchor upload, the labels, and a
+    public header: format version, participant id, widths, anchor rows, the mechanism's public
+    description (kind and scale parameters, never its seed or secrets), the anchor fingerprint
+    and the declared anchor noise. A SHA-256 checksum covers the whole content.
 
     Read more in the :ref:`User Guide <deployment>`.
 
@@ -122,21 +130,18 @@ def save_upload(path, uploads, participant_id, *, labels=None, mechanism=None,
     path : str or path-like
         Output file (conventionally ``*.npz``); written atomically.
     uploads : Uploads
-        Either a one-participant :class:`~skdc.Uploads` (all of it is written, its anchor upload
-        is ``anchors[0]``), or a multi-participant one, from which the rows and the anchor
-        upload of ``participant_id`` are taken (a simulated deployment).
+        The participant's own one-participant :class:`~skdc.Uploads` (local id 0), whose
+        anchor upload (if any) already carries the anchor noise: what
+        :meth:`Participant.upload <skdc.protocol.Participant.upload>` returns.
     participant_id : int
         The participant's id in the collaboration, ``0 .. n_participants - 1``.
     labels : array-like of shape (n_rows,), default=None
-        Labels of the written rows (numeric or string; never objects).
+        Labels of the rows (numeric or string; never objects).
     mechanism : BaseMechanism, default=None
         The fitted mechanism, for its public description and its anchor fingerprint.
     anchor_noise : float, default=None
-        The anchor noise ``v`` the participant adds (``None``: not declared). Uploads that
-        carry unit anchor noise (a mechanism's own output: a simulated deployment) are written
-        with the anchor upload ``B_i + v W_i``, never ``W_i`` nor the clean ``B_i`` unless
-        ``v`` is 0 or not declared; uploads that are already noisy
-        (:meth:`Participant.upload`) are written as they are.
+        The anchor noise ``v`` the participant added, declared in the header (``None``: not
+        declared). Only declared: the writer adds nothing.
     anchor_id : str, default=None
         Fingerprint of the raw anchor; computed from ``mechanism.anchor_`` when not given.
 
@@ -149,28 +154,147 @@ def save_upload(path, uploads, participant_id, *, labels=None, mechanism=None,
 
     See Also
     --------
+    save_simulated_uploads : Write a simulated collaboration's uploads, one file each.
     load_uploads : Read and validate upload files.
 
     Examples
     --------
     >>> import os, tempfile
     >>> import numpy as np
+    >>> from skdc.anchors import orthonormal_anchor
     >>> from skdc.mechanisms import IGDP
-    >>> from skdc.protocol import load_uploads, save_upload
-    >>> X = np.random.RandomState(0).rand(30, 3)
-    >>> mech = IGDP(n_participants=2, random_state=0)
-    >>> Y = mech.fit_transform(X, participant=np.arange(30) % 2)
-    >>> tmp = tempfile.mkdtemp()
-    >>> paths = [save_upload(os.path.join(tmp, f"u{i}.npz"), Y, i, mechanism=mech)
-    ...          for i in range(2)]
-    >>> loaded = load_uploads(paths)
-    >>> loaded.uploads.shape, loaded.uploads.n_participants
-    ((30, 3), 2)
+    >>> from skdc.protocol import Participant, load_uploads, save_upload
+    >>> A = orthonormal_anchor(12, 3, random_state=0)
+    >>> me = Participant(0, IGDP(n_participants=2, random_state=5), anchor_noise=0.05)
+    >>> up = me.upload(np.random.RandomState(0).rand(10, 3), anchor=A)
+    >>> path = save_upload(os.path.join(tempfile.mkdtemp(), "u0.npz"), up, 0,
+    ...                    mechanism=me.mechanism_, anchor_noise=0.05)
+    >>> header = load_uploads(path).headers[0]
+    >>> header["participant_id"], header["n_samples"], header["anchor_noise"]
+    (0, 10, 0.05)
     """
     header, arrays = upload_contents(uploads, participant_id, labels=labels,
                                      mechanism=mechanism, anchor_noise=anchor_noise,
                                      anchor_id=anchor_id)
     return write_upload(path, header, arrays)
+
+
+@validate_params(
+    {
+        "folder_or_paths": [str, os.PathLike, list, tuple],
+        # an skdc.Uploads of a simulated collaboration; checked in the body
+        "uploads": "no_validation",
+        "anchor_noise": [Interval(Real, 0, None, closed="left")],
+        "labels": ["array-like", None],
+        "mechanism": [HasMethods(["get_params"]), None],
+        "anchor_id": [str, None],
+    },
+    prefer_skip_nested_validation=True,
+)
+def save_simulated_uploads(folder_or_paths, uploads, *, anchor_noise, labels=None,
+                           mechanism=None, anchor_id=None):
+    """Write a simulated collaboration's uploads as every participant would: one file each.
+
+    Splits a mechanism's output over all participants (a simulation in one process) into each
+    participant's own upload, adds each participant's anchor noise, ``B_i + v W_i`` from the
+    unit draws ``W_i`` the mechanism carries (:meth:`Uploads.noisy_anchors
+    <skdc.Uploads.noisy_anchors>`, the sum a deployed :class:`~skdc.protocol.Participant`
+    and the simulated :class:`~skdc.alignment.GOPPAligner` form), and writes each with
+    :func:`save_upload`. Nothing is written unless every participant's upload can be: each
+    participant needs at least one row.
+
+    Read more in the :ref:`User Guide <deployment>`.
+
+    Parameters
+    ----------
+    folder_or_paths : str, path-like, or list of them
+        A folder (created if missing), into which participant ``i``'s upload goes as
+        ``upload_<i>.npz``; or one path per participant, in participant-id order.
+    uploads : Uploads
+        A mechanism's own output over all participants: its rows of every participant, the
+        clean anchor uploads with their unit anchor noise ``W_i`` (or no anchor uploads).
+    anchor_noise : float
+        The anchor-noise scale ``v`` every participant adds (``v`` of
+        :class:`~skdc.alignment.GOPPAligner`), declared in each header. ``0`` writes the
+        anchor uploads clean, which a colluding analyst inverts exactly.
+    labels : array-like of shape (n_samples,), default=None
+        Labels of all the rows; each file gets its participant's.
+    mechanism : BaseMechanism, default=None
+        The fitted mechanism, for its public description and its anchor fingerprint.
+    anchor_id : str, default=None
+        Fingerprint of the raw anchor; computed from ``mechanism.anchor_`` when not given.
+
+    Returns
+    -------
+    paths : list of str
+        The written files, in participant-id order.
+
+    See Also
+    --------
+    save_upload : The writer of one participant's own upload.
+    load_uploads : Read and validate upload files.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import numpy as np
+    >>> from skdc.mechanisms import IGDP
+    >>> from skdc.protocol import load_uploads, save_simulated_uploads
+    >>> X = np.random.RandomState(0).rand(30, 3)
+    >>> mech = IGDP(n_participants=3, random_state=0)
+    >>> Y = mech.fit_transform(X, participant=np.arange(30) % 3)
+    >>> paths = save_simulated_uploads(tempfile.mkdtemp(), Y, anchor_noise=0.1,
+    ...                                mechanism=mech)
+    >>> [p[-12:] for p in paths]
+    ['upload_0.npz', 'upload_1.npz', 'upload_2.npz']
+    >>> B = load_uploads(paths).uploads.anchors[1]
+    >>> bool(np.array_equal(B, Y.anchors[1] + 0.1 * Y.unit_anchor_noise[1]))
+    True
+    """
+    uploads = _check_uploads_type(uploads, "save_simulated_uploads")
+    p = uploads.n_participants
+    paths = _simulation_paths(folder_or_paths, p)
+    labels = _check_labels(labels, uploads.shape[0], "row of the uploads")
+    if uploads.anchors is not None and uploads.unit_anchor_noise is None:
+        raise ValueError(
+            "save_simulated_uploads adds each participant's anchor noise to a mechanism's own "
+            "output, whose clean anchor uploads come with the unit draws W_i; these Uploads "
+            "carry no unit anchor noise (uploads already noisy, such as received ones). Pass "
+            "the mechanism's transform output."
+        )
+    anchors = uploads.noisy_anchors(anchor_noise)  # B_i + v W_i, Def 4.1 of the GDP paper
+    contents = []
+    for i in range(p):
+        rows = uploads.participant == i
+        own = Uploads(np.asarray(uploads)[rows], np.zeros(int(rows.sum()), dtype=np.intp),
+                      anchors=None if anchors is None else [anchors[i]],
+                      anchor_y=uploads.anchor_y)
+        contents.append(upload_contents(
+            own, i, labels=None if labels is None else labels[rows], mechanism=mechanism,
+            anchor_noise=anchor_noise, anchor_id=anchor_id))
+    if isinstance(folder_or_paths, (str, os.PathLike)):
+        ensure_folder(folder_or_paths, "the uploads folder", error=UploadError)
+    return [write_upload(path, *content) for path, content in zip(paths, contents)]
+
+
+def _simulation_paths(folder_or_paths, n_participants):
+    """One output path per participant: ``upload_<i>.npz`` in a folder, or the paths given."""
+    if isinstance(folder_or_paths, (str, os.PathLike)):
+        folder = os.fspath(folder_or_paths)
+        return [os.path.join(folder, f"upload_{i}.npz") for i in range(n_participants)]
+    paths = [os.fspath(path) for path in folder_or_paths]
+    if len(paths) != n_participants:
+        raise ValueError(
+            f"save_simulated_uploads got {len(paths)} path(s) for uploads of "
+            f"{n_participants} participants; give one path per participant, in id order, or "
+            "a folder."
+        )
+    if len({os.path.abspath(path) for path in paths}) != len(paths):
+        raise ValueError(
+            "save_simulated_uploads got the same path for two participants; give each "
+            "participant its own file."
+        )
+    return paths
 
 
 def write_upload(path, header, arrays, *, exclusive=False, what="the upload"):
@@ -186,18 +310,51 @@ def upload_digests(header, arrays):
     return digest, members.get("anchor_upload")
 
 
+def _check_uploads_type(uploads, who):
+    if not isinstance(uploads, Uploads) or uploads.participant is None:
+        source = ("the skdc.Uploads returned by Participant.upload" if who == "save_upload"
+                  else "the skdc.Uploads returned by a mechanism's transform")
+        raise TypeError(f"{who} expects {source}; got {type(uploads).__name__}.")
+    return uploads
+
+
+def _check_own_upload(uploads, participant_id):
+    """Refuse what is not one participant's own, already noisy upload (with what to call)."""
+    if uploads.unit_anchor_noise is not None:
+        raise ValueError(
+            "save_upload writes a participant's own upload as it is, its anchor upload already "
+            "noisy; these Uploads still carry unit anchor noise draws W_i (a mechanism's own "
+            "output), so their anchor uploads are clean. In a deployment call "
+            f"Participant({participant_id}, mechanism, anchor_noise=v).upload(X, y, anchor=A) "
+            "and write what it returns (Participant.save); for a simulated deployment call "
+            "save_simulated_uploads(folder, uploads, anchor_noise=v)."
+        )
+    if uploads.shape[0] == 0:
+        raise ValueError(
+            f"the uploads hold no rows of participant {participant_id}; an upload needs at "
+            "least one row."
+        )
+    if uploads.n_participants != 1:
+        ids = np.unique(uploads.participant)
+        raise ValueError(
+            f"save_upload writes one participant's own upload (local id 0, as "
+            f"Participant.upload returns it); these Uploads hold "
+            f"{uploads.n_participants} participants (rows of {ids[:5].tolist()}"
+            f"{' ...' if ids.size > 5 else ''}). For a simulated deployment call "
+            "save_simulated_uploads(folder, uploads, anchor_noise=v), which writes every "
+            "participant's file."
+        )
+
+
 def upload_contents(uploads, participant_id, *, labels=None, mechanism=None,
                     anchor_noise=None, anchor_id=None):
     """The header and arrays of :func:`save_upload`'s file (same parameters)."""
-    if not isinstance(uploads, Uploads) or uploads.participant is None:
-        raise TypeError(
-            f"save_upload expects the skdc.Uploads returned by a mechanism's transform; got "
-            f"{type(uploads).__name__}."
-        )
+    uploads = _check_uploads_type(uploads, "save_upload")
     if isinstance(participant_id, bool):
         raise TypeError(f"participant_id must be an int; got {type(participant_id).__name__}.")
     participant_id = int(participant_id)
-    arrays = _upload_arrays(uploads, participant_id, labels, anchor_noise)
+    _check_own_upload(uploads, participant_id)
+    arrays = _upload_arrays(uploads, labels)
     if anchor_id is None and getattr(mechanism, "anchor_", None) is not None:
         anchor_id = anchor_fingerprint(mechanism.anchor_)
     from .. import __version__
@@ -216,26 +373,12 @@ def upload_contents(uploads, participant_id, *, labels=None, mechanism=None,
     return header, arrays
 
 
-def _upload_arrays(uploads, participant_id, labels, anchor_noise):
-    """Participant ``participant_id``'s rows, anchor upload ``B_i + v W_i`` and labels."""
-    # one participant's own uploads are written whole; a simulation's are cut to its rows
-    local = uploads.n_participants == 1 or (
-        uploads.anchors is None and np.all(uploads.participant == participant_id)
-    )
-    rows = np.ones(uploads.shape[0], bool) if local else uploads.participant == participant_id
-    if not np.any(rows):
-        raise ValueError(
-            f"save_upload: the uploads hold no rows of participant {participant_id}; an upload "
-            "needs at least one row."
-        )
-    anchor = None
-    if uploads.anchors is not None:
-        # what leaves is B_i + v W_i (a no-op on already noisy uploads, which carry no W_i)
-        anchors = uploads.anchors if uploads.anchor_noise is None else uploads.noisy_anchors(
-            float(anchor_noise or 0.0))
-        anchor = anchors[0 if local else participant_id]
+def _upload_arrays(uploads, labels):
+    """The file's arrays: the rows (cut to the anchor upload's width), the anchor upload as it
+    is, the anchor targets and the labels."""
+    anchor = None if uploads.anchors is None else uploads.anchors[0]
     width = uploads.shape[1] if anchor is None else anchor.shape[1]
-    data = np.asarray(uploads)[rows, :width]
+    data = np.asarray(uploads)[:, :width]
     if not np.all(np.isfinite(data)):
         raise ValueError("save_upload: the uploads contain NaN or infinity; refusing to write.")
     arrays = {"data": data}
@@ -243,17 +386,22 @@ def _upload_arrays(uploads, participant_id, labels, anchor_noise):
         arrays["anchor_upload"] = anchor
         if uploads.anchor_y is not None:
             arrays["anchor_y"] = np.asarray(uploads.anchor_y)
+    labels = _check_labels(labels, data.shape[0], "uploaded row")
     if labels is not None:
-        labels = np.asarray(labels)
-        if labels.shape == (uploads.shape[0],) and not local:
-            labels = labels[rows]
-        if labels.shape != (data.shape[0],):
-            raise ValueError(
-                f"labels must have one entry per uploaded row, shape ({data.shape[0]},); got "
-                f"{labels.shape}."
-            )
         arrays["labels"] = labels
     return arrays
+
+
+def _check_labels(labels, n_rows, row):
+    """``labels`` as an array of one entry per ``row`` (``None`` stays ``None``)."""
+    if labels is None:
+        return None
+    labels = np.asarray(labels)
+    if labels.shape != (n_rows,):
+        raise ValueError(
+            f"labels must have one entry per {row}, shape ({n_rows},); got {labels.shape}."
+        )
+    return labels
 
 
 # -- reading, one file at a time ------------------------------------------------------------
@@ -504,7 +652,8 @@ def load_uploads(paths, *, max_bytes=DEFAULT_MAX_BYTES, max_total_bytes=None,
 
     See Also
     --------
-    save_upload : Write one participant's upload.
+    save_upload : Write one participant's own upload.
+    save_simulated_uploads : Write a simulated collaboration's uploads, one file each.
 
     Examples
     --------
@@ -514,12 +663,12 @@ def load_uploads(paths, *, max_bytes=DEFAULT_MAX_BYTES, max_total_bytes=None,
     >>> from pathlib import Path
     >>> from numpy.random import RandomState
     >>> from skdc.mechanisms import IGDP
-    >>> from skdc.protocol import load_uploads, save_upload
+    >>> from skdc.protocol import load_uploads, save_simulated_uploads
     >>> X = RandomState(0).rand(20, 2)
     >>> Y = IGDP(n_participants=2, random_state=0).fit_transform(X, participant=[0, 1] * 10)
     >>> folder = Path(tempfile.mkdtemp())
-    >>> files = [save_upload(folder / f"upload_{i}.npz", Y, i) for i in (1, 0)]
-    >>> load_uploads(files).uploads.participant[:4]
+    >>> files = save_simulated_uploads(folder, Y, anchor_noise=0.1)
+    >>> load_uploads(files[::-1]).uploads.participant[:4]
     array([0, 0, 0, 0])
     """
     if isinstance(paths, (str, bytes, os.PathLike)):

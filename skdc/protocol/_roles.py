@@ -737,13 +737,13 @@ class Analyst:
     >>> import numpy as np
     >>> from skdc.alignment import ReferenceAligner
     >>> from skdc.mechanisms import IGDP
-    >>> from skdc.protocol import Analyst, save_upload
+    >>> from skdc.protocol import Analyst, save_simulated_uploads
     >>> rng = np.random.RandomState(0)
     >>> X, y = rng.rand(60, 3), rng.randint(2, size=60)
     >>> ids = np.arange(60) % 3
     >>> Y = IGDP(n_participants=3, random_state=0).fit_transform(X, participant=ids)
     >>> tmp = tempfile.mkdtemp()
-    >>> paths = [save_upload(os.path.join(tmp, f"u{i}.npz"), Y, i, labels=y) for i in range(3)]
+    >>> paths = save_simulated_uploads(tmp, Y, anchor_noise=0.0, labels=y)
     >>> analyst = Analyst(aligner=ReferenceAligner()).fit(paths)
     >>> sorted(os.path.basename(p) for p in analyst.export(tmp))
     ['map_0.npz', 'map_1.npz', 'map_2.npz', 'model.npz']

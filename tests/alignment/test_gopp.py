@@ -122,7 +122,7 @@ def test_mean_decomposition():
     align = GOPPAligner(v=v).fit(Y)
     r = mech.anchor_.shape[0]
     for i in range(3):
-        W = Y.anchor_noise[i]
+        W = Y.unit_anchor_noise[i]
         assert W.shape == (r, 5)
         eta = v / r * W.sum(axis=0)
         np.testing.assert_allclose(align.anchor_means_[i], mech.translations_[i] + eta,
@@ -153,7 +153,7 @@ def test_residual_translation_law():
     assert rate <= zeta + 3 * np.sqrt(zeta * (1 - zeta) / len(exceed))
 
 
-def test_anchor_noise_is_participant_streamed():
+def test_unit_anchor_noise_is_participant_streamed():
     X = np.random.RandomState(0).randn(50, 4)
     Y = IGDP(3, random_state=0, noise_random_state=3).fit_transform(X)
     a = GOPPAligner(v=0.1).fit(Y).anchor_uploads_
@@ -169,7 +169,8 @@ def test_pickled_aligner_holds_no_participant_secret():
     mech = IGDP(3, random_state=0)
     Y = mech.fit_transform(X)
     blob = pickle.dumps(GOPPAligner(v=0.05).fit(Y))
-    secrets = [mech.rotations_, mech.translations_, mech.anchor_, X, *Y.anchors, *Y.anchor_noise]
+    secrets = [mech.rotations_, mech.translations_, mech.anchor_, X, *Y.anchors,
+               *Y.unit_anchor_noise]
     for arr in secrets:
         for value in np.asarray(arr, dtype=np.float64).ravel():
             assert value.tobytes() not in blob

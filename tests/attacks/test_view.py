@@ -173,5 +173,10 @@ def test_view_and_check_colluders_validate_their_parameters():
         collusion_view(mech, X, participant=3)
     with pytest.raises(InvalidParameterError, match="'n_participants' parameter"):
         check_colluders(0, n_participants=0)
-    with pytest.raises(InvalidParameterError, match="'target' parameter of check_colluders"):
+    # the target is checked like a colluder, by check_colluders itself, with advice
+    with pytest.raises(TypeError, match="target must be an int participant id; got str"):
         check_colluders(0, target="1")
+    with pytest.raises(TypeError, match="target must be an int participant id; got bool"):
+        check_colluders(0, target=True)
+    with pytest.raises(ValueError, match="target=3 is not a participant: the mechanism has 3"):
+        check_colluders(0, target=3, n_participants=3)

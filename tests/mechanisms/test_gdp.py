@@ -96,7 +96,7 @@ def test_fit_one_draws_one_participant_exactly_as_the_full_fit(cls):
         np.testing.assert_array_equal(Y, Y_full[ids == i])  # private-data noise included
         np.testing.assert_array_equal(Y.participant, 0)
         np.testing.assert_array_equal(Y.anchors[0], Y_full.anchors[i])
-        np.testing.assert_array_equal(Y.anchor_noise[0], Y_full.anchor_noise[i])
+        np.testing.assert_array_equal(Y.unit_anchor_noise[0], Y_full.unit_anchor_noise[i])
         np.testing.assert_array_equal(one.inverse_transform(Y), full.inverse_transform(
             Y_full)[ids == i])
     with pytest.raises(ValueError, match="fitted for participant 1 only"):

@@ -32,7 +32,7 @@ def _anchor_uploads(p, d, r, v, seed):
     mech.fit(np.zeros((p, d)), participant=np.arange(p))
     Y = mech.transform(np.zeros((p, d)), participant=np.arange(p))
     v = np.broadcast_to(v, (p,))
-    B = np.stack([b + vi * w for b, vi, w in zip(Y.anchors, v, Y.anchor_noise)])
+    B = np.stack([b + vi * w for b, vi, w in zip(Y.anchors, v, Y.unit_anchor_noise)])
     return B, mech.rotations_
 
 

@@ -34,7 +34,7 @@ from skdc.protocol import (
     load_anchor,
     load_model,
     load_uploads,
-    save_upload,
+    save_simulated_uploads,
 )
 from tests._fuzz import CASES  # counted per reader, reported by the root conftest
 
@@ -60,8 +60,8 @@ def originals():
     ids = np.arange(24) % 3
     mech = IGDP(n_participants=3, random_state=0)
     Y = mech.fit_transform(X, participant=ids)
-    paths = [save_upload(os.path.join(tmp, f"u{i}.npz"), Y, i, labels=y, mechanism=mech,
-                         anchor_noise=0.1) for i in range(3)]
+    paths = save_simulated_uploads([os.path.join(tmp, f"u{i}.npz") for i in range(3)], Y,
+                                   labels=y, mechanism=mech, anchor_noise=0.1)
     analyst = Analyst(ReferenceAligner(), LogisticRegression()).fit(paths)
     extra = analyst.export(os.path.join(tmp, "out"))
     raw = {os.path.basename(p): open(p, "rb").read() for p in paths + extra}

@@ -94,8 +94,8 @@ def test_participant_noise_is_the_mechanism_stream(deployment):
     U = sim.transform(deployment["X"][:1], participant=[2])
     # independent arithmetic: the clean upload A O_2 + Psi_2 plus 0.05 times W_2
     clean = deployment["A"] @ sim.rotations_[2] + sim.translations_[2]
-    assert_allclose(up.anchors[0], clean + 0.05 * U.anchor_noise[2], rtol=0, atol=1e-14)
-    assert up.anchor_noise is None  # what leaves home carries no unit noise
+    assert_allclose(up.anchors[0], clean + 0.05 * U.unit_anchor_noise[2], rtol=0, atol=1e-14)
+    assert up.unit_anchor_noise is None  # what leaves home carries no unit noise
     other = Participant(2, IGDP(P, random_state=11, noise_random_state=23), anchor_noise=0.05)
     assert not np.array_equal(other.upload(deployment["X"][:4], anchor=deployment["A"])
                               .anchors[0], up.anchors[0])
