@@ -1,4 +1,4 @@
-"""The demo's frontier.png reads at a glance (issue 25): accuracy panels on one scale, one
+"""The demo's frontier.png reads at a glance: accuracy panels on one scale, one
 legend outside the panels that names the bands and the chance line, a caption explaining the
 bands and v_PT, each sweep in one colour, and bands that never fill the whole axis."""
 

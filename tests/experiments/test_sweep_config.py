@@ -1,6 +1,6 @@
-"""The sweep config (skdc/experiments/_cli.py): only estimator classes with plain-data
+"""The sweep config (skdc/experiments/_sweep_config.py): only estimator classes with plain-data
 parameters, a bounded and shallow file, and every wrong key refused in one line naming the file
-and the key (issue 24)."""
+and the key."""
 
 import os
 import re
