@@ -289,20 +289,26 @@ def _run_sweep(args):
     from . import load_sweep_config
 
     spec = load_sweep_config(args.config)
-    # where the outputs go: the flag, else the config's [output] key; checked before any work
-    csv, plot = ((getattr(args, key), f"--{key}") if getattr(args, key) else
-                 (spec.output.get(key), f"[output] {key}") for key in ("csv", "plot"))
-    for path, what in (csv, plot):
-        if path:
-            check_output(path, what)
+    (csv, csv_what), (plot, plot_what) = (_output(args, spec, key) for key in ("csv", "plot"))
     results = spec.run(n_jobs=args.n_jobs)
     print(_format_draws(results))
-    if csv[0]:
-        write_output(csv[0], results.to_csv(index=False), csv[1])
-        print(f"wrote {csv[0]}")
-    if plot[0]:
-        _plot_sweep(results, spec.sweep, spec.config, plot[0], plot[1])
+    if csv:
+        write_output(csv, results.to_csv(index=False), csv_what)
+        print(f"wrote {csv}")
+    if plot:
+        _plot_sweep(results, spec.sweep, spec.config, plot, plot_what)
     return 0
+
+
+def _output(args, spec, key):
+    """``(path, what)`` of the ``csv`` or ``plot`` output: the flag, else the config's
+    ``[output]`` key (``(None, ...)``: none); checked before the sweep runs."""
+    path, what = getattr(args, key), f"--{key}"
+    if not path:
+        path, what = spec.output.get(key), f"[output] {key}"
+    if path:
+        check_output(path, what)
+    return path, what
 
 
 def _plot_sweep(results, sweep, config, plot, what="--plot"):

@@ -76,7 +76,7 @@ class SweepConfig:
     run_sweep_config : Run the sweep a config describes.
     """
 
-    def __init__(self, path, config, pipeline, X, y, test_size, values):
+    def __init__(self, path, *, config, pipeline, X, y, test_size, values):
         self.path = path
         self.config = config
         self.pipeline = pipeline
@@ -232,7 +232,8 @@ def load_sweep_config(path):
         X, y, test_size = _load_data(config, Path(path).resolve().parent)
     except (ValueError, TypeError) as exc:
         raise ValueError(f"{path}: {one_line(exc, 600)}") from None
-    return SweepConfig(os.fspath(path), config, pipe, X, y, test_size, values)
+    return SweepConfig(os.fspath(path), config=config, pipeline=pipe, X=X, y=y,
+                       test_size=test_size, values=values)
 
 
 @validate_params({"config": [str, os.PathLike, SweepConfig], "n_jobs": [Integral, None],
