@@ -106,7 +106,6 @@ def _load_mnist(args, max_train=None):
     return X_tr, y_tr, X_te, y_te, what
 
 
-
 def _kti_data(args):
     """Train and test rows of the kti comparison: scikit-learn's digits, or local MNIST."""
     if args.dataset == "digits":
