@@ -8,7 +8,7 @@ option), run in a fresh process with ``--n-jobs`` workers. The script prints the
 the load average before and after (the machine may be shared), the comparison's table, and
 then reruns the same command to show that it resumes from its checkpoint.
 
-Target (issue 28): the comparison table, figure and verdict within 10 minutes on two cores.
+Target: the comparison table, figure and verdict within 10 minutes on two cores.
 
 Run: ``python benchmarks/bench_compare.py [--n-rows 1000] [--n-jobs 2] [--out DIR]``
 """

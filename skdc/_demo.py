@@ -8,27 +8,27 @@ private-data noise ``sigma`` (attacked by the known-secret inversion) and I-GDP 
 alignment under anchor noise ``v`` (attacked by the MP, Procrustes and alignment-map
 estimators), each over a grid of noise levels with several draws per level. Each draw trains its
 own classifier and runs each attack once, scored twice: by the paper's metric, linkage privacy
-(one minus the exact-source linkage accuracy of the reconstructions, section 5.6 of the GDP
+(one minus the exact-source linkage accuracy of the reconstructions, Section 5.2.1 of the GDP
 paper), and by the relative reconstruction error. The summary table is printed and
 ``frontier.png`` shows utility against the strongest attack in both metrics.
 """
 
 # Licence: BSD 3 clause
 
+import io
 import textwrap
 import time
 import warnings
 
 import numpy as np
 
+from .utils._files import check_output, write_output
+
 __all__ = ["register", "run_demo", "run_demo_sweeps"]
 
-# attacks of each sweep (names of skdc.metrics.make_attack_scorer): the paper's choice, §7.2
-_SWEEP_ATTACKS = {"C-GDP + private noise": ["known_secret"],
-                  "I-GDP + GOPP (anchor noise)": ["mp", "procrustes", "alignment_map"]}
-# the two leakage metrics each attack is scored by: (column suffix, make_attack_scorer metric)
-_METRICS = {"": "relative_error", "_linkage": "linkage"}
 _N_LEVELS, _N_DRAWS = 8, 3
+# the two sweeps: private-data noise of C-GDP, anchor noise of I-GDP with GOPP alignment
+_LABELS = ("C-GDP + private noise", "I-GDP + GOPP (anchor noise)")
 
 
 def _grid(high, n_draws):
@@ -110,41 +110,30 @@ def run_demo(n_participants=10, noise_levels=(0.0, 0.02, 0.05, 0.1, 0.2, 0.4), s
     return rows
 
 
-def _available_attacks(file):
+def _attacks_available(file):
+    """Whether the attacks can run here (skdc.metrics imports); else say so."""
     try:
-        from .metrics import make_attack_scorer
+        from .metrics import make_attack_scorer  # noqa: F401
     except ImportError:
         print("note: skdc.metrics (the attacks) is not available here, so the sweeps report "
               "utility only and the plot shows utility against the noise.", file=file)
-        return {name: {} for name in _SWEEP_ATTACKS}
-    # linkage through a PCA embedding of the target's clean rows: no torch needed, and the
-    # same auditor for every draw (the paper's CNN auditor is what `reproduce mnist-sweep` uses)
-    params = {"linkage": {"auditor": "pca", "random_state": 0}}
-    return {sweep: {f"{attack}{suffix}": make_attack_scorer(
-        attack, metric=metric, metric_params=params.get(metric))
-        for suffix, metric in _METRICS.items() for attack in attacks}
-        for sweep, attacks in _SWEEP_ATTACKS.items()}
-
-
-def _strongest(results, attack_cols):
-    """The strongest attack of each draw in each metric: the lowest privacy score."""
-    linkage = [c for c in attack_cols if c.endswith("_linkage")]
-    results["strongest"] = results[[c for c in attack_cols if c not in linkage]].min(axis=1)
-    results["strongest_linkage"] = results[linkage].min(axis=1)
+        return False
+    return True
 
 
 def run_demo_sweeps(n_participants=10, n_levels=_N_LEVELS, n_draws=_N_DRAWS, seed=0,
                     out="frontier.png", n_jobs=None, file=None, progress="auto"):
     """Run the demo's two privacy-utility sweeps, print their summary and draw ``out``.
 
-    Each sweep runs ``n_levels`` evenly spaced noise levels with ``n_draws`` draws each.
-    Returns the concatenated sweep table (:func:`skdc.experiments.privacy_utility_sweep`),
-    with the columns ``strongest`` (the lowest relative error of the draw's attacks) and
-    ``strongest_linkage`` (the lowest linkage privacy).
+    Each sweep runs ``n_levels`` evenly spaced noise levels with ``n_draws`` draws each
+    (:func:`skdc.experiments.sweep_private_and_anchor_noise` on digits). Returns the
+    concatenated sweep table, with the columns ``strongest`` (the lowest relative error of
+    the draw's attacks) and ``strongest_linkage`` (the lowest linkage privacy). ``out`` is
+    written through skdc's file boundary (whole, never through a link).
     """
     try:
         import matplotlib  # noqa: F401
-        import pandas as pd
+        import pandas  # noqa: F401
     except ImportError as exc:
         raise ImportError(f"the demo's sweeps need the experiments extra ({exc}): "
                           "pip install 'skdc[experiments]'") from exc
@@ -152,39 +141,33 @@ def run_demo_sweeps(n_participants=10, n_levels=_N_LEVELS, n_draws=_N_DRAWS, see
     from sklearn.pipeline import Pipeline
 
     from .alignment import GOPPAligner, v_phase_transition
-    from .experiments import privacy_utility_sweep
+    from .experiments import sweep_private_and_anchor_noise
     from .mechanisms import CGDP, IGDP
 
     X_tr, X_te, y_tr, y_te = _digits(seed)
     d = X_tr.shape[1]
     v_pt = v_phase_transition(n_participants, d, 4 * d)
     rms = float(np.sqrt(np.mean(X_tr**2)))
-    attacks = _available_attacks(file)
-    common = dict(test_data=(X_te, y_te), n_draws=n_draws, random_state=seed, n_jobs=n_jobs,
-                  progress=progress)
+    attacks = _attacks_available(file)
     # private-data noise up to sigma = 4 RMS(X), anchor noise up to 2.5 v_PT (the noisy-anchor
     # paper draws lambda ~ U[0, 4] and v ~ U[0, 0.5], its Section 5.2; with few draws an even
-    # grid covers the range better)
-    cgdp = privacy_utility_sweep(
+    # grid covers the range better); linkage through a PCA embedding of the target's clean
+    # rows: no torch needed, and the same auditor for every draw (the paper's CNN auditor is
+    # what `reproduce mnist-sweep` uses)
+    results = sweep_private_and_anchor_noise(
         Pipeline([("gdp", CGDP(n_participants, random_state=seed)), ("clf", _clf())]),
-        X_tr, y_tr, param="gdp__noise", values=_grid(4 * rms, n_levels),
-        attacks=attacks["C-GDP + private noise"], label="C-GDP + private noise", **common)
-    gopp = privacy_utility_sweep(
         Pipeline([("gdp", IGDP(n_participants, random_state=seed)),
                   ("align", GOPPAligner()), ("clf", _clf())]),
-        X_tr, y_tr, param="align__v", values=_grid(2.5 * v_pt, n_levels),
-        attacks=attacks["I-GDP + GOPP (anchor noise)"], label="I-GDP + GOPP (anchor noise)",
-        **common)
-    results = pd.concat([cgdp, gopp], ignore_index=True)
+        X_tr, y_tr, X_te, y_te, private_values=_grid(4 * rms, n_levels),
+        anchor_values=_grid(2.5 * v_pt, n_levels), n_draws=n_draws, attacks=attacks,
+        auditor="pca", labels=_LABELS, random_state=seed, n_jobs=n_jobs,
+        progress=progress)
     unaligned = Pipeline([("gdp", IGDP(n_participants, random_state=seed)), ("clf", _clf())])
     results.attrs["I-GDP (unaligned)"] = balanced_accuracy_score(
         y_te, unaligned.fit(X_tr, y_tr).predict(X_te))
-    attack_cols = [c for cols in attacks.values() for c in cols]
-    if attack_cols:
-        _strongest(results, attack_cols)
-    _print_summary(results, attack_cols, v_pt, file)
+    _print_summary(results, attacks, v_pt, file)
     if out:
-        _plot(results, bool(attack_cols), v_pt, out)
+        _plot(results, attacks, v_pt, out)
         print(f"wrote {out}", file=file)
     return results
 
@@ -192,7 +175,7 @@ def run_demo_sweeps(n_participants=10, n_levels=_N_LEVELS, n_draws=_N_DRAWS, see
 _SHORT = {"balanced_accuracy": "bal.acc", "strongest": "rel.err", "strongest_linkage": "link.pr"}
 
 
-def _print_summary(results, attack_cols, v_pt, file):
+def _print_summary(results, with_attacks, v_pt, file):
     n_sweeps, n_levels = results["method"].nunique(), results.groupby("method")["value"].nunique()
     n_draws = int(results.groupby(["method", "value"]).size().max())
     print(f"\nprivacy-utility sweeps: {n_sweeps} sweeps x {int(n_levels.max())} noise levels x "
@@ -202,7 +185,7 @@ def _print_summary(results, attack_cols, v_pt, file):
           "privacy,\n1 - exact-source linkage accuracy (a blind guess scores 0.9). Higher = more "
           "private.",
           file=file)
-    cols = ["balanced_accuracy", *(["strongest", "strongest_linkage"] if attack_cols else [])]
+    cols = ["balanced_accuracy", *(["strongest", "strongest_linkage"] if with_attacks else [])]
     header = f"{'method':<28} {'noise':>12} " + " ".join(
         f"{_SHORT[c]:>8}" for c in cols) + f" {'conv':>5}"
     print(header, file=file)
@@ -223,7 +206,7 @@ def _cell(value):
 
 
 # one colour per sweep in every panel; the references in grey
-_PALETTE = {"C-GDP + private noise": "C0", "I-GDP + GOPP (anchor noise)": "C1"}
+_PALETTE = dict(zip(_LABELS, ("C0", "C1")))
 _CHANCE = "chance accuracy (10 classes)"
 
 
@@ -291,14 +274,18 @@ def _plot(results, with_attacks, v_pt, out):
                frameon=False, fontsize="small")
     caption = "\n".join(textwrap.fill(part, 190) for part in _caption(results, v_pt).split("\n"))
     fig.supxlabel(caption, fontsize="small", x=0.01, ha="left")
-    fig.savefig(out, dpi=120)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=120)
     plt.close(fig)
+    write_output(out, buf.getvalue(), "--out")  # whole, never through a link
 
 
 def _run(args):
     for flag, value in (("--levels", args.levels), ("--draws", args.draws)):
         if value < 1:
             raise ValueError(f"{flag} must be at least 1; got {value}.")
+    if not args.table_only:
+        check_output(args.out, "--out")  # before any work: a folder under a file, say
     run_demo(n_participants=args.participants, seed=args.seed)
     if not args.table_only:
         run_demo_sweeps(n_participants=args.participants, n_levels=args.levels,

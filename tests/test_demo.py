@@ -1,6 +1,8 @@
-"""The demo's frontier.png reads at a glance (issue 25): accuracy panels on one scale, one
+"""The demo's frontier.png reads at a glance: accuracy panels on one scale, one
 legend outside the panels that names the bands and the chance line, a caption explaining the
 bands and v_PT, each sweep in one colour, and bands that never fill the whole axis."""
+
+import os
 
 import matplotlib
 
@@ -14,6 +16,7 @@ from matplotlib.collections import PolyCollection  # noqa: E402
 pd = pytest.importorskip("pandas")
 
 from skdc._demo import _PALETTE, _plot  # noqa: E402
+from tests._fuzz import CASES  # noqa: E402
 
 V_PT = 0.1176
 
@@ -106,3 +109,15 @@ def test_fits_are_monotone_in_every_panel(figure):
             if line.get_label() in _PALETTE and x.size > 10:
                 order = np.argsort(x)
                 assert np.all(np.diff(y[order]) <= 1e-9), line.get_label()
+
+
+def test_the_figure_replaces_a_link_never_writes_through_it(tmp_path):
+    """frontier.png is written through the file boundary: a link at --out is replaced."""
+    CASES["output link"] += 1
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"keep me")
+    os.symlink(victim, tmp_path / "frontier.png")
+    _plot(_sweeps(), True, V_PT, tmp_path / "frontier.png")
+    assert victim.read_bytes() == b"keep me"
+    link = tmp_path / "frontier.png"
+    assert not link.is_symlink() and link.read_bytes()[:4] == b"\x89PNG"

@@ -1,4 +1,4 @@
-"""The documentation links only pages that exist (issue 25).
+"""The documentation links only pages that exist.
 
 Two checks. Always: the docs' source-page hook (``docs/conf.py``) finds the source and the
 definitions of every skdc module, so viewcode writes a page for each module it lists and gives

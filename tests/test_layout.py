@@ -164,13 +164,12 @@ CROSS_CUTTING = {
     "tests/test_set_output.py": "set_output('pandas') through mechanism, aligner and model "
                                 "together",
     "tests/test_tables_cli.py": "CSV and Parquet tables through every command's --data",
-    "tests/experiments/test_sweep_plot.py": "the sweep command's figure (_plot_sweep of "
-                                            "skdc/experiments/_cli.py)",
+    "tests/experiments/test_sweep_plot.py": "the sweep's figure (SweepConfig.plot of "
+                                            "skdc/experiments/_sweep_config.py, written by "
+                                            "_plot_sweep of skdc/experiments/_cli.py)",
     "tests/mechanisms/test_anchor_coverage.py": "the nonlinear mechanisms' anchor-coverage "
                                                 "warning (skdc/anchors.py and "
                                                 "skdc/mechanisms/_embedding.py together)",
-    "tests/experiments/test_sweep_config.py": "the sweep config reader of "
-                                              "skdc/experiments/_cli.py, against hostile configs",
     "tests/mechanisms/test_numerics.py": "mechanisms and aligners at awkward scales together",
     "tests/privacy/test_validation.py": "parameter validation of every public function of "
                                         "skdc.privacy",

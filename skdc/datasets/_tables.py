@@ -29,7 +29,7 @@ from numbers import Integral
 import numpy as np
 from sklearn.utils import Bunch
 
-from ..utils._files import FileError, one_line, read_bytes
+from ..utils._files import FileError, check_npy_size, one_line, read_bytes
 from ..utils._sklearn_compat import Interval, validate_params
 
 __all__ = ["load_table", "table_format"]
@@ -270,6 +270,7 @@ def _read_parquet(path, what, max_bytes):
 
 def _read_npy(path, what, max_bytes, *, ndim=2):
     data = read_bytes(path, what, max_bytes=max_bytes)
+    check_npy_size(io.BytesIO(data), len(data), f"{path}: {what}")  # before numpy allocates
     try:
         arr = np.load(io.BytesIO(data), allow_pickle=False)
     except (ValueError, OSError, EOFError) as exc:

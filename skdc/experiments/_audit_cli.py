@@ -131,7 +131,7 @@ def _config(args):
 
 def _config_table(path):
     """The ``[audit]`` table of ``--config``, its keys checked."""
-    from ._cli import _load_config
+    from ._sweep_config import _load_config
 
     if not path.is_file():
         raise FileNotFoundError(f"--config {path}: no such file; `skdc audit --example` "
@@ -193,15 +193,18 @@ def _short(value):
 
 
 def _load(path, flag):
-    """One ``.npy`` array, read as a regular file (never a pipe, a folder or a device)."""
+    """One ``.npy`` array, read as a regular file (never a pipe, a folder or a device) of at
+    most 16 GiB whose header declares no more data than the file holds."""
     import numpy as np
 
-    from ..utils._files import open_regular
+    from ..utils._files import check_npy_size, open_regular
 
     path = Path(path)
     if not os.path.lexists(path):
         raise FileNotFoundError(f"{flag} {path}: no such file.")
-    with open_regular(path, flag) as fh:
+    with open_regular(path, flag, max_bytes=2**34) as fh:
+        check_npy_size(fh, os.fstat(fh.fileno()).st_size, f"{flag} {path}:")
+        fh.seek(0)
         try:
             arr = np.load(fh, allow_pickle=False)
         except (ValueError, OSError, EOFError) as exc:

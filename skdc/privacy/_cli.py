@@ -17,17 +17,30 @@ import numpy as np
 __all__ = ["register"]
 
 
+_MAX_BYTES = 2**34  # the largest .npy read, as skdc.datasets.load_table's default
+
+
 def _load_rows(path, what):
+    """The rows of ``path``: a table (CSV, TSV, Parquet) or one 2-D ``.npy`` array, read
+    through the file boundary (a regular file, bounded in bytes, its declared shape checked
+    against the bytes it holds before numpy allocates it)."""
+    import io
+    import os
+
     from ..datasets import load_table, table_format
+    from ..utils._files import check_npy_size, one_line, read_bytes
 
     if table_format(path) not in (None, "npy"):  # a table: CSV, TSV or Parquet with a header
         return load_table(path, what=what).data
+    if not os.path.lexists(path):
+        raise FileNotFoundError(f"{path}: no such file ({what}).")
+    data = read_bytes(path, what, max_bytes=_MAX_BYTES, decompress=None)
+    check_npy_size(io.BytesIO(data), len(data), f"{path}: {what}")
     try:
-        arr = np.load(path, allow_pickle=False)
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{path}: no such file ({what}).") from None
+        arr = np.load(io.BytesIO(data), allow_pickle=False)
     except (ValueError, OSError, EOFError) as exc:
-        raise ValueError(f"{path}: cannot read {what} as a .npy array ({exc}).") from None
+        raise ValueError(f"{path}: cannot read {what} as a .npy array ({one_line(exc)}).") \
+            from None
     if not isinstance(arr, np.ndarray) or arr.ndim != 2:
         raise ValueError(
             f"{path}: {what} must be one 2-D .npy array (rows x features); got "

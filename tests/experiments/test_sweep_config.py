@@ -1,6 +1,6 @@
-"""The sweep config (skdc/experiments/_cli.py): only estimator classes with plain-data
+"""The sweep config (skdc/experiments/_sweep_config.py): only estimator classes with plain-data
 parameters, a bounded and shallow file, and every wrong key refused in one line naming the file
-and the key (issue 24)."""
+and the key."""
 
 import os
 import re
@@ -8,7 +8,8 @@ import re
 import pytest
 
 from skdc.__main__ import main
-from skdc.experiments._cli import _read_sweep_config, _steps_toml
+from skdc.experiments import load_sweep_config
+from skdc.experiments._sweep_config import _steps_toml
 from tests._fuzz import CASES, deadline
 
 _DATA = """
@@ -158,7 +159,7 @@ def test_the_example_and_a_good_config_load(tmp_path, capsys):
     (tmp_path / "example.toml").write_text(capsys.readouterr().out)
     (tmp_path / "good.toml").write_text(_CONFIG)
     for name in ("example.toml", "good.toml"):
-        spec = _read_sweep_config(tmp_path / name)
+        spec = load_sweep_config(tmp_path / name)
         assert [step for step, _ in spec.pipeline.steps] == ["gdp", "align", "clf"]
         assert spec.X.shape[0] == len(spec.y) > 0
 
@@ -217,7 +218,7 @@ def test_good_distributions_load(tmp_path):
         cfg = tmp_path / "ok.toml"
         cfg.write_text(_CONFIG.replace("values = [0.0, 0.1]", f"distribution = {dist}\n"
                                                              "n_draws = 2"))
-        values = _read_sweep_config(cfg).values
+        values = load_sweep_config(cfg).values
         assert hasattr(values, "rvs")
 
 
@@ -288,7 +289,7 @@ def test_fuzz_sweep_config_values(tmp_path, key, value, which):
     cfg = tmp_path / "fuzz.toml"
     cfg.write_text(text)
     try:
-        _read_sweep_config(cfg)
+        load_sweep_config(cfg)
     except (ValueError, FileNotFoundError) as exc:
         assert str(cfg) in str(exc) and "\n" not in str(exc), str(exc)
 
@@ -301,7 +302,7 @@ def test_fuzz_sweep_config_bytes(tmp_path, blob, suffix):
     cfg = tmp_path / ("fuzz" + suffix)
     cfg.write_bytes(blob)
     try:
-        _read_sweep_config(cfg)
+        load_sweep_config(cfg)
     except (ValueError, FileNotFoundError) as exc:
         assert str(cfg) in str(exc) and "\n" not in str(exc), str(exc)
     else:  # pragma: no cover - random bytes that happen to be a whole config

@@ -1,4 +1,4 @@
-"""``skdc sweep``'s figure (issue 25): utility and attack error each on an axis of its own,
+"""``skdc sweep``'s figure: utility and attack error each on an axis of its own,
 named after what it shows, under a title that fits the figure."""
 
 import matplotlib

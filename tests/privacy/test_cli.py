@@ -1,5 +1,6 @@
 """``python -m skdc bound`` (skdc/privacy/_cli.py): the floor of a data set from files."""
 
+import os
 import re
 
 import numpy as np
@@ -12,6 +13,7 @@ from skdc.privacy import (
     DPSGDLeakageAccountant,
     ReconstructionBound,
 )
+from tests._fuzz import CASES, deadline, npy_declaring
 
 GRID = ["--block-sizes", "4,8", "--nu2", "0.8,1.6"]
 
@@ -130,3 +132,29 @@ def test_bound_says_why_a_floor_is_vacuous(digit_files, capsys):
                   for r in ent.pairs_)
     edge = float(re.search(r"only up to ([\d.e+]+) bits", note[0]).group(1))
     assert edge == pytest.approx(gamma_0, rel=1e-3)
+
+
+@pytest.mark.parametrize("shape, kind", [((10**7, 10**6), "huge header"), ((50, 8), "truncated")])
+def test_bound_refuses_a_npy_declaring_more_than_it_holds(digit_files, tmp_path, capsys, shape,
+                                                          kind):
+    """A hundred bytes declaring 10**13 floats: refused in one line from the header, before
+    numpy allocates the array (it used to raise MemoryError, a traceback)."""
+    CASES["npy header"] += 1
+    folder, _, _ = digit_files
+    (tmp_path / "bad.npy").write_bytes(npy_declaring(shape, bytes(64)))
+    status, _, err = _run(["bound", "--data", str(tmp_path / "bad.npy"), "--perp",
+                           str(folder / "perp.npy")], capsys)
+    assert status == 2 and len(err.strip().splitlines()) == 1, err
+    assert f"--data declares shape {shape}" in err and "but holds 64" in err
+
+
+def test_bound_reads_only_regular_files(digit_files, tmp_path, capsys):
+    folder, _, _ = digit_files
+    os.mkfifo(tmp_path / "fifo.npy")
+    (tmp_path / "dir.npy").mkdir()
+    for name, kind in (("fifo.npy", "a named pipe"), ("dir.npy", "a directory")):
+        CASES["non-regular file (bound)"] += 1
+        with deadline():
+            status, _, err = _run(["bound", "--data", str(tmp_path / name), "--perp",
+                                   str(folder / "perp.npy")], capsys)
+        assert status == 2 and len(err.strip().splitlines()) == 1 and kind in err, err

@@ -11,6 +11,7 @@ import pytest
 
 from skdc.utils._files import (
     FileError,
+    check_npy_size,
     ensure_folder,
     open_input,
     open_regular,
@@ -18,8 +19,9 @@ from skdc.utils._files import (
     read_bytes,
     remove_written,
     write_file,
+    write_output,
 )
-from tests._fuzz import CASES, deadline
+from tests._fuzz import CASES, deadline, npy_declaring
 
 
 class _OurError(FileError):
@@ -211,3 +213,43 @@ def test_remove_written_refuses_a_file_or_a_link_in_place_of_the_folder(tmp_path
         with pytest.raises(FileError, match="is not a folder"):
             remove_written(path, ["file", "link"])
     assert (tmp_path / "file").exists()
+
+
+# -- .npy headers: the declared size is checked before numpy allocates it ---------------------
+@pytest.mark.parametrize("shape, payload", [((10**7, 10**6), bytes(64)), ((3, 2), bytes(40)),
+                                            ((2**40,), b"")])
+def test_check_npy_size_refuses_a_header_declaring_more_than_the_file_holds(shape, payload):
+    import io
+
+    CASES["npy header"] += 1
+    blob = npy_declaring(shape, payload)
+    with pytest.raises(_OurError) as exc:
+        check_npy_size(io.BytesIO(blob), len(blob), "X.npy: --data", error=_OurError)
+    msg = str(exc.value)
+    assert "\n" not in msg and msg.startswith(f"X.npy: --data declares shape {shape}")
+    assert f"but holds {len(payload)}" in msg
+
+
+def test_check_npy_size_passes_a_whole_array_and_leaves_garbage_to_the_reader():
+    import io
+
+    import numpy as np
+
+    buf = io.BytesIO()
+    np.save(buf, np.arange(6.0).reshape(3, 2))
+    blob = buf.getvalue()
+    shape, dtype = check_npy_size(io.BytesIO(blob), len(blob), "X.npy")
+    assert shape == (3, 2) and dtype == np.float64
+    assert check_npy_size(io.BytesIO(b"not an npy file"), 15, "X.npy") is None
+
+
+def test_write_output_replaces_a_link_and_refuses_a_path_under_a_file(tmp_path, regular):
+    CASES["output link"] += 1
+    os.symlink(regular, tmp_path / "out.csv")
+    path = write_output(tmp_path / "out.csv", "a,b\n", "--csv")
+    assert regular.read_bytes() == b"0123456789"
+    assert not os.path.islink(path) and open(path).read() == "a,b\n"
+    assert stat.S_IMODE(os.stat(path).st_mode) == output_mode(0o644)
+    CASES["output under a file"] += 1
+    with pytest.raises(FileError, match=r"cannot write --csv: the folder .* does not exist"):
+        write_output(regular / "out.csv", b"x", "--csv")
