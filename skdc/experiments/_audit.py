@@ -123,13 +123,12 @@ class AuditReport:
         files : dict of {str: str}
             The files written.
         """
-        out = ensure_folder(out, "--out")
         outputs = {"report": ("report.html", self.html)}
         for name in _TABLES:
             outputs[name] = (f"{name}.csv", getattr(self, name).to_csv(index=False))
         outputs["calibration"] = ("calibration.csv",
                                   self.calibration.summary.to_csv(index=False))
-        self.files = write_outputs(out, outputs, "the report")
+        self.files = write_outputs(out, outputs, "the report", folder_what="--out")
         return self.files
 
 

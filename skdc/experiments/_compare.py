@@ -50,7 +50,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ..utils._checkpoint import DrawCheckpoint
 from ..utils._deployment import settings_fingerprint
-from ..utils._files import ensure_folder, write_outputs
+from ..utils._files import write_outputs
 from ..utils._progress import progress_bar
 from ..utils._sklearn_compat import (
     HasMethods,
@@ -377,7 +377,6 @@ class Comparison:
 
         import pandas as pd
 
-        out = ensure_folder(out, "--out")
         draws = pd.concat([o.draws.assign(option=k) for k, o in self.options.items()
                            if o.draws is not None and len(o.draws)], ignore_index=True) \
             if any(o.draws is not None and len(o.draws) for o in self.options.values()) \
@@ -393,7 +392,7 @@ class Comparison:
                                                    "commands")}
             outputs["deployment"] = ("deployment.json", json.dumps(doc, indent=2) + "\n")
             outputs["commands"] = ("deployment.txt", self.deployment["text"])
-        self.files = write_outputs(out, outputs, "the comparison")
+        self.files = write_outputs(out, outputs, "the comparison", folder_what="--out")
         return self.files
 
     def plot(self, axes=None):

@@ -36,7 +36,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ..utils._files import ensure_folder, write_outputs
+from ..utils._files import write_outputs
 from ..utils._progress import progress_bar
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
 
@@ -147,8 +147,7 @@ class Reproduction:
             fig.savefig(buf, format="png", dpi=120)
             plt.close(fig)
             outputs[f"{self.name}.png"] = (f"{self.name}.png", buf.getvalue())
-        folder = ensure_folder(out_dir, "the output folder")
-        return write_outputs(folder, outputs, f"the {self.name} reproduction")
+        return write_outputs(out_dir, outputs, f"the {self.name} reproduction")
 
 
 # ----------------------------------------------------------------------------- equivalence

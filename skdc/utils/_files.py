@@ -541,18 +541,24 @@ def ensure_folder(path, what="the output folder", *, allow_link=True, error=File
     return path
 
 
-def write_outputs(folder, outputs, what="the output", *, mode=None, error=FileError):
+def write_outputs(folder, outputs, what="the output", *, folder_what="the output folder",
+                  mode=None, error=FileError):
     """Write several shared outputs into ``folder``, each through :func:`write_file`.
+
+    The folder is created first when missing, by :func:`ensure_folder` (which refuses a path
+    that is, or lies under, a file).
 
     Parameters
     ----------
     folder : str or path-like
-        An existing folder (see :func:`ensure_folder`).
+        The folder.
     outputs : dict of {str: (str, str or bytes)}
         ``{name: (file name, content)}``; text is written as UTF-8.
     what : str, default="the output"
         Whose outputs these are (``"the report"``), for messages: ``"the report's
         summary.csv"``.
+    folder_what : str, default="the output folder"
+        What the folder is (``"--out"``), for :func:`ensure_folder`'s messages.
     mode : int, default=None
         Permission bits; ``None``: ``output_mode(0o644)`` (an ordinary shared file).
     error : type, default=FileError
@@ -567,14 +573,15 @@ def write_outputs(folder, outputs, what="the output", *, mode=None, error=FileEr
     --------
     >>> import os, tempfile
     >>> from skdc.utils._files import write_outputs
-    >>> folder = tempfile.mkdtemp()
+    >>> folder = os.path.join(tempfile.mkdtemp(), "new")
     >>> files = write_outputs(folder, {"table": ("t.csv", "a,b\\n1,2\\n")}, "the audit")
     >>> os.path.basename(files["table"]), open(files["table"]).read().splitlines()
     ('t.csv', ['a,b', '1,2'])
     """
+    folder = ensure_folder(folder, folder_what, error=error)
     files = {}
     for name, (filename, content) in outputs.items():
-        files[name] = write_output(os.path.join(os.fspath(folder), filename), content,
+        files[name] = write_output(os.path.join(folder, filename), content,
                                    f"{what}'s {filename}", mode=mode, error=error)
     return files
 
