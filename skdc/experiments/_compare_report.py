@@ -9,16 +9,14 @@ writes the self-contained page (figures as PNG, no scripts, no links).
 # Licence: BSD 3 clause
 
 import html
-import platform
-import sys
 
 import numpy as np
 
-from ._report import _CSS, _RULES, _img, _png, _table, attack_label
+from ._report import _FAILS, _MEETS, _RULES, _img, _page, _png, _table, _versions, attack_label
 
 __all__ = ["plot_comparison", "render_comparison"]
 
-_MEETS, _FAILS, _REF, _FORMAL = "#1a7f37", "#c0392b", "0.35", "#1f5fa8"
+_REF, _FORMAL = "0.35", "#1f5fa8"
 SECTIONS = ("options", "costs", "regulator", "deployment", "judged", "limits", "reproduce")
 _TITLES = {"options": "The options side by side", "costs": "What each option costs",
            "regulator": "The regulator's words", "deployment": "Deploying the chosen option",
@@ -340,21 +338,10 @@ def _limits_section(s):
 
 
 def _reproduce_section(s):
-    import sklearn
-
-    import skdc
-
-    e = html.escape
     return (
-        f"<p>Command: <code>{e(s['command_line'])}</code></p><table id='versions'>"
-        + "".join(f"<tr><td>{k}</td><td>{e(str(v))}</td></tr>" for k, v in [
-            ("skdc", getattr(skdc, "__version__", "dev")),
-            ("python", platform.python_version()), ("numpy", np.__version__),
-            ("scikit-learn", sklearn.__version__), ("platform", sys.platform),
-            ("seed", s["random_state"]), ("SHA-256 of the inputs", s["input_sha256"]),
-            ("draws run (all)", s["n_draws_all"]),
-            ("draws read back from a checkpoint", s["n_resumed"])])
-        + "</table><p>The table is <code>comparison.csv</code>, every draw "
+        _versions(s, [("draws run (all)", s["n_draws_all"]),
+                      ("draws read back from a checkpoint", s["n_resumed"])])
+        + "<p>The table is <code>comparison.csv</code>, every draw "
         "<code>draws.csv</code>, every calibrated setting's decisions <code>decisions.csv"
         "</code>, the regulator's table <code>regulator.csv</code>.</p>")
 
@@ -372,20 +359,17 @@ def render_comparison(setting, results, table, verdict, regulator, deployment):
         "limits": _limits_section(s),
         "reproduce": _reproduce_section(s),
     }
-    body = "".join(f'<section id="{k}"><h2>{_TITLES[k]}</h2>{sections[k]}</section>'
-                   for k in SECTIONS)
     resumed = (f"<p id='resumed'>Resumed from the checkpoint: {s['n_resumed']} of "
                f"{s['n_draws_all']} draws read back, not rerun.</p>" if s["n_resumed"] else "")
     scale = ("" if s["scale"]["standardized"] else
              "<p class='verdict warn'>Your rows are not standardized: attack errors are "
              "relative to the rows' scale, so a few large columns dominate them. Compare the "
              "options on rows scaled as the collaboration will scale them.</p>")
-    return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
-            "<title>skdc audit: which way to collaborate?</title>"
-            f"<style>{_CSS}pre{{background:#f4f4f4;padding:.6em;white-space:pre-wrap;"
-            "overflow-wrap:anywhere;font-size:.85em}th{text-align:left;vertical-align:bottom}"
-            "</style></head><body><h1>Is our collaboration safe, and which "
-            f"way?</h1>{_verdict_html(verdict)}{scale}"
-            f"<p>{len(results)} options, {s['n_participants']} participants, target attack "
-            f"error {s['target_error']:.3g} at {s['confidence']:.0%}.</p>{resumed}{body}"
-            "</body></html>\n")
+    opening = (f"{_verdict_html(verdict)}{scale}<p>{len(results)} options, "
+               f"{s['n_participants']} participants, target attack error "
+               f"{s['target_error']:.3g} at {s['confidence']:.0%}.</p>{resumed}")
+    return _page("skdc audit: which way to collaborate?",
+                 "Is our collaboration safe, and which way?", opening, sections, SECTIONS,
+                 _TITLES, css="pre{background:#f4f4f4;padding:.6em;white-space:pre-wrap;"
+                 "overflow-wrap:anywhere;font-size:.85em}th{text-align:left;"
+                 "vertical-align:bottom}")

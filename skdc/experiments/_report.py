@@ -571,8 +571,9 @@ def _limits(s):
         f"<li>{conf}</li></ul>")
 
 
-def _reproduce_section(s, cal, draws):
-    """The command, the versions and the seed that reproduce the report."""
+def _versions(s, rows):
+    """The command and the table of versions, seed and input digest that reproduce a report
+    (the audit's and the comparison's), ``rows`` (``(name, value)`` pairs) at its end."""
     import sklearn
 
     import skdc
@@ -585,10 +586,28 @@ def _reproduce_section(s, cal, draws):
             ("python", platform.python_version()), ("numpy", np.__version__),
             ("scikit-learn", sklearn.__version__), ("platform", sys.platform),
             ("seed", s["random_state"]), ("SHA-256 of the inputs", s["input_sha256"]),
-            ("draws run (all)", len(draws)), ("noise range", s["bounds"])])
-        + "</table><p>Every draw is in <code>draws.csv</code>; the calibration's decisions in "
+            *rows])
+        + "</table>")
+
+
+def _reproduce_section(s, cal, draws):
+    """The command, the versions and the seed that reproduce the report."""
+    return (
+        _versions(s, [("draws run (all)", len(draws)), ("noise range", s["bounds"])])
+        + "<p>Every draw is in <code>draws.csv</code>; the calibration's decisions in "
         "<code>decisions.csv</code> and its per-attack statistics in "
         "<code>calibration.csv</code>.</p>")
+
+
+def _page(title, heading, opening, sections, order, titles, css=""):
+    """A self-contained page (the audit's and the comparison's): ``opening`` (the verdict)
+    under the heading, then ``sections[k]`` titled ``titles[k]`` for each ``k`` of ``order``;
+    ``css`` is added to the shared style sheet."""
+    body = "".join(f'<section id="{k}"><h2>{titles[k]}</h2>{sections[k]}</section>'
+                   for k in order)
+    return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+            f"<title>{title}</title><style>{_CSS}{css}</style></head><body><h1>{heading}</h1>"
+            f"{opening}{body}</body></html>\n")
 
 
 def render(setting, cal, draws, tables, picture, leakage=None):
@@ -610,12 +629,9 @@ def render(setting, cal, draws, tables, picture, leakage=None):
         "limits": _limits(s),
         "reproduce": _reproduce_section(s, cal, draws),
     }
-    body = "".join(f'<section id="{k}"><h2>{_TITLES[k]}</h2>{sections[k]}</section>'
-                   for k in SECTIONS)
-    return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
-            "<title>skdc audit: is our collaboration safe?</title>"
-            f"<style>{_CSS}</style></head><body><h1>Is our collaboration safe?</h1>"
-            f"{verdict_sentence(s, cal, tables)}{_phase_warning(cal)}{_scale_warning(s)}"
-            f"<p>An audit of {_NAMES[s['mechanism']]} with {_NAMES[s['aligner']]}, "
-            f"{s['n_participants']} participants, target attack error "
-            f"{s['target_error']:.3g} at {s['confidence']:.0%}.</p>{body}</body></html>\n")
+    opening = (f"{verdict_sentence(s, cal, tables)}{_phase_warning(cal)}{_scale_warning(s)}"
+               f"<p>An audit of {_NAMES[s['mechanism']]} with {_NAMES[s['aligner']]}, "
+               f"{s['n_participants']} participants, target attack error "
+               f"{s['target_error']:.3g} at {s['confidence']:.0%}.</p>")
+    return _page("skdc audit: is our collaboration safe?", "Is our collaboration safe?",
+                 opening, sections, SECTIONS, _TITLES)
