@@ -133,25 +133,25 @@ def plot_comparison(comparison, axes=None):
     -------
     axes : pair of matplotlib Axes
     """
+    return _panels(comparison.options, comparison.setting, axes)
+
+
+def _panels(results, setting, axes=None):
     if axes is None:
         import matplotlib.pyplot as plt
 
         _, axes = plt.subplots(1, 2, figsize=(12, 6.2), layout="constrained", sharey=True)
-    _error_panel(axes[0], comparison.options, comparison.setting)
-    _epsilon_panel(axes[1], comparison.options, comparison.setting)
+    _error_panel(axes[0], results, setting)
+    _epsilon_panel(axes[1], results, setting)
     return axes
 
 
 def _figure(results, setting):
+    """The report's figure, drawn without a display."""
     import matplotlib
 
     matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 2, figsize=(12, 6.2), layout="constrained", sharey=True)
-    _error_panel(axes[0], results, setting)
-    _epsilon_panel(axes[1], results, setting)
-    return fig
+    return _panels(results, setting)[0].figure
 
 
 # ----------------------------------------------------------------------------- the page
