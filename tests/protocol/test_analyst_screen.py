@@ -10,7 +10,6 @@ import pytest
 from scipy.stats import chi2
 
 from skdc import Uploads
-from skdc.__main__ import main
 from skdc.alignment import GOPPAligner, ReferenceAligner
 from skdc.anchors import orthonormal_anchor
 from skdc.mechanisms import IGDP
@@ -19,7 +18,7 @@ from skdc.protocol._container import write_container
 from skdc.protocol._screen import FALSE_ALARM, screen_anchor_uploads
 from tests._fuzz import CASES
 
-from .conftest import deadline
+from .conftest import run_cli
 
 P, D, R = 3, 4, 16
 
@@ -212,22 +211,15 @@ def test_values_that_overflow_float64_are_refused_before_any_arithmetic(tmp_path
 
 
 # -- the command line ---------------------------------------------------------------------------
-def _run(argv, capsys):
-    with deadline():
-        status = main([str(a) for a in argv])
-    out = capsys.readouterr()
-    return status, out.out, out.err
-
-
 def test_cli_refuses_or_warns_about_the_hostile_upload(tmp_path, capsys):
     paths = _site(str(tmp_path))
     _rewrite(paths[1], anchor_upload=lambda a: a["anchor_upload"][::-1])
-    status, _, err = _run(["analyst", "fit", *paths, "--out", tmp_path / "m"], capsys)
+    status, _, err = run_cli(["analyst", "fit", *paths, "--out", tmp_path / "m"], capsys)
     assert status == 2 and err.count("\n") == 1, err
     assert f"{paths[1]}: field 'anchor_upload' lies " in err
     assert not (tmp_path / "m").exists()  # nothing written
-    status, _, err = _run(["analyst", "fit", *paths, "--outliers", "warn", "--out",
-                           tmp_path / "m"], capsys)
+    status, _, err = run_cli(["analyst", "fit", *paths, "--outliers", "warn", "--out",
+                              tmp_path / "m"], capsys)
     assert status == 0, err
     (line,) = [ln for ln in err.splitlines() if "anchor_upload" in ln]
     assert line.startswith("skdc analyst: warning: ") and "u1.npz" in line
@@ -240,10 +232,10 @@ def test_cli_refuses_an_anchor_of_overflowing_magnitude_in_one_line(tmp_path, ca
     A = orthonormal_anchor(R, D, random_state=0) * 1e300
     np.save(tmp_path / "A.npy", A)
     np.save(tmp_path / "X.npy", np.random.RandomState(0).rand(10, D))
-    status, _, err = _run(["participant", "upload", "--id", 0, "--data", tmp_path / "X.npy",
-                           "--anchor", tmp_path / "A.npy", "--anchor-noise", 0.05,
-                           "--secret-out", tmp_path / "s.npz", "--out", tmp_path / "u.npz"],
-                          capsys)
+    status, _, err = run_cli(["participant", "upload", "--id", 0, "--data",
+                              tmp_path / "X.npy", "--anchor", tmp_path / "A.npy",
+                              "--anchor-noise", 0.05, "--secret-out", tmp_path / "s.npz",
+                              "--out", tmp_path / "u.npz"], capsys)
     assert status == 2 and err.count("\n") == 1, err
     assert "--anchor" in err and "A.npy" in err and "can overflow" in err
     assert sorted(os.listdir(tmp_path)) == ["A.npy", "X.npy"]
@@ -259,19 +251,20 @@ def test_cli_sizes_declared_differently_are_refused_undeclared_ones_not(tmp_path
         np.save(tmp_path / f"y{i}.npy", (X[:, 0] > 0.5).astype(int))
 
     def upload(i, tag, *size):
-        return _run(["participant", "upload", "--id", i, *size, "--data", tmp_path / f"X{i}.npy",
-                     "--labels", tmp_path / f"y{i}.npy", "--anchor", tmp_path / "A.npy",
-                     "--anchor-noise", 0.05, "--secret-out", tmp_path / f"s{tag}{i}.npz",
-                     "--out", tmp_path / f"u{tag}{i}.npz"], capsys)[0]
+        return run_cli(["participant", "upload", "--id", i, *size, "--data",
+                        tmp_path / f"X{i}.npy", "--labels", tmp_path / f"y{i}.npy",
+                        "--anchor", tmp_path / "A.npy", "--anchor-noise", 0.05,
+                        "--secret-out", tmp_path / f"s{tag}{i}.npz",
+                        "--out", tmp_path / f"u{tag}{i}.npz"], capsys)[0]
 
     # without --n-participants each upload declares no size (its default, --id + 1, is none)
     assert all(upload(i, "a") == 0 for i in range(P))
-    assert _run(["analyst", "fit", *[tmp_path / f"ua{i}.npz" for i in range(P)], "--out",
-                 tmp_path / "ma"], capsys)[0] == 0
+    assert run_cli(["analyst", "fit", *[tmp_path / f"ua{i}.npz" for i in range(P)], "--out",
+                    tmp_path / "ma"], capsys)[0] == 0
     for i, size in enumerate((3, 4, 3)):
         assert upload(i, "b", "--n-participants", size) == 0
-    status, _, err = _run(["analyst", "fit", *[tmp_path / f"ub{i}.npz" for i in range(P)],
-                           "--out", tmp_path / "mb"], capsys)
+    status, _, err = run_cli(["analyst", "fit", *[tmp_path / f"ub{i}.npz" for i in range(P)],
+                              "--out", tmp_path / "mb"], capsys)
     assert status == 2 and err.count("\n") == 1, err
     assert "ub1.npz: field 'mechanism.n_participants' is 4 but" in err
     CASES["upload (collaboration)"] += 1

@@ -14,20 +14,11 @@ import pytest
 from skdc.__main__ import main
 from skdc.protocol._cli import register
 
-from .conftest import deadline
-
-P, D = 3, 4
-
-
-def run(argv, capsys):
-    with deadline():
-        status = main([str(a) for a in argv])
-    out = capsys.readouterr()
-    return status, out.out, out.err
+from .conftest import D, P, deploy, run_cli, upload_argv
 
 
 def one_line_error(argv, capsys, *words):
-    status, out, err = run(argv, capsys)
+    status, out, err = run_cli(argv, capsys)
     assert status == 2, (out, err)
     assert err.count("\n") == 1 and "Traceback" not in err, err
     for w in words:
@@ -35,33 +26,10 @@ def one_line_error(argv, capsys, *words):
     return err
 
 
-def upload_argv(site, i, **over):
-    args = {"--id": i, "--n-participants": P, "--data": site / f"X{i}.npy",
-            "--labels": site / f"y{i}.npy", "--anchor": site / "anchor.npy",
-            "--anchor-noise": 0.05, "--secret-out": site / f"secret{i}.npz",
-            "--out": site / "uploads" / f"upload_{i}.npz"}
-    args.update(over)
-    argv = ["participant", "upload"]
-    for k, v in args.items():
-        if v is not None:
-            argv += [k, v]
-    return argv
-
-
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("site")
-    rng = np.random.RandomState(0)
-    for i in range(P):
-        np.save(tmp / f"X{i}.npy", rng.rand(20, D))
-        np.save(tmp / f"y{i}.npy", rng.randint(2, size=20))
-    np.save(tmp / "X_test.npy", rng.rand(5, D))
-    assert main(["anchor", "make", "--n-features", str(D), "--seed", "1",
-                 "--out", str(tmp / "anchor.npy")]) == 0
-    (tmp / "uploads").mkdir()
-    for i in range(P):
-        assert main([str(a) for a in upload_argv(tmp, i)]) == 0
-    ups = [str(tmp / "uploads" / f"upload_{i}.npz") for i in range(P)]
+    ups = deploy(tmp)
     assert main(["analyst", "fit", *ups, "--out", str(tmp / "runA")]) == 0
     assert main(["analyst", "fit", *ups, "--model-param", "C=0.01",
                  "--out", str(tmp / "runB")]) == 0
@@ -74,17 +42,17 @@ def test_upload_refuses_to_overwrite_the_secret_unless_forced(site, capsys):
                    "already exists", "--force")
     # nothing was written: the old secret still matches the old upload
     assert {p: (site / p).read_bytes() for p in before} == before
-    status, out, _ = run(upload_argv(site, 0, **{"--secret-out": site / "s_new.npz",
-                                                  "--out": site / "uploads/upload_0.npz"}),
-                         capsys)
+    status, out, _ = run_cli(upload_argv(site, 0, **{"--secret-out": site / "s_new.npz",
+                                                      "--out": site / "uploads/upload_0.npz"}),
+                             capsys)
     assert status == 2 and not (site / "s_new.npz").exists()
-    status, out, err = run(upload_argv(site, 0, **{"--secret-out": site / "forced.npz",
-                                                  "--out": site / "forced_up.npz"})
-                           + ["--force"], capsys)
+    status, out, err = run_cli(upload_argv(site, 0, **{"--secret-out": site / "forced.npz",
+                                                      "--out": site / "forced_up.npz"})
+                               + ["--force"], capsys)
     assert status == 0 and "rows uploaded to" in out
-    status, out, err = run(upload_argv(site, 0, **{"--secret-out": site / "forced.npz",
-                                                  "--out": site / "forced_up.npz"})
-                           + ["--force"], capsys)
+    status, out, err = run_cli(upload_argv(site, 0, **{"--secret-out": site / "forced.npz",
+                                                      "--out": site / "forced_up.npz"})
+                               + ["--force"], capsys)
     assert status == 0, err
 
 
@@ -116,9 +84,9 @@ def test_anchor_noise_needs_an_anchor_and_zero_warns_in_flag_words(site, capsys,
                                            "--out": tmp_path / "u"}),
                    capsys, "--anchor-noise 0.05 without --anchor")
     assert not (tmp_path / "s").exists()
-    status, out, err = run(upload_argv(site, 1, **{"--anchor-noise": 0,
-                                                  "--secret-out": tmp_path / "s",
-                                                  "--out": tmp_path / "u"}), capsys)
+    status, out, err = run_cli(upload_argv(site, 1, **{"--anchor-noise": 0,
+                                                      "--secret-out": tmp_path / "s",
+                                                      "--out": tmp_path / "u"}), capsys)
     assert status == 0
     lines = err.splitlines()
     assert len(lines) == 1 and "warning: --anchor-noise is 0" in lines[0], err
@@ -191,11 +159,11 @@ def test_device_files_and_pipes_are_refused_without_hanging(site, capsys, tmp_pa
 
 
 def test_predict_says_what_it_wrote(site, capsys, tmp_path):
-    status, out, err = run(["participant", "predict", "--secret", site / "secret1.npz",
-                            "--map", site / "runA/map_1.npz", "--model",
-                            site / "runA/model.npz", "--data", site / "X_test.npy",
-                            "--out", tmp_path / "p.npy", "--transform-out", tmp_path / "Z.npy"],
-                           capsys)
+    status, out, err = run_cli(["participant", "predict", "--secret", site / "secret1.npz",
+                                "--map", site / "runA/map_1.npz", "--model",
+                                site / "runA/model.npz", "--data", site / "X_test.npy",
+                                "--out", tmp_path / "p.npy", "--transform-out", tmp_path / "Z.npy"],
+                               capsys)
     assert status == 0, err
     assert out.count("\n") == 1
     assert f"5 predictions to {tmp_path / 'p.npy'}" in out
@@ -212,16 +180,16 @@ def test_map_and_model_of_different_runs_are_refused(site, capsys, tmp_path):
                         "--data", site / "X_test.npy", "--out", tmp_path / "p.npy"],
                        capsys, f"runA/map_{i}.npz", "field 'run_id'",
                        "different `analyst fit` runs")
-        status, _, err = run(["participant", "predict", "--secret", site / f"secret{i}.npz",
-                              "--map", site / f"runB/map_{i}.npz", "--model",
-                              site / "runB/model.npz", "--data", site / "X_test.npy",
-                              "--out", tmp_path / "p.npy"], capsys)
+        status, _, err = run_cli(["participant", "predict", "--secret", site / f"secret{i}.npz",
+                                  "--map", site / f"runB/map_{i}.npz", "--model",
+                                  site / "runB/model.npz", "--data", site / "X_test.npy",
+                                  "--out", tmp_path / "p.npy"], capsys)
         assert status == 0, err
 
 
 def test_a_single_upload_warns_that_nothing_is_aligned(site, capsys, tmp_path):
-    status, out, err = run(["analyst", "fit", site / "uploads/upload_0.npz", "--aligner",
-                            "reference", "--out", tmp_path / "m"], capsys)
+    status, out, err = run_cli(["analyst", "fit", site / "uploads/upload_0.npz", "--aligner",
+                                "reference", "--out", tmp_path / "m"], capsys)
     assert status == 0
     assert "1 participant aligned" in out
     (line,) = err.splitlines()
@@ -232,8 +200,8 @@ def test_a_single_upload_warns_that_nothing_is_aligned(site, capsys, tmp_path):
 def test_model_convergence_warning_names_the_max_iter_that_fixes_it(site, capsys, tmp_path,
                                                                      aligner):
     ups = [site / "uploads" / f"upload_{i}.npz" for i in range(P)]
-    status, out, err = run(["analyst", "fit", *ups, "--aligner", aligner, "--model-param",
-                            "max_iter=1", "--out", tmp_path / "m"], capsys)
+    status, out, err = run_cli(["analyst", "fit", *ups, "--aligner", aligner, "--model-param",
+                                "max_iter=1", "--out", tmp_path / "m"], capsys)
     assert status == 0
     lines = [ln for ln in err.splitlines() if "converge" in ln]
     assert len(lines) == 1, err
@@ -241,8 +209,8 @@ def test_model_convergence_warning_names_the_max_iter_that_fixes_it(site, capsys
         lines[0])
     assert "(checked: it converges)" in lines[0] and "lbfgs" not in err
     fixed = int(lines[0].split("max_iter=")[2].split()[0])
-    status, _, err = run(["analyst", "fit", *ups, "--aligner", aligner, "--model-param",
-                          f"max_iter={fixed}", "--out", tmp_path / "m2"], capsys)
+    status, _, err = run_cli(["analyst", "fit", *ups, "--aligner", aligner, "--model-param",
+                              f"max_iter={fixed}", "--out", tmp_path / "m2"], capsys)
     assert status == 0 and "converge" not in err
 
 

@@ -17,23 +17,7 @@ from skdc.protocol import AlignmentMap, Participant, UploadError, load_uploads
 from skdc.protocol._container import write_container
 from tests._fuzz import CASES
 
-from .conftest import deadline
-
-P, D = 3, 4
-
-
-def _run(argv, capsys):
-    with deadline():
-        status = main([str(a) for a in argv])
-    out = capsys.readouterr()
-    return status, out.out, out.err
-
-
-def _upload(site, i, seed):
-    return ["participant", "upload", "--id", i, "--n-participants", P, "--data",
-            site / f"X{i}.npy", "--labels", site / f"y{i}.npy", "--anchor", site / "anchor.npy",
-            "--anchor-noise", 0.05, "--seed", seed, "--secret-out", site / f"secret{i}.npz",
-            "--out", site / "uploads" / f"upload_{i}.npz", "--force"]
+from .conftest import D, P, deploy, run_cli, upload_argv
 
 
 def _predict(site, secret, run, i=1):
@@ -46,39 +30,30 @@ def _predict(site, secret, run, i=1):
 def site(tmp_path_factory):
     """Run A; then participant 1 re-sends its upload with a new secret, and run B fits it."""
     tmp = tmp_path_factory.mktemp("digests")
-    rng = np.random.RandomState(0)
-    for i in range(P):
-        X = rng.rand(30, D)
-        np.save(tmp / f"X{i}.npy", X)
-        np.save(tmp / f"y{i}.npy", (X[:, 0] + X[:, 1] > 1).astype(int))
-    np.save(tmp / "X_test.npy", rng.rand(5, D))
-    assert main(["anchor", "make", "--n-features", str(D), "--seed", "1",
-                 "--out", str(tmp / "anchor.npy")]) == 0
-    (tmp / "uploads").mkdir()
-    for i in range(P):
-        assert main([str(a) for a in _upload(tmp, i, 10 + i)]) == 0
-    ups = [str(tmp / "uploads" / f"upload_{i}.npz") for i in range(P)]
+    ups = deploy(tmp, n_rows=30, labels=lambda X: (X[:, 0] + X[:, 1] > 1).astype(int),
+                 seeds=[10 + i for i in range(P)])
     assert main(["analyst", "fit", *ups, "--out", str(tmp / "runA")]) == 0
     shutil.copy(tmp / "secret1.npz", tmp / "old_secret1.npz")
-    assert main([str(a) for a in _upload(tmp, 1, 99)]) == 0  # a new secret, a new upload
+    # a new secret, a new upload
+    assert main([str(a) for a in upload_argv(tmp, 1, **{"--seed": 99}) + ["--force"]]) == 0
     assert main(["analyst", "fit", *ups, "--out", str(tmp / "runB")]) == 0
     return tmp
 
 
 def test_an_old_secret_never_predicts_with_a_map_of_its_replacement(site, capsys):
-    status, _, err = _run(_predict(site, site / "old_secret1.npz", "runB"), capsys)
+    status, _, err = run_cli(_predict(site, site / "old_secret1.npz", "runB"), capsys)
     assert status == 2 and err.count("\n") == 1, err
     assert f"--map {site / 'runB' / 'map_1.npz'}: field 'upload_digest'" in err
     assert str(site / "old_secret1.npz") in err and "another upload" in err
     CASES["map of another upload"] += 1
     # the new secret with run B, the old one with run A (fitted on its upload): both predict
-    assert _run(_predict(site, site / "secret1.npz", "runB"), capsys)[0] == 0
-    assert _run(_predict(site, site / "old_secret1.npz", "runA"), capsys)[0] == 0
-    status, _, err = _run(_predict(site, site / "secret1.npz", "runA"), capsys)
+    assert run_cli(_predict(site, site / "secret1.npz", "runB"), capsys)[0] == 0
+    assert run_cli(_predict(site, site / "old_secret1.npz", "runA"), capsys)[0] == 0
+    status, _, err = run_cli(_predict(site, site / "secret1.npz", "runA"), capsys)
     assert status == 2 and "field 'upload_digest'" in err
     CASES["map of another upload"] += 1
     # the other participants' uploads did not change: their maps of either run serve
-    assert _run(_predict(site, site / "secret0.npz", "runA", 0), capsys)[0] == 0
+    assert run_cli(_predict(site, site / "secret0.npz", "runA", 0), capsys)[0] == 0
 
 
 def _members(path):

@@ -15,39 +15,20 @@ from skdc.protocol import Participant, UploadError
 from skdc.protocol._container import Container
 from tests._fuzz import CASES
 
-from .conftest import deadline
+from .conftest import D, P, deploy, run_cli, upload_argv
 
 # the racing processes share the CLI tests' pytest-xdist worker
 pytestmark = pytest.mark.xdist_group("protocol-cli")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-P, D = 3, 4
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("outputs")
-    rng = np.random.RandomState(0)
-    for i in range(P):
-        np.save(tmp / f"X{i}.npy", rng.rand(20, D))
-        np.save(tmp / f"y{i}.npy", rng.randint(2, size=20))
-    np.save(tmp / "X_test.npy", rng.rand(5, D))
-    assert main(["anchor", "make", "--n-features", str(D), "--seed", "1",
-                 "--out", str(tmp / "anchor.npy")]) == 0
-    (tmp / "uploads").mkdir()
-    for i in range(P):
-        assert main([str(a) for a in _upload_argv(tmp, i)]) == 0
-    ups = [str(tmp / "uploads" / f"upload_{i}.npz") for i in range(P)]
+    ups = deploy(tmp)
     assert main(["analyst", "fit", *ups, "--out", str(tmp / "run")]) == 0
     return tmp
-
-
-def _upload_argv(site, i, seed=None, secret=None, out=None):
-    argv = ["participant", "upload", "--id", i, "--n-participants", P, "--data",
-            site / f"X{i}.npy", "--labels", site / f"y{i}.npy", "--anchor", site / "anchor.npy",
-            "--anchor-noise", 0.05, "--secret-out", secret or site / f"secret{i}.npz",
-            "--out", out or site / "uploads" / f"upload_{i}.npz"]
-    return argv + ([] if seed is None else ["--seed", seed])
 
 
 def _pair_matches(secret, upload):
@@ -65,7 +46,8 @@ def test_racing_uploads_leave_a_pair_that_belongs_together(site, tmp_path):
     for mode in ("exclusive", "force"):
         pair = (tmp_path / f"secret_{mode}.npz", tmp_path / f"upload_{mode}.npz")
         for k in range(n):  # different seeds: each run makes a different pair
-            argv = _upload_argv(site, 1, seed=100 + k, secret=pair[0], out=pair[1])
+            argv = upload_argv(site, 1, **{"--secret-out": pair[0], "--out": pair[1],
+                                           "--seed": 100 + k})
             argv += ["--force"] if mode == "force" else []
             procs[mode, k] = subprocess.Popen(
                 [sys.executable, "-m", "skdc", *map(str, argv)], env=env, text=True,
@@ -138,15 +120,15 @@ def test_no_output_is_written_through_a_link(site, tmp_path, capsys, command):
     if command.startswith("predict"):
         argv = _predict_argv(site, command.split()[1], link)
     elif command == "upload --force":
-        argv = _upload_argv(site, 1, seed=3, secret=tmp_path / "s.npz", out=link) + ["--force"]
+        argv = upload_argv(site, 1, **{"--secret-out": tmp_path / "s.npz", "--out": link,
+                                       "--seed": 3}) + ["--force"]
     elif command == "anchor make":
         argv = ["anchor", "make", "--n-features", D, "--out", link]
     else:
         argv = ["analyst", "fit", *[site / "uploads" / f"upload_{i}.npz" for i in range(P)],
                 "--out", tmp_path]
-    with deadline():
-        status = main([str(a) for a in argv])
-    assert status == 0, capsys.readouterr().err
+    status, _, err = run_cli(argv, capsys)
+    assert status == 0, err
     assert victim.read_bytes() == b"keep me"  # the link's target is untouched
     assert not link.is_symlink() and link.is_file()  # the link was replaced by the output
     CASES["output link"] += 1
@@ -154,10 +136,8 @@ def test_no_output_is_written_through_a_link(site, tmp_path, capsys, command):
 
 def test_an_exclusive_output_refuses_a_link_even_dangling(site, tmp_path, capsys):
     os.symlink(tmp_path / "nowhere", tmp_path / "u.npz")
-    with deadline():
-        status = main([str(a) for a in _upload_argv(site, 1, secret=tmp_path / "s.npz",
-                                                    out=tmp_path / "u.npz")])
-    err = capsys.readouterr().err
+    status, _, err = run_cli(upload_argv(site, 1, **{"--secret-out": tmp_path / "s.npz",
+                                                     "--out": tmp_path / "u.npz"}), capsys)
     assert status == 2 and err.count("\n") == 1, err
     assert "u.npz: --out already exists (as a link)" in err and "--force" in err
     assert not (tmp_path / "s.npz").exists() and not (tmp_path / "nowhere").exists()
@@ -171,8 +151,9 @@ def test_secret_files_are_owner_only_whatever_the_umask(site, tmp_path, umask):
     try:
         assert main([str(a) for a in ["anchor", "make", "--n-features", D, "--out",
                                       tmp_path / "anchor.npy"]]) == 0
-        assert main([str(a) for a in _upload_argv(site, 0, seed=5, secret=tmp_path / "s.npz",
-                                                  out=tmp_path / "u.npz")]) == 0
+        upload = upload_argv(site, 0, **{"--secret-out": tmp_path / "s.npz",
+                                         "--out": tmp_path / "u.npz", "--seed": 5})
+        assert main([str(a) for a in upload]) == 0
         ups = [tmp_path / "u.npz"] + [site / "uploads" / f"upload_{i}.npz" for i in (1, 2)]
         assert main([str(a) for a in ["analyst", "fit", *ups, "--out", tmp_path / "m"]]) == 0
         argv = _predict_argv(site, "--out", tmp_path / "p.npy")
@@ -195,9 +176,7 @@ def test_secret_files_are_owner_only_whatever_the_umask(site, tmp_path, umask):
 def test_predictions_and_aligned_rows_go_to_different_files(site, tmp_path, capsys):
     argv = _predict_argv(site, "--out", tmp_path / "p.npy") + ["--transform-out",
                                                                 tmp_path / "p.npy"]
-    with deadline():
-        status = main([str(a) for a in argv])
-    err = capsys.readouterr().err
+    status, _, err = run_cli(argv, capsys)
     assert status == 2 and err.count("\n") == 1, err
     assert "--out and --transform-out are the same file" in err
     assert not (tmp_path / "p.npy").exists()
