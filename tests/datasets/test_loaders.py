@@ -255,7 +255,7 @@ def test_load_mnist_names_a_pipe_instead_of_calling_it_missing(mnist_dir):
     _one_line_naming(info.value, path / "train-labels-idx1-ubyte")
 
 
-@pytest.mark.parametrize("text, match", [
+_BAD_ATTRIBUTES = [
     ("", "0 non-empty lines"),
     ("3\n", r"1 non-empty line\)"),
     ("3\nSmiling Young\n000001.jpg 1 yes\n000002.jpg -1 -1\n000003.jpg 1 1\n",
@@ -268,9 +268,18 @@ def test_load_mnist_names_a_pipe_instead_of_calling_it_missing(mnist_dir):
     ("1\nSmiling Young\n../secret.jpg 1 1\n", r"'\.\./secret\.jpg'.*img_align_celeba"),
     ("1\nSmiling Young\n/etc/passwd 1 1\n", r"'/etc/passwd'.*img_align_celeba"),
     ("1\nSmiling Young\nsub/../../x.jpg 1 1\n", "img_align_celeba"),
-])
-def test_load_celeba_refuses_bad_attribute_files(celeba_dir, text, match):
-    path = celeba_dir / "list_attr_celeba.txt"
+]
+_BAD_IDENTITIES = [
+    ("000001.jpg seven\n000002.jpg 7\n000003.jpg 12\n", r"line 1 .*seven"),
+    ("000001.jpg 7 8\n000002.jpg 7\n000003.jpg 12\n", "line 1"),
+]
+
+
+@pytest.mark.parametrize("name, text, match",
+                         [("list_attr_celeba.txt", *case) for case in _BAD_ATTRIBUTES]
+                         + [("identity_CelebA.txt", *case) for case in _BAD_IDENTITIES])
+def test_load_celeba_refuses_bad_attribute_and_identity_files(celeba_dir, name, text, match):
+    path = celeba_dir / name
     path.write_text(text)
     with pytest.raises(ValueError, match=match) as info:
         load_celeba(celeba_dir, load_images=False)
@@ -285,18 +294,6 @@ def test_load_celeba_never_leaves_the_image_folder(celeba_dir):
     (celeba_dir / "identity_CelebA.txt").write_text("../secret.jpg 7\n")
     with pytest.raises(ValueError, match="img_align_celeba"):
         load_celeba(celeba_dir, image_size=4)
-
-
-@pytest.mark.parametrize("text, match", [
-    ("000001.jpg seven\n000002.jpg 7\n000003.jpg 12\n", r"line 1 .*seven"),
-    ("000001.jpg 7 8\n000002.jpg 7\n000003.jpg 12\n", "line 1"),
-])
-def test_load_celeba_refuses_bad_identity_files(celeba_dir, text, match):
-    path = celeba_dir / "identity_CelebA.txt"
-    path.write_text(text)
-    with pytest.raises(ValueError, match=match) as info:
-        load_celeba(celeba_dir, load_images=False)
-    _one_line_naming(info.value, path)
 
 
 @pytest.mark.parametrize("which", ["list_attr_celeba.txt", "identity_CelebA.txt",
