@@ -24,6 +24,8 @@ import os
 import sys
 from pathlib import Path
 
+from ..utils._help import print_warning
+
 __all__ = ["register"]
 
 _EXAMPLE = """\
@@ -397,7 +399,7 @@ def _compare_kwargs(args, partition, checkpoint):
 def _print_comparison(comparison, files, out):
     print(comparison.verdict["sentence"])
     for w in comparison.verdict["warnings"]:
-        print(f"skdc audit: warning: {w}", file=sys.stderr)
+        print_warning("audit", w)
     for o in comparison.options.values():
         error = "-" if o.attack is None else f"{o.attack_error:.3g}"
         print(f"  {o.name:<14} balanced accuracy {o.utility:.3f} [{o.utility_interval[0]:.3f}, "
@@ -429,10 +431,7 @@ def _flagged(exc):
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):
     """A warning as one line that speaks the command line's flags (no source line)."""
-    text = " ".join(str(message).split())
-    for word, flag in _WARNING_FLAGS.items():
-        text = text.replace(word, flag)
-    print(f"skdc audit: warning: {text}", file=sys.stderr)
+    print_warning("audit", message, flags=_WARNING_FLAGS)
 
 
 def _dask_client(args):

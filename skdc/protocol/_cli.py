@@ -26,12 +26,12 @@ import contextlib
 import functools
 import json
 import os
-import sys
 import warnings
 
 import numpy as np
 
 from ..utils._files import check_folder, check_output, output_mode, write_file
+from ..utils._help import print_warning
 from ._container import LABEL_KINDS, UploadError, is_int, one_line, read_npy
 
 # scikit-learn, the estimators and the roles are imported inside the commands, so that
@@ -93,7 +93,7 @@ def _command(name):
 
 def _print_warnings(name, caught):
     for line in dict.fromkeys(one_line(w.message, limit=1000) for w in caught):
-        print(f"skdc {name}: warning: {line}", file=sys.stderr)
+        print_warning(name, line)
     caught.clear()
 
 
@@ -230,7 +230,7 @@ def _participant_upload(args, caught):
     with _flag("--anchor", args.anchor or ""):
         anchor = None if args.anchor is None else load_anchor(args.anchor)
     if anchor is not None and args.anchor_noise == 0:
-        print(f"skdc participant: warning: {_CLEAN_ANCHOR}", file=sys.stderr)
+        print_warning("participant", _CLEAN_ANCHOR)
     p = args.n_participants if args.n_participants is not None else args.id + 1
     kind = {"igdp": IGDP, "cgdp": CGDP}[args.mechanism]
     mech = kind(p, noise=args.noise, translation_scale=args.translation_scale,
@@ -347,9 +347,9 @@ def _analyst_fit(args, caught):
         caught[:] = [w for w in caught if w not in model_warned]
         a = analyst.aligner_
         Z = np.asarray(loaded.uploads) if a is None else a.transform(loaded.uploads)
-        print(f"skdc analyst: warning: the {args.model} model did not converge in "
-              f"max_iter={analyst.model_.get_params().get('max_iter')} iterations; "
-              f"{_iteration_advice(analyst.model_, Z, loaded.y)}.", file=sys.stderr)
+        print_warning("analyst", f"the {args.model} model did not converge in max_iter="
+                      f"{analyst.model_.get_params().get('max_iter')} iterations; "
+                      f"{_iteration_advice(analyst.model_, Z, loaded.y)}.")
     _print_warnings("analyst", caught)
     paths = analyst.export(args.out)
     summary = {"n_participants": analyst.n_participants_, "aligner": args.aligner,

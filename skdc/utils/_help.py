@@ -1,4 +1,4 @@
-"""The ``--help`` pages of every ``python -m skdc`` command: one default and the choices per flag.
+"""The words every ``python -m skdc`` command shares: its ``--help`` page and its warnings.
 
 Every command's parser is a :class:`ArgumentParser` (sub-commands inherit the class), whose
 :class:`HelpFormatter` writes each flag's help the same way:
@@ -12,15 +12,21 @@ Every command's parser is a :class:`ArgumentParser` (sub-commands inherit the cl
   hides them, at the end of its help.
 
 Descriptions keep their line breaks; each line is wrapped to the terminal's width.
+
+A warning is printed by :func:`print_warning`, as one line ``skdc COMMAND: warning: ...`` that
+speaks the command line's flags.
 """
 
 # Licence: BSD 3 clause
 
 import argparse
 import re
+import sys
 import textwrap
 
-__all__ = ["ArgumentParser", "HelpFormatter"]
+from ._files import one_line
+
+__all__ = ["ArgumentParser", "HelpFormatter", "print_warning"]
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -85,3 +91,30 @@ class ArgumentParser(argparse.ArgumentParser):
 
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {' '.join(message.split())}\n")
+
+
+def print_warning(command, message, *, flags=None):
+    """Print a warning on stderr as one line: ``skdc COMMAND: warning: MESSAGE``.
+
+    Parameters
+    ----------
+    command : str
+        The command that warns (``"audit"``, ``"participant"``).
+    message : str or Warning
+        The warning; its white space is folded into one line of at most 1,000 characters.
+    flags : dict of {str: str}, default=None
+        Words of the Python API replaced by the flags a command-line user changes
+        (``{"bounds=": "--range"}``).
+
+    Examples
+    --------
+    >>> import contextlib, sys
+    >>> from skdc.utils._help import print_warning
+    >>> with contextlib.redirect_stderr(sys.stdout):
+    ...     print_warning("audit", "raise\\n  bounds= to pass", flags={"bounds=": "--range"})
+    skdc audit: warning: raise --range to pass
+    """
+    text = " ".join(str(message).split())
+    for word, flag in (flags or {}).items():
+        text = text.replace(word, flag)
+    print(f"skdc {command}: warning: {one_line(text, limit=1000)}", file=sys.stderr)

@@ -101,3 +101,17 @@ def test_formatter_keeps_description_columns():
     column = lines[at].index("C-GDP")
     # the wrapped rest of the entry starts under its text, not at the margin
     assert lines[at + 1].startswith(" " * column) and lines[at + 1].strip()
+
+
+def test_a_warning_is_one_line_in_the_command_lines_words(capsys):
+    from skdc.utils._help import print_warning
+
+    print_warning("audit", UserWarning("raise\n   bounds= or lower\ttarget_error="),
+                  flags={"bounds=": "--range", "target_error=": "--target-error"})
+    print_warning("analyst", "x " * 600)
+    out, err = capsys.readouterr()
+    lines = err.splitlines()
+    assert out == "" and len(lines) == 2, err
+    assert lines[0] == "skdc audit: warning: raise --range or lower --target-error"
+    assert lines[1].startswith("skdc analyst: warning: x x ") and lines[1].endswith("...")
+    assert len(lines[1]) == len("skdc analyst: warning: ") + 1000
