@@ -17,6 +17,7 @@ from threadpoolctl import threadpool_limits
 from skdc.__main__ import main
 from skdc.experiments._sweep_config import _steps_toml
 from tests._fuzz import CASES
+from tests._help_pages import option_helps
 
 try:
     import tomllib
@@ -46,25 +47,12 @@ def test_help(command, words, capsys):
     assert words in capsys.readouterr().out
 
 
-def _flag_helps(text):
-    """``{flag: help text}`` of an argparse --help page (options section only)."""
-    helps, flag = {}, None
-    for line in text.split("options:", 1)[1].splitlines():
-        match = re.match(r"  (--[\w-]+)", line)
-        if match:
-            flag = match.group(1)
-            helps[flag] = line
-        elif flag:
-            helps[flag] += " " + line.strip()
-    return helps
-
-
 @pytest.mark.parametrize("command", ["demo", "reproduce", "sweep", "bound"])
 def test_every_flag_shows_its_default(command, capsys):
-    helps = _flag_helps(_help_page(command, capsys))
+    helps = option_helps(_help_page(command, capsys))
     assert len(helps) >= 4
     lacking = [flag for flag, text in helps.items()
-               if "(default:" not in text and flag not in ("--help", "--data", "--perp")]
+               if "(default:" not in text and flag not in ("-h", "--data", "--perp")]
     assert not lacking, lacking
 
 
@@ -82,7 +70,7 @@ def test_demo_help_says_how_many_draws_run(capsys):
     defaults = inspect.signature(run_demo_sweeps).parameters
     levels, draws = defaults["n_levels"].default, defaults["n_draws"].default
     assert f"{levels} x {draws} = {levels * draws} fits per sweep" in " ".join(page.split())
-    helps = _flag_helps(page)
+    helps = option_helps(page)
     assert f"(default: {levels})" in helps["--levels"]
     assert f"(default: {draws})" in helps["--draws"]
 

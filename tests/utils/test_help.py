@@ -10,6 +10,7 @@ import re
 import pytest
 
 from skdc.__main__ import build_parser
+from tests._help_pages import option_helps
 
 
 def _commands(parser, words=()):
@@ -22,19 +23,6 @@ def _commands(parser, words=()):
 
 
 COMMANDS = dict(_commands(build_parser()))
-
-
-def _option_helps(page):
-    """``{flag: its lines joined}`` of the options section of a help page."""
-    helps, flag = {}, None
-    for line in page.split("options:", 1)[1].splitlines():
-        match = re.match(r"  (-[-\w]+)", line)
-        if match:
-            flag = match.group(1)
-            helps[flag] = line
-        elif flag and line.strip():
-            helps[flag] += " " + line.strip()
-    return helps
 
 
 def _actions(parser):
@@ -51,7 +39,7 @@ def test_every_command_is_walked():
 def test_each_flag_says_its_default_once_and_lists_its_choices(words):
     parser = COMMANDS[words]
     page = " ".join(parser.format_help().split("\n"))
-    helps = _option_helps(parser.format_help())
+    helps = option_helps(parser.format_help())
     assert "(default: None)" not in page and "default: None" not in page
     for action in _actions(parser):
         flag = action.option_strings[-1]
@@ -70,7 +58,7 @@ def test_each_flag_says_its_default_once_and_lists_its_choices(words):
 def test_audit_lists_the_choices_its_errors_name():
     from skdc.experiments._audit import _DEPLOYMENTS
 
-    helps = {" ".join(_option_helps(COMMANDS[("audit",)].format_help())[f].split()): f
+    helps = {" ".join(option_helps(COMMANDS[("audit",)].format_help())[f].split()): f
              for f in ("--attack", "--mechanism", "--model", "--aligner")}
     text = " ".join(helps)
     for _, attacks in _DEPLOYMENTS.values():
@@ -82,7 +70,7 @@ def test_audit_lists_the_choices_its_errors_name():
 
 
 def test_bound_no_progress_is_a_switch_off_by_default():
-    helps = _option_helps(COMMANDS[("bound",)].format_help())
+    helps = option_helps(COMMANDS[("bound",)].format_help())
     body = " ".join(helps["--no-progress"].split())
     assert body.endswith("(default: off)"), body
 
