@@ -218,8 +218,11 @@ def _load(path, flag):
     return arr
 
 
-def _command(args):
-    """The resolved settings as one explicit command line (the report prints it)."""
+def _command_line(args):
+    """The resolved settings as one explicit, shell-quoted command line (the report prints
+    it)."""
+    import shlex
+
     words = ["audit"]
     for dest, _ in _KEYS.values():
         value = getattr(args, dest)
@@ -234,7 +237,7 @@ def _command(args):
             words += ["--range", *map(str, value)]
         else:
             words += [_flag(dest), str(value)]
-    return words
+    return "python -m skdc " + " ".join(shlex.quote(a) for a in words)
 
 
 def _read_inputs(args):
@@ -364,9 +367,6 @@ def _checkpoint_folder(args):
 
 def _audit_kwargs(args, partition, checkpoint):
     """The arguments of :func:`audit` the flags give, with the command line to reprint."""
-    import shlex
-
-    command = "python -m skdc " + " ".join(shlex.quote(a) for a in _command(args))
     return dict(
         n_participants=args.participants, mechanism=args.mechanism, aligner=args.aligner,
         attacks=args.attack or None, target_error=args.target_error,
@@ -376,21 +376,19 @@ def _audit_kwargs(args, partition, checkpoint):
         grid_draws=args.grid_draws,
         bounds=None if args.range is None else tuple(map(float, args.range)), xtol=args.xtol,
         random_state=args.seed, checkpoint=checkpoint, progress="auto",
-        command_line=command,
+        command_line=_command_line(args),
     )
 
 
 def _compare_kwargs(args, partition, checkpoint):
     """The arguments of :func:`compare_options` the flags give, with the command line."""
-    import shlex
-
-    command = "python -m skdc " + " ".join(shlex.quote(a) for a in _command(args))
     kwargs = dict(
         options=args.compare, n_participants=args.participants, partition=partition,
         target_error=args.target_error, confidence=args.confidence, colluder=args.colluder,
         target=args.target, model=args.model, n_draws=args.draws, criterion=args.criterion,
         nonlinear=args.nonlinear, row_bound=args.row_bound, n_measure=args.measure,
-        random_state=args.seed, checkpoint=checkpoint, progress="auto", command_line=command)
+        random_state=args.seed, checkpoint=checkpoint, progress="auto",
+        command_line=_command_line(args))
     if args.epsilon is not None:
         kwargs["epsilons"] = list(args.epsilon)
     return kwargs
