@@ -327,9 +327,13 @@ def _check_compare(args):
         if getattr(args, dest) is not None:
             raise ValueError(f"{_flag(dest)} applies to a single audit; with --compare every "
                              "option runs its own attacks over its own range. Drop it.")
+    from ._compare import _MIN_EPSILON
+
     for eps in args.epsilon or []:
-        if not (math.isfinite(eps) and 0 < eps <= 1000):
-            raise ValueError(f"--epsilon must be a privacy budget in (0, 1000]; got {eps:g}.")
+        if not (math.isfinite(eps) and _MIN_EPSILON <= eps <= 1000):
+            raise ValueError(f"--epsilon must be a privacy budget in [{_MIN_EPSILON:g}, 1000] "
+                             f"(below, GaussMix's model is at chance: balanced accuracy 0.5); "
+                             f"got {eps:g}. Give a larger --epsilon.")
     if args.epsilon is not None and len(args.epsilon) > 16:
         raise ValueError(f"--epsilon is given {len(args.epsilon)} times; at most 16.")
     if "gaussmix" not in names and args.epsilon is not None:

@@ -105,6 +105,9 @@ _ANCHOR_ATTACKS = {"pinv": {"regressor": "pinv"}, "lr": {"regressor": "lr"},
 _LINKAGE = {"auditor": "pca", "random_state": 0}  # the exact-source linkage's auditor
 _N_BOOTSTRAP = 2000
 _MAX_EPSILONS = 16
+# below it GaussMix's noise is thousands of times the rows' bound: its model is at chance
+# (balanced accuracy 0.500 measured at 0.001), and far below (1e-30) the report's log axis fails
+_MIN_EPSILON = 1e-3
 
 
 # ----------------------------------------------------------------------------- the sketch option
@@ -468,9 +471,10 @@ def _check_options(options, epsilons):
     if "gaussmix" in options:
         eps = [float(e) for e in np.atleast_1d(np.asarray(epsilons, dtype=object))]
         if not eps or len(eps) > _MAX_EPSILONS or not all(
-                math.isfinite(e) and 0 < e <= 1e3 for e in eps):
+                math.isfinite(e) and _MIN_EPSILON <= e <= 1e3 for e in eps):
             raise ValueError(f"epsilons must be 1 to {_MAX_EPSILONS} finite privacy budgets "
-                             f"in (0, 1000]; got {epsilons!r}.")
+                             f"in [{_MIN_EPSILON:g}, 1000] (below, GaussMix's model is at "
+                             f"chance); got {epsilons!r}.")
         eps = sorted(set(eps))
     return options, eps
 
