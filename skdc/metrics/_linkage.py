@@ -4,6 +4,8 @@
   5.2.1): each reconstructed record queries a gallery of its true source and
   ``n_candidates - 1`` distinct same-label distractors, embedded by a frozen auditor; the
   candidate of largest cosine similarity is the prediction. Chance is ``1 / n_candidates``.
+  The attacker may pick another matcher (``matcher=``): Euclidean or cosine in the row space,
+  the PCA embedding, Mahalanobis with the covariance of its own rows, or the best of them.
 * :func:`identity_linkage_accuracy`: the GDP paper's cross-image identity linkage (its CelebA
   protocol, section 5.3.1): one reconstruction per identity queries fixed lineups of a
   different, reserved clean image of the same identity and the reserved images of impostor
@@ -70,9 +72,20 @@ class LinkageScore(float):
         a lineup shortened by too few references).
     queries : ndarray of shape (n_queries,) or None
         Identity linkage only: the rows of ``X_hat`` used as queries.
+    galleries : ndarray of shape (n_queries, n_candidates) or None
+        Exact-source linkage only: each query's gallery as indices of ``X_true``, its true
+        source first (-1 pads a gallery shortened by a small label); every matcher reads the
+        same galleries.
+    matcher : str or None
+        Exact-source linkage only: the matcher that linked (with ``matcher='best'``, the one
+        that won).
+    matcher_scores : dict of str to float or None
+        Exact-source linkage with ``matcher='best'`` only: each matcher tried and its accuracy
+        on the same galleries, in the order tried.
     """
 
-    def __new__(cls, accuracy, *, chance, ranks, lineups=None, queries=None, ci95=None):
+    def __new__(cls, accuracy, *, chance, ranks, lineups=None, queries=None, ci95=None,
+                galleries=None, matcher=None, matcher_scores=None):
         obj = super().__new__(cls, accuracy)
         obj.chance = float(chance)
         obj.ranks = ranks
@@ -80,6 +93,9 @@ class LinkageScore(float):
         obj.lineups = lineups
         obj.queries = queries
         obj.ci95 = None if ci95 is None else (float(ci95[0]), float(ci95[1]))
+        obj.galleries = galleries
+        obj.matcher = matcher
+        obj.matcher_scores = None if matcher_scores is None else dict(matcher_scores)
         return obj
 
     @property
@@ -95,16 +111,20 @@ class LinkageScore(float):
         return float(np.mean(self.ranks))
 
     def __repr__(self):
-        return f"LinkageScore({float(self)!r}, chance={self.chance!r})"
+        matcher = "" if self.matcher is None else f", matcher={self.matcher!r}"
+        return f"LinkageScore({float(self)!r}, chance={self.chance!r}{matcher})"
 
     def __reduce__(self):
         return (_rebuild_linkage_score,
-                (float(self), self.chance, self.ranks, self.lineups, self.queries, self.ci95))
+                (float(self), self.chance, self.ranks, self.lineups, self.queries, self.ci95,
+                 self.galleries, self.matcher, self.matcher_scores))
 
 
-def _rebuild_linkage_score(accuracy, chance, ranks, lineups=None, queries=None, ci95=None):
+def _rebuild_linkage_score(accuracy, chance, ranks, lineups=None, queries=None, ci95=None,
+                           galleries=None, matcher=None, matcher_scores=None):
     return LinkageScore(accuracy, chance=chance, ranks=ranks, lineups=lineups, queries=queries,
-                        ci95=ci95)
+                        ci95=ci95, galleries=galleries, matcher=matcher,
+                        matcher_scores=matcher_scores)
 
 
 _AUDITOR_CACHE = {}
@@ -163,9 +183,81 @@ def _galleries(y, n_candidates, rng):
     return gallery
 
 
-def _embed(auditor, X):
-    E = np.asarray(auditor.transform(X), dtype=np.float64).reshape(len(X), -1)
+def _unit(E):
     return E / np.maximum(np.linalg.norm(E, axis=1, keepdims=True), 1e-300)
+
+
+def _embed(auditor, X):
+    return _unit(np.asarray(auditor.transform(X), dtype=np.float64).reshape(len(X), -1))
+
+
+# -- the attacker's matchers ---------------------------------------------------------------
+# Each matcher scores every (query, gallery member) pair, higher = closer; the query links when
+# its true source (gallery column 0) scores strictly highest, so a tie counts against the query
+# whatever the matcher. Every matcher reads the same galleries, drawn once per call.
+_MATCHERS = ("embedding", "euclidean", "cosine", "pca", "mahalanobis", "best")
+# the matchers matcher='best' tries, in this order; a tie between matchers goes to the earlier
+_BEST_ORDER = ("embedding", "pca", "euclidean", "cosine", "mahalanobis")
+# ridge added to a singular sample covariance, as a fraction of its average variance
+_MAHALANOBIS_RIDGE = 1e-3
+
+
+def _cosine_scores(U_true, U_hat, gallery):
+    """Cosine similarity of each query to its gallery members, from L2-normalised rows."""
+    return np.einsum("kd,kcd->kc", U_hat, U_true[np.maximum(gallery, 0)])
+
+
+def _euclidean_scores(X_true, X_hat, gallery):
+    """Minus the squared Euclidean distance of each query to its gallery members."""
+    D = X_true[np.maximum(gallery, 0)] - X_hat[:, None, :]
+    return -np.einsum("kcd,kcd->kc", D, D)
+
+
+def _whitener(sample, n_features):
+    """``W`` with ``W W^T = S^{-1}`` for the sample covariance ``S`` (the Mahalanobis metric
+    ``(q - c)^T S^{-1} (q - c) = ||(q - c) W||^2``). A singular ``S`` (rank below the width,
+    e.g. fewer rows than features, or a constant feature) becomes ``S + r I`` with ``r`` a
+    fraction ``_MAHALANOBIS_RIDGE`` of its average variance; a zero ``S`` becomes ``I``."""
+    sample = check_array(sample, dtype=np.float64, input_name="sample")
+    if sample.shape[1] != n_features:
+        raise ValueError(
+            f"sample must hold rows of the records' {n_features} features (the attacker's own "
+            f"rows, in the space of X_true); got {sample.shape[1]} features."
+        )
+    if sample.shape[0] < 2:
+        raise ValueError(
+            f"the Mahalanobis matcher estimates a covariance from sample, which needs at "
+            f"least 2 rows; got {sample.shape[0]}."
+        )
+    S = np.cov(sample, rowvar=False, ddof=1).reshape(n_features, n_features)
+    w, V = np.linalg.eigh(S)
+    top = max(float(w.max()), 0.0)
+    if top == 0.0:
+        w = np.ones_like(w)
+    elif w.min() <= top * n_features * np.finfo(np.float64).eps:  # numerically singular
+        w = w + _MAHALANOBIS_RIDGE * float(np.trace(S)) / n_features
+    return V / np.sqrt(w)
+
+
+def _matcher_scores(matcher, X_true, X_hat, gallery, *, auditor, y, whitener):
+    if matcher == "embedding":
+        auditor = (_default_auditor(X_true, y) if auditor is None
+                   else _fitted_auditor(auditor, X_true))
+        return _cosine_scores(_embed(auditor, X_true), _embed(auditor, X_hat), gallery)
+    if matcher == "pca":
+        auditor = _pca_auditor(X_true)
+        return _cosine_scores(_embed(auditor, X_true), _embed(auditor, X_hat), gallery)
+    if matcher == "cosine":
+        return _cosine_scores(_unit(X_true), _unit(X_hat), gallery)
+    if matcher == "euclidean":
+        return _euclidean_scores(X_true, X_hat, gallery)
+    return _euclidean_scores(X_true @ whitener, X_hat @ whitener, gallery)  # mahalanobis
+
+
+def _gallery_ranks(scores, gallery):
+    """Rank of the true source (column 0) in each gallery; ties count against the query."""
+    scores = np.where(gallery >= 0, scores, -np.inf)
+    return 1 + (scores[:, 1:] >= scores[:, :1]).sum(axis=1)
 
 
 @validate_params(
@@ -174,14 +266,16 @@ def _embed(auditor, X):
         "X_hat": ["array-like"],
         "y": [None, "array-like"],
         "auditor": [None, StrOptions({"pca"}), HasMethods(["transform"])],
+        "matcher": [StrOptions(set(_MATCHERS))],
+        "sample": [None, "array-like"],
         "n_candidates": [Interval(Integral, 2, None, closed="left")],
         "random_state": ["random_state"],
     },
     prefer_skip_nested_validation=True,
 )
 @Substitution(references=gdp_paper_references)
-def linkage_accuracy(X_true, X_hat, y=None, *, auditor=None, n_candidates=10,
-                     random_state=None):
+def linkage_accuracy(X_true, X_hat, y=None, *, auditor=None, matcher="embedding", sample=None,
+                     n_candidates=10, random_state=None):
     """Exact-source linkage accuracy of reconstructions (the GDP paper's MNIST protocol).
 
     Each reconstruction ``X_hat[k]`` is a query against a gallery of its true source
@@ -191,6 +285,14 @@ def linkage_accuracy(X_true, X_hat, y=None, *, auditor=None, n_candidates=10,
     linked when its true source has the strictly largest cosine similarity. Higher means more
     leakage (less private); compare with ``result.chance``. This is the protocol of Section
     5.2.1 of [1]_.
+
+    The attacker chooses how to match, so ``matcher`` offers other rules on the same
+    galleries (drawn once per call): the Euclidean distance or the cosine in the row space,
+    the cosine of a PCA embedding, the Mahalanobis distance under the covariance of the
+    attacker's own rows ``sample`` (a same-population sample, e.g. the colluder's), or
+    ``'best'``, which keeps the matcher that links most (ties between matchers go to the one
+    tried first). Under every matcher the query is linked only when its true source is
+    strictly closest: a tie counts against it.
 
     Read more in the :ref:`User Guide <numbers>`.
 
@@ -206,7 +308,29 @@ def linkage_accuracy(X_true, X_hat, y=None, *, auditor=None, n_candidates=10,
         Any fitted transformer whose ``transform`` returns an embedding. ``None`` fits the
         paper's CNN auditor ``skdc.nn.LinkageAuditor`` on ``(X_true, y)`` when skdc.nn and
         torch are available, else falls back to ``'pca'``: a PCA embedding (at most 32
-        components) fitted on ``X_true``.
+        components) fitted on ``X_true``. Read by the ``'embedding'`` matcher only (and by
+        ``'best'``, which tries it).
+    matcher : {'embedding', 'euclidean', 'cosine', 'pca', 'mahalanobis', 'best'}, \
+            default='embedding'
+        How a query is matched to its gallery:
+
+        * ``'embedding'``: the cosine similarity of the ``auditor``'s embeddings (the paper's
+          protocol);
+        * ``'euclidean'``: the Euclidean distance between rows;
+        * ``'cosine'``: the cosine similarity of the rows;
+        * ``'pca'``: the cosine similarity of a PCA embedding (at most 32 components) fitted
+          on ``X_true``, whatever ``auditor`` says;
+        * ``'mahalanobis'``: the distance ``(q - c)^T S^{-1} (q - c)`` with ``S`` the
+          covariance of ``sample``; when ``S`` is singular (fewer rows than features, a
+          constant feature) a ridge of ``1e-3`` times its average variance is added to it;
+        * ``'best'``: each of ``'embedding'`` (left out when ``auditor='pca'``, the same as
+          ``'pca'``), ``'pca'``, ``'euclidean'``, ``'cosine'`` and, when ``sample`` is
+          given, ``'mahalanobis'``, in that order; the best accuracy is returned, with the
+          winner in ``result.matcher`` and each one's accuracy in ``result.matcher_scores``.
+    sample : array-like of shape (n_rows, n_features), default=None
+        The attacker's own rows, in the space of ``X_true`` (the colluder's rows): their
+        covariance is the Mahalanobis metric. Required by ``matcher='mahalanobis'``; read by
+        ``'best'`` when given; ignored by the other matchers.
     n_candidates : int, default=10
         Gallery size (the paper's ten-way gallery).
     random_state : int, RandomState instance or None, default=None
@@ -215,7 +339,8 @@ def linkage_accuracy(X_true, X_hat, y=None, *, auditor=None, n_candidates=10,
     Returns
     -------
     accuracy : LinkageScore
-        The fraction of linked queries, a float with ``chance``, ``ranks`` and ``n_queries``.
+        The fraction of linked queries, a float with ``chance``, ``ranks``, ``n_queries``,
+        ``galleries``, ``matcher`` and (for ``matcher='best'``) ``matcher_scores``.
 
     {references}
 
@@ -229,6 +354,16 @@ def linkage_accuracy(X_true, X_hat, y=None, *, auditor=None, n_candidates=10,
     >>> acc = linkage_accuracy(X, X + 0.01 * rng.randn(50, 8), y, auditor="pca", random_state=0)
     >>> float(acc), round(acc.chance, 3)
     (1.0, 0.1)
+
+    The attacker keeps its best matcher; the Mahalanobis one reads the attacker's own rows:
+
+    >>> X_hat = X + 0.3 * rng.randn(50, 8)
+    >>> best = linkage_accuracy(X, X_hat, y, auditor="pca", matcher="best",
+    ...                         sample=rng.rand(40, 8), random_state=0)
+    >>> sorted(best.matcher_scores)
+    ['cosine', 'euclidean', 'mahalanobis', 'pca']
+    >>> float(best) == max(best.matcher_scores.values()) == best.matcher_scores[best.matcher]
+    True
     """
     X_true, X_hat = _check_pair(X_true, X_hat)
     n = X_true.shape[0]
@@ -238,19 +373,33 @@ def linkage_accuracy(X_true, X_hat, y=None, *, auditor=None, n_candidates=10,
         y = check_array(y, ensure_2d=False, dtype=None)
         if y.shape != (n,):
             raise ValueError(f"y must have one label per record, shape ({n},); got {y.shape}.")
-    if auditor is None:
-        auditor = _default_auditor(X_true, y)
+    if matcher == "mahalanobis" and sample is None:
+        raise ValueError(
+            "matcher='mahalanobis' measures distances under the covariance of the attacker's "
+            "own rows: pass them as sample= (e.g. the colluder's rows), or choose another "
+            "matcher."
+        )
+    whitener = None
+    if sample is not None and matcher in ("mahalanobis", "best"):
+        whitener = _whitener(sample, X_true.shape[1])
+    gallery = _galleries(y, n_candidates, check_random_state(random_state))  # drawn once
+    chance = float(np.mean(1.0 / (gallery >= 0).sum(axis=1)))
+    if matcher == "best":
+        tried = [m for m in _BEST_ORDER
+                 if not (m == "embedding" and isinstance(auditor, str))
+                 and not (m == "mahalanobis" and sample is None)]
     else:
-        auditor = _fitted_auditor(auditor, X_true)
-    gallery = _galleries(y, n_candidates, check_random_state(random_state))
-    E_true = _embed(auditor, X_true)  # each record embedded once
-    E_hat = _embed(auditor, X_hat)
-    valid = gallery >= 0
-    sims = np.einsum("kd,kcd->kc", E_hat, E_true[np.where(valid, gallery, 0)])
-    sims[~valid] = -np.inf
-    ranks = 1 + (sims[:, 1:] >= sims[:, :1]).sum(axis=1)
-    chance = float(np.mean(1.0 / valid.sum(axis=1)))
-    return LinkageScore(float(np.mean(ranks == 1)), chance=chance, ranks=ranks)
+        tried = [matcher]
+    results = {}
+    for m in tried:
+        ranks = _gallery_ranks(_matcher_scores(m, X_true, X_hat, gallery, auditor=auditor,
+                                               y=y, whitener=whitener), gallery)
+        results[m] = (float(np.mean(ranks == 1)), ranks)
+    winner = max(tried, key=lambda m: results[m][0])  # the first of equal accuracies
+    accuracy, ranks = results[winner]
+    scores = {m: acc for m, (acc, _) in results.items()} if matcher == "best" else None
+    return LinkageScore(accuracy, chance=chance, ranks=ranks, galleries=gallery,
+                        matcher=winner, matcher_scores=scores)
 
 
 def _lineups(query_identity, reference_identity, n_lineups, n_candidates, rng):

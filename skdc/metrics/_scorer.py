@@ -31,6 +31,7 @@ from ..attacks import (
 )
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
 from ._linkage import (
+    _MATCHERS,
     identity_linkage_accuracy,
     linkage_accuracy,
     reconstruction_label_accuracy,
@@ -87,7 +88,7 @@ _METRIC_PARAMS = {
     "relative_error": set(),
     "mse": set(),
     "psnr": {"data_range"},
-    "linkage": {"auditor", "n_candidates", "random_state"},
+    "linkage": {"auditor", "matcher", "n_candidates", "random_state"},
     "identity_linkage": {"references", "reference_identity", "reference_condition", "auditor",
                          "n_lineups", "n_candidates", "one_per_identity", "clip",
                          "random_state"},
@@ -209,6 +210,21 @@ class _AttackScorer:
         )
         return 1.0 - float(acc)
 
+    @staticmethod
+    def _colluder_sample(view, matcher):
+        """The colluders' own rows in the space reconstructions are scored in: the sample
+        whose covariance the Mahalanobis matcher reads (None for 'best' when there is none)."""
+        if view.colluder_rows.size >= 2:
+            return view.colluder_X_input
+        if matcher == "best":
+            return None  # 'best' then tries the matchers that need no sample
+        raise ValueError(
+            "metric_params matcher='mahalanobis' reads the covariance of the colluders' rows, "
+            f"but colluder(s) {list(view.colluders)} have {view.colluder_rows.size} evaluation "
+            "rows (2 needed). Evaluate on rows that include the colluders', or choose "
+            "another matcher."
+        )
+
     def _privacy(self, view, rec, y):
         X_true, X_hat = view.truth.X, rec.X
         params = dict(self._metric_params)
@@ -220,6 +236,8 @@ class _AttackScorer:
             return -psnr(X_true, X_hat, **params)
         y_target = None if y is None else y[view.target_rows]
         if self._metric == "linkage":
+            if params.get("matcher") in ("mahalanobis", "best"):
+                params["sample"] = self._colluder_sample(view, params["matcher"])
             return 1.0 - float(linkage_accuracy(X_true, X_hat, y_target, **params))
         # label_accuracy
         if y is None:
@@ -267,7 +285,9 @@ def make_attack_scorer(attack, metric="relative_error", colluder=0, target=1, *,
     * ``'mse'``: mean per-record squared error;
     * ``'psnr'``: minus the mean per-record PSNR;
     * ``'linkage'``: one minus the exact-source linkage accuracy (chance: 0.9 for ten-way
-      galleries);
+      galleries); ``metric_params={'matcher': 'best'}`` lets the attacker keep its best
+      matcher (:func:`linkage_accuracy`), the Mahalanobis one under the covariance of the
+      colluders' own rows (in the space the reconstructions are scored in);
     * ``'identity_linkage'``: one minus the cross-image identity linkage accuracy of faces
       (:func:`identity_linkage_accuracy`, the paper's CelebA protocol): pass the reserved
       clean images as ``metric_params={'references': ..., 'reference_identity': ...}`` and
@@ -303,8 +323,9 @@ def make_attack_scorer(attack, metric="relative_error", colluder=0, target=1, *,
     target : int, default=1
         The attacked participant.
     metric_params : dict, default=None
-        Keyword arguments of the metric: ``auditor``, ``n_candidates``, ``random_state`` for
-        ``'linkage'`` (see :func:`linkage_accuracy`); ``references`` and
+        Keyword arguments of the metric: ``auditor``, ``matcher``, ``n_candidates``,
+        ``random_state`` for ``'linkage'`` (see :func:`linkage_accuracy`; the scorer passes
+        the colluders' rows as its ``sample``); ``references`` and
         ``reference_identity`` (required), ``reference_condition`` (``'decoded'`` or
         ``'raw'``), ``auditor``, ``n_lineups``, ``n_candidates``, ``one_per_identity``,
         ``clip``, ``random_state`` for ``'identity_linkage'`` (see
@@ -354,6 +375,11 @@ def make_attack_scorer(attack, metric="relative_error", colluder=0, target=1, *,
         raise ValueError(
             f"metric={metric!r} takes metric_params {sorted(allowed) or 'none'}; got "
             f"{sorted(set(metric_params) - allowed)}."
+        )
+    if metric == "linkage" and metric_params.get("matcher", "embedding") not in _MATCHERS:
+        raise ValueError(
+            f"metric_params matcher must be one of {sorted(_MATCHERS)}; got "
+            f"{metric_params['matcher']!r}."
         )
     if metric == "identity_linkage":
         missing = {"references", "reference_identity"} - set(metric_params)

@@ -1,6 +1,7 @@
 """Tests of linkage accuracy and reconstruction label accuracy."""
 
 import importlib.util
+import pickle
 
 import numpy as np
 import pytest
@@ -95,6 +96,157 @@ def test_reconstruction_label_accuracy():
     assert reconstruction_label_accuracy(rng.rand(*X.shape) * 10, y, clf) < 0.5
     with pytest.raises(NotFittedError):
         reconstruction_label_accuracy(X, y, KNeighborsClassifier())
+
+
+# -- the attacker's matchers ----------------------------------------------------------------
+def _brute_force_linked(X_true, X_hat, galleries, distance):
+    """Count, query by query and member by member, the queries whose true source (gallery
+    column 0) is strictly closest; ``distance(q, c)`` is smaller when closer."""
+    linked = 0
+    for k in range(len(X_hat)):
+        d_true = distance(X_hat[k], X_true[galleries[k][0]])
+        beaten = False
+        for j in galleries[k][1:]:
+            if j >= 0 and distance(X_hat[k], X_true[j]) <= d_true:
+                beaten = True
+        linked += not beaten
+    return linked
+
+
+def _distances(name, X_true, sample):
+    if name == "euclidean":
+        return lambda q, c: float(np.sqrt(np.sum((q - c) ** 2)))
+    if name == "cosine":
+        return lambda q, c: -float(q @ c) / (np.linalg.norm(q) * np.linalg.norm(c))
+    if name == "pca":
+        pca = PCA(n_components=min(32, *X_true.shape), random_state=0).fit(X_true)
+
+        def embedded(q, c):
+            eq, ec = pca.transform(q[None])[0], pca.transform(c[None])[0]
+            return -float(eq @ ec) / (np.linalg.norm(eq) * np.linalg.norm(ec))
+        return embedded
+    # mahalanobis: the sample covariance, as in any statistics textbook
+    n, d = sample.shape
+    mean = sample.sum(axis=0) / n
+    S = sum(np.outer(r - mean, r - mean) for r in sample) / (n - 1)
+    S_inv = np.linalg.inv(S)
+    return lambda q, c: float((q - c) @ S_inv @ (q - c))
+
+
+@pytest.mark.parametrize("matcher", ["euclidean", "cosine", "pca", "mahalanobis"])
+def test_each_matcher_against_a_brute_force_count(matcher):
+    """The matcher's count equals an explicit loop over queries and gallery members, on the
+    galleries it reports; with galleries of every record (n_candidates = n) the loop needs
+    nothing from the code under test."""
+    rng = np.random.RandomState(0)
+    n, d = 60, 5
+    scales = np.array([3.0, 1.0, 0.5, 0.2, 2.0])
+    X = rng.randn(n, d) * scales + 1.0
+    X_hat = X + 0.6 * rng.randn(n, d) * scales[::-1]
+    y = np.arange(n) % 2
+    sample = rng.randn(40, d) * scales + 1.0
+    dist = _distances(matcher, X, sample)
+    acc = linkage_accuracy(X, X_hat, y, matcher=matcher, sample=sample, random_state=0)
+    assert acc.matcher == matcher and acc.matcher_scores is None
+    assert acc.galleries.shape == (n, 10)
+    for k, g in enumerate(acc.galleries):  # the gallery protocol: source first, same label
+        assert g[0] == k and np.unique(g).size == 10 and (y[g] == y[k]).all()
+    expected = _brute_force_linked(X, X_hat, acc.galleries, dist)
+    assert 0 < expected < n
+    assert float(acc) == expected / n
+    full = linkage_accuracy(X, X_hat, matcher=matcher, sample=sample, n_candidates=n)
+    everyone = [[k] + [j for j in range(n) if j != k] for k in range(n)]
+    assert float(full) == _brute_force_linked(X, X_hat, everyone, dist) / n
+
+
+@pytest.mark.parametrize("matcher", ["embedding", "euclidean", "cosine", "pca", "mahalanobis"])
+def test_ties_count_against_the_query(matcher):
+    """Two identical records tie for each other's query under every matcher: neither links."""
+    rng = np.random.RandomState(1)
+    X = rng.randn(12, 4)
+    X[1] = X[0]
+    acc = linkage_accuracy(X, X, auditor="pca", matcher=matcher, sample=rng.randn(30, 4),
+                           n_candidates=12)
+    assert float(acc) == 10 / 12
+    assert acc.ranks[0] == acc.ranks[1] == 2
+
+
+def test_singular_colluder_covariance_is_regularized():
+    """Fewer sample rows than features (and a constant feature): the covariance is singular,
+    so a ridge of 1e-3 times its average variance is added; the count matches a brute force
+    with that ridge and stays finite."""
+    rng = np.random.RandomState(2)
+    n, d = 50, 6
+    X = rng.randn(n, d)
+    X_hat = X + 0.8 * rng.randn(n, d)
+    sample = rng.randn(4, d)
+    sample[:, 5] = 3.0  # constant: no variance along it
+    centred = sample - sample.mean(axis=0)
+    S = centred.T @ centred / 3
+    assert np.linalg.matrix_rank(S) < d
+    S_reg_inv = np.linalg.inv(S + 1e-3 * np.trace(S) / d * np.eye(d))
+    acc = linkage_accuracy(X, X_hat, matcher="mahalanobis", sample=sample, random_state=0)
+    expected = _brute_force_linked(
+        X, X_hat, acc.galleries, lambda q, c: float((q - c) @ S_reg_inv @ (q - c)))
+    assert float(acc) == expected / n
+    # a zero covariance (every sample row the same) falls back to the Euclidean distance
+    flat = linkage_accuracy(X, X_hat, matcher="mahalanobis", sample=np.ones((5, d)),
+                            random_state=0)
+    euclid = linkage_accuracy(X, X_hat, matcher="euclidean", random_state=0)
+    assert_array_equal(flat.ranks, euclid.ranks)
+
+
+def test_best_matcher_keeps_the_strongest_on_the_same_galleries():
+    rng = np.random.RandomState(3)
+    n, d = 80, 6
+    scales = np.array([5.0, 2.0, 1.0, 0.5, 0.2, 0.1])
+    X = rng.randn(n, d) * scales
+    X_hat = X + 0.3 * rng.randn(n, d)  # isotropic error: the small-scale axes are drowned
+    y = np.arange(n) % 3
+    sample = rng.randn(60, d) * scales
+    best = linkage_accuracy(X, X_hat, y, auditor="pca", matcher="best", sample=sample,
+                            random_state=0)
+    assert list(best.matcher_scores) == ["pca", "euclidean", "cosine", "mahalanobis"]
+    for m, score in best.matcher_scores.items():
+        alone = linkage_accuracy(X, X_hat, y, matcher=m, sample=sample, random_state=0)
+        assert float(alone) == score
+        assert_array_equal(alone.galleries, best.galleries)
+    assert float(best) == max(best.matcher_scores.values())
+    assert best.matcher_scores[best.matcher] == float(best)
+    alone = linkage_accuracy(X, X_hat, y, matcher=best.matcher, sample=sample, random_state=0)
+    assert_array_equal(best.ranks, alone.ranks)
+    # picklable, with what it carries
+    again = pickle.loads(pickle.dumps(best))
+    assert float(again) == float(best) and again.matcher == best.matcher
+    assert again.matcher_scores == best.matcher_scores
+    assert_array_equal(again.galleries, best.galleries)
+    # without a sample the Mahalanobis matcher is not tried; an auditor adds 'embedding'
+    no_sample = linkage_accuracy(X, X_hat, y, auditor=PCA(2).fit(X), matcher="best",
+                                 random_state=0)
+    assert list(no_sample.matcher_scores) == ["embedding", "pca", "euclidean", "cosine"]
+
+
+def test_default_matcher_is_the_embedding_cosine():
+    """The default is unchanged: the auditor's embedding, here 'pca' (the same as the 'pca'
+    matcher)."""
+    X, y, rng = _pool()
+    X_hat = X + 0.5 * rng.randn(*X.shape)
+    default = linkage_accuracy(X, X_hat, y, auditor="pca", random_state=0)
+    assert default.matcher == "embedding"
+    assert_array_equal(default.ranks,
+                       linkage_accuracy(X, X_hat, y, matcher="pca", random_state=0).ranks)
+
+
+def test_bad_matcher_arguments_are_refused():
+    X, y, _ = _pool(n=40, d=4)
+    with pytest.raises(ValueError, match="'matcher' parameter of linkage_accuracy must be"):
+        linkage_accuracy(X, X, y, matcher="manhattan")
+    with pytest.raises(ValueError, match="pass them as sample="):
+        linkage_accuracy(X, X, y, matcher="mahalanobis")
+    with pytest.raises(ValueError, match="rows of the records' 4 features"):
+        linkage_accuracy(X, X, y, matcher="mahalanobis", sample=X[:, :3])
+    with pytest.raises(ValueError, match="at least 2 rows"):
+        linkage_accuracy(X, X, y, matcher="best", sample=X[:1])
 
 
 # -- identity linkage (the face protocol) ------------------------------------------------

@@ -82,6 +82,41 @@ def test_scorer_matches_attack_and_metrics(digits):
     assert 0.0 <= label < 0.9  # the reconstructions still carry the label
 
 
+def test_linkage_scorer_best_matcher_reads_the_colluders_rows(digits):
+    """With matcher 'best' (or 'mahalanobis') the scorer hands the colluders' rows, in the
+    space the reconstructions are scored in, to the Mahalanobis matcher."""
+    X, y = digits
+    pipe = _pipe(v=0.3, proj=True).fit(X, y)
+    view = collusion_view(pipe, X)
+    rec = KnownAnchorAttack("procrustes").reconstruct(view)
+    Xt, yt = view.truth.X, y[view.target_rows]
+    assert view.colluder_X_input.shape[1] == Xt.shape[1] != view.colluder_X.shape[1]
+    for matcher in ("best", "mahalanobis", "euclidean"):
+        link = make_attack_scorer("procrustes", "linkage", metric_params={
+            "auditor": "pca", "matcher": matcher, "random_state": 0})
+        expected = linkage_accuracy(Xt, rec.X, yt, auditor="pca", matcher=matcher,
+                                    sample=view.colluder_X_input, random_state=0)
+        assert link(pipe, X, y) == 1 - float(expected)
+
+
+def test_linkage_scorer_refuses_bad_matchers(digits):
+    with pytest.raises(ValueError, match="matcher must be one of"):
+        make_attack_scorer("mp", "linkage", metric_params={"matcher": "nearest"})
+    with pytest.raises(ValueError, match="takes metric_params"):
+        make_attack_scorer("mp", "linkage", metric_params={"sample": np.zeros((3, 3))})
+    X, y = digits
+    pipe = _pipe(v=0.1).fit(X, y)
+    alone = np.ones(len(X), dtype=int)
+    alone[:1] = 0  # the colluder has one evaluation row: no covariance
+    mahal = make_attack_scorer("mp", "linkage", metric_params={"matcher": "mahalanobis",
+                                                               "auditor": "pca"})
+    with pytest.raises(ValueError, match="have 1 evaluation rows"):
+        mahal(pipe, X, y, participant=alone)
+    best = make_attack_scorer("mp", "linkage", metric_params={"matcher": "best",
+                                                              "auditor": "pca"})
+    assert 0.0 <= best(pipe, X, y, participant=alone) <= 1.0
+
+
 def test_scorer_accepts_instances_and_attack_params(digits):
     X, y = digits
     pipe = _pipe().fit(X, y)
