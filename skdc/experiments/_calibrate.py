@@ -10,8 +10,11 @@ noise of noisy-anchor alignment [1]_, ``gdp__noise`` for private-data noise).
 **One draw, one deployment.** A draw redraws everything a real deployment draws (the
 participants' secrets, the anchor, the anchor and private-data noise: every ``random_state``
 and ``noise_random_state`` of the pipeline) and keeps fixed only what is fixed in reality: the
-rows and their partition among the participants. A draw *meets* the target when every attack's
-error is at or above its target (jointly: one draw, one verdict).
+rows and their partition among the participants. A draw *meets* the targets when every attack
+meets every target (jointly: one draw, one verdict): its exact-source linkage accuracy at most
+``max_linkage`` (by default chance + 0.05, the primary risk), and, when given, its relative
+error at least ``min_error`` and its gain on a sensitive column at most
+``max_sensitive_gain``.
 
 **A distribution-free verdict.** Attack errors can be heavy-tailed (the Moore-Penrose attack's
 error explodes on some draws), have atoms or be infinite, so a value is judged by the share of
@@ -226,7 +229,9 @@ class NoiseCalibration:
     param : str
         The calibrated parameter.
     min_error : dict of {str: float}
-        The target error of each attack.
+        The target of each judged column (higher = more private): the error target of each
+        attack, ``1 - max_linkage`` of each ``"NAME unlinked"`` column and ``1 -
+        max_sensitive_gain`` of each ``"NAME sensitive"`` column.
     confidence : float
         The probability, asked of a fresh deployment, of meeting every target.
     attack_error : float
@@ -281,8 +286,8 @@ class NoiseCalibration:
     >>> import numpy as np
     >>> from skdc.experiments import calibrate_noise
     >>> cal = calibrate_noise(pipe, X, y, param="align__v", attack="procrustes",
-    ...                       min_error=0.2, confidence=0.8, bounds=(0.0, 0.4),
-    ...                       xtol=0.1, random_state=0)
+    ...                       min_error=0.2, max_linkage=None, confidence=0.8,
+    ...                       bounds=(0.0, 0.4), xtol=0.1, random_state=0)
     >>> bool(np.isfinite(cal.value)), cal.n_draws_max
     (True, 4)
     >>> list(cal.decisions.columns)[:4]
@@ -464,6 +469,140 @@ def _attack_scorers(attack, colluder, target, test_participant=None):
     return out
 
 
+# The default linkage target: exact-source linkage at most chance (0.1 with ten-way
+# galleries) + 0.05, the GDP paper's standard (its MNIST headline at 12.4 % linkage)
+_MAX_LINKAGE = 0.15
+_UNLINKED = " unlinked"  # column of 1 - linkage accuracy (higher = more private)
+_SENSITIVE = " sensitive"  # column of the sensitive column's error ratio (see _Sensitive)
+
+
+def _linkage_params():
+    """The attacker's matcher of exact-source linkage, defined once for the calibration, the
+    audit and the comparison: the best of the matchers :mod:`skdc.metrics` offers
+    (``matcher="best"``: Euclidean, cosine, PCA embedding and Mahalanobis under the
+    colluder's covariance; not the CNN auditor, which is for images) when it offers them,
+    else the PCA embedding; the ten-way galleries drawn with seed 0, so every draw is judged
+    on the same galleries."""
+    from ..metrics._scorer import _METRIC_PARAMS
+
+    if "matcher" in _METRIC_PARAMS["linkage"]:
+        return {"matcher": "best", "auditor": "pca", "random_state": 0}
+    return {"auditor": "pca", "random_state": 0}
+
+
+def _named(attack):
+    """``{column: attack name}`` of the attacks given by name (a scorer callable has no
+    reconstruction to link or read a column from)."""
+    if isinstance(attack, str):
+        return {attack: attack}
+    if isinstance(attack, dict):
+        return {k: a for k, a in attack.items() if isinstance(a, str)}
+    if callable(attack):
+        return {}
+    return {a: a for a in attack if isinstance(a, str)}
+
+
+class _Sensitive:
+    """How much worse than the attacker's own guess the reconstructions predict a sensitive
+    column (higher = more private): ``MSE(reconstruction) / MSE(prior guess)``, the prior
+    guess of a target row being the mean of the column over the colluders' rows of its label
+    (the labels reach the analyst in every option; the colluders' rows are the attacker's
+    own). 1 - this ratio is how much better the attacker predicts the column from the
+    reconstructions than from what it already holds (at most 1: an exact reconstruction);
+    the ratio is capped at 1e6."""
+
+    def __init__(self, attack, column, colluder, target, participant=None):
+        self.attack, self.column = attack, int(column)
+        self.colluder, self.target, self.participant = colluder, target, participant
+
+    def __call__(self, estimator, X, y=None):
+        from ..attacks import collusion_view
+        from ..metrics import make_attack
+
+        view = collusion_view(estimator, X, colluder=self.colluder, target=self.target,
+                              participant=self.participant)
+        rec = make_attack(self.attack).reconstruct(view)
+        j = self.column
+        y = None if y is None else np.asarray(y)
+        prior = _prior_guess(view.colluder_X_input[:, j],
+                             None if y is None else y[view.colluder_rows],
+                             None if y is None else y[view.target_rows],
+                             len(view.target_rows))
+        return _error_ratio(view.truth.X[:, j], rec.X[:, j], prior)
+
+
+def _prior_guess(x_colluder, y_colluder, y_target, n_target):
+    """The attacker's guess of a column without the reconstructions: the colluders' mean of
+    it among their rows of the target row's label (their overall mean for a label they lack,
+    or without labels)."""
+    overall = float(np.mean(x_colluder)) if x_colluder.size else 0.0
+    guess = np.full(n_target, overall)
+    if y_colluder is None or y_target is None:
+        return guess
+    for label in np.unique(y_target):
+        own = y_colluder == label
+        if own.any():
+            guess[y_target == label] = float(np.mean(x_colluder[own]))
+    return guess
+
+
+def _error_ratio(truth, guess, prior):
+    """``MSE(guess) / MSE(prior)`` of a column (1 when both are exact; at most 1e6; a NaN
+    guess counts as exact, failing the target as NaN errors do)."""
+    mse = float(np.mean((np.asarray(truth) - np.asarray(guess)) ** 2))
+    base = float(np.mean((np.asarray(truth) - np.asarray(prior)) ** 2))
+    if math.isnan(mse):
+        return 0.0
+    if base <= 0.0:
+        return 1.0 if mse <= 0.0 else 1e6
+    return float(min(mse / base, 1e6))
+
+
+def _judged(attack, colluder, target, test_participant, min_error, max_linkage, sensitive,
+            max_sensitive_gain, n_features=None):
+    """``(attacks, targets, errors)``: every column a draw scores (each attack's relative
+    error; for the attacks given by name, ``"NAME unlinked"``, one minus its exact-source
+    linkage accuracy, when ``max_linkage`` is given, and ``"NAME sensitive"``, the error
+    ratio of the sensitive column, when ``sensitive`` is), the target of each judged column
+    (higher is more private: 1 - ``max_linkage``, 1 - ``max_sensitive_gain``) and the names
+    of the relative-error columns."""
+    from ..metrics import make_attack_scorer
+
+    attacks = _attack_scorers(attack, colluder, target, test_participant)
+    named = _named(attack)
+    targets = {} if min_error is None else _targets(min_error, list(attacks))
+    if max_linkage is not None:
+        if not named:
+            if min_error is None:
+                raise ValueError("max_linkage= judges the attacks given by name; the attacks "
+                                 "are scorer callables. Name them, or give min_error=.")
+        link = _linkage_params()
+        for col, name in named.items():
+            s = make_attack_scorer(name, metric="linkage", colluder=colluder, target=target,
+                                   metric_params=link)
+            if test_participant is not None:
+                s = partial(s, participant=test_participant)
+            attacks[col + _UNLINKED] = s
+            targets[col + _UNLINKED] = 1.0 - float(max_linkage)
+    if sensitive is not None:
+        if isinstance(sensitive, bool) or not isinstance(sensitive, Integral) or not (
+                0 <= sensitive < (n_features if n_features is not None else sensitive + 1)):
+            raise ValueError(f"sensitive must be a column index from 0 to {n_features - 1}; "
+                             f"got {sensitive!r}.")
+        for col, name in named.items():
+            attacks[col + _SENSITIVE] = _Sensitive(name, sensitive, colluder, target,
+                                                   test_participant)
+            if max_sensitive_gain is not None:
+                targets[col + _SENSITIVE] = 1.0 - float(max_sensitive_gain)
+    elif max_sensitive_gain is not None:
+        raise ValueError("max_sensitive_gain= is a target for the sensitive column; name it "
+                         "with sensitive=.")
+    if not targets:
+        raise ValueError("Nothing is judged: give a linkage target (max_linkage=) or an error "
+                         "target (min_error=).")
+    return attacks, targets, list(named)
+
+
 def _targets(min_error, names):
     """One target error per attack: finite and not negative (an error is a distance)."""
     if isinstance(min_error, dict):
@@ -539,9 +678,36 @@ def _data_digest(*arrays):
     return h.hexdigest()
 
 
-def _row_fields(scorers, attacks):
-    """What a draw's row holds, for checking the rows a checkpoint reads back."""
-    fields = dict.fromkeys([*scorers, *attacks], "number")
+# utility scores that are rates (a checkpoint refuses a balanced accuracy of 7.5)
+_SHARE_SCORES = ("balanced_accuracy", "accuracy", "roc_auc", "f1", "f1_macro", "precision",
+                 "recall")
+# attack columns by what they hold: a share (1 - a linkage or label accuracy), an error
+_SHARE_SUFFIXES = (" unlinked", " linkage", " inference")
+_ERROR_SUFFIXES = (" sensitive",)
+
+
+def _column_kind(name, errors=()):
+    """What a draw's column holds, for the checkpoint's checks: ``"share"`` (a rate, from 0
+    to 1), ``"error"`` (a relative error, from 0 to 1e6) or ``"number"`` (a user's scorer).
+
+    Examples
+    --------
+    >>> from skdc.experiments._calibrate import _column_kind
+    >>> _column_kind("balanced_accuracy"), _column_kind("mp unlinked"), _column_kind("x")
+    ('share', 'share', 'number')
+    """
+    if name in _SHARE_SCORES or name.endswith(_SHARE_SUFFIXES):
+        return "share"
+    if name in errors or name.endswith(_ERROR_SUFFIXES):
+        return "error"
+    return "number"
+
+
+def _row_fields(scorers, attacks, errors=()):
+    """What a draw's row holds, for checking the rows a checkpoint reads back: rates within
+    0 and 1, the named attacks' relative errors (``errors``) within 0 and 1e6, a user's own
+    scorers any number."""
+    fields = {name: _column_kind(name, errors) for name in [*scorers, *attacks]}
     fields.update({"seconds": "finite", "n_iter?": "int", "converged?": "bool",
                    "fixed_point_residual?": "number"})
     return fields
@@ -721,6 +887,8 @@ class _Setup:
     fit_params: dict
     p_train: object = None
     p_test: object = None
+    targets: dict = None
+    errors: list = None
 
 
 def _split_rows(X, y, participant, test_size, test_data, rng):
@@ -749,7 +917,8 @@ def _split_rows(X, y, participant, test_size, test_data, rng):
 
 
 def _setup(estimator, X, y, *, param, attack, colluder, target, participant, scoring,
-           test_size, test_data, n_draws, redraw, random_state):
+           test_size, test_data, n_draws, redraw, random_state, min_error=None,
+           max_linkage=None, sensitive=None, max_sensitive_gain=None):
     if not hasattr(estimator, "fit"):
         raise TypeError(f"estimator must be an unfitted estimator (a Pipeline of a mechanism, "
                         f"an aligner and a model); got {type(estimator).__name__}.")
@@ -769,7 +938,9 @@ def _setup(estimator, X, y, *, param, attack, colluder, target, participant, sco
     if p_te is not None and target not in set(np.unique(p_te).tolist()):
         raise ValueError(f"the attacked participant {target} has no held-out rows; give it "
                          "rows or choose another target.")
-    attacks = _attack_scorers(attack, colluder, target, p_te)
+    attacks, targets, errors = _judged(attack, colluder, target, p_te, min_error,
+                                       max_linkage, sensitive, max_sensitive_gain,
+                                       np.shape(X_tr)[1] if np.ndim(X_tr) == 2 else None)
     scorers = _resolve_scoring(scoring)
     if not scorers:
         raise ValueError("scoring is empty; pass a utility metric such as 'balanced_accuracy'.")
@@ -781,7 +952,7 @@ def _setup(estimator, X, y, *, param, attack, colluder, target, participant, sco
     draw_seeds = rng.randint(2**31 - 1, size=n_draws)
     fit_params = {} if p_tr is None else {"participant": p_tr}
     return _Setup(X_tr, y_tr, (X_te, y_te), attacks, scorers, utility, draw_seeds, target,
-                  fit_params, p_tr, p_te)
+                  fit_params, p_tr, p_te, targets, errors)
 
 
 def _check_range(bounds, xtol):
@@ -842,7 +1013,10 @@ _RUN_CONSTRAINTS = {
         "y": ["array-like", None],
         "param": [str],
         "attack": [str, callable, list, tuple, dict],
-        "min_error": [Real, dict],
+        "min_error": [Real, dict, None],
+        "max_linkage": [Interval(Real, 0, 1, closed="both"), None],
+        "sensitive": [Interval(Integral, 0, None, closed="left"), None],
+        "max_sensitive_gain": [Interval(Real, 0, 1, closed="both"), None],
         "bounds": ["array-like"],
         "participant": ["array-like", None],
         "redraw": [StrOptions({"deployment", "noise"})],
@@ -853,8 +1027,9 @@ _RUN_CONSTRAINTS = {
     prefer_skip_nested_validation=True,
 )
 @Substitution(references=gdp_paper_references, example=_GOPP_PIPELINE_EXAMPLE)
-def calibrate_noise(estimator, X, y=None, *, param, attack, min_error, confidence=0.95,
-                    n_draws=None, bounds=(0.0, 1.0), xtol=None, criterion="order",
+def calibrate_noise(estimator, X, y=None, *, param, attack, min_error=None,
+                    max_linkage=_MAX_LINKAGE, sensitive=None, max_sensitive_gain=None,
+                    confidence=0.95, n_draws=None, bounds=(0.0, 1.0), xtol=None, criterion="order",
                     colluder=0, target=None, participant=None, redraw="deployment",
                     scoring="balanced_accuracy", test_size=0.3, test_data=None,
                     random_state=None, n_jobs=None, batch_size=None, checkpoint=None,
@@ -908,9 +1083,26 @@ def calibrate_noise(estimator, X, y=None, *, param, attack, min_error, confidenc
         Attack names of :func:`skdc.metrics.make_attack_scorer` (built with ``colluder`` and
         ``target``), scorers ``scorer(fitted, X, y) -> float`` (higher = more private), a
         list of them or a dict ``{name: attack}``. A draw meets only when all of them do.
-    min_error : float or dict of {str: float}
+    min_error : float or dict of {str: float}, default=None
         The acceptable attack error (finite, at least 0), one for all attacks or one per
-        attack name.
+        attack name; ``None``: errors are recorded, not judged.
+    max_linkage : float or None, default=0.15
+        The largest acceptable exact-source linkage accuracy of each attack given by name
+        (:func:`skdc.metrics.linkage_accuracy` with ten-way same-label galleries, so chance is
+        0.1 and the default is chance + 0.05, the GDP paper's standard), by the attacker's
+        best matcher. It is judged as column ``"NAME unlinked"``, one minus the accuracy
+        (higher = more private), against ``1 - max_linkage``, jointly with the error
+        targets. ``None``: linkage is not judged (nor measured).
+    sensitive : int, default=None
+        A column of ``X`` whose values are sensitive: each attack given by name adds column
+        ``"NAME sensitive"``, the mean squared error of the column read off the
+        reconstructions divided by that of the attacker's own guess (the colluders' mean of
+        the column among their rows of the target row's label): below 1, the reconstructions
+        tell the attacker more than it already holds.
+    max_sensitive_gain : float, default=None
+        The largest acceptable gain ``1 - ratio`` on ``sensitive`` (0: the reconstructions
+        must predict it no better than the attacker's own guess); ``None``: measured, not
+        judged.
     confidence : float, default=0.95
         Probability that a fresh deployment at the returned noise meets every target.
     n_draws : int, default=None
@@ -986,20 +1178,30 @@ def calibrate_noise(estimator, X, y=None, *, param, attack, min_error, confidenc
     {example}
     >>> from skdc.experiments import calibrate_noise
     >>> cal = calibrate_noise(pipe, X, y, param="align__v", attack="procrustes",
-    ...                       min_error=0.2, confidence=0.9, bounds=(0.0, 0.4), xtol=0.05,
-    ...                       random_state=0)
+    ...                       min_error=0.2, max_linkage=None, confidence=0.9,
+    ...                       bounds=(0.0, 0.4), xtol=0.05, random_state=0)
     >>> bool(cal.bracket[0] < cal.value <= cal.bracket[0] + 0.05), cal.n_draws_max
     (True, 9)
     >>> cal.binding_attack, cal.bracket_width <= 0.05
     ('procrustes', True)
+
+    Judged by linkage (the default target, 0.15, is out of reach of these 24 rows' anchor
+    noise; 0.5 is not), column ``"procrustes unlinked"`` holds one minus the accuracy:
+
+    >>> cal = calibrate_noise(pipe, X, y, param="align__v", attack="procrustes",
+    ...                       max_linkage=0.5, confidence=0.9, bounds=(0.0, 1.0), xtol=0.05,
+    ...                       random_state=0)
+    >>> cal.binding_attack, cal.min_error, bool(np.isfinite(cal.value))
+    ('procrustes unlinked', {'procrustes unlinked': 0.5}, True)
     """
     low, high, xtol = _check_range(bounds, xtol)
     n_draws = _check_draws(n_draws, confidence, criterion)
     setup = _setup(estimator, X, y, param=param, attack=attack, colluder=colluder,
                    target=target, participant=participant, scoring=scoring,
                    test_size=test_size, test_data=test_data, n_draws=n_draws, redraw=redraw,
-                   random_state=random_state)
-    targets = _targets(min_error, list(setup.attacks))
+                   random_state=random_state, min_error=min_error, max_linkage=max_linkage,
+                   sensitive=sensitive, max_sensitive_gain=max_sensitive_gain)
+    targets = setup.targets
     if batch_size is None:
         from joblib import effective_n_jobs
 
@@ -1010,7 +1212,8 @@ def calibrate_noise(estimator, X, y=None, *, param, attack, min_error, confidenc
                    "content": _content_hash(estimator, setup.attacks, setup.scoring,
                                             setup.X_train, setup.y_train, setup.test_data,
                                             setup.fit_params)}
-    ck = DrawCheckpoint(checkpoint, fingerprint, _row_fields(setup.scoring, setup.attacks))
+    ck = DrawCheckpoint(checkpoint, fingerprint, _row_fields(setup.scoring, setup.attacks,
+                                                             setup.errors))
     data = (setup.X_train, setup.test_data[0], setup.y_train, setup.test_data[1],
             setup.fit_params)
     with _runner(estimator, param, redraw, data, setup.scoring, setup.attacks, n_jobs, ck,
@@ -1081,16 +1284,38 @@ def _result(search, value, bracket, param, low, high, redraw, n_resumed):
     )
 
 
+def _shortfall(column, s):
+    """What a judged column misses at one value, in words, from its summary row ``s``."""
+    if column.endswith(_UNLINKED):
+        return (f"the {column[:-len(_UNLINKED)]} attack links more than "
+                f"{1 - s['target']:.4g} of the rows in {s['failures']} of {s['n_draws']} "
+                f"draws (median linkage {1 - s['median']:.4g})")
+    if column.endswith(_SENSITIVE):
+        return (f"the {column[:-len(_SENSITIVE)]} attack predicts the sensitive column "
+                f"better than allowed (gain above {1 - s['target']:.4g}) in {s['failures']} "
+                f"of {s['n_draws']} draws (median gain {1 - s['median']:.4g})")
+    return (f"the {column} attack stays below {s['target']:.4g} in {s['failures']} of "
+            f"{s['n_draws']} draws (median error {s['median']:.4g})")
+
+
+def _relax(column):
+    """The parameter that relaxes a column's target (its name, as the warnings print it)."""
+    if column.endswith(_UNLINKED):
+        return "raise max_linkage="
+    if column.endswith(_SENSITIVE):
+        return "raise max_sensitive_gain="
+    return "lower min_error="
+
+
 def _warn(search, summary, value, binding, param, low, high, v_pt):
     """The calibration's warnings; they name the parameters (``bounds=``, ``min_error=``,
     ``confidence=``) that the command line turns into its flags."""
     if not np.isfinite(value):
         s = summary[(summary["value"] == high) & (summary["attack"] == binding)].iloc[0]
         warnings.warn(
-            f"No value of {param} in [{low:.4g}, {high:.4g}] meets the target: at {high:.4g} "
-            f"the {binding} attack stays below {s['target']:.4g} in {s['failures']} of "
-            f"{s['n_draws']} draws (median error {s['median']:.4g}). Widen bounds=, lower "
-            "min_error= or confidence=.", UserWarning, stacklevel=3)
+            f"No value of {param} in [{low:.4g}, {high:.4g}] meets the targets: at "
+            f"{high:.4g} {_shortfall(binding, s)}. Widen bounds=, "
+            f"{_relax(binding)} or lower confidence=.", UserWarning, stacklevel=3)
     if search.criterion == "normal":
         for v, attack in summary[["value", "attack"]].itertuples(index=False):
             errs = [r[attack] for r in search.rows if r["value"] == v]
@@ -1107,5 +1332,5 @@ def _warn(search, summary, value, binding, param, low, high, v_pt):
             f"The calibrated {param} = {value:.4g} lies above the phase-transition level "
             f"v_phase_transition = {v_pt:.4g} ({value / v_pt:.2f} x): above it the GOPP "
             "alignment degrades sharply, so the utility bought at this noise is fragile. Add "
-            "anchor rows (v_PT grows with them) or accept a lower min_error=.",
+            f"anchor rows (v_PT grows with them) or {_relax(binding)}.",
             UserWarning, stacklevel=3)

@@ -31,7 +31,10 @@ from ._files import FileError, file_kind, open_regular, output_mode, read_text, 
 __all__ = ["CheckpointError", "DrawCheckpoint", "is_checkpoint"]
 
 _MAX_BYTES = 256 * 2**20  # a million draws of a few hundred bytes each
-_KINDS = ("number", "finite", "int", "bool")
+_KINDS = ("number", "finite", "int", "bool", "share", "error")
+# the largest attack error a checkpoint keeps: a reconstruction a million times the rows' own
+# size away is no reconstruction; a larger value read back is refused, not believed
+_MAX_ERROR = 1e6
 
 
 class CheckpointError(FileError):
@@ -55,11 +58,16 @@ def _is_kind(value, kind):
         return isinstance(value, int)
     if kind in ("number", "finite"):
         return isinstance(value, (int, float)) and (kind == "number" or math.isfinite(value))
+    if kind == "share":
+        return isinstance(value, (int, float)) and 0.0 <= value <= 1.0  # NaN is refused
+    if kind == "error":
+        return isinstance(value, (int, float)) and 0.0 <= value <= _MAX_ERROR
     return False
 
 
 _WORDS = {"number": "a number", "finite": "a finite number", "int": "an integer",
-          "bool": "true or false"}
+          "bool": "true or false", "share": "a share from 0 to 1",
+          "error": f"an error from 0 to {_MAX_ERROR:g}"}
 
 
 def is_checkpoint(path):
@@ -99,10 +107,14 @@ class DrawCheckpoint:
         JSON-serialisable description of the run; a file written under another one is refused.
     fields : dict of {str: str}, default=None
         What a row holds: ``{name: kind}`` with kind ``"number"`` (any float, NaN and
-        infinities included), ``"finite"``, ``"int"`` or ``"bool"``. A name ending in ``"?"``
-        is optional, and its value may be ``null``. Rows read back are checked against it
-        (missing, unknown or ill-typed fields are refused, naming the file and the line);
-        ``None`` checks only that each row maps names to numbers, booleans or ``null``.
+        infinities included), ``"finite"``, ``"int"``, ``"bool"``, ``"share"`` (a rate such
+        as an accuracy: from 0 to 1, not NaN) or ``"error"`` (a relative error: from 0 to
+        1e6, not NaN). A name ending in ``"?"`` is optional, and its value may be ``null``.
+        Rows read back are checked against it (missing, unknown, ill-typed or impossible
+        fields are refused, naming the file and the line); ``None`` checks only that each row
+        maps names to numbers, booleans or ``null``. A row that breaks it when stored (an
+        attack error beyond 1e6, a NaN accuracy) is kept for this run but not written, so a
+        resumed run computes it again rather than refusing its own file.
     max_bytes : int, default=256 MiB
         The largest checkpoint read.
 
@@ -166,8 +178,9 @@ class DrawCheckpoint:
         return st
 
     def _rewrite(self, lines, exclusive):
+        # the checkpoint is the run's own state, read and rewritten: no input to protect
         with write_file(self.path, "checkpoint", mode=output_mode(0o644), exclusive=exclusive,
-                        error=CheckpointError) as fh:
+                        rewrite=True, error=CheckpointError) as fh:
             fh.write("".join(lines).encode("utf-8"))
 
     def _read(self, max_bytes):
@@ -271,7 +284,8 @@ class DrawCheckpoint:
         row = {k: _plain(v) for k, v in row.items()}
         line = json.dumps({"key": key, "row": row}) + "\n"
         self._rows[key] = json.loads(line)["row"]
-        if self.path is None:
+        if self.path is None or (self.fields is not None
+                                 and self._row_problem(self._rows[key])):
             return
         flags = os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0) \
             | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)

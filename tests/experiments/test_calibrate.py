@@ -21,15 +21,23 @@ from sklearn.model_selection import train_test_split
 from sklearn.pipeline import Pipeline
 
 from skdc.alignment import GOPPAligner, v_phase_transition
-from skdc.experiments import NoiseCalibration, calibrate_noise, privacy_utility_sweep
+from skdc.experiments import NoiseCalibration, privacy_utility_sweep
+from skdc.experiments import calibrate_noise as _calibrate_noise
 from skdc.experiments._calibrate import (
     _allowed_failures,
     _content_hash,
+    _error_ratio,
     _min_draws,
     _order_bounds,
+    _prior_guess,
     _resolve_target,
 )
 from skdc.mechanisms import IGDP
+from skdc.metrics import linkage_accuracy
+
+# The tests below judge the error target alone unless they say otherwise; the linkage target
+# (on by default) has its own tests at the end.
+calibrate_noise = partial(_calibrate_noise, max_linkage=None)
 
 # ----------------------------------------------------------------------------- a known law
 
@@ -465,3 +473,109 @@ def test_fingerprint_is_the_same_in_another_process():
 
     assert out == _content_hash(IGDP(3, random_state=0), make_attack_scorer("mp"),
                                 get_scorer("balanced_accuracy"))
+
+
+# ----------------------------------------------------------------------------- linkage, inference
+
+
+@pytest.fixture(scope="module")
+def linkage_calibration(small):
+    pipe, X_tr, y_tr, test = small
+    return _calibrate_noise(pipe, X_tr, y_tr, test_data=test, attack="procrustes",
+                            max_linkage=0.5, confidence=0.75, random_state=0,
+                            **dict(COMMON, bounds=(0.0, 1.0), xtol=0.1))
+
+
+def test_linkage_target_is_judged_per_draw_by_the_linkage_accuracy(small, linkage_calibration):
+    """Column "procrustes unlinked" is one minus the exact-source linkage accuracy of the
+    draw's reconstructions, recomputed here from the draw's own deployment; a draw meets
+    when it is at least 1 - max_linkage."""
+    from sklearn import config_context
+
+    from skdc.attacks import collusion_view
+    from skdc.experiments._calibrate import _fixed_partition, _linkage_params
+    from skdc.experiments._sweep import _Maker
+    from skdc.metrics import make_attack
+
+    pipe, X_tr, y_tr, (X_te, y_te) = small
+    cal = linkage_calibration
+    assert cal.min_error == {"procrustes unlinked": 0.5}  # the error is recorded, not judged
+    assert "procrustes" in cal.table and np.isfinite(cal.value)
+    assert_allclose(cal.table["meets"], cal.table["procrustes unlinked"] >= 0.5, rtol=0)
+    p_tr, p_te = _fixed_partition(pipe, X_tr, y_tr, X_te)
+    row = cal.table[cal.table["value"] == cal.value].iloc[0]
+    est = _Maker(pipe, "align__v", "deployment")(float(row["value"]), int(row["draw_seed"]))
+    with config_context(enable_metadata_routing=True):
+        est.fit(X_tr, y_tr, participant=p_tr)
+    view = collusion_view(est, X_te, colluder=0, target=1, participant=p_te)
+    rec = make_attack("procrustes").reconstruct(view)
+    params = _linkage_params()
+    if "matcher" in params:
+        params["sample"] = view.colluder_X_input
+    acc = linkage_accuracy(view.truth.X, rec.X, y_te[view.target_rows], **params)
+    assert_allclose(row["procrustes unlinked"], 1.0 - float(acc), rtol=1e-12)
+
+
+def test_sensitive_column_ratio_against_a_hand_computation():
+    # the colluders' class means are the attacker's guess: 1.0 for label 0, 3.0 for label 1,
+    # the overall mean 2.0 for label 2, which the colluders lack
+    x_c, y_c = np.array([0.0, 2.0, 3.0, 3.0]), np.array([0, 0, 1, 1])
+    prior = _prior_guess(x_c, y_c, np.array([1, 0, 2]), 3)
+    assert_allclose(prior, [3.0, 1.0, 2.0], rtol=0)
+    truth, guess = np.array([2.0, 1.0, 4.0]), np.array([2.5, 1.0, 4.0])
+    # MSE(guess) = 0.25 / 3, MSE(prior) = (1 + 0 + 4) / 3
+    assert_allclose(_error_ratio(truth, guess, prior), 0.25 / 5.0, rtol=1e-12)
+    assert _error_ratio(truth, truth, truth) == 1.0  # nothing to gain over an exact guess
+    assert _error_ratio(truth, np.full(3, np.nan), prior) == 0.0  # NaN counts as exact
+
+
+def test_sensitive_column_is_measured_and_judged(small):
+    pipe, X_tr, y_tr, test = small
+    cal = _calibrate_noise(pipe, X_tr, y_tr, test_data=test, attack="procrustes",
+                           max_linkage=None, sensitive=2, max_sensitive_gain=0.9,
+                           confidence=0.75, random_state=0, **COMMON)
+    assert cal.min_error == {"procrustes sensitive": pytest.approx(0.1)}
+    ratio = cal.table["procrustes sensitive"]
+    # without noise the reconstruction is exact: no worse than the guess by any margin
+    assert ratio[cal.table["value"] == 0.0].max() < 1e-12
+    assert (cal.table["meets"] == (ratio >= 0.1 - 1e-12)).all()
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(max_linkage=None), "Nothing is judged"),
+    (dict(max_sensitive_gain=0.5), "name it with sensitive="),
+    (dict(sensitive=99), "sensitive must be a column index"),
+    (dict(max_linkage=1.5), "max_linkage"),
+])
+def test_targets_are_checked(small, kw, match):
+    pipe, X_tr, y_tr, test = small
+    with pytest.raises(ValueError, match=match):
+        _calibrate_noise(pipe, X_tr, y_tr, test_data=test, attack="procrustes",
+                         **dict(COMMON, **kw))
+
+
+@pytest.mark.parametrize("field, value", [
+    ("balanced_accuracy", 7.5), ("procrustes unlinked", -3.0), ("procrustes unlinked", 5.0),
+    ("procrustes", 1e9), ("procrustes", float("nan")), ("balanced_accuracy", float("nan")),
+])
+def test_checkpoint_refuses_impossible_values(tmp_path, field, value):
+    import json
+
+    from skdc.experiments._calibrate import _row_fields
+    from skdc.utils._checkpoint import CheckpointError, DrawCheckpoint
+
+    fields = _row_fields({"balanced_accuracy": None, "v_phase_transition": None},
+                         {"procrustes": None, "procrustes unlinked": None}, ["procrustes"])
+    path = tmp_path / "draws.jsonl"
+    row = {"balanced_accuracy": 0.9, "v_phase_transition": 0.2, "procrustes": 0.4,
+           "procrustes unlinked": 0.8, "seconds": 0.1}
+    ck = DrawCheckpoint(path, {"a": 1}, fields)
+    ck.put("0.1/1", row)
+    ck.put("0.1/2", dict(row, **{field: value}))  # kept in memory, never written
+    assert ck.get("0.1/2")[field] == value or np.isnan(value)
+    assert len(path.read_text().splitlines()) == 2
+    with open(path, "a") as fh:  # written by something else than skdc
+        fh.write(json.dumps({"key": "0.1/3", "row": dict(row, **{field: value})}) + "\n")
+    with pytest.raises(CheckpointError, match=rf"draws.jsonl: checkpoint line 3: the field "
+                                              rf"'{field}' must be"):
+        DrawCheckpoint(path, {"a": 1}, fields)
