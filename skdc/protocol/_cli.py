@@ -336,11 +336,18 @@ def _analyst_fit(args, caught):
         "none": lambda: "none",
     }[args.aligner]()
     model = _model(args.model).set_params(**_parse_params(args.model_param))
+    noise_range = _noise_range(args)
     audited = _audited(args.audit_fingerprint)
     loaded = load_uploads(args.uploads)
     if audited is not None:
         _check_audited(audited, args.uploads)
-    analyst = Analyst(aligner, model, outliers=args.outliers).fit(loaded)
+    try:
+        analyst = Analyst(aligner, model, outliers=args.outliers,
+                          anchor_noise_range=noise_range).fit(loaded)
+    except UploadError as exc:  # the Python name, as the flag a command-line user changes
+        raise UploadError(str(exc).replace("anchor_noise_range=(LOW, HIGH)",
+                                           "--anchor-noise-range LOW HIGH").replace(
+            "anchor_noise_range", "--anchor-noise-range")) from None
     model_warned = [w for w in caught if issubclass(w.category, ConvergenceWarning)
                     and not os.path.abspath(w.filename).startswith(_SKDC_DIR)]
     if model_warned:
@@ -371,6 +378,21 @@ def _analyst_fit(args, caught):
 
 
 _SKDC_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _noise_range(args):
+    """``--anchor-noise-range LOW HIGH`` as ``(low, high)`` (``None`` without the flag)."""
+    if args.anchor_noise_range is None:
+        return None
+    low, high = args.anchor_noise_range
+    if not (np.isfinite(low) and 0 <= low <= high and not np.isnan(high)):
+        raise ValueError(f"--anchor-noise-range must be LOW HIGH with 0 <= LOW <= HIGH (HIGH "
+                         f"may be inf); got {low:g} {high:g}.")
+    if args.audit_fingerprint is not None:
+        raise ValueError("--anchor-noise-range with --audit-fingerprint: the audit pins the "
+                         "anchor noise every upload must declare, so no range applies; give "
+                         "one of the two.")
+    return low, high
 
 
 def _audited(value):
@@ -526,4 +548,10 @@ def _register_analyst_fit(sub):
                      help="refuse uploads whose declared settings differ from the audited "
                           "ones: the deployment.json of `skdc audit --compare`, or its "
                           "fingerprint (default: not checked)")
+    fit.add_argument("--anchor-noise-range", type=float, nargs=2, default=None,
+                     metavar=("LOW", "HIGH"),
+                     help="the anchor noise an upload may declare; the screen holds each "
+                          "anchor upload to the noise it declares, so more would hide a "
+                          "poisoned one (default: every upload must declare the same value, "
+                          "or the audited one with --audit-fingerprint)")
     fit.set_defaults(func=_analyst_fit)

@@ -610,6 +610,73 @@ def _file_of(loaded, i):
     return f"participant {i}" if loaded.paths is None else loaded.paths[i]
 
 
+def _check_noise_range(value):
+    """``Analyst(anchor_noise_range=...)`` as ``(low, high)`` floats, or ``None``."""
+    if value is None:
+        return None
+    ok = isinstance(value, (tuple, list)) and len(value) == 2 and all(
+        isinstance(x, Real) and not isinstance(x, bool) for x in value)
+    if ok:
+        low, high = float(value[0]), float(value[1])
+        ok = np.isfinite(low) and 0 <= low <= high and not np.isnan(high)
+    if not ok:
+        raise ValueError(
+            "anchor_noise_range must be two numbers (LOW, HIGH) with 0 <= LOW <= HIGH (HIGH "
+            f"may be inf): the anchor noise an upload may declare; got {value!r:.80}."
+        )
+    return low, high
+
+
+def _listed(files, most=4):
+    """``a, b, c and 2 more``: at most ``most`` names."""
+    files = list(files)
+    more = f" and {len(files) - most} more" if len(files) > most else ""
+    return ", ".join(files[:most]) + more
+
+
+def _refuse_undue_anchor_noise(loaded, noise_range):
+    """Refuse, before any alignment, uploads declaring anchor noise the analyst did not agree
+    to: the screen holds each anchor upload to the noise it declares, which its sender chose."""
+    declared = {k: float(h["anchor_noise"]) for k, h in enumerate(loaded.headers)
+                if isinstance(h.get("anchor_noise"), Real)}
+    why = ("the screen of the anchor uploads holds each to the noise it declares, so more "
+           "noise than agreed would let a poisoned (row-permuted, foreign) anchor upload pass")
+    if noise_range is not None:
+        low, high = noise_range
+        bad = [k for k, v in declared.items() if not low <= v <= high]
+        if bad:
+            raise UploadError(
+                f"{_listed(_file_of(loaded, j) for j in bad)}: declare"
+                f"{'s' if len(bad) == 1 else ''} anchor noise "
+                f"{_listed(f'{declared[j]:g}' for j in bad)}, outside the accepted "
+                f"{low:g} .. {high:g} (anchor_noise_range); {why}. Ask "
+                f"{_participants(loaded, bad)} to upload with anchor noise in that range, or "
+                "widen the range if the collaboration agreed to it."
+            )
+        return
+    values = sorted(set(declared.values()))
+    if len(values) < 2:
+        return
+    counts = {v: sum(d == v for d in declared.values()) for v in values}
+    agreed = max(values, key=lambda v: (counts[v], -v))  # the most declared; a tie: the least
+    odd = [k for k, v in declared.items() if v != agreed]
+    n = counts[agreed]
+    raise UploadError(
+        f"{_listed(_file_of(loaded, j) for j in odd)}: declare{'s' if len(odd) == 1 else ''} "
+        f"anchor noise {_listed(f'{declared[j]:g}' for j in odd)}, where {n} other "
+        f"upload{'s declare' if n != 1 else ' declares'} {agreed:g}; every upload must "
+        f"declare the collaboration's agreed anchor noise, since {why}. Ask "
+        f"{_participants(loaded, odd)} to upload with the agreed anchor noise, or name the "
+        "noise you accept with anchor_noise_range=(LOW, HIGH)."
+    )
+
+
+def _participants(loaded, ks):
+    """``participant 4`` or ``participants 2, 4``: by the ids their uploads declare."""
+    ids = [str(loaded.headers[k].get("participant_id", k)) for k in ks]
+    return f"participant{'s' if len(ids) > 1 else ''} {_listed(ids)}"
+
+
 def _refuse_rank_deficient(anchors, loaded):
     """Refuse a centered anchor upload spanning fewer directions than its width."""
     for i, b in enumerate(anchors):
@@ -700,6 +767,14 @@ class Analyst:
         :class:`~skdc.protocol.UploadError` naming its file, or warn and train anyway. The
         threshold is the chi-square quantile of the residual at a false-alarm probability of
         ``1e-6`` per fit (see Notes).
+    anchor_noise_range : tuple of (float, float) or None, default=None
+        The anchor noise ``(low, high)`` an upload may declare (``high`` may be ``inf``).
+        ``None``: every upload that declares anchor noise must declare the same value, the
+        collaboration's agreed one. The screen holds each anchor upload to the noise it
+        declares, so a participant declaring more noise than agreed would pass a poisoned
+        (row-permuted, foreign) anchor upload: an upload declaring another value, or one
+        outside the range, is refused with :class:`~skdc.protocol.UploadError` before any
+        alignment.
 
     Attributes
     ----------
@@ -747,12 +822,19 @@ class Analyst:
     >>> analyst = Analyst(aligner=ReferenceAligner()).fit(paths)
     >>> sorted(os.path.basename(p) for p in analyst.export(tmp))
     ['map_0.npz', 'map_1.npz', 'map_2.npz', 'model.npz']
+
+    Uploads declaring different anchor noise are refused unless the analyst names the range
+    the collaboration agreed to:
+
+    >>> Analyst(ReferenceAligner(), anchor_noise_range=(0.0, 0.1)).fit(paths).n_participants_
+    3
     """
 
-    def __init__(self, aligner=None, model=None, *, outliers="refuse"):
+    def __init__(self, aligner=None, model=None, *, outliers="refuse", anchor_noise_range=None):
         self.aligner = aligner
         self.model = model
         self.outliers = outliers
+        self.anchor_noise_range = anchor_noise_range
 
     def fit(self, uploads, y=None):
         """Load (if paths), align and train.
@@ -771,6 +853,7 @@ class Analyst:
         """
         if self.outliers not in ("refuse", "warn"):
             raise ValueError(f"outliers must be 'refuse' or 'warn'; got {self.outliers!r}.")
+        noise_range = _check_noise_range(self.anchor_noise_range)
         loaded = _as_upload_set(uploads, y)
         Y, y, headers = loaded.uploads, loaded.y, loaded.headers
         if y is None:
@@ -792,6 +875,7 @@ class Analyst:
         self.n_participants_ = len(headers)
         self.upload_digests_ = loaded.digests
         if aligner is not None:
+            _refuse_undue_anchor_noise(loaded, noise_range)
             _refuse_rank_deficient(Y.anchors, loaded)
         self.aligner_ = None if aligner is None else clone(aligner).fit(Y)
         self._screen(Y, loaded)

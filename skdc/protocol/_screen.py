@@ -28,7 +28,11 @@ needs three participants). A floor of ``sqrt(eps)`` relative to the uploads' siz
 rounding (clean anchors, ``v = 0``, leave residuals near ``1e-15`` of it).
 
 The screen can tell only what the noise leaves visible: a hostile upload whose deviation is
-smaller than the noise (anchor noise near the phase transition of eq. (51)) passes.
+smaller than the noise (anchor noise near the phase transition of eq. (51)) passes. That
+includes the noise an upload *declares*, which its sender chooses: declaring ``v = 0.5`` over an
+agreed 0.05 hides fully permuted anchor rows. :class:`~skdc.protocol.Analyst` therefore refuses
+uploads whose declared noise is not the agreed value (or outside the range it names) before
+this screen runs.
 
 References
 ----------

@@ -18,7 +18,7 @@ from skdc.protocol._container import write_container
 from skdc.protocol._screen import FALSE_ALARM, screen_anchor_uploads
 from tests._fuzz import CASES
 
-from .conftest import run_cli
+from .conftest import deploy, run_cli, upload_argv
 
 P, D, R = 3, 4, 16
 
@@ -176,10 +176,63 @@ def test_two_participants_disagreeing_are_both_named(tmp_path):
 
 
 @pytest.mark.filterwarnings("ignore:.*(clean anchor|declare no anchor noise):UserWarning")
-def test_honest_participants_with_different_noise_pass(tmp_path):
+def test_honest_participants_with_different_noise_pass_within_the_named_range(tmp_path):
     paths = _site(str(tmp_path), v=(0.0, 0.02, 0.1))
-    a = Analyst().fit(paths)
-    assert a.anchor_residual_ratios_.max() < a.anchor_residual_threshold_
+    for noise_range in ((0.0, 0.1), [0, np.inf]):
+        a = Analyst(anchor_noise_range=noise_range).fit(paths)
+        assert a.anchor_residual_ratios_.max() < a.anchor_residual_threshold_
+    with pytest.raises(UploadError, match=r"u1.npz, .*u2.npz: declare anchor noise 0.02, "
+                                          r"0.1, where 1 other upload declares 0; "):
+        Analyst().fit(paths)  # no majority: the least of the tied values stands as agreed
+
+
+def _poison(path, declared, perm):
+    """An attacker re-writing its upload with skdc: anchor rows permuted, ``declared`` noise."""
+    _rewrite(path, anchor_upload=lambda a: a["anchor_upload"][perm])
+    with np.load(path, allow_pickle=False) as z:
+        header = json.loads(z["header"].tobytes())
+        arrays = {k: z[k] for k in z.files if k not in ("header", "checksum")}
+    header["anchor_noise"] = declared
+    write_container(path, header.pop("format"), header, arrays, mode=0o644,
+                    header_digests=True)
+
+
+@pytest.mark.parametrize("declared", [0.5, 2.0])
+def test_a_poisoned_upload_declaring_more_anchor_noise_is_refused(tmp_path, declared):
+    # issue 31: permuted anchor rows declared at 0.5 or 2.0 (the others 0.05) passed the
+    # screen (ratio 0.008 - 0.12 of the threshold) and cost the honest participants accuracy
+    paths = _site(str(tmp_path))
+    _poison(paths[2], declared, np.random.RandomState(1).permutation(R))
+    with pytest.raises(UploadError) as info:
+        Analyst().fit(paths)
+    msg = str(info.value)
+    assert msg.startswith(f"{paths[2]}: declares anchor noise {declared:g}, where 2 other "
+                          "uploads declare 0.05; every upload must declare the collaboration's "
+                          "agreed anchor noise") and "\n" not in msg, msg
+    assert "Ask participant 2 to upload with the agreed anchor noise" in msg
+    assert "anchor_noise_range=(LOW, HIGH)" in msg
+    CASES["anchor screen (declared noise)"] += 1
+    # a range the analyst names: outside it, refused; the agreed value alone, refused
+    for noise_range in ((0.05, 0.1), (0.05, 0.05)):
+        with pytest.raises(UploadError, match=rf"u2.npz: declares anchor noise {declared:g}, "
+                                              r"outside the accepted 0.05 .. 0.1?"):
+            Analyst(anchor_noise_range=noise_range).fit(paths)
+        CASES["anchor screen (declared noise)"] += 1
+    # what no declared-noise screen sees: a range that admits the lie admits the poisoned rows
+    a = Analyst(anchor_noise_range=(0.0, declared)).fit(paths)
+    assert a.anchor_residual_ratios_[2] < a.anchor_residual_threshold_
+
+
+@pytest.mark.parametrize("noise_range", [(0.1, 0.05), (-0.1, 1), (np.nan, 1), (0, np.nan),
+                                         (np.inf, np.inf), (0.1,), "0.1", (True, 1), None])
+def test_anchor_noise_range_must_be_two_ordered_numbers(tmp_path, noise_range):
+    paths = _site(str(tmp_path))
+    if noise_range is None:
+        assert Analyst(anchor_noise_range=None).fit(paths).n_participants_ == P
+        return
+    with pytest.raises(ValueError, match=r"anchor_noise_range must be two numbers \(LOW, "
+                                         r"HIGH\) with 0 <= LOW <= HIGH"):
+        Analyst(anchor_noise_range=noise_range).fit(paths)
 
 
 def test_uploads_of_different_collaboration_sizes_are_refused(tmp_path):
@@ -268,3 +321,71 @@ def test_cli_sizes_declared_differently_are_refused_undeclared_ones_not(tmp_path
     assert status == 2 and err.count("\n") == 1, err
     assert "ub1.npz: field 'mechanism.n_participants' is 4 but" in err
     CASES["upload (collaboration)"] += 1
+
+
+def test_cli_refuses_an_upload_declaring_other_anchor_noise_in_one_line(tmp_path, capsys):
+    site = tmp_path
+    paths = deploy(site)
+    odd = site / "uploads" / "odd.npz"
+    assert run_cli(upload_argv(site, 2, **{"--anchor-noise": 0.5, "--out": odd,
+                                            "--secret-out": site / "odd_secret.npz"}),
+                   capsys)[0] == 0
+    uploads = [*paths[:2], odd]
+    status, _, err = run_cli(["analyst", "fit", *uploads, "--out", site / "m"], capsys)
+    (line,) = [ln for ln in err.splitlines() if "error" in ln]
+    assert status == 2 and err.endswith(line + "\n") and "Traceback" not in err, err
+    assert f"{odd}: declares anchor noise 0.5, where 2 other uploads declare 0.05" in line
+    assert "--anchor-noise-range LOW HIGH" in line and "anchor_noise_range" not in line
+    assert not (site / "m").exists()  # nothing written
+    CASES["anchor screen (declared noise, command line)"] += 1
+    # outside the range the analyst names
+    status, _, err = run_cli(["analyst", "fit", *uploads, "--anchor-noise-range", 0.05, 0.1,
+                              "--out", site / "m"], capsys)
+    (line,) = [ln for ln in err.splitlines() if "error" in ln]
+    assert status == 2 and "outside the accepted 0.05 .. 0.1 (--anchor-noise-range)" in line
+    assert not (site / "m").exists()
+    CASES["anchor screen (declared noise, command line)"] += 1
+    # within it, the honest upload of more noise is aligned
+    status, _, err = run_cli(["analyst", "fit", *uploads, "--anchor-noise-range", 0.05, 0.5,
+                              "--out", site / "m"], capsys)
+    assert status == 0, err
+    assert (site / "m" / "model.npz").exists()
+
+
+@pytest.mark.parametrize("flags, words", [
+    (["--anchor-noise-range", "0.1", "0.05"], "--anchor-noise-range must be LOW HIGH with "
+                                              "0 <= LOW <= HIGH (HIGH may be inf); got 0.1 0.05"),
+    (["--anchor-noise-range", "-1", "1"], "--anchor-noise-range must be LOW HIGH"),
+    (["--anchor-noise-range", "nan", "1"], "--anchor-noise-range must be LOW HIGH"),
+    (["--anchor-noise-range", "0", "nan"], "--anchor-noise-range must be LOW HIGH"),
+    (["--anchor-noise-range", "0", "1", "--audit-fingerprint", "0" * 64],
+     "--anchor-noise-range with --audit-fingerprint: the audit pins the anchor noise"),
+])
+def test_cli_anchor_noise_range_is_checked_before_any_upload_is_read(tmp_path, capsys, flags,
+                                                                     words):
+    status, _, err = run_cli(["analyst", "fit", tmp_path / "missing.npz", *flags, "--out",
+                              tmp_path / "m"], capsys)
+    assert status == 2 and err.count("\n") == 1 and words in err, err
+    assert "missing.npz" not in err and not (tmp_path / "m").exists()
+    CASES["anchor screen (declared noise, command line)"] += 1
+
+
+def test_cli_audit_fingerprint_pins_the_anchor_noise(tmp_path, capsys):
+    from skdc.protocol._container import Container
+    from skdc.protocol._format import _UPLOAD
+    from skdc.utils._deployment import settings_fingerprint, upload_settings
+
+    paths = deploy(tmp_path)
+    with Container(paths[0], _UPLOAD) as c:
+        agreed = settings_fingerprint(upload_settings(c.header))
+    odd = tmp_path / "uploads" / "odd.npz"
+    assert run_cli(upload_argv(tmp_path, 2, **{"--anchor-noise": 2.0, "--out": odd,
+                                                "--secret-out": tmp_path / "odd_secret.npz"}),
+                   capsys)[0] == 0
+    status, _, err = run_cli(["analyst", "fit", *paths[:2], odd, "--audit-fingerprint", agreed,
+                              "--out", tmp_path / "m"], capsys)
+    (line,) = [ln for ln in err.splitlines() if "error" in ln]
+    assert status == 2 and f"{odd}: its declared settings are not the audited ones" in line
+    assert run_cli(["analyst", "fit", *paths, "--audit-fingerprint", agreed, "--out",
+                    tmp_path / "m"], capsys)[0] == 0
+    CASES["anchor screen (declared noise, command line)"] += 1
