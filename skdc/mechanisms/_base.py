@@ -17,12 +17,12 @@ from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._uploads import Uploads, check_participant_ids
 from ..anchors import check_full_rank_anchor, resolve_anchor
 from ..utils._docstring import Substitution
+from ..utils._random import SECRET_SEED, draw_seeds, seeded_rng
 from ..utils._sklearn_compat import (
     HasMethods,
     Interval,
@@ -37,7 +37,8 @@ __all__ = ["BaseMechanism"]
 
 _SEED_MAX = np.iinfo(np.int32).max
 # First word of every anchor-noise stream. Private-data noise streams start with the noise seed
-# (< 2**31), so no anchor-noise stream can coincide with a private-data noise stream.
+# (a chosen one < 2**31, or a wide one of five 32-bit words whose top word is 1), so no
+# anchor-noise stream can coincide with a private-data noise stream.
 _ANCHOR_NOISE_STREAM = 0xA5C4_0A15
 
 
@@ -168,8 +169,8 @@ class BaseMechanism(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
             HasMethods(["make_anchor"]),
         ],
         "n_anchors": [None, Interval(Integral, 2, None, closed="left")],
-        "random_state": ["random_state"],
-        "noise_random_state": ["random_state"],
+        "random_state": SECRET_SEED,
+        "noise_random_state": SECRET_SEED,
     }
 
     # routed metadata: Pipeline(...).fit(X, y, participant=ids) reaches the mechanism
@@ -221,14 +222,15 @@ class BaseMechanism(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
 
     def _draw_seeds(self):
         """Seeds of the deployment, from ``random_state`` in a fixed order; the noise seed
-        from ``noise_random_state`` when given. Sets the hash key, the secret seed (each
-        participant's secret stream starts from it and the participant's id) and
-        ``noise_seed_``; returns the secret and anchor seeds."""
-        rng = check_random_state(self.random_state)
-        secret_seed, anchor_seed, noise_seed, hash_seed = rng.randint(_SEED_MAX, size=4)
+        from ``noise_random_state`` when given. ``None`` draws 128 bits of operating-system
+        entropy and every purpose gets its own child seed as wide (a chosen int below
+        ``2**32`` keeps the 31-bit child seeds of earlier versions: tests only). Sets the hash
+        key, the secret seed (each participant's secret stream starts from it and the
+        participant's id) and ``noise_seed_``; returns the secret and anchor seeds."""
+        secret_seed, anchor_seed, noise_seed, hash_seed = draw_seeds(self.random_state, 4)
         if self.noise_random_state is not None:
-            noise_seed = check_random_state(self.noise_random_state).randint(_SEED_MAX)
-        self._hash_key = np.random.RandomState(hash_seed).bytes(16)
+            (noise_seed,) = draw_seeds(self.noise_random_state, 1)
+        self._hash_key = seeded_rng(hash_seed).bytes(16)
         self._secret_seed = int(secret_seed)
         self._only = None  # set by a one-participant fit (GDP's ``fit_one``)
         self.noise_seed_ = int(noise_seed)
@@ -276,7 +278,7 @@ class BaseMechanism(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
             self.anchor_, self.anchor_y_ = None, None
             return
         self.anchor_, self.anchor_y_ = resolve_anchor(
-            self.anchor, self.n_anchors, n_features, np.random.RandomState(anchor_seed)
+            self.anchor, self.n_anchors, n_features, seeded_rng(anchor_seed)
         )
         if self._requires_full_rank_anchor:
             check_full_rank_anchor(self.anchor_)
@@ -307,9 +309,7 @@ class BaseMechanism(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstim
         secret_seed, anchor_seed = self._draw_seeds()
         participant = self._partition(X, participant)
         self._fit_anchor(X.shape[1], anchor_seed)
-        self._n_features_out = self._fit_participants(
-            X, participant, np.random.RandomState(secret_seed)
-        )
+        self._n_features_out = self._fit_participants(X, participant, seeded_rng(secret_seed))
         # each participant's unit anchor noise W_i, drawn once from its noise stream
         self._unit_anchor_noise = self._unit_anchor_noises(self._anchor_uploads())
         return self

@@ -39,11 +39,11 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.cluster import KMeans
 from sklearn.metrics.pairwise import euclidean_distances
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from ..privacy import binary_symmetric_leakage, per_block_bound
 from ..utils._docstring import Substitution
+from ..utils._random import SECRET_SEED, secret_stream
 from ..utils._reconstruction import reconstruction_ratio
 from ..utils._sklearn_compat import Interval, _fit_context, validate_data
 
@@ -191,7 +191,7 @@ class CodebookRelease(BaseEstimator):
         "n_bits": [Interval(Integral, 1, None, closed="left")],
         "keep_prob": [Interval(Real, 0.5, 1, closed="both")],
         "n_init": [Interval(Integral, 1, None, closed="left")],
-        "random_state": ["random_state"],
+        "random_state": SECRET_SEED,
     }
 
     def __init__(self, n_bits=1, *, keep_prob=1.0, n_init=3, random_state=None):
@@ -230,7 +230,7 @@ class CodebookRelease(BaseEstimator):
         n, M = X.shape[0], 2 ** int(self.n_bits)
         self._check_sizes(n, M)
         S = X if X_shadow is None else self._shadow_rows(X_shadow, X.shape[1], M)
-        rng = check_random_state(self.random_state)
+        rng, next_seed = secret_stream(self.random_state)
         self._fit_codewords(X, S, M, rng)
         self._fit_decoder(X, M)
         self.entropy_bits_ = _entropy_bits(self.release_frequencies_)
@@ -241,7 +241,7 @@ class CodebookRelease(BaseEstimator):
         else:
             self.leakage_bits_ = int(self.n_bits)
         self.trace_ = float(X.var(axis=0, ddof=1).sum()) if n > 1 else 0.0
-        self.noise_seed_ = int(rng.randint(2**31 - 1))
+        self.noise_seed_ = next_seed()
         return self
 
     def _check_sizes(self, n, M):

@@ -33,6 +33,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._uploads import Uploads
 from ..privacy import RDPCurve, adaptive_threshold, gaussmix_epsilon, smallest_scale
 from ..utils._docstring import Substitution
+from ..utils._random import SECRET_SEED, secret_stream, seeded_rng
 from ..utils._sklearn_compat import (
     Interval,
     StrOptions,
@@ -40,7 +41,7 @@ from ..utils._sklearn_compat import (
     validate_data,
     validate_params,
 )
-from ._base import _SEED_MAX, _assign_participants, _row_digests
+from ._base import _assign_participants, _row_digests
 
 __all__ = [
     "GaussMix", "adaptive_noise_scale", "calibrate_gaussmix", "check_row_bound", "gaussmix_release"
@@ -268,7 +269,7 @@ def _gaussmix_release(Z, k, row_bound, gamma, adaptive, eta, delta, exact_tau, r
         "eta": [None, Interval(Real, 0, None, closed="neither")],
         "delta": [Interval(Real, 0, 1, closed="neither")],
         "exact_tau": ["boolean"],
-        "random_state": ["random_state"],
+        "random_state": SECRET_SEED,
     },
     prefer_skip_nested_validation=True,
 )
@@ -414,7 +415,7 @@ class GaussMix(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         "adaptive": ["boolean"],
         "eta": [None, Interval(Real, 0, None, closed="neither")],
         "clip": ["boolean"],
-        "random_state": ["random_state"],
+        "random_state": SECRET_SEED,
     }
     __metadata_request__fit = {"participant": True}
     __metadata_request__transform = {"participant": True}
@@ -453,9 +454,10 @@ class GaussMix(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         """
         X = validate_data(self, X, dtype=np.float64)
         check_row_bound(X, self.row_bound, clip=self.clip)
-        rng = check_random_state(self.random_state)
-        self.noise_seed_ = int(rng.randint(_SEED_MAX))
-        self._hash_key = np.random.RandomState(int(rng.randint(_SEED_MAX))).bytes(16)
+        # None: the release's noise seed and hash key from 128 bits of system entropy
+        _, next_seed = secret_stream(self.random_state)
+        self.noise_seed_ = next_seed()
+        self._hash_key = seeded_rng(next_seed()).bytes(16)
         self.participants_ = np.arange(self.n_participants)
         self.k_ = math.ceil(2.5 * X.shape[1]) if self.k == "auto" else int(self.k)
         c2 = float(self.row_bound) ** 2

@@ -24,11 +24,11 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils._docstring import Substitution
 from ..utils._linalg import haar_orthogonal
+from ..utils._random import SECRET_SEED, secret_stream, seed_bytes
 from ..utils._references import gdp_paper_references
 from ..utils._sklearn_compat import Interval, InvalidParameterError, _fit_context, validate_data
 from ._base import (
@@ -143,7 +143,7 @@ class GDP(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     _parameter_constraints: dict = {
         "noise": [Interval(Real, 0, None, closed="left")],
         "translation_scale": [Interval(Real, 0, None, closed="left")],
-        "random_state": ["random_state"],
+        "random_state": SECRET_SEED,
     }
 
     def __init__(self, *, noise=0.0, translation_scale=1.0, random_state=None):
@@ -173,11 +173,12 @@ class GDP(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                 f"got the boolean {self.random_state!r}. Pass an int."
             )
         X = validate_data(self, X, dtype=np.float64)
-        rng = check_random_state(self.random_state)
+        # None: the secret and the noise seed each from 128 bits of operating-system entropy
+        rng, next_seed = secret_stream(self.random_state)
         self.rotation_, self.translation_ = _draw_gdp_secret(
             X.shape[1], self.translation_scale, rng
         )
-        self.noise_seed_ = int(rng.randint(np.iinfo(np.int32).max))
+        self.noise_seed_ = next_seed()
         self._n_features_out = X.shape[1]
         return self
 
@@ -198,7 +199,7 @@ class GDP(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         X = validate_data(self, X, dtype=np.float64, reset=False)
         Y = _shift(X, self.rotation_, self.translation_, "GDP")
         if self.noise > 0:
-            seeds = _row_digests(X, self.noise_seed_.to_bytes(8, "little"))[:, 1]
+            seeds = _row_digests(X, seed_bytes(self.noise_seed_))[:, 1]
             Y += self.noise * _row_noise(self.noise_seed_, 0, seeds, X.shape[1])
         return Y
 

@@ -13,6 +13,7 @@ and only then stacks them into one :class:`~skdc.Uploads`.
 import contextlib
 import hashlib
 import os
+import warnings
 from collections.abc import Iterable
 from numbers import Integral, Real
 from typing import NamedTuple
@@ -417,6 +418,8 @@ def _check_upload_header(c):
         )
     if not isinstance(h.get("has_labels"), bool):
         raise UploadError(f"{where}: field 'has_labels' must be true or false.")
+    if not isinstance(h.get("chosen_seed", False), bool):
+        raise UploadError(f"{where}: field 'chosen_seed' must be true or false.")
     if h.get("anchor_id") is not None and not isinstance(h["anchor_id"], str):
         raise UploadError(f"{where}: field 'anchor_id' must be a string or null.")
     v = h.get("anchor_noise")
@@ -434,6 +437,19 @@ def _check_upload_header(c):
         )
     for name in members:
         check_digest_field(digests, name, f"{where}: field 'digests'")
+
+
+def _warn_chosen_seeds(containers):
+    """Warn about uploads whose header says their seed was chosen: a chosen seed is for tests
+    only, and whoever holds the upload can search for it."""
+    chosen = [c.path for c in containers if c.header.get("chosen_seed") is True]
+    if chosen:
+        warnings.warn(
+            f"{', '.join(chosen)}: made with a chosen seed (--seed or --anchor-noise-seed), "
+            "which is for tests only: anyone holding the upload can search for the seed and "
+            "undo the obfuscation. Ask the participant to upload again without a seed.",
+            UserWarning, stacklevel=3,
+        )
 
 
 def _check_mechanism_field(m, where):
@@ -689,6 +705,7 @@ def load_uploads(paths, *, max_bytes=DEFAULT_MAX_BYTES, max_total_bytes=None,
             )
         ordered = _in_participant_order(containers)
         _check_one_collaboration(ordered, allow_different_widths)
+        _warn_chosen_seeds(ordered)
         Y, y, anchors, anchor_y = _read_stacked(ordered)
         _check_distinct_anchor_uploads(ordered, anchors)
         participant = np.repeat(np.arange(len(ordered)),

@@ -249,6 +249,7 @@ def test_values_that_overflow_float64_are_refused_before_any_arithmetic(tmp_path
     _rewrite(paths[1], **{field: lambda a: a[field] * 1e300})
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # not one overflow warning before the refusal
+        warnings.filterwarnings("ignore", ".*chosen seed")  # _site's uploads: tests only
         with pytest.raises(UploadError) as info:
             Analyst().fit(paths)
     msg = str(info.value)
