@@ -487,10 +487,12 @@ def _register_participant_upload(sub):
     up.add_argument("--translation-scale", type=float, default=1.0,
                     help="scale of the secret shift (default: %(default)s)")
     up.add_argument("--seed", type=int, default=None,
-                    help="own secret seed (default: fresh from the OS; keep it private)")
+                    help="TESTS ONLY: a chosen secret seed, which anyone holding the upload "
+                         "can search for (the upload says it was chosen); default: 128 bits "
+                         "fresh from the operating system, the only safe choice")
     up.add_argument("--anchor-noise-seed", type=int, default=None,
-                    help="own noise seed: anchor noise and private-data noise (default: derived "
-                    "from --seed; keep it private)")
+                    help="TESTS ONLY: a chosen noise seed for the anchor noise and the "
+                         "private-data noise (default: derived from the secret seed)")
     up.add_argument("--secret-out", required=True,
                     help="secret file, written 0600; never overwritten without --force "
                          "(required)")

@@ -33,7 +33,6 @@ References
 
 import contextlib
 import os
-import secrets
 import warnings
 from numbers import Integral, Real
 
@@ -47,6 +46,7 @@ from ..alignment import GOPPAligner, ReferenceAligner
 from ..mechanisms import CGDP, IGDP
 from ..utils._docstring import Substitution
 from ..utils._files import ensure_folder, output_mode
+from ..utils._random import fresh_seed
 from ..utils._references import gdp_paper_references
 from ._container import (
     Container,
@@ -84,7 +84,9 @@ from ._screen import FALSE_ALARM, rank_deficient, screen_anchor_uploads
 __all__ = ["Analyst", "Participant"]
 
 _SECRET = "skdc-secret"
-_SEED_MAX = np.iinfo(np.int32).max
+#: Seeds a secret file may hold: a chosen int below 2**32 (tests only) or a fresh seed of
+#: 128 bits of entropy below 2**129 (:func:`~skdc.utils._random.fresh_seed`).
+_SEED_BOUND = 2**129
 _MECHANISMS = {"IGDP": IGDP, "CGDP": CGDP}
 _SECRET_PARAMS = ("n_participants", "noise", "translation_scale", "n_anchors")
 #: Largest collaboration size: participant ids are numpy int64 (setting a participant up
@@ -92,19 +94,17 @@ _SECRET_PARAMS = ("n_participants", "noise", "translation_scale", "n_anchors")
 _MAX_PARTICIPANTS = int(np.iinfo(np.int64).max)
 
 
-def _fresh_seed():
-    return secrets.randbelow(_SEED_MAX)
-
-
 def _check_seed(value, name):
+    """A seed as stored: ``None`` draws 128 bits of operating-system entropy
+    (:func:`~skdc.utils._random.fresh_seed`); an int is a chosen seed (tests only)."""
     if value is None:
-        return _fresh_seed()
-    if isinstance(value, Integral) and not isinstance(value, bool) and 0 <= value < 2**32:
+        return fresh_seed()
+    if isinstance(value, Integral) and not isinstance(value, bool) and 0 <= value < _SEED_BOUND:
         return int(value)
     raise TypeError(
-        f"{name} must be an int in [0, 2**32) or None (drawn from the operating system); got "
-        f"{type(value).__name__}. A deployment stores the seed in the secret file, so it must "
-        "be a plain int."
+        f"{name} must be an int in [0, 2**129) or None (128 bits drawn from the operating "
+        f"system); got {type(value).__name__}. A deployment stores the seed in the secret "
+        "file, so it must be a plain int."
     )
 
 
@@ -132,11 +132,14 @@ class Participant:
         An unfitted GDP mechanism with ``n_participants`` covering ``participant_id`` (only
         this participant's secret is drawn, :meth:`IGDP.fit_one
         <skdc.mechanisms.IGDP.fit_one>`, whatever the collaboration's size). Its
-        ``random_state`` (an int, or ``None`` for a fresh seed from the operating system) seeds
-        this participant's secret, and its ``noise_random_state`` (an int, or ``None`` to
-        derive it from the secret seed, as the mechanism does) this participant's noise stream:
-        the unit anchor noise ``W_i`` and the private-data noise. Its ``anchor`` parameter is
-        replaced by the shared anchor passed to :meth:`upload`.
+        ``random_state`` seeds this participant's secret: ``None`` (the only choice for a real
+        deployment) draws 128 bits of operating-system entropy; an int is a **chosen seed, for
+        bit-for-bit tests only**: anyone holding the upload can search a small seed space for
+        it, and the upload's header says the seed was chosen. Its ``noise_random_state`` (a
+        chosen int, tests only, or ``None`` to derive it from the secret seed, as the mechanism
+        does) seeds this participant's noise stream: the unit anchor noise ``W_i`` and the
+        private-data noise. Its ``anchor`` parameter is replaced by the shared anchor passed to
+        :meth:`upload`.
     anchor_noise : float, default=0.0
         Standard deviation ``v`` of the noise added to the anchor upload before it leaves home:
         the upload carries ``B_i + v W_i`` (Def 4.1 of [1]_). ``0`` lets a colluding analyst
@@ -147,9 +150,13 @@ class Participant:
     mechanism_ : IGDP or CGDP
         The fitted mechanism (only participant ``participant_id``'s secret is used).
     seed_ : int
-        The mechanism seed used (``random_state``).
+        The mechanism seed used (``random_state``, or 128 bits of fresh entropy as an int in
+        ``[2**128, 2**129)``).
     noise_seed_ : int or None
         The noise seed used (``noise_random_state``; ``None``: derived from ``seed_``).
+    chosen_seed_ : bool
+        Whether either seed was chosen rather than drawn (recorded in the secret and in the
+        upload's header, where the analyst warns about it).
     anchor_ : ndarray of shape (n_anchors, n_features) or None
         The shared raw anchor.
     n_features_in_ : int
@@ -275,6 +282,9 @@ class Participant:
         self.seed_ = _check_seed(self.mechanism.random_state, "mechanism.random_state")
         self.noise_seed_ = _check_noise_seed(self.mechanism.noise_random_state,
                                              "mechanism.noise_random_state")
+        # a seed the user chose is searchable: the secret and the upload say so
+        self.chosen_seed_ = (self.mechanism.random_state is not None
+                             or self.mechanism.noise_random_state is not None)
         self.n_features_in_ = X.shape[1]
         self.anchor_ = anchor
         self.mechanism_ = self._fit_mechanism(X.shape[1], anchor)
@@ -309,6 +319,7 @@ class Participant:
             mechanism=self.mechanism_, anchor_noise=self.anchor_noise,
             anchor_id=None if self.anchor_ is None else anchor_fingerprint(self.anchor_),
         )
+        header["chosen_seed"] = bool(self.chosen_seed_)
         if not getattr(self, "_declares_size", True):
             # the command line's default size (--id + 1) is no claim about the collaboration:
             # the analyst compares only the sizes participants declare
@@ -403,10 +414,10 @@ class Participant:
             published = None
             try:
                 with atomic_file(upload_path, output_mode(0o644), exclusive=not overwrite,
-                                 what="the upload") as fu:
+                                 what="the upload", kind=_UPLOAD) as fu:
                     write_members(fu, _UPLOAD, header, arrays, header_digests=True)
                     with atomic_file(secret_path, 0o600, exclusive=not overwrite,
-                                     what="the secret") as fs:
+                                     what="the secret", kind=_SECRET) as fs:
                         write_members(fs, _SECRET, secret_header, secret_arrays)
                     published = os.lstat(secret_path)
             except BaseException:
@@ -435,6 +446,7 @@ class Participant:
             self._check_params()
             self.seed_ = _check_seed(h["seed"], "seed")
             self.noise_seed_ = _check_noise_seed(h["noise_seed"], "noise_seed")
+            self.chosen_seed_ = _chosen_seed_field(h)
             self.n_features_in_ = int(h["n_features_in"])
             self.anchor_ = arrays.get("anchor")
             self.mechanism_ = self._fit_mechanism(self.n_features_in_, self.anchor_)
@@ -512,6 +524,15 @@ class Participant:
             model, run_id = read_model(model)
             check_same_run(alignment_map, map_path, run_id, model_path)
         return model.predict(self.transform(X, alignment_map))
+
+
+def _chosen_seed_field(h):
+    """Whether a secret file's seeds were chosen (a file written before the field existed
+    drew 31-bit seeds: as searchable as a chosen one)."""
+    chosen = h.get("chosen_seed", True)
+    if not isinstance(chosen, bool):
+        raise TypeError(f"field 'chosen_seed' must be true or false; got {chosen!r}")
+    return chosen
 
 
 def _check_secret_header(c):
