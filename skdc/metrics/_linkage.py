@@ -367,6 +367,7 @@ def linkage_accuracy(X_true, X_hat, y=None, *, auditor=None, matcher="embedding"
     """
     X_true, X_hat = _check_pair(X_true, X_hat)
     n = X_true.shape[0]
+    labelled = y is not None  # the CNN auditor trains on labels: unlabelled records get PCA
     if y is None:
         y = np.zeros(n, dtype=np.intp)
     else:
@@ -393,7 +394,8 @@ def linkage_accuracy(X_true, X_hat, y=None, *, auditor=None, matcher="embedding"
     results = {}
     for m in tried:
         ranks = _gallery_ranks(_matcher_scores(m, X_true, X_hat, gallery, auditor=auditor,
-                                               y=y, whitener=whitener), gallery)
+                                               y=y if labelled else None, whitener=whitener),
+                               gallery)
         results[m] = (float(np.mean(ranks == 1)), ranks)
     winner = max(tried, key=lambda m: results[m][0])  # the first of equal accuracies
     accuracy, ranks = results[winner]
