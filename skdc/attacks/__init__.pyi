@@ -8,7 +8,9 @@ from ._dc import AnchorRegressionAttack as AnchorRegressionAttack
 from ._gdp import AlignmentMapAttack as AlignmentMapAttack
 from ._gdp import KnownAnchorAttack as KnownAnchorAttack
 from ._gdp import KnownSecretAttack as KnownSecretAttack
+from ._joint_likelihood import JointLikelihoodAttack as JointLikelihoodAttack
 from ._likelihood import PriorAwareLikelihoodAttack as PriorAwareLikelihoodAttack
+from ._sample_axes import SampleAxesAttack as SampleAxesAttack
 from ._view import CollusionView as CollusionView
 from ._view import GroundTruth as GroundTruth
 from ._view import Reconstruction as Reconstruction

@@ -22,10 +22,12 @@ from ..attacks import (
     AnchorRegressionAttack,
     BaseAttack,
     ICAAttack,
+    JointLikelihoodAttack,
     KnownAnchorAttack,
     KnownInputAttack,
     KnownSampleAttack,
     KnownSecretAttack,
+    SampleAxesAttack,
     check_colluders,
     collusion_view,
 )
@@ -50,6 +52,8 @@ _ATTACKS = {
     "known_sample": (KnownSampleAttack, {}),
     "ica": (ICAAttack, {}),
     "anchor_regression": (AnchorRegressionAttack, {}),
+    "sample_axes": (SampleAxesAttack, {}),
+    "joint_likelihood": (JointLikelihoodAttack, {}),
 }
 
 
@@ -64,7 +68,7 @@ def make_attack(attack, **params):
     attack : str
         One of ``'known_secret'``, ``'known_anchor'``, ``'mp'``, ``'procrustes'``,
         ``'alignment_map'``, ``'known_input'``, ``'known_sample'``, ``'ica'``,
-        ``'anchor_regression'``.
+        ``'anchor_regression'``, ``'sample_axes'``, ``'joint_likelihood'``.
     **params : dict
         Parameters of the attack, over the name's defaults.
 
@@ -312,8 +316,8 @@ def make_attack_scorer(attack, metric="relative_error", colluder=0, target=1, *,
     attack : str or attack instance
         One of ``'known_secret'``, ``'known_anchor'``, ``'mp'``, ``'procrustes'``,
         ``'alignment_map'``, ``'known_input'``, ``'known_sample'``, ``'ica'``,
-        ``'anchor_regression'``, or an object with ``reconstruct(view)`` (e.g.
-        :class:`~skdc.attacks.KnownAnchorAttack`).
+        ``'anchor_regression'``, ``'sample_axes'``, ``'joint_likelihood'``, or an object with
+        ``reconstruct(view)`` (e.g. :class:`~skdc.attacks.KnownAnchorAttack`).
     metric : {'relative_error', 'mse', 'psnr', 'linkage', 'identity_linkage', \
             'label_accuracy'}, default='relative_error'
         The leakage metric.
