@@ -14,6 +14,13 @@ a new reader or writer cannot forget one:
   the first byte (:func:`write_file`); the output appears whole or not at all, is created
   exclusively when asked (two racing writers: one wins, the other gets a one-line error), and
   never written through a link (a link at the output is replaced, or refused when exclusive);
+* **never destroy** what a command needs (:func:`check_output`): an output is never one of the
+  command's inputs (the same file by device and inode: :func:`track_inputs` remembers every
+  file read while a command runs, :func:`declare_inputs` the ones it is about to read) and
+  never a file of another kind that skdc wrote (a secret, a map, a model, an upload, an
+  anchor: :func:`written_kind` tells them by their bytes, never their names), refused even
+  with ``--force``; an existing output of the same kind is replaced only when the caller says
+  so (``exclusive=False``: the command's ``--force``);
 * **remove** only the files skdc wrote, by name (:func:`remove_written`): a folder holding
   anything else is refused, nothing in it deleted.
 
@@ -28,10 +35,13 @@ import contextlib
 import errno
 import gzip
 import io
+import json
 import math
 import os
 import stat
 import tempfile
+import threading
+import zipfile
 import zlib
 
 __all__ = [
@@ -39,9 +49,11 @@ __all__ = [
     "check_folder",
     "check_npy_size",
     "check_output",
+    "declare_inputs",
     "ensure_folder",
     "file_kind",
     "is_int",
+    "kind_words",
     "one_line",
     "open_input",
     "open_regular",
@@ -49,9 +61,12 @@ __all__ = [
     "read_bytes",
     "read_text",
     "remove_written",
+    "track_inputs",
     "write_file",
     "write_output",
+    "write_npy",
     "write_outputs",
+    "written_kind",
 ]
 
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -148,6 +163,7 @@ def open_regular(path, what="the file", *, max_bytes=None, error=FileError):
                     os.close(fd)
                     raise error(f"{path}: {what} has {st.st_size} bytes, above the limit of "
                                 f"{max_bytes}; is it the right file?")
+                _note_input(st, path, what)  # a command's outputs never replace it
                 return os.fdopen(fd, "rb")
             os.close(fd)
     except OSError as exc:
@@ -326,6 +342,214 @@ def check_npy_size(fh, size, where, *, error=FileError):
     return shape, dtype
 
 
+# -- what a command must not destroy -------------------------------------------------------
+# One {(st_dev, st_ino): (path, what)} per open track_inputs block (the command line opens one
+# around every command): every regular file opened for reading is noted in each.
+_INPUTS_LOCK = threading.Lock()
+_INPUTS = []
+
+# the kinds of file skdc writes, told by their bytes (the container's header, the .npy mark)
+_KINDS = {"skdc-secret": "a participant's secret", "skdc-map": "an alignment map",
+          "skdc-model": "an analyst's model", "skdc-upload": "a participant's upload",
+          "skdc-anchor": "a shared anchor"}
+# a .npy skdc writes names its kind in a comment after the header's dict (numpy ignores it)
+_NPY_KIND_MARK = "# skdc-kind: "
+_NPY_MAGIC = b"\x93NUMPY"
+_ZIP_MAGIC = b"PK\x03\x04"
+_KIND_HEADER_BYTES = 1 << 20  # a container's header member, read to learn its kind
+
+
+@contextlib.contextmanager
+def track_inputs():
+    """Remember every file read while the block runs: no output may replace one of them.
+
+    The command line opens one around every command; :func:`open_regular` (under every reader)
+    notes each regular file it opens by device and inode, and :func:`check_output` (under
+    every writer) refuses an output that is one of them, whatever its name or the links to it.
+
+    Yields
+    ------
+    inputs : dict of {(int, int): (str, str)}
+        ``{(st_dev, st_ino): (path, what)}`` of the files read so far.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from skdc.utils._files import FileError, read_bytes, track_inputs, write_output
+    >>> path = os.path.join(tempfile.mkdtemp(), "X.csv")
+    >>> _ = write_output(path, "a\\n1\\n")
+    >>> with track_inputs():
+    ...     _ = read_bytes(path, "--data", max_bytes=100)
+    ...     try:
+    ...         write_output(path, "b\\n2\\n", "--out")
+    ...     except FileError as exc:
+    ...         print(str(exc).split(": ", 1)[1][:41])
+    --out is one of this command's inputs (--
+    """
+    seen = {}
+    with _INPUTS_LOCK:
+        _INPUTS.append(seen)
+    try:
+        yield seen
+    finally:
+        with _INPUTS_LOCK:
+            for i, block in enumerate(_INPUTS):
+                if block is seen:
+                    del _INPUTS[i]
+                    break
+
+
+def _note_input(st, path, what):
+    """Note the file of ``stat`` result ``st`` as an input of the commands running."""
+    with _INPUTS_LOCK:
+        for block in _INPUTS:
+            block.setdefault((st.st_dev, st.st_ino), (os.fspath(path), what))
+
+
+def declare_inputs(inputs):
+    """Note the files a command is about to read, so its outputs are checked against them
+    before anything is read or written.
+
+    Parameters
+    ----------
+    inputs : iterable of (str or path-like or None, str)
+        ``(path, what)`` pairs (``what``: the flag, ``"--data"``); a ``None`` or missing path
+        is skipped (its reader will say so). Outside :func:`track_inputs`, nothing is noted.
+    """
+    for path, what in inputs:
+        if path is None:
+            continue
+        try:
+            st = os.stat(path)
+        except (OSError, ValueError):
+            continue
+        if stat.S_ISREG(st.st_mode):
+            _note_input(st, path, what)
+
+
+def _input_at(path, st):
+    """``(path, what)`` of the input that the entry ``path`` (``lstat`` result ``st``) is, or
+    reaches by a link; ``None`` when it is none."""
+    keys = [(st.st_dev, st.st_ino)]
+    if stat.S_ISLNK(st.st_mode):
+        with contextlib.suppress(OSError):
+            target = os.stat(path)
+            keys.append((target.st_dev, target.st_ino))
+    with _INPUTS_LOCK:
+        for block in _INPUTS:
+            for key in keys:
+                if key in block:
+                    return block[key]
+    return None
+
+
+def kind_words(kind):
+    """A file kind in words (``"skdc-secret"``: ``"a participant's secret"``)."""
+    return _KINDS.get(kind, f"an skdc file ({kind})")
+
+
+def written_kind(path):
+    """The kind of skdc file at ``path``, read from its bytes (never its name); ``None`` when
+    it is none (another file, a link, a folder, missing, unreadable).
+
+    An skdc container (a ``.npz``) names its kind in its header member (``"skdc-secret"``,
+    ``"skdc-map"``, ``"skdc-model"``, ``"skdc-upload"``); a ``.npy`` skdc writes
+    (:func:`write_npy`: the anchor) in a comment of its header (``"skdc-anchor"``).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from skdc.utils._files import write_file, write_npy, written_kind
+    >>> path = os.path.join(tempfile.mkdtemp(), "anchor.npy")
+    >>> with write_file(path, mode=0o600, kind="skdc-anchor") as fh:
+    ...     write_npy(fh, np.eye(3), kind="skdc-anchor")
+    >>> written_kind(path), np.load(path).shape
+    ('skdc-anchor', (3, 3))
+    """
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return None
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+                     | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0))
+    except (OSError, ValueError):
+        return None
+    try:
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                return None
+            head = fh.read(4)
+            if head == _ZIP_MAGIC:
+                fh.seek(0)
+                kind = _container_kind(fh)
+            elif head + fh.read(2) == _NPY_MAGIC:
+                fh.seek(0)
+                kind = _npy_kind(fh.read(12 + 65536))
+            else:
+                kind = None
+    except Exception:  # noqa: BLE001 (a damaged or hostile file is simply no skdc file)
+        return None
+    return kind if isinstance(kind, str) and kind.startswith("skdc-") else None
+
+
+def _npy_text(blob):
+    """The header text of the ``.npy`` bytes ``blob`` and the offset of the data after it."""
+    major = blob[6]
+    size = 2 if major == 1 else 4
+    length = int.from_bytes(blob[8:8 + size], "little")
+    start = 8 + size
+    return blob[start:start + length].decode("latin1"), start + length
+
+
+def _npy_kind(blob):
+    text = _npy_text(blob)[0]
+    at = text.find(_NPY_KIND_MARK, text.rfind("}"))
+    return None if at < 0 else text[at + len(_NPY_KIND_MARK):].split()[0]
+
+
+def _container_kind(fh):
+    with zipfile.ZipFile(fh) as zf:
+        info = zf.getinfo("header.npy")
+        if info.file_size > _KIND_HEADER_BYTES:
+            return None
+        with zf.open(info) as member:
+            blob = member.read(_KIND_HEADER_BYTES + 1)
+    _, start = _npy_text(blob)
+    header = json.loads(blob[start:].decode("utf-8"))
+    return header.get("format") if isinstance(header, dict) else None
+
+
+def write_npy(fh, array, *, kind):
+    """Write ``array`` as ``.npy`` bytes into ``fh``, its header naming the file's ``kind``.
+
+    The kind is a comment after the header's dict (``# skdc-kind: skdc-anchor``): ``numpy.load``
+    reads the file as any ``.npy``, and :func:`written_kind` tells it from other arrays.
+
+    Parameters
+    ----------
+    fh : binary file object
+        Open for writing (:func:`write_file`'s temporary file).
+    array : array-like
+        A plain numeric array (no objects, no structured dtypes).
+    kind : str
+        The file kind, ``"skdc-..."``.
+    """
+    import numpy as np
+
+    arr = np.ascontiguousarray(array)
+    if arr.dtype.hasobject or arr.dtype.names is not None:
+        raise TypeError(f"write_npy writes plain arrays; got dtype {arr.dtype}.")
+    d = np.lib.format.header_data_from_array_1_0(arr)
+    text = ("{" + "".join(f"{k!r}: {d[k]!r}, " for k in sorted(d)) + "} "
+            + _NPY_KIND_MARK + kind)
+    size = 2 if len(text) + 64 < 65536 else 4
+    pad = -(len(_NPY_MAGIC) + 2 + size + len(text) + 1) % 64
+    header = (text + " " * pad + "\n").encode("latin1")
+    fh.write(_NPY_MAGIC + bytes([1 if size == 2 else 2, 0]) + len(header).to_bytes(size, "little"))
+    fh.write(header)
+    fh.write(arr.tobytes())
+
+
 # -- writing ------------------------------------------------------------------------------
 def output_mode(mode):
     """``mode`` less the process's umask: the bits a shared (non-secret) output gets.
@@ -345,8 +569,9 @@ def output_mode(mode):
     return mode & ~mask
 
 
-def _check_output_path(path, what, exclusive, error):
-    """Refuse an existing folder, or anything at all when ``exclusive``."""
+def _check_output_path(path, what, exclusive, error, kind=None, rewrite=False):
+    """Refuse an existing folder, one of the command's inputs (unless ``rewrite``), a file of
+    another kind that skdc wrote, or anything at all when ``exclusive``."""
     try:
         st = os.lstat(path)
     except FileNotFoundError:
@@ -355,18 +580,52 @@ def _check_output_path(path, what, exclusive, error):
         raise error(f"{path}: cannot write {what} ({exc.strerror}).") from None
     if stat.S_ISDIR(st.st_mode):
         raise error(f"{path}: {what} is an existing folder; give a file name.")
+    source = None if rewrite else _input_at(path, st)
+    if source is not None:
+        in_path, in_what = source
+        same = "" if os.path.abspath(in_path) == os.path.abspath(path) else f", {in_path}"
+        raise error(f"{path}: {what} is one of this command's inputs ({in_what}{same}); "
+                    "writing it would destroy that input. Refused even with --force: give "
+                    f"{what} another path.")
+    found = written_kind(path)
+    if found is not None and found != kind:
+        writes = kind_words(kind) if kind else "another kind of file"
+        raise error(f"{path}: {what} would replace {kind_words(found)} that skdc wrote (its "
+                    f"header says {found}) with {writes}. Refused even with --force: give "
+                    f"{what} another path, or move that file away first.")
     if exclusive:
         kind = "file" if stat.S_ISREG(st.st_mode) else file_kind(st.st_mode)
         raise error(f"{path}: {what} already exists (as {'a ' + kind if kind == 'file' else kind}"
                     "); refusing to overwrite it. Remove it or choose another path.")
 
 
-def check_output(path, what="the output", *, exclusive=False, error=FileError):
+def check_output(path, what="the output", *, exclusive=False, kind=None, rewrite=False,
+                 error=FileError):
     """Refuse, before anything is written, an output path :func:`write_file` would refuse.
 
-    An empty path, a missing folder, an existing folder at ``path``, and (when ``exclusive``)
-    any existing entry, a link or a pipe included. A link, pipe or device at a non-exclusive
-    output passes: :func:`write_file` replaces it, never writes through it.
+    An empty path, a missing folder, an existing folder at ``path``; one of the command's
+    inputs (the same file by device and inode, or a link to it: see :func:`track_inputs`) and
+    a file of another kind that skdc wrote (:func:`written_kind`), whatever ``exclusive`` says;
+    and (when ``exclusive``) any existing entry, a link or a pipe included. A link, pipe or
+    device at a non-exclusive output passes: :func:`write_file` replaces it, never writes
+    through it.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The output file.
+    what : str, default="the output"
+        What the file is (``"--out"``), for messages.
+    exclusive : bool, default=False
+        Refuse any existing entry (a command without ``--force``).
+    kind : str, default=None
+        The kind of skdc file written (``"skdc-secret"``, ...); ``None``: an ordinary file.
+        An existing skdc file of another kind is refused.
+    rewrite : bool, default=False
+        The output is the command's own state, read earlier and now rewritten (a
+        checkpoint): being one of its inputs is no reason to refuse.
+    error : type, default=FileError
+        The exception class raised.
 
     Examples
     --------
@@ -385,11 +644,12 @@ def check_output(path, what="the output", *, exclusive=False, error=FileError):
     if not os.path.isdir(directory):
         raise error(f"{path}: cannot write {what}: the folder {directory} does not exist (or "
                     "is not a folder); create it first.")
-    _check_output_path(path, what, exclusive, error)
+    _check_output_path(path, what, exclusive, error, kind, rewrite)
 
 
 @contextlib.contextmanager
-def write_file(path, what="the output", *, mode, exclusive=False, error=FileError):
+def write_file(path, what="the output", *, mode, exclusive=False, kind=None, rewrite=False,
+               error=FileError):
     """Write ``path`` through a temporary file beside it; it appears whole or not at all.
 
     The temporary file gets the permission bits ``mode`` before anything is written to it (a
@@ -415,6 +675,12 @@ def write_file(path, what="the output", *, mode, exclusive=False, error=FileErro
         ``output_mode(0o644)`` for shared outputs).
     exclusive : bool, default=False
         Refuse to replace an existing entry.
+    kind : str, default=None
+        The kind of skdc file written (``"skdc-secret"``, ...; ``None``: an ordinary file).
+        Whatever ``exclusive`` says, the output never replaces one of the command's inputs
+        nor an skdc file of another kind (:func:`check_output`).
+    rewrite : bool, default=False
+        The output is the command's own state, read earlier (a checkpoint).
     error : type, default=FileError
         The exception class raised.
 
@@ -440,7 +706,7 @@ def write_file(path, what="the output", *, mode, exclusive=False, error=FileErro
     --secret-out already exists (as a fi
     """
     path = os.fspath(path)
-    check_output(path, what, exclusive=exclusive, error=error)
+    check_output(path, what, exclusive=exclusive, kind=kind, rewrite=rewrite, error=error)
     directory = os.path.dirname(os.path.abspath(path))
     try:
         fd, tmp = tempfile.mkstemp(prefix=".skdc-", suffix=".tmp", dir=directory)
@@ -452,21 +718,22 @@ def write_file(path, what="the output", *, mode, exclusive=False, error=FileErro
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
-        _publish(tmp, path, what, exclusive, error)
+        _publish(tmp, path, what, exclusive, error, kind, rewrite)
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
 
 
-def _publish(tmp, path, what, exclusive, error):
+def _publish(tmp, path, what, exclusive, error, kind=None, rewrite=False):
     if not exclusive:
-        _check_output_path(path, what, False, error)  # a folder may have appeared meanwhile
+        # a folder, an input or another kind of file may have appeared meanwhile
+        _check_output_path(path, what, False, error, kind, rewrite)
         os.replace(tmp, path)
         return
     try:
         os.link(tmp, path, follow_symlinks=False)
     except FileExistsError:
-        _check_output_path(path, what, True, error)
+        _check_output_path(path, what, True, error, kind, rewrite)
         raise error(f"{path}: {what} already exists; refusing to overwrite it.") from None
     except OSError as exc:
         if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV):
@@ -506,7 +773,8 @@ def check_folder(path, what="the output folder", *, allow_link=True, error=FileE
     return path
 
 
-def ensure_folder(path, what="the output folder", *, allow_link=True, error=FileError):
+def ensure_folder(path, what="the output folder", *, allow_link=True, mode=None,
+                  error=FileError):
     """Create the folder ``path`` with its parents, or check the one that is there.
 
     Refuses, in one line, a path that is (or lies under) an existing file, a link when
@@ -533,7 +801,14 @@ def ensure_folder(path, what="the output folder", *, allow_link=True, error=File
     """
     path = check_folder(path, what, allow_link=allow_link, error=error)
     try:
-        os.makedirs(path, exist_ok=True)
+        if mode is None or os.path.isdir(path):
+            os.makedirs(path, exist_ok=True)
+        else:
+            parent = os.path.dirname(os.path.abspath(path))
+            os.makedirs(parent, exist_ok=True)
+            with contextlib.suppress(FileExistsError):  # a racing run made it: left as it is
+                os.mkdir(path, mode & 0o700)  # never wider than the owner's, umask or not
+                os.chmod(path, mode)
     except OSError as exc:
         raise error(f"{path}: cannot create {what} ({exc.strerror}).") from None
     if not os.access(path, os.W_OK | os.X_OK):
@@ -603,6 +878,11 @@ def write_output(path, content, what="the output", *, mode=None, error=FileError
     error : type, default=FileError
         The exception class raised.
 
+    ``mode`` (``0o700`` for a folder of owner-only files, such as the analyst's maps and
+    model): the folder, when created here, has exactly these permission bits from its first
+    moment, whatever the umask (its parents get the usual ones); an existing folder is left as
+    it is.
+
     Returns
     -------
     path : str
@@ -630,13 +910,15 @@ def write_output(path, content, what="the output", *, mode=None, error=FileError
     return path
 
 
-def remove_written(folder, names, what="the folder", *, is_ours=None, error=FileError):
+def remove_written(folder, names, what="the folder", *, is_ours=None, keep_others=False,
+                   error=FileError):
     """Remove the files ``names`` that skdc wrote into ``folder``, and nothing else.
 
     Before anything is removed, every entry of ``folder`` is checked: an entry whose name is not
-    in ``names``, one that is not a regular file (a link, a folder, a pipe), or one that
-    ``is_ours(path)`` does not recognise makes the whole call refuse, removing nothing. A
-    missing ``folder`` is fine (nothing to remove). The folder itself stays.
+    in ``names`` (unless ``keep_others``: it is then left alone), one that is not a regular
+    file (a link, a folder, a pipe), or one that ``is_ours(path)`` does not recognise makes the
+    whole call refuse, removing nothing. A missing ``folder`` is fine (nothing to remove). The
+    folder itself stays.
 
     Parameters
     ----------
@@ -649,6 +931,9 @@ def remove_written(folder, names, what="the folder", *, is_ours=None, error=File
     is_ours : callable, default=None
         ``is_ours(path) -> bool``: a last check that a file of ours is one skdc wrote (a
         checkpoint's first line, say).
+    keep_others : bool, default=False
+        Leave the entries not in ``names`` alone instead of refusing (a folder holding the
+        user's own files beside skdc's, such as ``analyst fit --out``).
     error : type, default=FileError
         The exception class raised.
 
@@ -682,6 +967,8 @@ def remove_written(folder, names, what="the folder", *, is_ours=None, error=File
     ours = []
     for entry in sorted(os.listdir(folder)):
         full = os.path.join(folder, entry)
+        if entry not in names and keep_others:
+            continue
         if entry not in names:
             raise error(f"{folder}: {what} holds {entry}, which skdc did not write; refusing "
                         "to clear it. Move that file away or choose another folder.")
