@@ -15,6 +15,7 @@ inside its command functions, so ``--help`` answers without loading them
 import importlib
 import sys
 
+from .utils._files import track_inputs
 from .utils._help import ArgumentParser
 
 # modules whose ``register(subparsers)`` adds sub-commands, in the order shown by --help
@@ -80,7 +81,9 @@ def main(argv=None):
             raise
         return 2
     try:
-        status = args.func(args)
+        # every file the command reads is one of its inputs: no output may replace it
+        with track_inputs():
+            status = args.func(args)
     except (ValueError, TypeError, FileNotFoundError, PermissionError, ImportError) as exc:
         print(f"skdc {args.command}: error: {exc}", file=sys.stderr)
         return 2

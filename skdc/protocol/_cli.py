@@ -12,9 +12,13 @@
 Every file is read without unpickling, and only if it is a regular file (never a pipe, a
 device or a link to one); errors and warnings are one line naming the file and the flag or
 field. Output paths are checked before anything is written, and no output is written
-through a link. ``participant upload`` creates the secret and the upload exclusively (never
-overwritten without ``--force``; with it, racing runs take turns), so the pair left behind
-always belongs together. Maps and model of one ``analyst fit`` share a run fingerprint, and
+through a link. No output replaces one of the command's inputs (by device and inode) or an skdc
+file of another kind (a secret, an upload, a map, a model, an anchor, told by its bytes), not
+even with ``--force``; an existing output is replaced only with ``--force``. ``participant
+upload`` creates the secret and the upload exclusively (with ``--force``, racing runs take
+turns), so the pair left behind always belongs together. ``analyst fit`` refuses an ``--out``
+folder holding an earlier run's maps and model unless ``--force``, and then removes that run's
+stale maps (and says which). Maps and model of one ``analyst fit`` share a run fingerprint, and
 each map records the digest of the upload it was fitted on: ``participant predict`` refuses a
 map and a model of different runs, and a map fitted on another upload than its secret made.
 Secrets, maps, the model and the anchor are written owner-only (``0o600``).
@@ -26,11 +30,21 @@ import contextlib
 import functools
 import json
 import os
+import re
 import warnings
 
 import numpy as np
 
-from ..utils._files import check_folder, check_output, output_mode, write_file
+from ..utils._files import (
+    check_folder,
+    check_output,
+    declare_inputs,
+    ensure_folder,
+    output_mode,
+    remove_written,
+    write_file,
+    written_kind,
+)
 from ..utils._help import print_warning
 from ._container import LABEL_KINDS, UploadError, is_int, one_line, read_npy
 
@@ -160,26 +174,30 @@ def _flag(flag, path):
 # Every output goes through the file boundary (skdc.utils._files): checked up front, before
 # anything is read or written, then written whole through a temporary file, never through a
 # link (a link at the path is replaced; with exclusive creation, refused).
-def _check_output(path, flag, *, exclusive=False):
-    """Refuse an output file path before anything is written (one line, naming path and flag)."""
+def _check_output(path, flag, *, exclusive=False, kind=None, why=""):
+    """Refuse an output file path before anything is written (one line, naming path and flag):
+    one of the command's inputs or an skdc file of another kind always, an existing file when
+    ``exclusive`` (no ``--force``; ``why`` says what replacing it costs)."""
     try:
-        check_output(path, flag, exclusive=exclusive, error=UploadError)
+        check_output(path, flag, exclusive=exclusive, kind=kind, error=UploadError)
     except UploadError as exc:
-        if exclusive and os.path.lexists(path):
-            raise UploadError(f"{exc} Pass --force to overwrite it (an upload made with the "
-                              "old secret is then orphaned).") from None
+        if exclusive and os.path.lexists(path) and "--force" not in str(exc):
+            raise UploadError(f"{exc} Pass --force to overwrite it{why}.") from None
         raise
 
 
-def _save_npy(path, arr, flag, mode):
+def _save_npy(path, arr, flag, mode, *, exclusive=False):
     """Write ``arr`` as ``.npy`` at ``path`` with permission bits ``mode`` (never via a link)."""
-    with write_file(path, flag, mode=mode, error=UploadError) as fh:
+    with write_file(path, flag, mode=mode, exclusive=exclusive, error=UploadError) as fh:
         np.save(fh, np.asarray(arr), allow_pickle=False)
 
 
 @_command("anchor")
 def _anchor_make(args, caught):
-    _check_output(args.out, "--out")
+    # another kind of skdc file (a secret) never; an existing anchor only with --force
+    _check_output(args.out, "--out", exclusive=not args.force, kind="skdc-anchor",
+                  why=" (participants holding the old anchor can no longer be aligned with "
+                      "those holding the new one)")
     for flag, value, low in (("--n-features", args.n_features, 1),
                              ("--n-anchors", args.n_anchors, 2)):
         if value is not None and value < low:
@@ -205,10 +223,16 @@ def _participant_upload(args, caught):
     from ._files import load_anchor
     from ._roles import Participant
 
-    # every output is checked before anything is read or written; without --force both are
-    # created exclusively (of racing runs, one writes the pair, the others refuse)
-    _check_output(args.secret_out, "--secret-out", exclusive=not args.force)
-    _check_output(args.out, "--out", exclusive=not args.force)
+    # every output is checked before anything is read or written, never one of the inputs
+    # nor another kind of skdc file; without --force both are created exclusively (of racing
+    # runs, one writes the pair, the others refuse)
+    declare_inputs([(args.data, "--data"), (args.labels, "--labels"),
+                    (args.anchor, "--anchor")])
+    orphaned = " (an upload made with the old secret is then orphaned)"
+    _check_output(args.secret_out, "--secret-out", exclusive=not args.force,
+                  kind="skdc-secret", why=orphaned)
+    _check_output(args.out, "--out", exclusive=not args.force, kind="skdc-upload",
+                  why=orphaned)
     if os.path.abspath(args.out) == os.path.abspath(args.secret_out):
         raise ValueError(f"{args.out}: --out and --secret-out are the same file; the upload "
                          "and the secret go to different files.")
@@ -253,9 +277,11 @@ def _participant_predict(args, caught):
 
     if not (args.out or args.transform_out):
         raise ValueError("nothing to write: give --out (predictions) or --transform-out.")
+    declare_inputs([(args.secret, "--secret"), (args.map, "--map"), (args.model, "--model"),
+                    (args.data, "--data")])
     for path, flag in ((args.out, "--out"), (args.transform_out, "--transform-out")):
         if path:
-            _check_output(path, flag)
+            _check_output(path, flag, exclusive=not args.force)
     if args.out and args.transform_out and (os.path.abspath(args.out)
                                             == os.path.abspath(args.transform_out)):
         raise ValueError(f"{args.out}: --out and --transform-out are the same file.")
@@ -273,12 +299,12 @@ def _participant_predict(args, caught):
             Z = me.transform(X, args.map)
         # owner-only: own rows in the collaboration frame, which a map and one colluder's
         # secret turn back into the raw rows
-        _save_npy(args.transform_out, Z, "--transform-out", 0o600)
+        _save_npy(args.transform_out, Z, "--transform-out", 0o600, exclusive=not args.force)
         written.append(f"aligned rows ({Z.shape[0]} x {Z.shape[1]}) to {args.transform_out}")
     if args.out:
         with _flag("--map", args.map), _flag("--model", args.model):
             pred = me.predict(X, args.map, args.model)
-        _save_npy(args.out, pred, "--out", output_mode(0o644))
+        _save_npy(args.out, pred, "--out", output_mode(0o644), exclusive=not args.force)
         written.append(f"{pred.shape[0]} predictions to {args.out}")
     print(f"participant {me.participant_id}: wrote {' and '.join(written)}")
 
@@ -323,6 +349,9 @@ def _analyst_fit(args, caught):
     from ._roles import Analyst
 
     check_folder(args.out, "--out", error=UploadError)
+    declare_inputs([(path, "an upload") for path in args.uploads]
+                   + [(args.audit_fingerprint, "--audit-fingerprint")])
+    earlier = _check_fit_outputs(args)
     if not (np.isfinite(args.tol) and args.tol > 0):
         raise ValueError(f"--tol must be a finite number > 0; got {args.tol:g}.")
     if args.max_iter < 1:
@@ -358,6 +387,9 @@ def _analyst_fit(args, caught):
                       f"{analyst.model_.get_params().get('max_iter')} iterations; "
                       f"{_iteration_advice(analyst.model_, Z, loaded.y)}.")
     _print_warnings("analyst", caught)
+    # owner-only, like the maps and the model in it, whatever the umask
+    ensure_folder(args.out, "--out", mode=0o700, error=UploadError)
+    stale = _remove_stale_maps(args.out, earlier, analyst.n_participants_)
     paths = analyst.export(args.out)
     summary = {"n_participants": analyst.n_participants_, "aligner": args.aligner,
                "model": args.model, "files": [os.path.basename(p) for p in paths]}
@@ -373,8 +405,55 @@ def _analyst_fit(args, caught):
                     mode=output_mode(0o644), error=UploadError) as fh:
         fh.write(json.dumps(summary, indent=2, sort_keys=True).encode())
     n = analyst.n_participants_
+    if stale:
+        print(f"analyst: removed {', '.join(stale)} of an earlier run in {args.out} (stale: "
+              f"this run has {n} participant{'s' if n != 1 else ''})")
     print(f"analyst: {n} participant{'s' if n != 1 else ''} aligned ({args.aligner}); maps "
           f"and model written to {args.out}")
+
+
+def _run_files(out):
+    """The names of an earlier ``analyst fit``'s maps and model in the folder ``out``, told by
+    their bytes (an skdc map named ``map_<i>.npz``, an skdc model named ``model.npz``)."""
+    if not os.path.isdir(out):
+        return []
+    found = []
+    for name in sorted(os.listdir(out)):
+        path = os.path.join(out, name)
+        if ((name == "model.npz" and written_kind(path) == "skdc-model")
+                or (_MAP_NAME.fullmatch(name) and written_kind(path) == "skdc-map")):
+            found.append(name)
+    return found
+
+
+_MAP_NAME = re.compile(r"map_(0|[1-9][0-9]*)\.npz")
+
+
+def _check_fit_outputs(args):
+    """Refuse, before any upload is read, an ``--out`` holding an earlier run's maps and model
+    (unless ``--force``) and any output that would replace an input or another kind of skdc
+    file; return the earlier run's file names."""
+    earlier = _run_files(args.out)
+    if earlier and not args.force:
+        raise UploadError(
+            f"{args.out}: --out holds an earlier run's files ({', '.join(earlier)}); refusing "
+            "to overwrite them. Pass --force to replace them (that run's stale maps are then "
+            "removed), or choose another folder.")
+    outputs = [(f"map_{i}.npz", "skdc-map") for i in range(len(args.uploads))]
+    for name, kind in outputs + [("model.npz", "skdc-model"), ("summary.json", None)]:
+        path = os.path.join(args.out, name)
+        if os.path.isdir(args.out):
+            _check_output(path, f"--out's {name}", exclusive=not args.force, kind=kind)
+    return earlier
+
+
+def _remove_stale_maps(out, earlier, n_participants):
+    """Remove the earlier run's maps that this run does not replace (``map_3.npz`` of a run
+    with more participants), only if still skdc maps; return their names."""
+    written = {f"map_{i}.npz" for i in range(n_participants)}
+    stale = [name for name in earlier if name.startswith("map_") and name not in written]
+    return remove_written(out, stale, "--out", keep_others=True, error=UploadError,
+                          is_ours=lambda path: written_kind(path) == "skdc-map")
 
 
 _SKDC_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -455,7 +534,11 @@ def _register_anchor_make(sub):
                            "entries (default: %(default)s)")
     make.add_argument("--seed", type=int, default=None,
                       help="random seed (default: fresh from the operating system)")
-    make.add_argument("--out", required=True, help="output .npy (required)")
+    make.add_argument("--out", required=True,
+                      help="output .npy, written owner-only; never overwritten without --force, "
+                           "never onto another kind of skdc file (required)")
+    make.add_argument("--force", action="store_true",
+                      help="overwrite an existing anchor at --out (default: refuse)")
     make.set_defaults(func=_anchor_make)
 
 
@@ -518,6 +601,9 @@ def _register_participant_predict(sub):
     pr.add_argument("--transform-out", default=None,
                     help="aligned representation .npy, written owner-only (default: not "
                          "written)")
+    pr.add_argument("--force", action="store_true",
+                    help="overwrite existing --out and --transform-out files; never an input "
+                         "or another kind of skdc file (default: refuse)")
     pr.set_defaults(func=_participant_predict)
 
 
@@ -544,8 +630,11 @@ def _register_analyst_fit(sub):
                           "another anchor or secret): refuse to fit, or warn and fit anyway "
                           "(default: %(default)s)")
     fit.add_argument("--out", required=True,
-                     help="output folder, created if missing; maps and model are written "
-                          "owner-only (required)")
+                     help="output folder, created owner-only if missing; maps and model are "
+                          "written owner-only (required)")
+    fit.add_argument("--force", action="store_true",
+                     help="replace an earlier run's maps, model and summary in --out, and "
+                          "remove its stale maps (default: refuse)")
     fit.add_argument("--audit-fingerprint", default=None, metavar="FILE_OR_HEX",
                      help="refuse uploads whose declared settings differ from the audited "
                           "ones: the deployment.json of `skdc audit --compare`, or its "

@@ -220,7 +220,7 @@ def write_members(fh, kind, header, arrays, *, header_digests=False):
 
 
 @contextlib.contextmanager
-def atomic_file(path, mode, *, exclusive=False, what="the file"):
+def atomic_file(path, mode, *, exclusive=False, what="the file", kind=None):
     """Write ``path`` whole or not at all, never through a link, with permission bits ``mode``.
 
     :func:`skdc.utils._files.write_file` (the file boundary), refusing with
@@ -238,13 +238,17 @@ def atomic_file(path, mode, *, exclusive=False, what="the file"):
         Refuse to replace an existing entry (of two racing writers, one wins).
     what : str, default="the file"
         What the file is, for messages.
+    kind : str, default=None
+        The kind of skdc file written (``"skdc-secret"``, ...): an existing skdc file of
+        another kind, or one of the command's inputs, is never replaced.
 
     Yields
     ------
     fh : file object
         The temporary file, open for binary writing.
     """
-    with write_file(path, what, mode=mode, exclusive=exclusive, error=UploadError) as fh:
+    with write_file(path, what, mode=mode, exclusive=exclusive, kind=kind,
+                    error=UploadError) as fh:
         yield fh
 
 
@@ -278,7 +282,7 @@ def write_container(path, kind, header, arrays, *, mode=0o600, exclusive=False,
         The written file.
     """
     path = os.fspath(path)
-    with atomic_file(path, mode, exclusive=exclusive, what=what) as fh:
+    with atomic_file(path, mode, exclusive=exclusive, what=what, kind=kind) as fh:
         write_members(fh, kind, header, arrays, header_digests=header_digests)
     return path
 

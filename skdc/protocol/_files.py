@@ -1,7 +1,9 @@
 """The other files of a deployment: the shared anchor, alignment maps, the model, secrets.
 
 * The **anchor** is a plain ``.npy`` (made once with :func:`make_anchor`, distributed to the
-  participants out of band, never to the analyst).
+  participants out of band, never to the analyst), whose header names its kind in a comment
+  (``# skdc-kind: skdc-anchor``; ``numpy.load`` ignores it), so that no command's output
+  replaces it unasked.
 * An **alignment map** (:class:`AlignmentMap`) is what the analyst returns to participant
   ``i``: its rotation and offsets, applied exactly as the fitted aligner applies them.
 * The **model** is exported as its fitted arrays (coefficients, intercepts, classes), never as
@@ -24,6 +26,7 @@ from sklearn.base import is_classifier
 
 from ..anchors import orthonormal_anchor, uniform_anchor
 from ..utils._docstring import Substitution
+from ..utils._files import write_npy
 from ..utils._references import gdp_paper_references
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
 from ._container import (
@@ -43,6 +46,7 @@ __all__ = ["AlignmentMap", "load_anchor", "load_model", "make_anchor", "save_mod
 
 _MAP = "skdc-map"
 _MODEL = "skdc-model"
+_ANCHOR = "skdc-anchor"
 
 # anchors whose centered version has a larger condition number amplify the anchor noise
 _ANCHOR_COND_WARN = 1e6
@@ -102,9 +106,10 @@ def make_anchor(path, n_features, *, n_anchors=None, kind="orthonormal", random_
     r = 4 * n_features if n_anchors is None else n_anchors
     A = _ANCHOR_MAKERS[kind](r, n_features, random_state=random_state)
     # owner-only: the raw anchor with one clean anchor upload reveals that participant's
-    # secret; a link, pipe or device at ``path`` is replaced, never written through
-    with atomic_file(path, 0o600, what="the anchor") as fh:
-        np.save(fh, A, allow_pickle=False)
+    # secret; a link, pipe or device at ``path`` is replaced, never written through, and so is
+    # an earlier anchor, but never another kind of skdc file (a secret) nor a command's input
+    with atomic_file(path, 0o600, what="the anchor", kind=_ANCHOR) as fh:
+        write_npy(fh, A, kind=_ANCHOR)
     return A
 
 

@@ -183,7 +183,7 @@ def test_map_and_model_of_different_runs_are_refused(site, capsys, tmp_path):
         status, _, err = run_cli(["participant", "predict", "--secret", site / f"secret{i}.npz",
                                   "--map", site / f"runB/map_{i}.npz", "--model",
                                   site / "runB/model.npz", "--data", site / "X_test.npy",
-                                  "--out", tmp_path / "p.npy"], capsys)
+                                  "--out", tmp_path / f"p{i}.npy"], capsys)
         assert status == 0, err
 
 

@@ -23,7 +23,7 @@ from .conftest import D, P, deploy, run_cli, upload_argv
 def _predict(site, secret, run, i=1):
     return ["participant", "predict", "--secret", secret, "--map", site / run / f"map_{i}.npz",
             "--model", site / run / "model.npz", "--data", site / "X_test.npy",
-            "--out", site / "p.npy"]
+            "--out", site / "p.npy", "--force"]
 
 
 @pytest.fixture(scope="module")

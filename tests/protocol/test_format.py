@@ -63,6 +63,8 @@ def _rewrite(path, header_update=None, arrays_update=None, drop=()):
     for k in drop:
         arrays.pop(k)
     kind = header.pop("format")
+    # the boundary never writes one kind of skdc file over another: remove the upload first
+    os.unlink(path)
     # as a participant running skdc would: the header lists the arrays' digests
     write_container(path, kind, header, arrays, header_digests=kind == "skdc-upload")
 

@@ -121,13 +121,14 @@ def test_no_output_is_written_through_a_link(site, tmp_path, capsys, command):
         argv = _predict_argv(site, command.split()[1], link)
     elif command == "upload --force":
         argv = upload_argv(site, 1, **{"--secret-out": tmp_path / "s.npz", "--out": link,
-                                       "--seed": 3}) + ["--force"]
+                                       "--seed": 3})
     elif command == "anchor make":
         argv = ["anchor", "make", "--n-features", D, "--out", link]
     else:
         argv = ["analyst", "fit", *[site / "uploads" / f"upload_{i}.npz" for i in range(P)],
                 "--out", tmp_path]
-    status, _, err = run_cli(argv, capsys)
+    # a link at an output is an existing entry: replaced (never followed) only with --force
+    status, _, err = run_cli(argv + ["--force"], capsys)
     assert status == 0, err
     assert victim.read_bytes() == b"keep me"  # the link's target is untouched
     assert not link.is_symlink() and link.is_file()  # the link was replaced by the output
