@@ -24,14 +24,17 @@ from ..utils._checkpoint import DrawCheckpoint
 from ..utils._files import ensure_folder, write_outputs
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
 from ._calibrate import (
+    _MAX_LINKAGE,
     _RUN_CONSTRAINTS,
+    _UNLINKED,
     _V_PT_COLUMN,
-    _attack_scorers,
+    _attack_of,
     _check_range,
     _content_hash,
     _data_digest,
     _FittedAttribute,
     _fixed_partition,
+    _judged,
     _mean_interval,
     _resolve_target,
     _row_fields,
@@ -43,7 +46,9 @@ from ._report import noise_label, render
 __all__ = ["AuditReport", "audit"]
 
 # (mechanism, aligner) -> (noise parameter, attacks that apply under analyst-participant
-# collusion): the noisy-anchor paper's choice (its section 7.2).
+# collusion): the noisy-anchor paper's choice (its section 7.2). The one place the audit's and
+# the comparison's attack sets are defined: every applicable attack runs, and each draw is
+# judged by the strongest.
 _DEPLOYMENTS = {
     ("igdp", "gopp"): ("align__v", ("mp", "procrustes", "alignment_map")),
     ("cgdp", "none"): ("gdp__noise", ("known_secret",)),
@@ -61,7 +66,7 @@ class AuditReport:
     Attributes
     ----------
     calibration : NoiseCalibration
-        The noise calibration for the target error.
+        The noise calibration for the targets.
     draws : pandas.DataFrame
         Every draw run (the calibration's and the frontier grid's), column ``stage`` telling
         which.
@@ -82,6 +87,9 @@ class AuditReport:
         The self-contained report.
     files : dict of {str: str}
         What :meth:`save` wrote (empty until then).
+    decision : str
+        ``"collaborate"`` when a noise in the range meets every target, else ``"do not
+        collaborate"``; the report's verdict opens with it.
 
     Examples
     --------
@@ -90,8 +98,10 @@ class AuditReport:
     >>> from skdc.experiments import audit
     >>> X, y = make_classification(n_samples=240, n_features=6, random_state=0)
     >>> rep = audit(X, y, n_participants=3, attacks=["procrustes"], target_error=0.2,
-    ...             confidence=0.8, bounds=(0.0, 0.4), n_grid=3, grid_draws=1,
-    ...             model="ridge", progress=False)
+    ...             max_linkage=None, confidence=0.8, bounds=(0.0, 0.4), n_grid=3,
+    ...             grid_draws=1, model="ridge", progress=False)
+    >>> rep.decision
+    'collaborate'
     >>> sorted(rep.save(tempfile.mkdtemp()))
     ['attacks', 'calibration', 'decisions', 'diagnostics', 'draws', 'report', 'summary']
     """
@@ -105,6 +115,10 @@ class AuditReport:
     setting: dict = field(repr=False)
     html: str = field(repr=False)
     files: dict = field(default_factory=dict)
+
+    @property
+    def decision(self):
+        return "collaborate" if np.isfinite(self.calibration.value) else "do not collaborate"
 
     def save(self, out):
         """Write ``report.html`` and the CSV tables into the folder ``out``.
@@ -182,7 +196,10 @@ def _default_bounds(param, n_participants, X):
         "mechanism": [StrOptions({"igdp", "cgdp"})],
         "aligner": [StrOptions({"gopp", "none"})],
         "attacks": [list, tuple, None],
-        "target_error": [Real],
+        "target_error": [Real, None],
+        "max_linkage": [Interval(Real, 0, 1, closed="both"), None],
+        "sensitive": [Interval(Integral, 0, None, closed="left"), None],
+        "max_sensitive_gain": [Interval(Real, 0, 1, closed="both"), None],
         "colluder": [Interval(Integral, 0, None, closed="left")],
         "partition": ["array-like", None],
         "model": [StrOptions({"logistic", "ridge"}), HasMethods(["fit"])],
@@ -195,7 +212,8 @@ def _default_bounds(param, n_participants, X):
     prefer_skip_nested_validation=True,
 )
 def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=None,
-          target_error=0.5, confidence=0.95, colluder=0, target=None, partition=None,
+          max_linkage=_MAX_LINKAGE, target_error=None, sensitive=None,
+          max_sensitive_gain=None, confidence=0.95, colluder=0, target=None, partition=None,
           model="logistic", n_draws=None, criterion="order", n_grid=10, grid_draws=2,
           bounds=None, xtol=None, test_size=0.3, random_state=0, n_jobs=None,
           batch_size=None, checkpoint=None, progress="auto", command_line=None):
@@ -206,11 +224,19 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
     chosen mechanism; the analyst aligns and trains the model. Under the collusion of the
     analyst with participant ``colluder``, every applicable attack reconstructs participant
     ``target``'s rows. :func:`calibrate_noise` finds the smallest noise at which a fresh
-    deployment (new secrets, anchor and noise, the same rows and partition) keeps every
-    attack's error at or above ``target_error`` with probability ``confidence``, by a
-    distribution-free rule; a grid of ``n_grid`` noise values draws the frontier, and the
-    report says the verdict first, then why (:meth:`AuditReport.save` writes it with its CSV
-    tables).
+    deployment (new secrets, anchor and noise, the same rows and partition) meets every
+    target under every attack with probability ``confidence``, by a distribution-free rule:
+    exact-source linkage at most ``max_linkage`` (the primary risk: can a reconstruction be
+    traced to its own row?) and, when given, a relative error at least ``target_error`` and
+    a gain on the ``sensitive`` column at most ``max_sensitive_gain``. A grid of ``n_grid``
+    noise values draws the frontier, and the report opens with the decision, "Collaborate"
+    or "Do not collaborate", then says why (:meth:`AuditReport.save` writes it with its CSV
+    tables). When no noise in the range meets the targets, it says so, with the linkage the
+    strongest attack keeps at the largest noise and what would help.
+
+    The verdict holds for the attacks run, on these rows, at the stated confidence: the
+    attacks tried are not every attack, and neither anchor noise nor private-data noise is
+    differential privacy.
 
     Read more in the :ref:`User Guide <safety>`.
 
@@ -229,11 +255,26 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
         Noisy-anchor GOPP alignment (the anchor noise ``align__v`` is calibrated) or none
         (C-GDP; the private-data noise ``gdp__noise`` is calibrated).
     attacks : list of str, default=None
-        Attack names (``"mp"``, ``"procrustes"``, ``"alignment_map"``, ``"known_anchor"``,
-        ``"known_secret"``); ``None``: every attack that applies to the deployment.
-    target_error : float, default=0.5
+        Attack names among those that apply to the deployment (for I-GDP with GOPP ``"mp"``,
+        ``"procrustes"``, ``"alignment_map"``; for C-GDP ``"known_secret"``); ``None``:
+        every one of them, each draw judged by the strongest.
+    max_linkage : float or None, default=0.15
+        The largest acceptable exact-source linkage accuracy: the share of the attacked
+        participant's reconstructed rows that the attacker's best matcher picks out as
+        their own row among ten same-label rows (chance 0.1; the default is chance + 0.05,
+        the GDP paper's standard). ``None``: not judged.
+    target_error : float, default=None
         The acceptable relative reconstruction error ``||Xhat - X||_F / ||X||_F`` (at least
-        0).
+        0), judged jointly with the linkage; ``None``: errors are reported, not judged (a
+        reconstruction half its norm off can still be closest to its own row).
+    sensitive : int, default=None
+        A column of ``X`` that is sensitive: the report says how much better the attacker
+        predicts it from the reconstructions than from what it already holds (the target's
+        labels and the colluder's rows). The labels reach the analyst in every deployment,
+        so they are no risk measure of their own.
+    max_sensitive_gain : float, default=None
+        The largest acceptable gain on ``sensitive``, ``1 - MSE(reconstruction) / MSE(own
+        guess)``; ``None``: reported, not judged.
     confidence : float, default=0.95
         Probability that a fresh deployment at the recommended noise meets the target.
     colluder : int, default=0
@@ -288,15 +329,17 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
     >>> from skdc.experiments import audit
     >>> X, y = load_digits(return_X_y=True)
     >>> rep = audit(X[:300] / 16, y[:300], n_participants=3, attacks=["procrustes"],
-    ...             target_error=0.3, confidence=0.8, bounds=(0.0, 0.1), n_grid=4,
-    ...             grid_draws=1, model="ridge", progress=False)
-    >>> rep.calibration.binding_attack
-    'procrustes'
-    >>> rep.html.index("Yes") < rep.html.index("The setting")
+    ...             max_linkage=None, target_error=0.3, confidence=0.8, bounds=(0.0, 0.1),
+    ...             n_grid=4, grid_draws=1, model="ridge", progress=False)
+    >>> rep.calibration.binding_attack, rep.decision
+    ('procrustes', 'collaborate')
+    >>> rep.html.index("<b>Collaborate</b>:") < rep.html.index("The setting")
     True
     """
     X, y, param, names = _check_data_and_deployment(X, y, mechanism, aligner, attacks,
                                                     target_error, random_state)
+    targets = dict(target_error=target_error, max_linkage=max_linkage, sensitive=sensitive,
+                   max_sensitive_gain=max_sensitive_gain)
     rng = np.random.RandomState(random_state)
     parties, n_participants = _parties(partition, n_participants, X)
     target = _resolve_target(colluder, target, n_participants)
@@ -305,15 +348,17 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
     low, high, xtol = _check_range(_default_bounds(param, n_participants, X)
                                    if bounds is None else bounds, xtol)
     folder = _checkpoint_folder(checkpoint)
-    calibration = _calibrate(pipe, split, param, names, target_error, confidence, n_draws,
+    calibration = _calibrate(pipe, split, param, names, targets, confidence, n_draws,
                              (low, high), xtol, criterion, colluder, target, rng, n_jobs,
                              batch_size, folder, progress)
     grid, grid_table, grid_resumed = _frontier_grid(
-        pipe, split, param, names, colluder, target, (low, high), n_grid, grid_draws, rng,
-        folder, n_jobs, progress)
+        pipe, split, param, names, targets, colluder, target, (low, high), n_grid,
+        grid_draws, rng, folder, n_jobs, progress)
     draws = _all_draws(calibration, grid_table)
     call = dict(n_participants=n_participants, mechanism=mechanism, aligner=aligner,
-                attacks=attacks, target_error=target_error, confidence=confidence,
+                attacks=attacks, max_linkage=max_linkage, target_error=target_error,
+                sensitive=sensitive, max_sensitive_gain=max_sensitive_gain,
+                confidence=confidence,
                 colluder=colluder, target=target, model=model, n_draws=n_draws,
                 criterion=criterion, n_grid=n_grid, grid_draws=grid_draws,
                 bounds=(low, high), xtol=xtol, test_size=test_size, random_state=random_state)
@@ -323,6 +368,7 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
     setting["n_draws_all"] = len(draws)
     leakage = _gaussian_leakage(param, calibration, split.X_tr)
     tables = _tables(calibration, draws, names, param, setting, leakage)
+    setting["linkage"] = tables["linkage"]  # the strongest attack's, where the verdict is read
     picture = _reconstruction_picture(calibration, pipe, split, param, colluder, target)
     page = render(setting, calibration, draws, tables, picture, leakage)
     return AuditReport(calibration=calibration, draws=draws, attacks=tables["attacks"],
@@ -374,7 +420,12 @@ def _check_rows(X, y, target_error, random_state):
             or not 0 <= random_state < 2**32:
         raise ValueError(f"random_state must be an int in 0 .. 2**32 - 1 (the report prints "
                          f"it to reproduce the audit); got {random_state!r}.")
-    if isinstance(target_error, bool) or not math.isfinite(target_error) or target_error < 0:
+    if np.unique(y).size < 2:
+        raise ValueError(f"y holds one class ({y[0]!r}) for all {y.size} rows: a classifier "
+                         "on one class scores 1.0 whatever it learns, so utility would mean "
+                         "nothing. Give rows of at least two classes.")
+    if target_error is not None and (isinstance(target_error, bool)
+                                     or not math.isfinite(target_error) or target_error < 0):
         raise ValueError(f"target_error must be a finite error >= 0 (a relative distance); "
                          f"got {target_error!r}.")
     return X, y
@@ -439,7 +490,7 @@ def _checkpoint_folder(checkpoint):
 _AUDIT_NAMES = {"min_error=": "target_error="}
 
 
-def _calibrate(pipe, split, param, names, target_error, confidence, n_draws, bounds, xtol,
+def _calibrate(pipe, split, param, names, targets, confidence, n_draws, bounds, xtol,
                criterion, colluder, target, rng, n_jobs, batch_size, folder, progress,
                filename="calibration.jsonl"):
     """:func:`calibrate_noise` on the audit's split and partition (checkpointed in
@@ -448,7 +499,9 @@ def _calibrate(pipe, split, param, names, target_error, confidence, n_draws, bou
         warnings.simplefilter("always")
         cal = calibrate_noise(
             pipe, split.X_tr, split.y_tr, test_data=(split.X_te, split.y_te, split.p_te),
-            participant=split.p_tr, param=param, attack=names, min_error=float(target_error),
+            participant=split.p_tr, param=param, attack=names,
+            min_error=targets["target_error"], max_linkage=targets["max_linkage"],
+            sensitive=targets["sensitive"], max_sensitive_gain=targets["max_sensitive_gain"],
             confidence=confidence, n_draws=n_draws, bounds=bounds, xtol=xtol,
             criterion=criterion, colluder=colluder, target=target, redraw="deployment",
             scoring="balanced_accuracy", random_state=rng.randint(2**31 - 1), n_jobs=n_jobs,
@@ -463,8 +516,8 @@ def _calibrate(pipe, split, param, names, target_error, confidence, n_draws, bou
     return cal
 
 
-def _frontier_grid(pipe, split, param, names, colluder, target, bounds, n_grid, grid_draws,
-                   rng, folder, n_jobs, progress):
+def _frontier_grid(pipe, split, param, names, targets, colluder, target, bounds, n_grid,
+                   grid_draws, rng, folder, n_jobs, progress):
     """``(grid, table, n_resumed)``: ``grid_draws`` fresh deployments at each of ``n_grid``
     evenly spaced noise values, checkpointed as the calibration's draws are."""
     import pandas as pd
@@ -474,7 +527,10 @@ def _frontier_grid(pipe, split, param, names, colluder, target, bounds, n_grid, 
     low, high = map(float, bounds)
     grid = np.linspace(low, high, n_grid) if n_grid >= 2 else np.array([high])
     seeds = rng.randint(2**31 - 1, size=grid_draws)
-    attacks = _attack_scorers(names, colluder, target, split.p_te)
+    attacks, _, errors = _judged(names, colluder, target, split.p_te,
+                                 targets["target_error"], targets["max_linkage"],
+                                 targets["sensitive"], targets["max_sensitive_gain"],
+                                 split.X_tr.shape[1])
     scoring = {**_resolve_scoring("balanced_accuracy"),
                _V_PT_COLUMN: _FittedAttribute("v_phase_transition_")}
     fit_params = {"participant": split.p_tr}
@@ -482,7 +538,7 @@ def _frontier_grid(pipe, split, param, names, colluder, target, bounds, n_grid, 
                    "content": _content_hash(pipe, attacks, scoring, split.X_tr, split.y_tr,
                                             (split.X_te, split.y_te), fit_params)}
     path = None if folder is None else os.path.join(folder, "grid.jsonl")
-    ck = DrawCheckpoint(path, fingerprint, _row_fields(scoring, attacks))
+    ck = DrawCheckpoint(path, fingerprint, _row_fields(scoring, attacks, errors))
     data = (split.X_tr, split.X_te, split.y_tr, split.y_te, fit_params)
     jobs = [(float(v), int(s)) for v in grid for s in seeds]
     with _runner(pipe, param, "deployment", data, scoring, attacks, n_jobs, ck, progress,
@@ -525,7 +581,10 @@ def _setting(X, y, partition, split, call, param, names, grid, command_line):
         "n_participants": int(call["n_participants"]), "mechanism": call["mechanism"],
         "aligner": call["aligner"], "param": param, "noise": noise_label(param),
         "colluder": int(call["colluder"]), "target": int(call["target"]), "attacks": names,
-        "target_error": float(call["target_error"]), "confidence": float(call["confidence"]),
+        "target_error": None if call["target_error"] is None else float(call["target_error"]),
+        "max_linkage": None if call["max_linkage"] is None else float(call["max_linkage"]),
+        "sensitive": call["sensitive"], "max_sensitive_gain": call["max_sensitive_gain"],
+        "confidence": float(call["confidence"]),
         "criterion": call["criterion"], "bounds": tuple(map(float, call["bounds"])),
         "n_grid": int(grid.size), "grid_draws": int(call["grid_draws"]),
         "random_state": int(call["random_state"]), "partition": partition is not None,
@@ -549,7 +608,8 @@ def _gaussian_leakage(param, calibration, X_tr):
 
 
 def _python_call(args):
-    keys = ("n_participants", "mechanism", "aligner", "attacks", "target_error", "confidence",
+    keys = ("n_participants", "mechanism", "aligner", "attacks", "max_linkage", "target_error",
+            "sensitive", "max_sensitive_gain", "confidence",
             "colluder", "target", "model", "n_draws", "criterion", "n_grid", "grid_draws",
             "bounds", "xtol", "test_size", "random_state")
     inner = ", ".join(f"{k}={args[k]!r}" for k in keys if not hasattr(args[k], "fit"))
@@ -581,12 +641,35 @@ def _attack_table(cal, names):
         s = cal.summary[cal.summary["value"] == v].set_index("attack")
         for a in names:
             rows.append({
-                "attack": a, "where": where, "noise": v, "draws": int(s.loc[a, "n_draws"]),
+                "attack": a, "measure": _measure_words(a), "where": where, "noise": v,
+                "draws": int(s.loc[a, "n_draws"]),
                 "below_target": int(s.loc[a, "failures"]), "target": s.loc[a, "target"],
                 "min_error": s.loc[a, "min"], "median_error": s.loc[a, "median"],
                 "max_error": s.loc[a, "max"], "lower_bound": s.loc[a, "lower"],
                 "binding": a == cal.binding_attack})
     return pd.DataFrame(rows)
+
+
+def _measure_words(column):
+    """What a judged column holds, in words (higher = more private in every one)."""
+    if column.endswith(_UNLINKED):
+        return "1 - linkage accuracy"
+    if column.endswith(" sensitive"):
+        return "sensitive column: error ratio to the attacker's own guess"
+    return "relative error"
+
+
+def strongest_linkage(cal, value):
+    """``(attack, median linkage, largest linkage, draws)`` of the attack whose median
+    exact-source linkage accuracy over the calibration's draws at ``value`` is highest;
+    ``None`` when linkage was not measured there."""
+    rows = cal.table[cal.table["value"] == value]
+    cols = [c for c in cal.table.columns if c.endswith(_UNLINKED)]
+    if not cols or not len(rows):
+        return None
+    medians = {c: 1.0 - float(rows[c].median()) for c in cols}
+    top = max(medians, key=medians.get)
+    return (top[:-len(_UNLINKED)], medians[top], 1.0 - float(rows[top].min()), len(rows))
 
 
 def _utility_at(draws, value):
@@ -623,17 +706,25 @@ def _tables(cal, draws, names, param, setting, leakage=None):
     diagnostics = pd.DataFrame(diag, columns=["quantity", "value"])
     b = cal.summary[(cal.summary["value"] == at) & (cal.summary["attack"] == cal.binding_attack)]
     passed = bool(np.isfinite(cal.value))
-    head = [("verdict", "meets the target" if passed else "no noise in range meets it"),
+    link = strongest_linkage(cal, at)
+    t_err, t_link = setting["target_error"], setting["max_linkage"]
+    head = [("decision", "collaborate" if passed else "do not collaborate"),
+            ("verdict", "meets the targets" if passed else "no noise in range meets them"),
             ("recommended noise", cal.value if passed else "none"),
             ("bracket low (fails)", cal.bracket[0] if not passed or cal.bracket[0] != cal.value
              else "none"),
             ("bracket high (passes)", cal.bracket[1] if passed else "none"),
-            ("target error", setting["target_error"]), ("confidence", cal.confidence),
+            ("max linkage", "not judged" if t_link is None else t_link),
+            ("target error", "not judged" if t_err is None else t_err),
+            ("confidence", cal.confidence),
             ("criterion", cal.criterion), ("binding attack", cal.binding_attack),
-            (f"binding attack error (mean) at {at:.4g}", float(b["mean"].iloc[0])),
-            (f"binding attack below target at {at:.4g}",
-             f"{int(b['failures'].iloc[0])} of {int(b['n_draws'].iloc[0])} draws"),
-            (f"balanced accuracy (mean) at {at:.4g}", util)]
+            (f"binding column (mean) at {at:.4g}", float(b["mean"].iloc[0])),
+            (f"binding column short of its target at {at:.4g}",
+             f"{int(b['failures'].iloc[0])} of {int(b['n_draws'].iloc[0])} draws")]
+    if link is not None:
+        head += [(f"strongest linkage (median) at {at:.4g}", link[1]),
+                 ("strongest linkage attack", link[0])]
+    head += [(f"balanced accuracy (mean) at {at:.4g}", util)]
     if n_base:
         head += [(f"balanced accuracy (mean) at {setting['bounds'][0]:.4g}", base)]
     n_cal = int((draws["stage"] == "calibration").sum())
@@ -641,9 +732,9 @@ def _tables(cal, draws, names, param, setting, leakage=None):
              ("draws run (all)", len(draws)), ("draws read back from a checkpoint",
                                                setting["n_resumed"])]
     summary = pd.DataFrame(head, columns=["quantity", "value"])
-    return {"attacks": _attack_table(cal, names), "diagnostics": diagnostics,
+    return {"attacks": _attack_table(cal, list(cal.min_error)), "diagnostics": diagnostics,
             "summary": summary, "baseline": base, "utility": util, "utility_ci": util_ci,
-            "at": at}
+            "at": at, "linkage": link}
 
 
 # ----------------------------------------------------------------------------- the picture
@@ -670,8 +761,9 @@ def _reconstruction_picture(cal, pipe, split, param, colluder, target):
         est.fit(split.X_tr, split.y_tr, participant=split.p_tr)
     view = collusion_view(est, split.X_te, colluder=colluder, target=target,
                           participant=split.p_te)
-    rec = make_attack(cal.binding_attack).reconstruct(view)
+    attack = _attack_of(cal.binding_attack)
+    rec = make_attack(attack).reconstruct(view)
     truth = view.truth.X
     return {"truth": truth, "reconstruction": rec.X, "side": side, "value": at,
             "error": float(relative_error(truth, rec.X)), "draw": int(row["draw"]),
-            "attack": cal.binding_attack}
+            "attack": attack}

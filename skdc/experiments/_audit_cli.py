@@ -37,7 +37,11 @@ participants = 5           # parties the rows are split into (or partition = "id
 mechanism = "igdp"         # "igdp" (with aligner "gopp") or "cgdp" (with aligner "none")
 aligner = "gopp"
 attack = ["procrustes", "alignment_map"]   # omit for every attack that applies
-target_error = 0.5         # acceptable relative reconstruction error
+max_linkage = 0.15         # largest acceptable exact-source linkage (chance 0.1 + 0.05)
+# target_error = 0.5       # acceptable relative reconstruction error (default: not judged)
+# sensitive = "age"        # a sensitive column (name or 0-based index): the report says how
+                           # much better the attacker predicts it from the reconstructions
+# max_sensitive_gain = 0.1 # ... and judges that gain (default: reported, not judged)
 confidence = 0.95
 criterion = "order"        # distribution-free; or "clopper-pearson", "normal" (Gaussian)
 # draws = 19               # most deployments per calibrated value (default: the fewest the
@@ -62,7 +66,9 @@ out = "audit-report"
 _KEYS = {"data": ("data", str), "labels": ("labels", str), "participants": ("participants", int),
          "partition": ("partition", str), "mechanism": ("mechanism", str),
          "aligner": ("aligner", str), "attack": ("attack", (list, str)),
-         "target_error": ("target_error", float), "confidence": ("confidence", float),
+         "target_error": ("target_error", float), "max_linkage": ("max_linkage", float),
+         "sensitive": ("sensitive", str), "max_sensitive_gain": ("max_sensitive_gain", float),
+         "confidence": ("confidence", float),
          "criterion": ("criterion", str), "draws": ("draws", int), "grid": ("grid", int),
          "grid_draws": ("grid_draws", int), "range": ("range", (list, float)),
          "xtol": ("xtol", float), "model": ("model", str), "colluder": ("colluder", int),
@@ -71,7 +77,7 @@ _KEYS = {"data": ("data", str), "labels": ("labels", str), "participants": ("par
          "compare": ("compare", (list, str)), "epsilon": ("epsilon", (list, float)),
          "nonlinear": ("nonlinear", str), "row_bound": ("row_bound", float),
          "measure": ("measure", int)}
-_DEFAULTS = {"participants": 5, "mechanism": "igdp", "aligner": "gopp", "target_error": 0.5,
+_DEFAULTS = {"participants": 5, "mechanism": "igdp", "aligner": "gopp", "max_linkage": 0.15,
              "confidence": 0.95, "criterion": "order", "grid": 10, "grid_draws": 2,
              "model": "logistic", "colluder": 0, "seed": 0, "backend": "loky",
              "out": "audit-report", "nonlinear": "kpca", "measure": 5}
@@ -83,14 +89,15 @@ _LIMITS = {"participants": (2, 10_000), "draws": (2, 100_000), "grid": (1, 10_00
 _CHOICES = {"mechanism": ("igdp", "cgdp"), "aligner": ("gopp", "none"),
             "model": ("logistic", "ridge"), "backend": ("loky", "threading", "dask"),
             "criterion": ("order", "clopper-pearson", "normal"), "nonlinear": ("kpca", "umap")}
-# every attack audit() applies to some deployment (the attacks of its _DEPLOYMENTS)
-_ATTACKS = ("mp", "procrustes", "alignment_map", "known_secret")
 # the options of --compare (skdc.experiments.compare_options), "all" for every one
 _COMPARE = ("local", "central", "igdp", "cgdp", "kti", "gaussmix")
 # what a single audit takes and a comparison does not (each option has its own range)
 _NOT_WITH_COMPARE = ("attack", "range", "xtol")
 # audit() parameter names that open its error messages -> the flag to name instead
-_AUDIT_FLAGS = {"attack": "--attack", "target_error": "--target-error", "colluder": "--colluder",
+_AUDIT_FLAGS = {"attack": "--attack", "target_error": "--target-error",
+                "max_linkage": "--max-linkage", "Nothing is judged": "--max-linkage",
+                "sensitive": "--sensitive", "max_sensitive_gain": "--max-sensitive-gain",
+                "y holds one class": "--labels", "colluder": "--colluder",
                 "target": "--target", "partition": "--partition",
                 "n_participants": "--participants", "bounds": "--range", "xtol": "--xtol",
                 "No value": "--range", "criterion": "--criterion", "n_draws": "--draws",
@@ -100,6 +107,7 @@ _AUDIT_FLAGS = {"attack": "--attack", "target_error": "--target-error", "collude
                 "max_components": "--nonlinear"}
 # the Python parameter names in warnings -> the flags a command-line user changes
 _WARNING_FLAGS = {"bounds=": "--range", "target_error=": "--target-error",
+                  "max_linkage=": "--max-linkage", "max_sensitive_gain=": "--max-sensitive-gain",
                   "min_error=": "--target-error", "confidence=": "--confidence",
                   "n_draws=": "--draws", "criterion='order'": "--criterion order",
                   "criterion='normal'": "--criterion normal"}
@@ -171,6 +179,8 @@ def _config_value(path, key, value, kind):
     """One ``[audit]`` value, type-checked (lists element by element), in one line naming
     the key and its flag."""
     where = f"--config {path}: [audit] {key} (--{key.replace('_', '-')})"
+    if key == "sensitive" and _is(value, int):  # a column's index
+        value = str(value)
     if isinstance(kind, tuple):
         _, item = kind
         if key != "range" and _is(value, item):
@@ -247,11 +257,13 @@ def _read_inputs(args):
 
     from ..datasets import load_table, table_format
 
+    names = None
     if table_format(args.data) in (None, "npy") and table_format(args.labels) in (None, "npy"):
         X, y = _load(args.data, "--data"), _load(args.labels, "--labels")
     else:  # a table (CSV, Parquet) with its label column or a labels file
-        X, y = load_table(args.data, label=args.labels, return_X_y=True, what="--data",
-                          label_what="--labels")
+        table = load_table(args.data, label=args.labels, what="--data",
+                           label_what="--labels")
+        X, y, names = table.data, table.target, list(table.feature_names)
     if X.ndim != 2 or X.dtype.kind not in "biuf":
         raise ValueError(f"--data {args.data}: must be a 2-D numeric array (rows x features); "
                          f"got shape {X.shape}, dtype {X.dtype}.")
@@ -260,6 +272,7 @@ def _read_inputs(args):
     if y.ndim != 1 or y.shape[0] != X.shape[0]:
         raise ValueError(f"--labels {args.labels}: must hold one label per row of --data "
                          f"({X.shape[0]}); got shape {y.shape}.")
+    args.sensitive_index = _sensitive_index(args.sensitive, names, X.shape[1])
     partition = None
     if args.partition is not None:
         partition = _load(args.partition, "--partition")
@@ -268,6 +281,23 @@ def _read_inputs(args):
                              f"per row of --data ({X.shape[0]}); got shape {partition.shape}, "
                              f"dtype {partition.dtype}.")
     return X, y, partition
+
+
+def _sensitive_index(sensitive, names, n_features):
+    """The column ``--sensitive`` names: a column name of a ``--data`` table, or a 0-based
+    index; ``None`` without the flag."""
+    if sensitive is None:
+        return None
+    if names is not None and sensitive in names:
+        return names.index(sensitive)
+    if sensitive.lstrip("-").isdigit():
+        k = int(sensitive)
+        if 0 <= k < n_features:
+            return k
+        raise ValueError(f"--sensitive {sensitive}: --data has columns 0 to {n_features - 1}.")
+    where = (f"no column of --data is named {sensitive!r}" if names is not None else
+             "a .npy array has no column names; give the column's 0-based index")
+    raise ValueError(f"--sensitive {sensitive}: {where}.")
 
 
 def _check_settings(args):
@@ -287,9 +317,27 @@ def _check_settings(args):
     if not (math.isfinite(args.confidence) and 0 < args.confidence < 1):
         raise ValueError(f"--confidence must lie strictly between 0 and 1; got "
                          f"{args.confidence}.")
-    if not (math.isfinite(args.target_error) and args.target_error >= 0):
+    if args.target_error is not None and not (math.isfinite(args.target_error)
+                                              and args.target_error >= 0):
         raise ValueError(f"--target-error must be a finite error >= 0 (a relative distance); "
                          f"got {args.target_error}.")
+    if not (math.isfinite(args.max_linkage) and 0 <= args.max_linkage <= 1):
+        raise ValueError(f"--max-linkage must be a linkage accuracy from 0 to 1 (chance is 0.1 "
+                         f"with ten-way galleries); got {args.max_linkage:g}.")
+    if args.max_sensitive_gain is not None:
+        if args.sensitive is None:
+            raise ValueError("--max-sensitive-gain judges the column --sensitive names; add "
+                             "--sensitive COLUMN.")
+        if not (math.isfinite(args.max_sensitive_gain) and 0 <= args.max_sensitive_gain <= 1):
+            raise ValueError(f"--max-sensitive-gain must be a gain from 0 to 1; got "
+                             f"{args.max_sensitive_gain:g}.")
+    if args.attack:
+        from ._audit import _DEPLOYMENTS
+
+        known = list(dict.fromkeys(a for _, names in _DEPLOYMENTS.values() for a in names))
+        bad = [a for a in args.attack if a not in known]
+        if bad:
+            raise ValueError(f"--attack takes {', '.join(known)}; got {', '.join(bad)}.")
     if args.range is not None:
         low, high = (float(v) for v in args.range)
         if not (math.isfinite(low) and math.isfinite(high) and 0 <= low < high):
@@ -374,6 +422,8 @@ def _audit_kwargs(args, partition, checkpoint):
     return dict(
         n_participants=args.participants, mechanism=args.mechanism, aligner=args.aligner,
         attacks=args.attack or None, target_error=args.target_error,
+        max_linkage=args.max_linkage, sensitive=args.sensitive_index,
+        max_sensitive_gain=args.max_sensitive_gain,
         confidence=args.confidence, criterion=args.criterion, colluder=args.colluder,
         target=args.target, partition=partition, model=args.model, n_draws=args.draws,
         n_grid=args.grid,
@@ -388,7 +438,9 @@ def _compare_kwargs(args, partition, checkpoint):
     """The arguments of :func:`compare_options` the flags give, with the command line."""
     kwargs = dict(
         options=args.compare, n_participants=args.participants, partition=partition,
-        target_error=args.target_error, confidence=args.confidence, colluder=args.colluder,
+        target_error=args.target_error, max_linkage=args.max_linkage,
+        sensitive=args.sensitive_index, max_sensitive_gain=args.max_sensitive_gain,
+        confidence=args.confidence, colluder=args.colluder,
         target=args.target, model=args.model, n_draws=args.draws, criterion=args.criterion,
         nonlinear=args.nonlinear, row_bound=args.row_bound, n_measure=args.measure,
         random_state=args.seed, checkpoint=checkpoint, progress="auto",
@@ -403,9 +455,9 @@ def _print_comparison(comparison, files, out):
     for w in comparison.verdict["warnings"]:
         print_warning("audit", w)
     for o in comparison.options.values():
-        error = "-" if o.attack is None else f"{o.attack_error:.3g}"
+        link = "-" if not o.linkage == o.linkage else f"{o.linkage:.2f}"
         print(f"  {o.name:<14} balanced accuracy {o.utility:.3f} [{o.utility_interval[0]:.3f}, "
-              f"{o.utility_interval[1]:.3f}]  attack error bound {error}  "
+              f"{o.utility_interval[1]:.3f}]  linkage {link}  "
               f"{o.setting or o.protection}")
     if comparison.deployment is not None:
         print(f"deploy {comparison.deployment['option']}: flags in {files['commands']}, "
@@ -454,15 +506,19 @@ def _dask_client(args):
 def _print_result(report, files, out):
     cal = report.calibration
     noise = report.setting["noise"]
-    if cal.value == cal.value:  # not NaN
+    if report.decision == "collaborate":
         d = cal.decisions[cal.decisions["value"] == cal.value].iloc[0]
-        print(f"yes: {noise} {cal.param} = {cal.value:.4g} (bracket {cal.bracket[0]:.4g} .. "
-              f"{cal.bracket[1]:.4g}); {d.n_draws - d.n_failed} of {d.n_draws} deployments "
-              f"met the target there; binding attack {cal.binding_attack}; balanced accuracy "
-              f"{cal.utility:.3f}; {cal.n_draws_run} calibration draws")
+        print(f"collaborate: {noise} {cal.param} = {cal.value:.4g} (bracket "
+              f"{cal.bracket[0]:.4g} .. {cal.bracket[1]:.4g}); {d.n_draws - d.n_failed} of "
+              f"{d.n_draws} deployments met the targets there; binding attack "
+              f"{cal.binding_attack}; balanced accuracy {cal.utility:.3f}; "
+              f"{cal.n_draws_run} calibration draws")
     else:
-        print(f"no: no {noise} in the range meets the target error (binding attack "
-              f"{cal.binding_attack}); see the report", file=sys.stderr)
+        link = report.setting.get("linkage")
+        kept = ("" if link is None else f"; at the largest noise the {link[0]} attack still "
+                f"links a median {link[1]:.0%} of the rows")
+        print(f"do not collaborate: no {noise} in the range meets the targets (binding attack "
+              f"{cal.binding_attack}{kept}); see the report", file=sys.stderr)
     print(f"wrote {files['report']} and {len(files) - 1} CSV tables in {out}")
 
 
@@ -543,11 +599,25 @@ def register(subparsers):
                    help="the participants' mechanism (default: igdp)")
     a.add_argument("--aligner", default=None, choices=_CHOICES["aligner"],
                    help="the analyst's aligner: gopp with igdp, none with cgdp (default: gopp)")
-    a.add_argument("--attack", action="append", default=None, choices=_ATTACKS,
-                   help="an attack to run, repeatable: mp, procrustes, alignment_map with igdp; "
-                        "known_secret with cgdp (default: every applicable one)")
+    a.add_argument("--attack", action="append", default=None,
+                   help="an attack to run, repeatable, among those that apply to the "
+                        "mechanism (default: every applicable one, each deployment judged by "
+                        "the strongest)")
+    a.add_argument("--max-linkage", type=float, default=None,
+                   help="largest acceptable exact-source linkage accuracy, the share of your "
+                        "rows an attacker singles out among ten (default: 0.15, chance + "
+                        "0.05)")
     a.add_argument("--target-error", type=float, default=None,
-                   help="acceptable relative reconstruction error (default: 0.5)")
+                   help="acceptable relative reconstruction error, judged with the linkage "
+                        "(default: not judged)")
+    a.add_argument("--sensitive", default=None, metavar="COLUMN",
+                   help="a sensitive column (a --data table's column name, or a 0-based "
+                        "index): the report says how much better the attacker predicts it "
+                        "from the reconstructions than from what it already holds (default: "
+                        "none)")
+    a.add_argument("--max-sensitive-gain", type=float, default=None,
+                   help="largest acceptable gain on --sensitive, from 0 to 1 (default: "
+                        "reported, not judged)")
     a.add_argument("--confidence", type=float, default=None,
                    help="probability that a fresh deployment meets the target (default: 0.95)")
     a.add_argument("--criterion", default=None, choices=_CHOICES["criterion"],

@@ -20,7 +20,7 @@ from numbers import Integral, Real
 import numpy as np
 
 __all__ = ["SECTIONS", "attack_label", "figures", "noise_label", "plot_calibration", "render",
-           "verdict_sentence"]
+           "targets_words", "verdict_sentence"]
 
 _FLOOR, _CEIL = 1e-3, 1e3  # ratios to the target drawn within these, beyond them capped
 _MEETS, _FAILS = "#1a7f37", "#c0392b"
@@ -43,10 +43,45 @@ def noise_label(param):
 
 
 def attack_label(name):
-    """An attack's name in words (``mp`` is the Moore-Penrose known-anchor attack)."""
+    """An attack's name in words (``mp`` is the Moore-Penrose known-anchor attack); a judged
+    column's name says what it measures.
+
+    Examples
+    --------
+    >>> from skdc.experiments._report import attack_label
+    >>> attack_label("mp"), attack_label("procrustes unlinked")
+    ('Moore-Penrose (mp)', 'Procrustes (linkage)')
+    """
+    for suffix, word in ((" unlinked", "linkage"), (" sensitive", "sensitive column")):
+        if name.endswith(suffix):
+            return f"{attack_label(name[:-len(suffix)])} ({word})"
     return {"mp": "Moore-Penrose (mp)", "procrustes": "Procrustes",
             "alignment_map": "alignment map", "known_secret": "known secret",
             "known_anchor": "known anchor"}.get(name, name)
+
+
+def targets_words(s):
+    """The targets of an audit or a comparison in words (plain text): what a deployment
+    must keep under every attack.
+
+    Examples
+    --------
+    >>> from skdc.experiments._report import targets_words
+    >>> targets_words({"max_linkage": 0.15, "target_error": None})
+    'exact-source linkage at most 0.15 (chance 0.1)'
+    >>> targets_words({"max_linkage": None, "target_error": 0.5, "sensitive": 3,
+    ...                "max_sensitive_gain": 0.2})
+    'relative error at least 0.5 and a gain of at most 0.2 on column 3'
+    """
+    parts = []
+    if s.get("max_linkage") is not None:
+        parts.append(f"exact-source linkage at most {s['max_linkage']:.3g} (chance 0.1)")
+    if s.get("target_error") is not None:
+        parts.append(f"relative error at least {s['target_error']:.3g}")
+    if s.get("sensitive") is not None and s.get("max_sensitive_gain") is not None:
+        parts.append(f"a gain of at most {s['max_sensitive_gain']:.3g} on column "
+                     f"{s['sensitive']}")
+    return " and ".join(parts)
 
 
 def _capped(ax, x, y, floor, ceil, **kw):
@@ -119,7 +154,7 @@ def plot_calibration(cal, ax):
                 color=_MEETS if d.passes else _FAILS)
     _mark_answer(ax, cal)
     ax.set_xlabel(noise_label(cal.param))
-    ax.set_ylabel("worst attack error / its target")
+    ax.set_ylabel("worst judged column / its target (>= 1 meets)")
     title = "above each value: failing / run draws"
     if n_cap:
         title += f"; {n_cap} beyond the axis drawn at its end (triangles)"
@@ -164,28 +199,10 @@ def _curves_figure(cal, draws, names, s):
     import matplotlib.pyplot as plt
 
     fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 4.2), layout="constrained")
-    noisy = draws[draws["value"] > 0]
-    log, low, high = _error_axis(noisy[names].to_numpy().ravel())
-    high = max(high, 1.3 * s["target_error"])
-    n_cap = 0
-    for k, a in enumerate(names):
-        color = f"C{k}"
-        n_cap += _capped(ax0, draws["value"], draws[a], low if log else -np.inf, high, s=12,
-                         color=color, alpha=0.45, linewidths=0)
-        med = draws.groupby("value")[a].median()
-        ax0.plot(med.index, np.clip(med.to_numpy(), low if log else 0, high), "-",
-                 color=color, linewidth=1.4, label=f"{attack_label(a)} (median)")
-    ax0.axhline(s["target_error"], color="k", linestyle=":", linewidth=1.2,
-                label=f"target error {s['target_error']:.3g}")
-    if log:
-        ax0.set_yscale("log")
-        ax0.set_ylim(low / 1.5, high * 1.5)
+    if s.get("max_linkage") is not None and all(a + " unlinked" in draws for a in names):
+        _linkage_panel(ax0, draws, names, s)
     else:
-        ax0.set_ylim(0, high * 1.05)
-    ax0.set_ylabel("attack error ||X\u0302 - X|| / ||X|| (higher = more private)")
-    if n_cap:
-        ax0.set_title(f"{n_cap} draws beyond the axis drawn at its end (triangles)",
-                      fontsize="small")
+        _error_panel(ax0, draws, names, s)
     ax1.scatter(draws["value"], draws["balanced_accuracy"], s=12, color="C7", alpha=0.5,
                 linewidths=0)
     mean = draws.groupby("value")["balanced_accuracy"].mean()
@@ -198,44 +215,106 @@ def _curves_figure(cal, draws, names, s):
     return fig
 
 
+def _linkage_panel(ax0, draws, names, s):
+    """Each attack's exact-source linkage accuracy against the noise: every draw a point,
+    the median a line, the target and chance."""
+    for k, a in enumerate(names):
+        link = 1.0 - draws[a + " unlinked"].to_numpy(dtype=float)
+        ax0.scatter(draws["value"], link, s=12, color=f"C{k}", alpha=0.45, linewidths=0)
+        med = (1.0 - draws[a + " unlinked"]).groupby(draws["value"]).median()
+        ax0.plot(med.index, med.to_numpy(), "-", color=f"C{k}", linewidth=1.4,
+                 label=f"{attack_label(a)} (median)")
+    ax0.axhline(s["max_linkage"], color="k", linestyle=":", linewidth=1.2,
+                label=f"target: at most {s['max_linkage']:.3g}")
+    ax0.axhline(0.1, color="0.5", linestyle="--", linewidth=1, label="chance 0.1")
+    ax0.set_ylim(0, 1.02)
+    ax0.set_ylabel("exact-source linkage accuracy (lower = more private)")
+
+
+def _error_panel(ax0, draws, names, s):
+    """Each attack's relative error against the noise (log axis when they span decades)."""
+    noisy = draws[draws["value"] > 0]
+    log, low, high = _error_axis(noisy[names].to_numpy().ravel())
+    t = s["target_error"]
+    if t is not None:
+        high = max(high, 1.3 * t)
+    n_cap = 0
+    for k, a in enumerate(names):
+        color = f"C{k}"
+        n_cap += _capped(ax0, draws["value"], draws[a], low if log else -np.inf, high, s=12,
+                         color=color, alpha=0.45, linewidths=0)
+        med = draws.groupby("value")[a].median()
+        ax0.plot(med.index, np.clip(med.to_numpy(), low if log else 0, high), "-",
+                 color=color, linewidth=1.4, label=f"{attack_label(a)} (median)")
+    if t is not None:
+        ax0.axhline(t, color="k", linestyle=":", linewidth=1.2, label=f"target error {t:.3g}")
+    if log:
+        ax0.set_yscale("log")
+        ax0.set_ylim(low / 1.5, high * 1.5)
+    else:
+        ax0.set_ylim(0, high * 1.05)
+    ax0.set_ylabel("attack error ||X\u0302 - X|| / ||X|| (higher = more private)")
+    if n_cap:
+        ax0.set_title(f"{n_cap} draws beyond the axis drawn at its end (triangles)",
+                      fontsize="small")
+
+
 def _frontier_figure(cal, draws, s, tables):
     """Utility against the binding attack's error, one point per draw coloured by the noise;
     the star at the recommended noise: its guaranteed error and its mean utility."""
     import matplotlib.pyplot as plt
 
     a = cal.binding_attack
+    target = cal.min_error[a]
     fig, ax = plt.subplots(figsize=(6.4, 4.2), layout="constrained")
-    noisy = draws[draws["value"] > 0]
-    log, low, high = _error_axis(noisy[a].to_numpy())
-    high = max(high, 1.3 * s["target_error"])
-    err = np.where(np.isnan(draws[a]), -np.inf, draws[a].to_numpy(dtype=float))
-    x = np.clip(err, low if log else 0.0, high)
+    flip = a.endswith((" unlinked", " sensitive"))  # drawn as the risk: lower is private
+    if flip:
+        log, low, high = False, 0.0, 1.0
+        x = np.clip(1.0 - draws[a].to_numpy(dtype=float), 0.0, 1.0)
+        x = np.where(np.isnan(x), 1.0, x)
+        line, star = 1.0 - target, 1.0 - cal.attack_error_interval[0]
+        what = "linkage accuracy" if a.endswith(" unlinked") else "gain on the sensitive column"
+        line_label, bound = f"target: at most {line:.3g}", "upper bound"
+    else:
+        noisy = draws[draws["value"] > 0]
+        log, low, high = _error_axis(noisy[a].to_numpy())
+        high = max(high, 1.3 * target)
+        err = np.where(np.isnan(draws[a]), -np.inf, draws[a].to_numpy(dtype=float))
+        x = np.clip(err, low if log else 0.0, high)
+        line, star = target, cal.attack_error_interval[0]
+        what, line_label, bound = "attack error", f"target error {target:.3g}", "error bound"
     points = ax.scatter(x, draws["balanced_accuracy"], c=draws["value"], cmap="viridis", s=16,
                         alpha=0.7, linewidths=0)
     fig.colorbar(points, ax=ax, label=s["noise"])
-    ax.axvline(s["target_error"], color="k", linestyle=":", linewidth=1.2,
-               label=f"target error {s['target_error']:.3g}")
+    ax.axvline(line, color="k", linestyle=":", linewidth=1.2, label=line_label)
     if np.isfinite(cal.value):
         lo_ci, hi_ci = tables["utility_ci"]
-        star_x = float(np.clip(cal.attack_error_interval[0], low if log else 0.0, high))
+        star_x = float(np.clip(star, low if log else 0.0, high))
         ax.errorbar([star_x], [tables["utility"]],
                     yerr=[[tables["utility"] - lo_ci], [hi_ci - tables["utility"]]], fmt="*",
                     color="C3", markersize=16, markeredgecolor="k", zorder=5,
                     label=f"recommended {s['param'].split('__')[-1]} = {cal.value:.4g}: "
-                          f"error bound {cal.attack_error_interval[0]:.3g}")
-        title = "star: the recommended noise (its lower error bound, mean accuracy)"
+                          f"{bound} {star:.3g}")
+        title = f"star: the recommended noise (its {bound}, mean accuracy)"
     else:
-        title = "no noise in the range meets the target: no recommended point"
+        title = "no noise in the range meets the targets: no recommended point"
     if log:
         ax.set_xscale("log")
         ax.set_xlim(low / 1.5, high * 1.5)
     else:
-        ax.set_xlim(0, high * 1.05)
+        ax.set_xlim(-0.02 if flip else 0, high * 1.05)
     ax.set_title(title, fontsize="small")
-    ax.set_xlabel(f"{attack_label(a)} attack error (the binding attack)")
+    ax.set_xlabel(f"{attack_label(_attack_name(a))} {what} (the binding attack)")
     ax.set_ylabel("balanced accuracy (held-out rows)")
     ax.legend(fontsize="small", frameon=False, loc="lower left")
     return fig
+
+
+def _attack_name(column):
+    for suffix in (" unlinked", " sensitive"):
+        if column.endswith(suffix):
+            return column[:-len(suffix)]
+    return column
 
 
 def _calibration_figure(cal):
@@ -273,7 +352,7 @@ def figures(cal, draws, tables, setting, picture):
     import matplotlib
 
     matplotlib.use("Agg", force=False)
-    names = list(cal.min_error)
+    names = list(setting["attacks"])
     out = {"curves": _curves_figure(cal, draws, names, setting),
            "frontier": _frontier_figure(cal, draws, setting, tables),
            "calibration": _calibration_figure(cal)}
@@ -353,34 +432,69 @@ def _binding_row(cal, value):
 
 
 def verdict_sentence(s, cal, tables):
-    """The answer in one sentence or two, as the page opens with it (HTML)."""
+    """The answer in one sentence or two, as the page opens with it (HTML): its first words
+    are the decision, "Collaborate" or "Do not collaborate"."""
     e = html.escape
-    noise, t, c = s["noise"], s["target_error"], s["confidence"]
+    noise, c = s["noise"], s["confidence"]
     base = tables["baseline"]
     without = ("without noise" if s["bounds"][0] == 0 else
                f"at the lowest noise tried, {s['bounds'][0]:.4g}")
-    if np.isfinite(cal.value):
-        d = cal.decisions[cal.decisions["value"] == cal.value].iloc[0]
-        where = (f"already at {noise} = {cal.value:.4g}, the lower end of the range"
-                 if cal.bracket[0] == cal.value else f"at {noise} = {cal.value:.4g}")
-        cost = (f"Balanced accuracy there is {tables['utility']:.3f}, against {base:.3f} "
-                f"{without}." if np.isfinite(base) else
-                f"Balanced accuracy there is {tables['utility']:.3f}.")
-        return (f"<p class='verdict' id='verdict-sentence'><b>Yes</b>, {e(where)}: a fresh "
-                f"deployment keeps every attack's error at or above <b>{t:.3g}</b> with "
-                f"probability at least {c:.0%} ({d.n_draws - d.n_failed} of {d.n_draws} "
-                f"simulated deployments met it). {cost}</p>")
-    b = _binding_row(cal, cal.bracket[0])
-    return (
-        f"<p class='verdict no' id='verdict-sentence'><b>No</b>: even at the largest {noise} "
-        f"tried, {cal.bracket[0]:.4g}, the {e(attack_label(cal.binding_attack))} attack "
-        f"stays below the target error {t:.3g} in {int(b['failures'])} of "
-        f"{int(b['n_draws'])} simulated deployments (median error {b['median']:.3g}), "
-        f"{_allowance(cal)}. "
-        f"Balanced accuracy there is {tables['utility']:.3f}"
-        + (f" ({base:.3f} {without})" if np.isfinite(base) else "")
-        + ". A wider noise range, a lower target error or a lower confidence could change "
-        "that; otherwise do not join under this deployment.</p>")
+    if not np.isfinite(cal.value):
+        return ("<p class='verdict no' id='verdict-sentence'><b>Do not collaborate</b>: "
+                f"{_no_noise_words(s, cal, tables, without)}</p>")
+    d = cal.decisions[cal.decisions["value"] == cal.value].iloc[0]
+    where = (f"at {noise} = {cal.value:.4g}, already the lower end of the range"
+             if cal.bracket[0] == cal.value else f"at {noise} = {cal.value:.4g}")
+    cost = (f"Balanced accuracy there is {tables['utility']:.3f}, against {base:.3f} "
+            f"{without}." if np.isfinite(base) else
+            f"Balanced accuracy there is {tables['utility']:.3f}.")
+    link = tables.get("linkage")
+    kept = ("" if link is None else
+            f" The strongest attack there, {e(attack_label(link[0]))}, links a median "
+            f"{link[1]:.0%} of your rows to their own row (chance 10%).")
+    return (f"<p class='verdict' id='verdict-sentence'><b>Collaborate</b>: {e(where)}, a "
+            f"fresh deployment keeps <b>{e(targets_words(s))}</b> under every attack tried, "
+            f"with probability at least {c:.0%} ({d.n_draws - d.n_failed} of {d.n_draws} "
+            f"simulated deployments met it).{kept} {cost} This holds for the attacks run "
+            "here, not for every attack: the noise is no differential privacy.</p>")
+
+
+def _helps(s):
+    """What would help when no noise in the range meets the targets, in words."""
+    gauss = ("GaussMix at a stated epsilon such as 1, whose formal guarantee holds against "
+             "every attack (<code>skdc audit --compare gaussmix --epsilon 1</code> measures "
+             "its utility)")
+    if s["mechanism"] == "igdp":
+        first = ("private-data noise on the rows themselves (audit C-GDP: <code>--mechanism "
+                 "cgdp --aligner none</code>)")
+    else:
+        first = "more private-data noise than the range tried (<code>--range</code>)"
+    return (f"What would help: {first}, fewer shared features, {gauss}, or not "
+            "collaborating.")
+
+
+def _no_noise_words(s, cal, tables, without):
+    """Why no noise in the range meets the targets, with what would help (HTML)."""
+    e = html.escape
+    noise, high = s["noise"], cal.bracket[0]
+    link = tables.get("linkage")
+    util = (f" Balanced accuracy there is {tables['utility']:.3f}"
+            + (f" ({tables['baseline']:.3f} {without})." if np.isfinite(tables["baseline"])
+               else "."))
+    if link is not None and s.get("max_linkage") is not None and link[1] > s["max_linkage"]:
+        what = ("anchor noise cannot hide what the uploaded rows themselves carry"
+                if s["mechanism"] == "igdp" else "the noise in this range is too small")
+        return (f"no {e(noise)} in [{s['bounds'][0]:.4g}, {high:.4g}] brings linkage under "
+                f"{s['max_linkage']:.3g}. At the largest, {high:.4g}, the strongest attack, "
+                f"{e(attack_label(link[0]))}, still links a median <b>{link[1]:.0%}</b> of "
+                f"your rows to their own row (up to {link[2]:.0%}; chance 10%) over "
+                f"{link[3]} simulated deployments: {what}.{util} {_helps(s)}")
+    b = _binding_row(cal, high)
+    from ._calibrate import _shortfall
+
+    return (f"even at the largest {e(noise)} tried, {high:.4g}, "
+            f"{e(_shortfall(cal.binding_attack, b))}, {_allowance(cal)}.{util} "
+            f"{_helps(s)}")
 
 
 def _allowance(cal):
@@ -419,8 +533,8 @@ def _answer_section(s, cal):
     text = (
         f"<p>Each simulated deployment draws everything a real one draws: every "
         f"participant's secret, the anchor, the anchor noise and the private noise; only "
-        f"your rows and their partition stay fixed. A deployment <i>meets</i> the target when "
-        f"every attack's error is at or above {s['target_error']:.3g}. A noise value passes "
+        f"your rows and their partition stay fixed. A deployment <i>meets</i> the targets when "
+        f"every attack keeps {html.escape(targets_words(s))}. A noise value passes "
         f"by {html.escape(rule)}: at {s['confidence']:.0%} with at most "
         f"{cal.n_draws_max} deployments per value, "
         + (f"at most {cal.decisions['allowed_failures'].iloc[0]} may fail.</p>"
@@ -483,11 +597,16 @@ def _setting_section(s, cal, figs, picture):
         f"discloses its secret, its rows and the raw anchor. They attack participant "
         f"{s['target']} (you, the auditing party; {s['target_rows']} held-out rows) with "
         f"{', '.join(e(attack_label(a)) for a in s['attacks'])}.</p>"
+        + _linkage_paragraph(s) +
         "<p>An attack error <i>e</i> is the relative reconstruction error "
         "||X&#770; - X||<sub>F</sub> / ||X||<sub>F</sub> of the attacked participant's rows: "
-        "<i>e</i> = 0 is an exact copy, <i>e</i> = 1 is as far off as guessing all zeros, "
-        f"<i>e</i> = {s['target_error']:.3g} means the attacker's rows are off by "
-        f"{s['target_error']:.0%} of the rows' own size.</p>" + _scale_paragraph(s))
+        "<i>e</i> = 0 is an exact copy, <i>e</i> = 1 is as far off as guessing all zeros"
+        + ("" if s["target_error"] is None else
+           f", <i>e</i> = {s['target_error']:.3g} means the attacker's rows are off by "
+           f"{s['target_error']:.0%} of the rows' own size")
+        + ". A reconstruction half its size off can still be closest to its own row, so the "
+        "error alone does not say whether rows can be singled out.</p>"
+        + _sensitive_paragraph(s) + _scale_paragraph(s))
     if picture is None:
         return text + "<p>(No picture: the rows are not square images.)</p>"
     return text + (
@@ -495,6 +614,32 @@ def _setting_section(s, cal, figs, picture):
         f"reconstructions (bottom) at {e(s['noise'])} = {picture['value']:.4g}, one simulated "
         f"deployment, relative error {picture['error']:.3f}.</p>"
         + _img(figs["picture"], "reconstruction"))
+
+
+def _linkage_paragraph(s):
+    if s.get("max_linkage") is None:
+        return ("<p>Linkage is not judged in this audit (no linkage target): the error "
+                "target alone decides.</p>")
+    return (
+        "<p>Exact-source linkage asks whether a reconstruction singles out its own row: "
+        "each reconstructed row is matched, by the attacker's best matcher, against ten of "
+        "your rows of the same label, its own among them; it is <i>linked</i> when its own "
+        "row is strictly the closest. A random guess links 10%; the target, "
+        f"{s['max_linkage']:.3g}, allows {s['max_linkage'] - 0.1:.2g} above chance.</p>")
+
+
+def _sensitive_paragraph(s):
+    if s.get("sensitive") is None:
+        return ""
+    target = ("" if s.get("max_sensitive_gain") is None else
+              f" The target allows a gain of at most {s['max_sensitive_gain']:.3g}.")
+    return (
+        f"<p>Column {s['sensitive']} is sensitive: its gain is how much better the attacker "
+        "predicts it from the reconstructions than from what it already holds, 1 - MSE(read "
+        "off the reconstruction) / MSE(its own guess), its own guess being the colluder's "
+        "mean of the column among its rows of the target row's label (0: no better; 1: "
+        f"exact).{target} The labels themselves reach the analyst in every deployment, so "
+        "reading them off the reconstructions is no risk measure.</p>")
 
 
 def _frontier_section(s, cal, figs):
@@ -561,7 +706,9 @@ def _limits(s):
             "The confidence assumes Gaussian attack errors (criterion normal); heavy-tailed "
             "errors break it.")
     return (
-        "<ul><li>Other threat models: collusion of several participants, an analyst who "
+        "<ul><li>Attacks not run here: the verdict holds for the attacks this report names, "
+        "each the best skdc can build for its channel; a stronger one may exist.</li>"
+        "<li>Other threat models: collusion of several participants, an analyst who "
         "deviates from the protocol, attacks that use side information (known rows, "
         "public data sets), membership or attribute inference.</li>"
         "<li>The anchor noise is not differential privacy: it makes the known attacks "
@@ -631,7 +778,7 @@ def render(setting, cal, draws, tables, picture, leakage=None):
     }
     opening = (f"{verdict_sentence(s, cal, tables)}{_phase_warning(cal)}{_scale_warning(s)}"
                f"<p>An audit of {_NAMES[s['mechanism']]} with {_NAMES[s['aligner']]}, "
-               f"{s['n_participants']} participants, target attack error "
-               f"{s['target_error']:.3g} at {s['confidence']:.0%}.</p>")
+               f"{s['n_participants']} participants, targets: "
+               f"{html.escape(targets_words(s))} at {s['confidence']:.0%}.</p>")
     return _page("skdc audit: is our collaboration safe?", "Is our collaboration safe?",
                  opening, sections, SECTIONS, _TITLES)

@@ -19,7 +19,10 @@ from skdc.__main__ import main
 from skdc.experiments._report import SECTIONS
 from tests._fuzz import CASES, npy_declaring
 
+# the error target alone decides these audits (any linkage passes); the linkage target has its
+# own tests below
 SMALL = ["--participants", "3", "--attack", "procrustes", "--target-error", "0.3",
+         "--max-linkage", "1",
          "--confidence", "0.75", "--range", "0", "0.1", "--draws", "3", "--grid", "4",
          "--grid-draws", "1", "--model", "ridge", "--seed", "0"]
 
@@ -107,7 +110,7 @@ def test_the_verdict_comes_first(report_dir):
     first = text.index("<p class='verdict")
     assert first < text.index("<section") and first < text.index("<img")
     sentence = text[first:text.index("</p>", first)]
-    assert "<b>Yes</b>" in sentence and "anchor noise v = " in sentence
+    assert "<b>Collaborate</b>: at anchor noise v = " in sentence and "Yes" not in sentence
     assert "simulated deployments met it" in sentence and "without noise" in sentence
 
 
@@ -174,7 +177,7 @@ def test_every_table_agrees_with_the_draws(report_dir):
     assert row["passes"] and row["n_draws"] == len(at) == 3
     rec = attacks[attacks["where"] == "recommended noise"].iloc[0]
     assert rec["draws"] == len(at) and rec["below_target"] == (at["procrustes"] < 0.3).sum()
-    assert_allclose(float(summary[f"binding attack error (mean) at {value:.4g}"]),
+    assert_allclose(float(summary[f"binding column (mean) at {value:.4g}"]),
                     at["procrustes"].mean(), rtol=1e-12)
     assert_allclose(float(summary[f"balanced accuracy (mean) at {value:.4g}"]),
                     at["balanced_accuracy"].mean(), rtol=1e-12)
@@ -245,6 +248,7 @@ labels = "{data_files / 'y.npy'}"
 participants = 3
 attack = ["procrustes"]
 target_error = 0.3
+max_linkage = 1
 confidence = 0.75
 criterion = "order"
 range = [0, 0.1]
@@ -413,10 +417,10 @@ def test_cli_warnings_speak_flags_in_one_line(data_files, tmp_path, capsys):
     err = capsys.readouterr().err
     lines = [x for x in err.splitlines() if x.strip()]
     warns = [x for x in lines if x.startswith("skdc audit: warning:")]
-    assert warns and "Widen --range, lower --target-error or --confidence" in warns[0]
+    assert warns and "Widen --range, lower --target-error or lower --confidence" in warns[0]
     assert not [x for x in lines if "warnings.warn" in x or x.startswith("  ")], err
     assert "bounds=" not in err and "min_error" not in err and "target_error=" not in err
-    assert any(x.startswith("no: no anchor noise v") for x in lines)
+    assert any(x.startswith("do not collaborate: no anchor noise v") for x in lines)
 
 
 def test_example_config_runs_through_the_parser(capsys):
@@ -424,7 +428,7 @@ def test_example_config_runs_through_the_parser(capsys):
     import tomllib
 
     config = tomllib.loads(capsys.readouterr().out)
-    assert config["audit"]["target_error"] == 0.5
+    assert config["audit"]["max_linkage"] == 0.15 and "target_error" not in config["audit"]
     assert config["audit"]["criterion"] == "order"
 
 
@@ -464,7 +468,8 @@ def test_partition_reaches_every_draw_and_cgdp(monkeypatch):
         return fit(self, X, y, participant=participant)
 
     monkeypatch.setattr(IGDP, "fit", spy)
-    rep = audit(X, y, partition=part, attacks=["procrustes"], bounds=(0.0, 0.1),
+    rep = audit(X, y, partition=part, attacks=["procrustes"], max_linkage=None,
+                bounds=(0.0, 0.1),
                 target_error=0.3, confidence=0.75, n_grid=2, grid_draws=1, model="ridge",
                 progress=False)
     assert rep.setting["n_participants"] == 4 and rep.setting["partition"]
@@ -477,7 +482,8 @@ def test_partition_reaches_every_draw_and_cgdp(monkeypatch):
     assert rep.calibration.bracket[0] < rep.calibration.value <= 0.1
     monkeypatch.undo()
     # C-GDP: the private-data noise is calibrated against the known-secret inversion
-    rep = audit(X, y, n_participants=3, mechanism="cgdp", aligner="none", target_error=0.3,
+    rep = audit(X, y, n_participants=3, mechanism="cgdp", aligner="none", max_linkage=None,
+                target_error=0.3,
                 confidence=0.75, n_grid=2, grid_draws=1, model="ridge", progress=False)
     assert rep.calibration.param == "gdp__noise"
     assert "private-data noise sigma" in rep.html
@@ -497,6 +503,8 @@ def test_partition_reaches_every_draw_and_cgdp(monkeypatch):
     (dict(random_state=2**40), "random_state must be an int in 0 .. 2\\*\\*32 - 1"),
     (dict(n_grid=10**10), "n_grid"),
     (dict(attacks=[1, 2]), "attacks must be attack names"),
+    (dict(max_linkage=1.5), "max_linkage"),
+    (dict(max_linkage=None), "Nothing is judged"),
 ])
 def test_audit_refuses_bad_settings(kwargs, match):
     from skdc.experiments import audit
@@ -514,14 +522,16 @@ def test_failed_audit_still_says_what_it_costs_and_where_it_fails(tmp_path):
     X, y = make_classification(n_samples=240, n_features=6, random_state=0)
     with pytest.warns(UserWarning, match=r"No value of align__v .* lower target_error="):
         rep = audit(X, y, n_participants=3, attacks=["procrustes"], target_error=50.0,
-                    bounds=(0.0, 0.2), confidence=0.75, n_grid=2, grid_draws=1,
-                    model="ridge", progress=False)
-    assert np.isnan(rep.calibration.value)
+                    max_linkage=None, bounds=(0.0, 0.2), confidence=0.75, n_grid=2,
+                    grid_draws=1, model="ridge", progress=False)
+    assert np.isnan(rep.calibration.value) and rep.decision == "do not collaborate"
     text = rep.html
     first = text.index("<p class='verdict")
     sentence = text[first:text.index("</p>", first)]
-    assert "<b>No</b>: even at the largest anchor noise v tried, 0.2" in sentence
-    assert "Procrustes attack stays below the target error 50 in 1 of 1" in sentence
+    assert "<b>Do not collaborate</b>: even at the largest anchor noise v tried, 0.2" \
+        in sentence
+    assert "the procrustes attack stays below 50 in 1 of 1" in sentence
+    assert "What would help: private-data noise" in sentence
     assert "while none of 3 may fail" in sentence
     assert re.search(r"Balanced accuracy there is 0\.\d{3} \(0\.\d{3} without noise\)",
                      sentence)
@@ -551,8 +561,8 @@ def test_figures_draw_decades_on_a_log_axis_and_the_star():
     X, y = make_classification(n_samples=240, n_features=6, random_state=0)
     X = StandardScaler().fit_transform(X)
     rep = audit(X, y, n_participants=3, attacks=["procrustes", "mp"], target_error=0.3,
-                confidence=0.75, bounds=(0.0, 0.3), n_grid=3, grid_draws=1, model="ridge",
-                progress=False)
+                max_linkage=None, confidence=0.75, bounds=(0.0, 0.3), n_grid=3, grid_draws=1,
+                model="ridge", progress=False)
     assert "Your rows look standardized" in rep.html
     tables = _tables(rep.calibration, rep.draws, ["procrustes", "mp"], "align__v",
                      rep.setting)
@@ -578,3 +588,57 @@ def test_a_npy_declaring_more_than_it_holds_is_one_line(data_files, tmp_path, ca
                                    str(files["--labels"]), "--out", str(tmp_path / "o")],
                           flag, tmp_path)
     assert "declares shape (10000000, 1000000)" in err
+
+
+# ----------------------------------------------------------------------------- the linkage target
+
+
+def test_one_class_labels_are_refused():
+    from skdc.experiments import audit, compare_options
+
+    X = np.random.RandomState(0).rand(60, 4)
+    for run in (audit, compare_options):
+        with pytest.raises(ValueError, match="y holds one class"):
+            run(X, np.ones(60, dtype=int), progress=False)
+
+
+def test_cli_refuses_bad_linkage_settings_in_one_line(data_files, tmp_path, capsys):
+    for extra, flag in ((["--max-linkage", "2"], "--max-linkage"),
+                        (["--max-sensitive-gain", "0.5"], "--max-sensitive-gain"),
+                        (["--sensitive", "99"], "--sensitive"),
+                        (["--sensitive", "age"], "--sensitive"),
+                        (["--attack", "nope"], "--attack")):
+        _one_line_error(capsys, ["--data", str(data_files / "X.npy"), "--labels",
+                                 str(data_files / "y.npy"), *extra, "--out",
+                                 str(tmp_path / "o")], flag, tmp_path)
+
+
+def test_linkage_out_of_reach_says_so_and_what_would_help(data_files, tmp_path, capsys):
+    """Digits, 3 participants, anchor noise up to 0.1: the Procrustes attack keeps linking
+    far above 0.15, so the verdict says "Do not collaborate", with the linkage it keeps at
+    the largest noise (the median over the calibration's draws there) and what would help."""
+    argv = list(SMALL)
+    for flag in ("--max-linkage", "--target-error"):
+        k = argv.index(flag)
+        del argv[k:k + 2]
+    assert main(["audit", "--data", str(data_files / "X.npy"), "--labels",
+                 str(data_files / "y.npy"), *argv, "--sensitive", "30", "--out",
+                 str(tmp_path / "o")]) == 0
+    out = capsys.readouterr()
+    assert "do not collaborate: no anchor noise v" in out.err
+    text = (tmp_path / "o" / "report.html").read_text()
+    first = text.index("<p class='verdict")
+    sentence = text[first:text.index("</p>", first)]
+    assert sentence.startswith("<p class='verdict no' id='verdict-sentence'><b>Do not "
+                               "collaborate</b>: no anchor noise v in [0, 0.1] brings "
+                               "linkage under 0.15.")
+    import pandas as pd
+
+    draws = pd.read_csv(tmp_path / "o" / "draws.csv")
+    at = draws[(draws["stage"] == "calibration") & (draws["value"] == 0.1)]
+    median = 1.0 - float(np.median(at["procrustes unlinked"]))
+    assert f"still links a median <b>{median:.0%}</b> of your rows" in sentence
+    assert "What would help: private-data noise" in sentence and "GaussMix" in sentence
+    # the sensitive column is measured in every draw (a ratio: 0 exact .. above 1 worse)
+    assert (draws["procrustes sensitive"] >= 0).all()
+    assert "Column 30 is sensitive" in text and "no risk measure" in text
