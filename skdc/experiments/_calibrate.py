@@ -476,6 +476,14 @@ _UNLINKED = " unlinked"  # column of 1 - linkage accuracy (higher = more private
 _SENSITIVE = " sensitive"  # column of the sensitive column's error ratio (see _Sensitive)
 
 
+def _attack_of(column):
+    """The attack behind a judged column (``"mp unlinked"`` -> ``"mp"``)."""
+    for suffix in (_UNLINKED, _SENSITIVE):
+        if column.endswith(suffix):
+            return column[:-len(suffix)]
+    return column
+
+
 def _linkage_params():
     """The attacker's matcher of exact-source linkage, defined once for the calibration, the
     audit and the comparison: the best of the matchers :mod:`skdc.metrics` offers
