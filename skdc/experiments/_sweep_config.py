@@ -341,7 +341,7 @@ test_size = 0.3
 param = "align__v"
 distribution = { name = "uniform", low = 0.0, high = 0.3 }   # or values = [0.0, 0.05, 0.1]
 n_draws = 20
-attacks = []                # names of skdc.metrics.make_attack_scorer, e.g. ["procrustes"]
+# attacks = ["procrustes"]  # names of skdc.metrics.make_attack_scorer (default: none)
 scoring = "balanced_accuracy"
 seed = 0
 n_jobs = 1
@@ -378,7 +378,9 @@ def _load_config(path):
     A document nested so deeply that its parser would recurse past Python's limit, one nested
     more than 32 levels, or one holding more than 100,000 values (YAML aliases) is refused, and
     so is anything but plain data (strings, finite numbers, booleans, lists and tables with
-    string keys): no dates, binary, sets or NaN.
+    string keys): no dates, binary, sets or NaN. An empty list is refused too: it would
+    silently stand for a default (``attack = []`` for every attack, ``compare = []`` for a
+    single audit).
     """
     path = Path(path)
     if not os.path.lexists(path):
@@ -446,6 +448,9 @@ def _plain_data_problem(value):
                     return f"has the key {_shown(key)} at {where}; keys are strings"
                 stack.append((sub, f"{at}.{key}" if at else key, depth + 1))
         elif isinstance(item, (list, tuple)):
+            if not item:  # attack = [] read as "every attack", compare = [] as "no comparison"
+                return (f"gives {where} an empty list; a list in a config names at least one "
+                        "value (drop the key for its default)")
             stack.extend((sub, f"{at}[{i}]", depth + 1) for i, sub in enumerate(item))
         elif isinstance(item, float) and not math.isfinite(item):
             return f"gives {where} the value {item!r}, which is not finite; give a number"

@@ -550,9 +550,9 @@ def test_sweep_output_under_a_file_is_one_line_before_the_sweep(where, tmp_path,
     if where.startswith("--"):
         cfg.write_text(_CONFIG)
         argv += [where, str(target)]
-    else:
+    else:  # a config's output lies inside its folder
         key = where.split()[1]
-        cfg.write_text(_CONFIG.replace("[sweep]", f'[output]\n{key} = "{target}"\n\n[sweep]'))
+        cfg.write_text(_CONFIG.replace("[sweep]", f'[output]\n{key} = "file/out"\n\n[sweep]'))
     status, out, err = _run(argv, capsys)
     assert status == 2 and out == ""  # refused before the sweep ran
     assert err.count("\n") == 1 and f"cannot write {where}" in err and str(target) in err
