@@ -157,6 +157,9 @@ CROSS_CUTTING = {
     "tests/test_readme.py": "the README's code and numbers",
     "tests/test_stubs.py": "the __init__.pyi stubs of every package",
     "tests/test_trust.py": "no analyst-side object holds a participant's secret, across rooms",
+    "tests/protocol/test_secret_entropy.py": "a search of the old seed space against a "
+                                             "participant's upload (skdc/utils/_random.py "
+                                             "through skdc/protocol/_roles.py and the CLI)",
     "tests/test_anchors_smote.py": "the SMOTE anchors of skdc/anchors.py, which need "
                                    "imbalanced-learn",
     "tests/test_docs_links.py": "the built documentation: every module's source page, no "

@@ -448,7 +448,7 @@ def _warn_chosen_seeds(containers):
             f"{', '.join(chosen)}: made with a chosen seed (--seed or --anchor-noise-seed), "
             "which is for tests only: anyone holding the upload can search for the seed and "
             "undo the obfuscation. Ask the participant to upload again without a seed.",
-            UserWarning, stacklevel=3,
+            UserWarning, stacklevel=4,  # the caller of load_uploads (under validate_params)
         )
 
 

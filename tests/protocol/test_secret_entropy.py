@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from skdc.anchors import orthonormal_anchor
-from skdc.mechanisms import CGDP, GDP, IGDP, CodebookRelease, GaussMix
+from skdc.mechanisms import IGDP
 from skdc.protocol import Participant, load_uploads
 from skdc.utils._random import SECRET_BITS
 
@@ -70,30 +70,6 @@ def test_fresh_seeds_carry_128_bits_that_vary():
     assert ones == (1 << SECRET_BITS) - 1 and zeros == 0
 
 
-@pytest.mark.parametrize("make", [
-    lambda rs: IGDP(3, random_state=rs).fit(np.random.RandomState(0).rand(30, 4)),
-    lambda rs: CGDP(3, random_state=rs).fit(np.random.RandomState(0).rand(30, 4)),
-    lambda rs: GDP(random_state=rs).fit(np.random.RandomState(0).rand(30, 4)),
-    lambda rs: GaussMix(3, random_state=rs).fit(np.random.RandomState(0).rand(30, 4) / 4),
-    lambda rs: CodebookRelease(n_bits=1, random_state=rs).fit(
-        np.random.RandomState(0).rand(30, 4)),
-], ids=["IGDP", "CGDP", "GDP", "GaussMix", "CodebookRelease"])
-def test_every_noise_seed_of_a_mechanism_is_wide_unless_chosen(make):
-    fresh = make(None)
-    assert fresh.noise_seed_.bit_length() == SECRET_BITS + 1
-    assert make(None).noise_seed_ != fresh.noise_seed_
-    # a chosen seed keeps the stream of earlier versions (tests only)
-    assert make(0).noise_seed_ < 2**31 and make(0).noise_seed_ == make(0).noise_seed_
-    # a wide seed (a secret file's) re-derives the same noise seed
-    assert make(fresh.noise_seed_).noise_seed_ == make(fresh.noise_seed_).noise_seed_
-
-
-def test_a_mechanism_with_no_seed_draws_each_purpose_from_its_own_wide_stream():
-    mech = IGDP(3).fit(np.random.RandomState(0).rand(30, 4))
-    assert mech._secret_seed.bit_length() == SECRET_BITS + 1
-    assert mech._secret_seed != mech.noise_seed_
-
-
 @pytest.fixture(scope="module")
 def cli_site(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("entropy")
@@ -115,10 +91,14 @@ def test_the_command_line_draws_a_wide_seed_and_records_a_chosen_one(cli_site, c
         assert c.header["chosen_seed"] is False
     assert load_uploads([cli_site / "fresh0.npz"]).headers[0]["chosen_seed"] is False
     # the test deployment's own uploads were made with --seed: the analyst says so, one line
-    assert load_uploads([ups[0]]).headers[0]["chosen_seed"] is True
+    with pytest.warns(UserWarning, match=CHOSEN_SEED) as caught:
+        assert load_uploads([ups[0]]).headers[0]["chosen_seed"] is True
+    assert caught[0].filename == __file__
     status, _, err = run_cli(["analyst", "fit", *ups, "--out", cli_site / "run"], capsys,
                              seed_warning=True)
     assert status == 0, err
-    (line,) = [ln for ln in err.splitlines() if CHOSEN_SEED in ln]
+    lines = [ln for ln in err.splitlines() if CHOSEN_SEED in ln]
+    assert len(lines) == 1, err
+    (line,) = lines
     assert line.startswith("skdc analyst: warning: ") and ups[0] in line
     assert "tests only" in line
