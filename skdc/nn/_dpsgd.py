@@ -142,7 +142,8 @@ class DPSGDMixin:
             seq = np.random.SeedSequence(self.dp_random_state)
             a, b = seq.spawn(2)
             self._dp_np_gen = np.random.default_rng(a)
-            self._dp_torch_seed = int(b.generate_state(1)[0])
+            # torch's generators take a 64-bit seed: the widest the noise stream can get
+            self._dp_torch_seed = int(b.generate_state(1, np.uint64)[0])
         return self._dp_np_gen
 
     def _noise_device(self):
@@ -255,7 +256,7 @@ class DPSGDMixin:
             self.module_ = GradSampleModule(self.module_, loss_reduction="mean")
             # fresh noise after a reload: replaying the saved stream would correlate noise
             gen = torch.Generator(device=self._noise_device())
-            gen.manual_seed(int(np.random.SeedSequence().generate_state(1)[0]))
+            gen.manual_seed(int(np.random.SeedSequence().generate_state(1, np.uint64)[0]))
             self.optimizer_ = DPOptimizer(
                 self.optimizer_, noise_multiplier=float(self.noise_multiplier),
                 max_grad_norm=float(self.max_grad_norm), expected_batch_size=1,
