@@ -50,7 +50,8 @@ __all__ = ["AuditReport", "audit"]
 # the comparison's attack sets are defined: every applicable attack runs, and each draw is
 # judged by the strongest.
 _DEPLOYMENTS = {
-    ("igdp", "gopp"): ("align__v", ("mp", "procrustes", "alignment_map")),
+    ("igdp", "gopp"): ("align__v", ("mp", "procrustes", "alignment_map", "sample_axes",
+                                    "joint_likelihood")),
     ("cgdp", "none"): ("gdp__noise", ("known_secret",)),
 }
 _MAX_GRID = 10_000
@@ -256,8 +257,9 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
         (C-GDP; the private-data noise ``gdp__noise`` is calibrated).
     attacks : list of str, default=None
         Attack names among those that apply to the deployment (for I-GDP with GOPP ``"mp"``,
-        ``"procrustes"``, ``"alignment_map"``; for C-GDP ``"known_secret"``); ``None``:
-        every one of them, each draw judged by the strongest.
+        ``"procrustes"``, ``"alignment_map"`` and the colluder's-sample attacks
+        ``"sample_axes"`` and ``"joint_likelihood"``; for C-GDP ``"known_secret"``);
+        ``None``: every one of them, each draw judged by the strongest.
     max_linkage : float or None, default=0.15
         The largest acceptable exact-source linkage accuracy: the share of the attacked
         participant's reconstructed rows that the attacker's best matcher picks out as

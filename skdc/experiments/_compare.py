@@ -73,14 +73,20 @@ from ._audit import (
     _where,
 )
 from ._calibrate import (
+    _MAX_LINKAGE,
     _RUN_CONSTRAINTS,
+    _UNLINKED,
     _V_PT_COLUMN,
+    _attack_of,
     _check_draws,
     _check_range,
     _content_hash,
     _data_digest,
     _FittedAttribute,
+    _linkage_params,
     _mean_interval,
+    _order_bounds,
+    _prediction_bounds,
     _resolve_target,
     _result,
     _row_fields,
@@ -102,8 +108,9 @@ _REDUCTIONS = {"kpca": "kernel PCA", "umap": "UMAP"}
 # the KTI paper's attacks of Section 5.5: regress raw anchor rows on the target's anchor upload
 _ANCHOR_ATTACKS = {"pinv": {"regressor": "pinv"}, "lr": {"regressor": "lr"},
                    "mlp": {"regressor": "mlp", "random_state": 0}}
-_LINKAGE = {"auditor": "pca", "random_state": 0}  # the exact-source linkage's auditor
 _N_BOOTSTRAP = 2000
+# the named attacks' relative-error columns (a checkpoint keeps them within 0 and 1e6)
+_ERROR_ATTACKS = tuple(dict.fromkeys(a for _, names in _DEPLOYMENTS.values() for a in names))
 _MAX_EPSILONS = 16
 # below it GaussMix's noise is thousands of times the rows' bound: its model is at chance
 # (balanced accuracy 0.500 measured at 0.001), and far below (1e-30) the report's log axis fails
@@ -236,7 +243,13 @@ class ComparedOption:
         Label accuracy of a clean-data classifier on the reconstructions (the KTI paper's
         ReconAcc); NaN when not measured.
     inference_chance : float
-        The target's majority-label share (guessing the commonest label).
+        The target's majority-label share (guessing the commonest label). The labels reach
+        the analyst in every option, so label inference is no risk measure of its own.
+    sensitive_gain : float
+        How much better the strongest attack predicts the ``sensitive`` column from the
+        reconstructions than from what it already holds (median over the deployments at the
+        setting, ``1 - MSE(reconstruction) / MSE(own guess)``); NaN when no column was
+        named.
     epsilon, delta : float
         The formal guarantee (GaussMix only; NaN otherwise).
     meets : bool or None
@@ -269,6 +282,7 @@ class ComparedOption:
     linkage_chance: float = float("nan")
     inference: float = float("nan")
     inference_chance: float = float("nan")
+    sensitive_gain: float = float("nan")
     epsilon: float = float("nan")
     delta: float = float("nan")
     meets: object = None
@@ -313,10 +327,15 @@ class Comparison:
     options : dict of {str: ComparedOption}
         Each option's result.
     verdict : dict
-        ``meeting`` (the collaborations meeting the target), ``formal`` (the options with a
-        formal guarantee), ``best`` (the meeting option of highest utility, or ``None``),
-        ``deploy`` (the meeting option of highest utility that ``skdc participant upload``
-        deploys: I-GDP or C-GDP, or ``None``) and ``sentence`` (the answer in words).
+        ``decision``: ``"collaborate"`` when an option meets every target under every attack
+        and beats each participant alone (Local), else ``"do not collaborate"``; ``sentence``
+        (the answer in words, opening with the decision: "Collaborate: ..." or "Do not
+        collaborate: ..."), ``meeting`` (the collaborations meeting the targets), ``formal``
+        (the options with a formal guarantee), ``best`` (the meeting option of highest
+        utility, or ``None``) and ``deploy`` (the meeting option of highest utility that
+        ``skdc participant upload`` deploys: I-GDP or C-GDP, or ``None``; when Local does
+        better the report offers it only as what to deploy should the participants
+        collaborate anyway).
     regulator : pandas.DataFrame
         The risks of the Article 29 Working Party's Opinion 05/2014 on anonymisation
         techniques (singling out, linkability, inference): what measures each, and what is
@@ -442,7 +461,7 @@ class _Context:
     colluder: int
     target: int
     model: object
-    target_error: float
+    target_error: object
     confidence: float
     n_draws: int
     criterion: str
@@ -459,6 +478,15 @@ class _Context:
     max_components: object
     public: object
     resumed: list = field(default_factory=list)
+    max_linkage: object = _MAX_LINKAGE
+    sensitive: object = None
+    max_sensitive_gain: object = None
+
+    @property
+    def targets(self):
+        """The targets as the audit's calibration takes them."""
+        return {"target_error": self.target_error, "max_linkage": self.max_linkage,
+                "sensitive": self.sensitive, "max_sensitive_gain": self.max_sensitive_gain}
 
 
 def _check_options(options, epsilons):
@@ -487,7 +515,10 @@ def _check_options(options, epsilons):
         "options": [list, tuple, None],
         "epsilons": ["array-like"],
         "n_participants": [Integral],
-        "target_error": [Real],
+        "target_error": [Real, None],
+        "max_linkage": [Interval(Real, 0, 1, closed="both"), None],
+        "sensitive": [Interval(Integral, 0, None, closed="left"), None],
+        "max_sensitive_gain": [Interval(Real, 0, 1, closed="both"), None],
         "colluder": [Interval(Integral, 0, None, closed="left")],
         "partition": ["array-like", None],
         "model": [StrOptions({"logistic", "ridge"}), HasMethods(["fit"])],
@@ -504,7 +535,9 @@ def _check_options(options, epsilons):
     prefer_skip_nested_validation=True,
 )
 def compare_options(X, y, *, options=None, epsilons=(1.0, 8.0), n_participants=5,
-                    partition=None, target_error=0.5, confidence=0.95, colluder=0, target=None,
+                    partition=None, max_linkage=_MAX_LINKAGE, target_error=None,
+                    sensitive=None, max_sensitive_gain=None, confidence=0.95, colluder=0,
+                    target=None,
                     model="logistic", n_draws=None, criterion="order", xtol=None,
                     nonlinear="kpca", max_components=None, public=None, delta=1e-6,
                     row_bound=None, n_measure=5, test_size=0.3, random_state=0, n_jobs=None,
@@ -515,13 +548,18 @@ def compare_options(X, y, *, options=None, epsilons=(1.0, 8.0), n_participants=5
     parties (or as in ``partition``); every option uses that split. Each option runs at its
     calibrated or stated setting (see the module's summary): Local and Central as the floor
     and the ceiling; I-GDP + GOPP, C-GDP and the nonlinear KTI route calibrated for
-    ``target_error`` at ``confidence`` by :func:`calibrate_noise`'s rule (fresh deployments
+    the targets (``max_linkage``, and ``target_error`` and ``max_sensitive_gain`` when given)
+    at ``confidence`` by :func:`calibrate_noise`'s rule (fresh deployments
     on the fixed partition; the KTI route's largest dimension that passes); GaussMix at each of
     ``epsilons``. At each setting ``n_measure`` deployments measure exact-source linkage and
-    attribute inference from the strongest attack's reconstructions. The verdict names the
-    options meeting the target and what each costs against Local and Central, and, for the
-    best of I-GDP and C-GDP that meets it, writes the ``skdc participant upload`` flags and the
-    settings' fingerprint that ``skdc analyst fit --audit-fingerprint`` checks.
+    attribute inference from the strongest attack's reconstructions. The verdict opens with
+    the decision: "Collaborate" when an option meets every target and beats each participant
+    alone (Local), else "Do not collaborate", with why (Local gets more; or no option meets
+    the targets in the ranges tried, the linkage the strongest attack keeps there and what
+    would help). When collaborating, it writes the ``skdc participant upload`` flags of the
+    best of I-GDP and C-GDP that meets the targets and the settings' fingerprint that ``skdc
+    analyst fit --audit-fingerprint`` checks. The verdict holds for the attacks run, not for
+    every attack; only GaussMix carries a formal guarantee.
 
     Read more in the :ref:`User Guide <safety>`.
 
@@ -541,8 +579,20 @@ def compare_options(X, y, *, options=None, epsilons=(1.0, 8.0), n_participants=5
         Parties the rows are split into (ignored with ``partition``).
     partition : array-like of int of shape (n_samples,), default=None
         The party of each row.
-    target_error : float, default=0.5
-        The acceptable relative reconstruction error ``||Xhat - X||_F / ||X||_F``.
+    max_linkage : float or None, default=0.15
+        The largest acceptable exact-source linkage accuracy under every attack (chance 0.1
+        with ten-way galleries; the default is chance + 0.05), by the attacker's best
+        matcher; ``None``: not judged.
+    target_error : float, default=None
+        The acceptable relative reconstruction error ``||Xhat - X||_F / ||X||_F``, judged
+        with the linkage; ``None``: reported, not judged.
+    sensitive : int, default=None
+        A sensitive column of ``X``: the table gives how much better the strongest attack
+        predicts it from the reconstructions than from what the attacker already holds (the
+        target's labels and the colluder's rows). The labels reach the analyst in every
+        option, so label inference is no risk measure of its own.
+    max_sensitive_gain : float, default=None
+        The largest acceptable gain on ``sensitive``; ``None``: reported, not judged.
     confidence : float, default=0.95
         Probability that a fresh deployment meets the target; also the level of the
         utility intervals.
@@ -614,6 +664,17 @@ def compare_options(X, y, *, options=None, epsilons=(1.0, 8.0), n_participants=5
                    checkpoint=checkpoint, progress=progress, n_measure=n_measure, delta=delta,
                    row_bound=row_bound, nonlinear=nonlinear, max_components=max_components,
                    public=public, test_size=test_size)
+    if max_linkage is None and target_error is None:
+        raise ValueError("Nothing is judged: give a linkage target (max_linkage=) or an error "
+                         "target (target_error=).")
+    if max_sensitive_gain is not None and sensitive is None:
+        raise ValueError("max_sensitive_gain= is a target for the sensitive column; name it "
+                         "with sensitive=.")
+    if sensitive is not None and not sensitive < X.shape[1]:
+        raise ValueError(f"sensitive must be a column index from 0 to {X.shape[1] - 1}; got "
+                         f"{sensitive!r}.")
+    ctx.max_linkage, ctx.sensitive = max_linkage, sensitive
+    ctx.max_sensitive_gain = max_sensitive_gain
     results = {}
     for name in names:
         if name == "gaussmix":
@@ -647,7 +708,8 @@ def _context(X, y, *, partition, n_participants, colluder, target, model, target
     held = HeldOut(split.X_tr, split.y_tr, split.p_tr, split.X_te, split.y_te, split.p_te)
     return _Context(
         X=X, held=held, split=split, n_participants=n_participants, colluder=int(colluder),
-        target=target, model=model, target_error=float(target_error),
+        target=target, model=model,
+        target_error=None if target_error is None else float(target_error),
         confidence=float(confidence), n_draws=_check_draws(n_draws, confidence, criterion),
         criterion=criterion, xtol=xtol, seeds=seeds, n_jobs=n_jobs, batch_size=batch_size,
         folder=_checkpoint_folder(checkpoint), progress=progress, n_measure=int(n_measure),
@@ -717,13 +779,13 @@ def _run_central(ctx):
         interval_over="held-out rows (bootstrap)", n_draws=1, attack="raw rows",
         attack_error=0.0, attack_error_median=0.0, linkage=link, linkage_chance=link_chance,
         inference=infer, inference_chance=_majority_share(y_t),
-        meets=bool(ctx.target_error <= 0.0))
+        meets=False)
 
 
 def _linkage(X_true, X_hat, y):
     from ..metrics import linkage_accuracy
 
-    acc = linkage_accuracy(X_true, X_hat, y, **_LINKAGE)
+    acc = linkage_accuracy(X_true, X_hat, y, **_linkage_params())
     return float(acc), float(acc.chance)
 
 
@@ -781,7 +843,8 @@ def _runner(ctx, maker, scorers, attacks, filename, extra, desc):
                                             h.y_train, (h.X_test, h.y_test), fit_params,
                                             extra)}
     path = None if ctx.folder is None else os.path.join(ctx.folder, filename)
-    ck = DrawCheckpoint(path, fingerprint, _row_fields(scorers, attacks))
+    ck = DrawCheckpoint(path, fingerprint, _row_fields(
+        scorers, attacks, [a for a in attacks if a in _ANCHOR_ATTACKS or a in _ERROR_ATTACKS]))
     data = (h.X_train, h.X_test, h.y_train, h.y_test, fit_params)
     bar = progress_bar(None, ctx.progress, total=None, desc=desc, unit="draw")
     return _Runner(_SweepContext(maker, data, scorers, attacks, inner_threads=1), ctx.n_jobs,
@@ -812,7 +875,7 @@ def _run_gdp(ctx, kind):
     low, high = _default_bounds(param, ctx.n_participants, ctx.X)
     low, high, xtol = _check_range((low, high), None if ctx.xtol is None
                                    else ctx.xtol * (high - low))
-    cal = _calibrate(pipe, ctx.split, param, list(names), ctx.target_error, ctx.confidence,
+    cal = _calibrate(pipe, ctx.split, param, list(names), ctx.targets, ctx.confidence,
                      ctx.n_draws, (low, high), xtol, ctx.criterion, ctx.colluder, ctx.target,
                      np.random.RandomState(ctx.seeds[kind]), ctx.n_jobs, ctx.batch_size,
                      ctx.folder, ctx.progress, filename=f"compare_{kind}.jsonl")
@@ -831,7 +894,7 @@ def _measure(ctx, kind, maker, value, cal, specs):
     import pandas as pd
 
     scorers = {**_resolve_scoring("balanced_accuracy")}
-    link = _scorers(specs, "linkage", ctx, _LINKAGE)
+    link = _scorers(specs, "linkage", ctx, _linkage_params())
     infer = _scorers(specs, "label_accuracy", ctx)
     attacks = {**{f"{a} linkage": s for a, s in link.items()},
                **{f"{a} inference": s for a, s in infer.items()}}
@@ -851,6 +914,14 @@ def _measure(ctx, kind, maker, value, cal, specs):
     return table, out
 
 
+def _error_bound(cal, errors):
+    """The relative error a fresh deployment exceeds at the calibration's confidence, by its
+    criterion (an order statistic, or the Gaussian prediction bound)."""
+    if cal.criterion == "normal":
+        return float(_prediction_bounds(errors, cal.confidence, "normal")[0])
+    return float(_order_bounds(errors, int(cal.decisions["allowed_failures"].iloc[0]) + 1)[0])
+
+
 def _calibrated_option(ctx, name, label, cal, at, setting, measured, **extra):
     """A calibrated option's row: utility where the verdict is read, the binding attack's
     bounds there, the strongest linkage and inference of the measurement."""
@@ -858,7 +929,10 @@ def _calibrated_option(ctx, name, label, cal, at, setting, measured, **extra):
 
     rows = cal.table[cal.table["value"] == at]
     util, ci = _mean_interval(rows["balanced_accuracy"], ctx.confidence)
-    b = cal.summary[(cal.summary["value"] == at) & (cal.summary["attack"] == cal.binding_attack)]
+    attack = _attack_of(cal.binding_attack)
+    bound = _error_bound(cal, rows[attack])
+    sens = [c for c in rows.columns if c.endswith(" sensitive")]
+    gain = max((1.0 - float(rows[c].median()) for c in sens), default=float("nan"))
     table, by_attack = measured
     strongest_link = max(by_attack.values(), key=lambda t: t[0])[0]
     strongest_infer = max(by_attack.values(), key=lambda t: t[1])[1]
@@ -870,8 +944,9 @@ def _calibrated_option(ctx, name, label, cal, at, setting, measured, **extra):
     return ComparedOption(
         name=name, label=label, protection="empirical", setting=setting, value=float(at),
         utility=util, utility_interval=ci, interval_over=_deployments(len(rows)),
-        n_draws=int(len(rows)), attack=cal.binding_attack,
-        attack_error=float(b["lower"].iloc[0]), attack_error_median=float(b["median"].iloc[0]),
+        n_draws=int(len(rows)), attack=attack,
+        attack_error=bound, attack_error_median=float(rows[attack].median()),
+        sensitive_gain=gain,
         linkage=strongest_link, linkage_chance=_linkage_chance(y_t),
         inference=strongest_infer, inference_chance=_majority_share(y_t),
         meets=bool(np.isfinite(cal.value)), calibration=cal, draws=draws,
@@ -963,10 +1038,14 @@ def _run_kti(ctx):
     pipe = _kti_pipeline(ctx, top)
     specs = {a: ("anchor_regression", _ANCHOR_ATTACKS[a]) for a in ("pinv", "lr")}
     attacks = _scorers(specs, "relative_error", ctx)
+    targets = {} if ctx.target_error is None else dict.fromkeys(attacks, ctx.target_error)
+    if ctx.max_linkage is not None:
+        link = _scorers(specs, "linkage", ctx, _linkage_params())
+        attacks.update((a + _UNLINKED, sc) for a, sc in link.items())
+        targets.update((a + _UNLINKED, 1.0 - ctx.max_linkage) for a in link)
     maker = _DimensionMaker(pipe, "dimensions dropped", "deployment", "dr__n_components", top)
     rng = check_random_state(ctx.seeds["kti"])
     draw_seeds = rng.randint(2**31 - 1, size=ctx.n_draws)
-    targets = dict.fromkeys(attacks, ctx.target_error)
     with _runner(ctx, maker, _utility_scoring(), attacks, "compare_kti.jsonl", top,
                  "calibrate KTI dimension") as run:
         search = _Search(run, draw_seeds, targets, "balanced_accuracy", ctx.confidence,
@@ -983,12 +1062,12 @@ def _run_kti(ctx):
     if not np.isfinite(cal.value):
         s = cal.summary[(cal.summary["value"] == at)
                         & (cal.summary["attack"] == cal.binding_attack)].iloc[0]
+        from ._calibrate import _relax, _shortfall
+
         warnings.warn(
-            f"The KTI route meets no target even at dimension 1: the {cal.binding_attack} "
-            f"anchor-regression attack stays below {ctx.target_error:.4g} in "
-            f"{int(s['failures'])} of {int(s['n_draws'])} deployments there (median error "
-            f"{s['median']:.4g}). Lower target_error= or confidence=.", UserWarning,
-            stacklevel=3)
+            f"The KTI route meets the targets at no dimension, not even 1: there "
+            f"{_shortfall(cal.binding_attack, s)}. {_relax(cal.binding_attack).capitalize()} "
+            "or lower confidence=.", UserWarning, stacklevel=3)
     measured = _measure(ctx, "kti", maker, at, cal, specs)
     red = _REDUCTIONS[ctx.nonlinear]
     return _calibrated_option(ctx, "kti", _LABELS["kti"].format(red=red), cal, at,
@@ -1084,6 +1163,7 @@ def _table(results):
             "attack_error_bound": o.attack_error, "attack_error_median": o.attack_error_median,
             "linkage": o.linkage, "linkage_chance": o.linkage_chance,
             "inference": o.inference, "inference_chance": o.inference_chance,
+            "sensitive_gain": o.sensitive_gain,
             "epsilon": o.epsilon, "delta": o.delta, "meets_target": _meets_words(o),
             "draws": o.n_draws})
     return pd.DataFrame(rows)
@@ -1100,52 +1180,73 @@ def _cost(o, results):
 
 
 def _verdict(ctx, results):
-    """The options meeting the target, the formal ones, the best and the deployable one, the
-    answer in words, and the warnings it needs (linkage above chance at a met target)."""
+    """The decision ("collaborate" or "do not collaborate") and the answer in words that opens
+    with it; the options meeting the targets, the formal ones, the best and the deployable
+    one, and the warnings it needs."""
+    from ._report import targets_words
+
     empirical = [o for o in results.values() if o.protection == "empirical"]
     meeting = sorted((o.name for o in empirical if o.meets), key=lambda n: -results[n].utility)
     formal = [o.name for o in results.values() if o.protection == "formal"]
-    deployable = [n for n in meeting if n in ("igdp", "cgdp")]
     best = meeting[0] if meeting else None
-    deploy = deployable[0] if deployable else None
-    t, c = ctx.target_error, ctx.confidence
-    if meeting:
+    local = results.get("local")
+    what = targets_words({"max_linkage": ctx.max_linkage, "target_error": ctx.target_error,
+                          "sensitive": ctx.sensitive,
+                          "max_sensitive_gain": ctx.max_sensitive_gain})
+    c = ctx.confidence
+    collaborate = best is not None and (local is None or results[best].utility
+                                        > local.utility)
+    if collaborate:
         b = results[best]
-        who = ("the one collaboration judged by attacks keeps" if len(empirical) == 1 else
-               f"{len(meeting)} of the {len(empirical)} collaborations judged by attacks "
-               f"keep{'s' if len(meeting) == 1 else ''}")
-        sentence = (f"Yes: {who} every attack's error at or above {t:.3g} in a fresh "
-                    f"deployment with probability at least {c:.0%}. The best is {b.label} at "
-                    f"{b.setting}: balanced accuracy {b.utility:.3f} ({_cost(b, results)}).")
+        sentence = (f"Collaborate: {b.label} at {b.setting}: a fresh deployment keeps {what} "
+                    f"under every attack tried, with probability at least {c:.0%}; balanced "
+                    f"accuracy {b.utility:.3f} ({_cost(b, results)}).")
+    elif best is not None:
+        b = results[best]
+        sentence = (f"Do not collaborate: each participant alone gets {local.utility:.3f}, "
+                    f"more than any option that meets the targets (the best, {b.label} at "
+                    f"{b.setting}, gets {b.utility:.3f}).")
     elif empirical:
-        sentence = (f"No: none of the {len(empirical)} collaborations judged by attacks keeps "
-                    f"every attack's error at or above {t:.3g} with probability {c:.0%} in "
-                    "the ranges tried.")
+        sentence = f"Do not collaborate: no option meets {what} in the ranges tried"
+        sentence += "".join(f"; GaussMix at epsilon = {results[n].epsilon:.3g} carries a "
+                            f"formal guarantee at {results[n].utility:.3f}" for n in formal)
+        sentence += "."
+        kept = [o for o in empirical if np.isfinite(o.linkage)]
+        if kept:
+            sentence += " At the largest setting tried the strongest attack still links " + \
+                ", ".join(f"{o.linkage:.0%} of the rows under {o.label} ({o.setting})"
+                          for o in kept) + " (chance 10%)."
+        sentence += (" What would help: private-data noise on the rows (C-GDP) over a wider "
+                     "range, fewer shared features, GaussMix at a stated epsilon, or not "
+                     "collaborating.")
     else:
-        sentence = "No collaboration judged by attacks was compared."
-    if formal:
+        sentence = ("Do not collaborate: no collaboration judged by attacks was compared"
+                    + ("".join(f"; GaussMix at epsilon = {results[n].epsilon:.3g} carries a "
+                               f"formal guarantee at {results[n].utility:.3f}"
+                               for n in formal)) + ".")
+    if formal and (collaborate or best is not None):
         listed = ", ".join(f"{results[n].utility:.3f} at epsilon = {results[n].epsilon:.3g}"
                            for n in formal)
         sentence += (f" GaussMix carries a formal (epsilon, delta = {ctx.delta:g})-DP "
-                     f"guarantee, its attack error not measured: balanced accuracy "
-                     f"{listed}.")
-    if "local" in results and (best is None or results[best].utility
-                               < results["local"].utility):
-        sentence += (f" Each participant alone (Local) gets {results['local'].utility:.3f}"
-                     + (": no option meeting the target beats it." if best else "."))
-    if deploy is not None and deploy != best:
+                     f"guarantee, its attacks not measured: balanced accuracy {listed}.")
+    deployable = [n for n in meeting if n in ("igdp", "cgdp")]
+    deploy = deployable[0] if deployable else None
+    if collaborate and deploy is not None and deploy != best:
         sentence += (f" The best that skdc participant upload deploys is "
                      f"{results[deploy].label}.")
-    elif best is not None and deploy is None:
+    elif collaborate and deploy is None:
         sentence += (" skdc participant upload runs I-GDP and C-GDP only, and neither "
-                     "meets the target.")
+                     "meets the targets.")
+    sentence += (" The verdict holds for the attacks run here, not for every attack; anchor "
+                 "noise and private-data noise are no differential privacy.")
     linked = [results[n] for n in meeting if _linked(results[n])]
-    warns = [] if not linked else [
+    warns = [] if not linked or ctx.max_linkage is not None else [
         "Meeting the error target is not enough against singling out: "
         + ", ".join(f"{o.label} links {o.linkage:.0%}" for o in linked)
         + f" of its reconstructions to their own row (chance {linked[0].linkage_chance:.0%})."
-        " Read the linkage column; a higher target error lowers it."]
-    return {"meeting": meeting, "formal": formal, "best": best, "deploy": deploy,
+        " Give a linkage target (--max-linkage)."]
+    return {"decision": "collaborate" if collaborate else "do not collaborate",
+            "meeting": meeting, "formal": formal, "best": best, "deploy": deploy,
             "sentence": sentence, "warnings": warns}
 
 
@@ -1170,9 +1271,12 @@ _REGULATOR = (
      "data sets with other columns"),
     ("inference", "can an attribute be deduced with significant probability?",
      "reconstruction error; attribute inference from reconstructions", "attack_error_bound, "
-     "inference",
-     "how far the best reconstruction is from the rows (relative error), and how often a "
-     "classifier trained on clean rows reads the label (the attribute) off a reconstruction",
+     "sensitive_gain, inference",
+     "how far the best reconstruction is from the rows (relative error), how much better the "
+     "attacker predicts a column the user names as sensitive from the reconstructions than "
+     "from what it already holds, and how often a classifier trained on clean rows reads the "
+     "label off a reconstruction; the labels reach the analyst in every option, so label "
+     "inference is no risk measure of its own",
      "membership inference; inference from the trained model; attributes that are not "
      "columns of the rows"),
 )
@@ -1198,13 +1302,15 @@ def _shown(results, column):
     for col in (c.strip() for c in column.split(",")):
         key, ref = {"linkage": ("linkage", "chance"),
                     "inference": ("inference", "majority label"),
-                    "attack_error_bound": ("attack_error", None)}[col]
+                    "attack_error_bound": ("attack_error", None),
+                    "sensitive_gain": ("sensitive_gain", None)}[col]
         vals = ", ".join(f"{o.label} {getattr(o, key):.2f}" for o in measured
                          if np.isfinite(getattr(o, key)))
         if not vals:
             continue
         what = {"linkage": "linkage accuracy", "inference": "label inference accuracy",
-                "attack_error": "reconstruction error bound"}[key]
+                "attack_error": "reconstruction error bound",
+                "sensitive_gain": "gain on the sensitive column"}[key]
         chance = [getattr(o, f"{key}_chance") for o in measured if ref
                   and np.isfinite(getattr(o, f"{key}_chance", np.nan))]
         parts.append(f"{what}: {vals}" + (f" ({ref} {max(chance):.2f})" if chance else ""))
@@ -1293,7 +1399,9 @@ def _setting(ctx, X, y, partition, results, epsilons, command_line, random_state
         "n_train": int(len(h.X_train)), "n_test": int(len(h.X_test)),
         "n_participants": ctx.n_participants, "colluder": ctx.colluder, "target": ctx.target,
         "target_rows": int(np.sum(h.participant_test == ctx.target)),
-        "target_error": ctx.target_error, "confidence": ctx.confidence,
+        "target_error": ctx.target_error, "max_linkage": ctx.max_linkage,
+        "sensitive": ctx.sensitive, "max_sensitive_gain": ctx.max_sensitive_gain,
+        "confidence": ctx.confidence,
         "criterion": ctx.criterion, "n_draws": ctx.n_draws, "options": list(results),
         "epsilons": list(epsilons), "delta": ctx.delta, "row_bound": ctx.row_bound,
         "nonlinear": ctx.nonlinear, "n_measure": ctx.n_measure,
@@ -1309,7 +1417,9 @@ def _python_call(ctx, results, epsilons, random_state):
     names = list(dict.fromkeys("gaussmix" if n.startswith("gaussmix@") else n
                                for n in results))
     args = [f"options={names!r}", f"epsilons={list(epsilons)!r}",
-            f"n_participants={ctx.n_participants}", f"target_error={ctx.target_error!r}",
+            f"n_participants={ctx.n_participants}", f"max_linkage={ctx.max_linkage!r}",
+            f"target_error={ctx.target_error!r}", f"sensitive={ctx.sensitive!r}",
+            f"max_sensitive_gain={ctx.max_sensitive_gain!r}",
             f"confidence={ctx.confidence!r}", f"colluder={ctx.colluder}",
             f"target={ctx.target}", f"criterion={ctx.criterion!r}",
             f"nonlinear={ctx.nonlinear!r}", f"random_state={random_state!r}"]

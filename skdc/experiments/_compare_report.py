@@ -45,6 +45,12 @@ def _error_panel(ax, results, setting):
     attacked = [o for o in results.values() if o.attack is not None and np.isfinite(
         o.attack_error)]
     errors = [o.attack_error for o in attacked] + [o.attack_error_median for o in attacked]
+    if t is None:  # the error is reported, not judged: the axis fits the errors
+        t = max([e for e in errors if np.isfinite(e)] or [0.5])
+        drawn_t = None
+    else:
+        drawn_t = t
+    errors = [o.attack_error for o in attacked] + [o.attack_error_median for o in attacked]
     errors = [e for e in errors if np.isfinite(e)]
     high = max([1.3 * t, 0.5, *[min(e, 3.0 * max(t, 0.1)) * 1.1 for e in errors]])
     local = results.get("local")
@@ -52,7 +58,8 @@ def _error_panel(ax, results, setting):
         ax.axhspan(*local.utility_interval, color=_REF, alpha=0.12, linewidth=0)
         ax.axhline(local.utility, color=_REF, linestyle="--", linewidth=1.2,
                    label=f"Local, nothing shared: {local.utility:.3f} (band: its interval)")
-    ax.axvline(t, color="k", linestyle=":", linewidth=1.2, label=f"target error {t:.3g}")
+    if drawn_t is not None:
+        ax.axvline(t, color="k", linestyle=":", linewidth=1.2, label=f"target error {t:.3g}")
     for o in attacked:
         color = _REF if o.name == "central" else _MEETS if o.meets else _FAILS
         x = min(o.attack_error, high)
@@ -71,7 +78,7 @@ def _error_panel(ax, results, setting):
     ax.set_xlabel(f"strongest attack's error a fresh deployment exceeds at "
                   f"{setting['confidence']:.0%}\n(the thin line runs to the median error)")
     ax.set_ylabel("balanced accuracy (held-out rows)")
-    ax.set_title("options judged by attacks: green meets the target, red does not",
+    ax.set_title("options judged by attacks: green meets the targets, red does not",
                  fontsize="small")
     ax.legend(fontsize="x-small", frameon=False, loc="upper center",
               bbox_to_anchor=(0.5, -0.2), ncol=1)
@@ -161,7 +168,7 @@ def _num(v, digits=3):
     return "n/a" if v is None or not np.isfinite(v) else f"{v:.{digits}f}"
 
 
-def _display_table(results, table):
+def _display_table(results, table, s_col=None):
     """The table as the page shows it: numbers with their intervals, in words."""
     import pandas as pd
 
@@ -178,10 +185,14 @@ def _display_table(results, table):
             f"{_num(o.attack_error)} / {_num(o.attack_error_median)}",
             "exact-source linkage (chance)": "-" if not np.isfinite(o.linkage) else
             f"{o.linkage:.2f} ({o.linkage_chance:.2f})",
-            "attribute inference (majority)": "-" if not np.isfinite(o.inference) else
+            "label inference (majority; no risk: labels are shared)":
+            "-" if not np.isfinite(o.inference) else
             f"{o.inference:.2f} ({o.inference_chance:.2f})",
+            **({} if s_col is None else {
+                f"gain on column {s_col}": "-" if not np.isfinite(o.sensitive_gain) else
+                f"{o.sensitive_gain:.2f}"}),
             "epsilon": "-" if not np.isfinite(o.epsilon) else f"{o.epsilon:.3g}",
-            "meets the target": r.meets_target})
+            "meets the targets": r.meets_target})
     return pd.DataFrame(rows)
 
 
@@ -190,9 +201,9 @@ def _signed(v):
 
 
 def _verdict_html(verdict):
-    cls = "verdict" if verdict["meeting"] else "verdict no"
+    cls = "verdict" if verdict["decision"] == "collaborate" else "verdict no"
     text = html.escape(verdict["sentence"])
-    for word in ("Yes:", "No:"):
+    for word in ("Collaborate:", "Do not collaborate:"):
         if text.startswith(word):
             text = f"<b>{word[:-1]}</b>:{text[len(word):]}"
     warns = "".join(f"<p class='verdict warn'>{html.escape(w)}</p>"
@@ -211,10 +222,15 @@ def _options_section(s, results, table, fig):
         f"the analyst colluding with participant {s['colluder']}; <i>bound</i> is the error a "
         f"fresh deployment exceeds at {s['confidence']:.0%} (the criterion's order "
         "statistic), <i>median</i> the middle draw. Exact-source linkage is the share of "
-        "reconstructions closest to their own row among 10 same-label rows; attribute "
-        "inference the share whose label a classifier trained on clean rows reads off "
-        "correctly.</p>"
-        + _table(_display_table(results, table), "comparison")
+        "reconstructions closest to their own row among 10 same-label rows, by the attacker's "
+        "best matcher; label inference the share whose label a classifier trained on clean "
+        "rows reads off correctly (the labels reach the analyst in every option, so it is no "
+        "risk measure of its own)"
+        + ("" if s.get("sensitive") is None else
+           f"; the gain on column {s['sensitive']} how much better the strongest attack "
+           "predicts it from the reconstructions than from what it already holds (0: no "
+           "better; 1: exactly)") + ".</p>"
+        + _table(_display_table(results, table, s.get("sensitive")), "comparison")
         + _img(fig, "utility against the strongest attack's error and against epsilon")
         + "<p>Left: each empirical option at its setting, its balanced accuracy with the "
         "interval, placed at the attack error a fresh deployment exceeds; the line runs to "
@@ -237,7 +253,7 @@ def _costs_section(s, results):
                             f"{word} ({ref.utility:.3f})")
         status = {"formal": "a formal guarantee (epsilon = "
                             f"{o.epsilon:.3g}); its attack error is not measured",
-                  "empirical": "meets the target" if o.meets else "does not meet the target"
+                  "empirical": "meets the targets" if o.meets else "does not meet the targets"
                   }[o.protection]
         items.append(f"<li><b>{html.escape(o.label)}</b> at {html.escape(o.setting)}: "
                      f"balanced accuracy {o.utility:.3f}; {'; '.join(refs)}; "
@@ -270,17 +286,24 @@ def _regulator_section(s, regulator):
 def _deployment_section(s, results, verdict, deployment):
     if deployment is None:
         best = verdict["best"]
-        why = ("No option meets the target, so nothing is recommended for deployment."
+        why = ("No option meets the targets, so nothing is recommended for deployment."
                if best is None else
+               "The decision is not to collaborate (see the verdict), so nothing is "
+               "recommended for deployment." if verdict["decision"] != "collaborate" else
                f"The best option meeting the target, {html.escape(results[best].label)}, is "
                "not one `skdc participant upload` runs (it runs I-GDP and C-GDP); deploy it "
                "from Python with the settings in the table.")
         return f"<p>{why}</p>"
     o = results[deployment["option"]]
+    anyway = ("" if verdict["decision"] == "collaborate" else
+              "<p class='verdict no'>The verdict is not to collaborate: each participant "
+              "alone does better. Should the participants collaborate anyway, for a reason "
+              "this comparison does not weigh, this is the audited deployment of the best "
+              "option that meets the targets.</p>")
     settings = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(repr(v))}</td></tr>"
                        for k, v in deployment["settings"].items())
     return (
-        f"<p>The best option meeting the target that skdc's deployment commands run: "
+        f"{anyway}<p>The best option meeting the targets that skdc's deployment commands run: "
         f"<b>{html.escape(o.label)}</b> at {html.escape(o.setting)}. Each participant runs "
         "the flags below (written to <code>deployment.txt</code>); the analyst's <code>skdc "
         "analyst fit --audit-fingerprint deployment.json</code> refuses any upload whose "
@@ -365,9 +388,11 @@ def render_comparison(setting, results, table, verdict, regulator, deployment):
              "<p class='verdict warn'>Your rows are not standardized: attack errors are "
              "relative to the rows' scale, so a few large columns dominate them. Compare the "
              "options on rows scaled as the collaboration will scale them.</p>")
+    from ._report import targets_words
+
     opening = (f"{_verdict_html(verdict)}{scale}<p>{len(results)} options, "
-               f"{s['n_participants']} participants, target attack error "
-               f"{s['target_error']:.3g} at {s['confidence']:.0%}.</p>{resumed}")
+               f"{s['n_participants']} participants, targets: "
+               f"{html.escape(targets_words(s))} at {s['confidence']:.0%}.</p>{resumed}")
     return _page("skdc audit: which way to collaborate?",
                  "Is our collaboration safe, and which way?", opening, sections, SECTIONS,
                  _TITLES, css="pre{background:#f4f4f4;padding:.6em;white-space:pre-wrap;"

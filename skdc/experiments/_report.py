@@ -57,7 +57,8 @@ def attack_label(name):
             return f"{attack_label(name[:-len(suffix)])} ({word})"
     return {"mp": "Moore-Penrose (mp)", "procrustes": "Procrustes",
             "alignment_map": "alignment map", "known_secret": "known secret",
-            "known_anchor": "known anchor"}.get(name, name)
+            "known_anchor": "known anchor", "sample_axes": "sample axes",
+            "joint_likelihood": "joint likelihood"}.get(name, name)
 
 
 def targets_words(s):
@@ -487,8 +488,9 @@ def _no_noise_words(s, cal, tables, without):
         return (f"no {e(noise)} in [{s['bounds'][0]:.4g}, {high:.4g}] brings linkage under "
                 f"{s['max_linkage']:.3g}. At the largest, {high:.4g}, the strongest attack, "
                 f"{e(attack_label(link[0]))}, still links a median <b>{link[1]:.0%}</b> of "
-                f"your rows to their own row (up to {link[2]:.0%}; chance 10%) over "
-                f"{link[3]} simulated deployments: {what}.{util} {_helps(s)}")
+                f"your rows to their own row (up to {link[2]:.0%}; chance 10%) over the "
+                f"{link[3]} simulated deployment{'s' if link[3] != 1 else ''} run there: "
+                f"{what}.{util} {_helps(s)}")
     b = _binding_row(cal, high)
     from ._calibrate import _shortfall
 

@@ -27,6 +27,8 @@ from skdc.alignment import GOPPAligner, KTIAligner
 from skdc.anchors import SMOTEAnchor
 from skdc.attacks import AnchorRegressionAttack, collusion_view
 from skdc.experiments import Central, Local, compare_options
+from skdc.experiments._audit import _DEPLOYMENTS
+from skdc.experiments._calibrate import _linkage_params
 from skdc.linear_model import MixingLogisticRegression
 from skdc.mechanisms import CGDP, IGDP, KernelPCAMechanism, calibrate_gaussmix, gaussmix_release
 from skdc.metrics import (
@@ -40,7 +42,7 @@ from skdc.protocol import load_uploads
 from tests._fuzz import CASES, deadline
 
 N_PARTICIPANTS, COLLUDER, TARGET = 3, 0, 1
-LINKAGE = {"auditor": "pca", "random_state": 0}
+LINKAGE = _linkage_params()
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +57,9 @@ def comparison(data, tmp_path_factory):
     folder = tmp_path_factory.mktemp("compare")
     with warnings.catch_warnings():  # the calibrated anchor noise may lie above v_PT here
         warnings.simplefilter("ignore", UserWarning)
+        # the error target alone decides (the linkage target has its own tests below)
         cmp = compare_options(X, y, n_participants=N_PARTICIPANTS, confidence=0.75,
+                              target_error=0.5, max_linkage=None,
                               epsilons=[2.0, 8.0], xtol=0.25, n_measure=2,
                               progress=False, checkpoint=folder / "checkpoint",
                               random_state=0)
@@ -128,7 +132,7 @@ def test_gdp_columns_against_direct_computation(comparison, kind):
     cmp, _ = comparison
     h, o = cmp.held_out, cmp.options[kind]
     param = {"igdp": "align__v", "cgdp": "gdp__noise"}[kind]
-    attacks = {"igdp": ["mp", "procrustes", "alignment_map"], "cgdp": ["known_secret"]}[kind]
+    attacks = list(_DEPLOYMENTS[{"igdp": ("igdp", "gopp"), "cgdp": ("cgdp", "none")}[kind]][1])
     rows = o.calibration.table[o.calibration.table["value"] == o.value]
     utils, errors = [], {a: [] for a in attacks}
     for r in rows.itertuples():
@@ -160,10 +164,11 @@ def test_measured_linkage_and_inference_against_direct_computation(comparison):
         _fit(pipe.set_params(**_seeds(pipe, int(seed))), h)
         view = collusion_view(pipe, h.X_test, colluder=COLLUDER, target=TARGET,
                               participant=h.participant_test)
-        for a in ("mp", "procrustes", "alignment_map"):
+        sample = {"sample": view.colluder_X_input} if "matcher" in LINKAGE else {}
+        for a in _DEPLOYMENTS[("igdp", "gopp")][1]:
             rec = make_attack(a).reconstruct(view).X
             link.setdefault(a, []).append(float(linkage_accuracy(view.truth.X, rec, y_t,
-                                                                 **LINKAGE)))
+                                                                 **LINKAGE, **sample)))
             infer.setdefault(a, []).append(reconstruction_label_accuracy(rec, y_t, reader))
     assert_allclose(o.linkage, max(np.mean(v) for v in link.values()), rtol=1e-12)
     assert_allclose(o.inference, max(np.mean(v) for v in infer.values()), rtol=1e-12)
@@ -236,7 +241,12 @@ def test_verdict_and_table_agree(comparison):
     assert v["formal"] == ["gaussmix@2", "gaussmix@8"]
     if v["meeting"]:
         assert v["best"] == max(v["meeting"], key=lambda n: table.loc[n, "utility"])
-        assert v["sentence"].startswith("Yes")
+        local = table.loc["local", "utility"]
+        better = table.loc[v["best"], "utility"] > local
+        assert v["decision"] == ("collaborate" if better else "do not collaborate")
+        assert v["sentence"].startswith("Collaborate: " if better else
+                                        f"Do not collaborate: each participant alone gets "
+                                        f"{local:.3f}")
     assert v["deploy"] in (None, "igdp", "cgdp")
     linked = [n for n in v["meeting"] if table.loc[n, "linkage"] > max(
         2 * table.loc[n, "linkage_chance"], table.loc[n, "linkage_chance"] + 0.1)]
@@ -487,3 +497,25 @@ def test_tiny_epsilon_is_refused_by_the_function():
     with pytest.raises(ValueError, match=r"in \[0.001, 1000\] \(below, GaussMix's model"):
         compare_options(X, np.arange(30) % 2, options=["gaussmix"], epsilons=[1e-300],
                         progress=False)
+
+
+def test_breast_cancer_comparison_says_do_not_collaborate():
+    """Standardized breast cancer, 5 participants: no anchor noise nor private-data noise in
+    range brings linkage under 0.15 under the strongest attack, so the verdict opens with "Do
+    not collaborate", never "Yes"."""
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True)
+    with warnings.catch_warnings():  # nothing meets: each calibration warns
+        warnings.simplefilter("ignore", UserWarning)
+        cmp = compare_options(StandardScaler().fit_transform(X), y,
+                              options=["local", "igdp", "cgdp"], progress=False)
+    v = cmp.verdict
+    assert v["decision"] == "do not collaborate" and v["deploy"] is None
+    assert v["sentence"].startswith("Do not collaborate: no option meets exact-source "
+                                    "linkage at most 0.15")
+    for kind in ("igdp", "cgdp"):
+        o = cmp.options[kind]
+        assert o.meets is False and o.linkage > 0.15
+        assert f"{o.linkage:.0%} of the rows under {o.label}" in v["sentence"]
+    assert "<b>Do not collaborate</b>:" in cmp.html and "<b>Yes</b>" not in cmp.html
