@@ -32,7 +32,7 @@ from ._base import (
     _aligner_attributes_doc,
     _stack_equal_width,
 )
-from ._gopp_solver import _restart_seed_constraint, solve_gopp
+from ._gopp_solver import _restart_seed_constraint, _restarts_constraint, solve_gopp
 
 __all__ = ["GOPPAligner", "ling_error_bound", "ling_sufficient_v", "v_phase_transition"]
 
@@ -239,7 +239,8 @@ class GOPPAligner(BaseAligner):
     n_restarts : int, default=0
         Extra runs of the power method from random Haar rotations, a diagnostic of the
         spectral start reported by ``multistart_objective_gap_``; the fitted rotations stay
-        those of the spectral start. See :func:`solve_gopp`.
+        those of the spectral start. At most 1000, each restart being a whole solve. See
+        :func:`solve_gopp`.
     restart_seed : int, default=0
         Seed of the ``RandomState`` that draws the restarts' rotations: the same seed gives
         the same restarts, another seed other ones. Unused when ``n_restarts=0``.
@@ -333,7 +334,7 @@ class GOPPAligner(BaseAligner):
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "acceleration": [StrOptions({"anderson"}), None],
-        "n_restarts": [Interval(Integral, 0, None, closed="left")],
+        "n_restarts": _restarts_constraint,
         "restart_seed": _restart_seed_constraint,
     }
 

@@ -60,6 +60,10 @@ class GOPPResult:
 
 # The restart seed is a RandomState seed
 _restart_seed_constraint = [Interval(Integral, 0, 2**32 - 1, closed="both")]
+#: Most restarts of the multistart diagnostic: each is a whole solve, so a thousand already
+#: takes a thousand times the fit (``n_restarts=10**9`` would never end).
+MAX_RESTARTS = 1000
+_restarts_constraint = [Interval(Integral, 0, MAX_RESTARTS, closed="both")]
 
 
 @validate_params(
@@ -70,7 +74,7 @@ _restart_seed_constraint = [Interval(Integral, 0, 2**32 - 1, closed="both")]
         "acceleration": [StrOptions({"anderson"}), None],
         "anderson_depth": [Interval(Integral, 1, None, closed="left")],
         "init": ["array-like", None],
-        "n_restarts": [Interval(Integral, 0, None, closed="left")],
+        "n_restarts": _restarts_constraint,
         "restart_seed": _restart_seed_constraint,
     },
     prefer_skip_nested_validation=True,
@@ -110,7 +114,7 @@ def solve_gopp(
     n_restarts : int, default=0
         Runs of the same method from random Haar-distributed rotations, as a check of the
         spectral start. The returned rotations are always those of the spectral start (the
-        paper's method).
+        paper's method). At most ``MAX_RESTARTS`` (1000).
     restart_seed : int, default=0
         Seed of the ``RandomState`` that draws the restarts' rotations (participant by
         participant, restart by restart), so a solve is reproducible and its restarts can be

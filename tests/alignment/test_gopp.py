@@ -240,6 +240,17 @@ def test_aligner_reports_restarts_and_anchor_condition_number():
         GOPPAligner(n_restarts=-1).fit(Y)
 
 
+def test_restarts_are_bounded_before_any_work():
+    # each restart is a whole solve: 10**9 of them would never end, so they are refused at once
+    from skdc.alignment._gopp_solver import MAX_RESTARTS
+
+    Y = np.zeros((2, 8, 3))
+    for fit in (lambda n: GOPPAligner(n_restarts=n).fit(Y),
+                lambda n: solve_gopp(Y, n_restarts=n)):
+        with pytest.raises(ValueError, match=rf"n_restarts.*range \[0, {MAX_RESTARTS}\]"):
+            fit(10**9)
+
+
 def test_aligner_restarts_are_the_solvers_with_its_seed():
     # above the phase transition the restarts end at other stationary points, so the seed shows
     X = np.random.RandomState(0).randn(60, 6)
