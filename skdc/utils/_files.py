@@ -174,32 +174,111 @@ def open_regular(path, what="the file", *, max_bytes=None, error=FileError):
     )
 
 
-class _Bounded(io.RawIOBase):
-    """A reader that refuses to deliver more than ``limit`` bytes of ``raw``."""
+_CHUNK = 1 << 20  # bytes taken at a time when a whole file is read
+_SLACK = 1 << 12  # bytes asked beyond a file's size, to see whether it delivers more
+_HOLD = 1 << 28  # decompressed bytes held before a stream is measured to its end first
 
-    def __init__(self, raw, limit, where, error, file=None):
-        self._raw, self._left, self._where, self._error = raw, limit, where, error
-        self._limit = limit
-        self._file = file  # the file under a decompressor (which leaves it open)
+
+class _AtRest(io.RawIOBase):
+    """The bytes of a regular file, refusing any beyond the size it reported when opened.
+
+    A file that reports one size and delivers more is not a file at rest: a ``/proc`` file
+    (``/proc/self/pagemap`` reports 0 bytes and never ends) or one still being written.
+    """
+
+    def __init__(self, file, size, where, error):
+        self._file, self._size, self._where, self._error = file, size, where, error
+        self._pos = 0
 
     def readable(self):
+        return True
+
+    def seekable(self):
         return True
 
     def readinto(self, buf):
         view = memoryview(buf).cast("B")
         try:
-            data = self._raw.read(min(view.nbytes, self._left + 1))
+            data = self._file.read(min(view.nbytes, self._size - self._pos + _SLACK))
+        except OSError as exc:
+            raise self._error(
+                f"{self._where} cannot be read ({exc.strerror or one_line(exc)}); it is no "
+                "ordinary file (a /proc or device file?). Pass the file itself."
+            ) from None
+        if self._pos + len(data) > self._size:
+            raise self._error(
+                f"{self._where} delivers more bytes than the {self._size} its size says: a "
+                "special file (such as /proc/self/pagemap) or one still being written. skdc "
+                "reads only ordinary files at rest; pass the file itself, once written."
+            )
+        self._pos += len(data)
+        view[: len(data)] = data
+        return len(data)
+
+    def seek(self, offset, whence=io.SEEK_SET):
+        self._pos = self._file.seek(offset, whence)
+        return self._pos
+
+    def tell(self):
+        return self._pos
+
+    def close(self):
+        self._file.close()
+        super().close()
+
+
+class _Bounded(io.RawIOBase):
+    """A reader that refuses to deliver more than ``limit`` bytes of ``raw``."""
+
+    def __init__(self, raw, limit, where, error, file=None, advice=None):
+        self._raw, self._left, self._where, self._error = raw, limit, where, error
+        self._limit = limit
+        self._file = file  # the file under a decompressor (which leaves it open)
+        self._advice = advice
+
+    def readable(self):
+        return True
+
+    def _take(self, size):
+        """Up to ``size`` bytes of ``raw``; refused past the limit."""
+        try:
+            data = self._raw.read(min(size, self._left + 1))
         except (OSError, EOFError, zlib.error) as exc:
             raise self._error(f"{self._where} cannot be decompressed ({one_line(exc)}).") \
                 from None
         if len(data) > self._left:
-            raise self._error(
-                f"{self._where} holds more than {self._limit} bytes (after decompression); "
-                "it is not the file it claims to be, or raise the limit."
-            )
+            raise self._error(_too_large(self._where, self._limit, self._file is not None,
+                                         self._advice))
         self._left -= len(data)
+        return data
+
+    def readinto(self, buf):
+        view = memoryview(buf).cast("B")
+        data = self._take(view.nbytes)
         view[: len(data)] = data
         return len(data)
+
+    def readall(self):
+        """The rest as one ``bytes``, in one buffer (no copy at the end).
+
+        A decompressed stream that grows past ``_HOLD`` bytes is measured to its end holding
+        nothing, then read again: a bomb is refused at the limit having taken at most
+        ``_HOLD`` bytes of memory.
+        """
+        out, measure = io.BytesIO(), self._file is not None and self._left == self._limit
+        while chunk := self._take(_CHUNK):
+            out.write(chunk)
+            if measure and out.tell() > _HOLD:
+                out = measure = None
+                while self._take(_CHUNK):  # raises above the limit
+                    pass
+                try:
+                    self._raw.seek(0)
+                except (OSError, EOFError, zlib.error) as exc:
+                    raise self._error(f"{self._where} cannot be decompressed "
+                                      f"({one_line(exc)}).") from None
+                out, self._left = io.BytesIO(), self._limit
+        return out.getvalue()  # hands its buffer over when it holds it alone
 
     def close(self):
         self._raw.close()
@@ -208,8 +287,21 @@ class _Bounded(io.RawIOBase):
         super().close()
 
 
-def open_input(path, what="the file", *, max_bytes, error=FileError, decompress="auto"):
+def _too_large(where, limit, decompressed, advice, size=None):
+    """The one line refusing a file above its limit (``size``: its size, when known)."""
+    return (f"{where} holds more than {limit} bytes{f' ({size})' if size is not None else ''}"
+            f"{' after decompression' if decompressed else ''}, the most accepted; is it the "
+            f"right file?{' ' + advice if advice else ''}")
+
+
+def open_input(path, what="the file", *, max_bytes, error=FileError, decompress="auto",
+               advice=None):
     """Open a regular file for reading, bounded to ``max_bytes`` also after decompression.
+
+    The bound is counted while streaming. The file itself must also stay within the size it
+    reports when opened: a ``/proc`` file (``/proc/self/pagemap`` reports 0 bytes and never
+    ends) is refused at its first bytes, and a read error (``/proc/self/mem``) is ``error``
+    too, never an ``OSError``.
 
     Parameters
     ----------
@@ -224,6 +316,9 @@ def open_input(path, what="the file", *, max_bytes, error=FileError, decompress=
         The exception class raised.
     decompress : {"auto", "gzip", None}, default="auto"
         ``"auto"``: gunzip when the file starts with the gzip magic bytes.
+    advice : str, default=None
+        What to do about a file above ``max_bytes`` (how to raise the limit), appended to that
+        message.
 
     Returns
     -------
@@ -241,29 +336,42 @@ def open_input(path, what="the file", *, max_bytes, error=FileError, decompress=
     ...     try:
     ...         fh.read()
     ...     except FileError as exc:
-    ...         print(str(exc).split(": ", 1)[1][:40])
-    --data holds more than 100 bytes (after
+    ...         print(str(exc).split(": ", 1)[1][:46])
+    --data holds more than 100 bytes after decompr
     """
-    path = os.fspath(path)
-    raw = file = open_regular(path, what, error=error)
+    path, where, max_bytes = os.fspath(path), f"{os.fspath(path)}: {what}", int(max_bytes)
+    file = open_regular(path, what, error=error)
     try:
-        if decompress == "gzip" or (decompress == "auto"
-                                    and raw.peek(2)[:2] == _GZIP_MAGIC):
+        size = os.fstat(file.fileno()).st_size
+        raw = file = io.BufferedReader(_AtRest(file, size, where, error), _CHUNK)
+        gunzip = decompress == "gzip" or (decompress == "auto"
+                                          and file.peek(2)[:2] == _GZIP_MAGIC)
+        if gunzip:
             raw = gzip.GzipFile(fileobj=file, mode="rb")
-        return io.BufferedReader(_Bounded(raw, int(max_bytes), f"{path}: {what}", error,
-                                          file if raw is not file else None))
+        elif size > max_bytes:  # refused before a byte is read
+            raise error(_too_large(where, max_bytes, False, advice, size))
+        return io.BufferedReader(_Bounded(raw, max_bytes, where, error,
+                                          file if gunzip else None, advice))
     except BaseException:
         file.close()
         raise
 
 
-def read_bytes(path, what="the file", *, max_bytes, error=FileError, decompress="auto"):
-    """The bytes of a regular file, at most ``max_bytes`` of them (after decompression)."""
-    with open_input(path, what, max_bytes=max_bytes, error=error, decompress=decompress) as fh:
+def read_bytes(path, what="the file", *, max_bytes, error=FileError, decompress="auto",
+               advice=None):
+    """The bytes of a regular file, at most ``max_bytes`` of them (after decompression).
+
+    A compressed file is measured first while streaming, holding nothing, so a bomb is refused
+    at the limit before its bytes take memory; the bytes are then read into one buffer, not
+    copied. See :func:`open_input` for the parameters.
+    """
+    with open_input(path, what, max_bytes=max_bytes, error=error, decompress=decompress,
+                    advice=advice) as fh:
         return fh.read()
 
 
-def read_text(path, what="the file", *, max_bytes, error=FileError, encoding="utf-8"):
+def read_text(path, what="the file", *, max_bytes, error=FileError, encoding="utf-8",
+              advice=None):
     """The text of a regular file of at most ``max_bytes`` bytes (never decompressed).
 
     Examples
@@ -278,7 +386,8 @@ def read_text(path, what="the file", *, max_bytes, error=FileError, encoding="ut
     ...     print(str(exc).split(": ", 1)[1][:34])
     the config is not UTF-8 text (byte
     """
-    data = read_bytes(path, what, max_bytes=max_bytes, error=error, decompress=None)
+    data = read_bytes(path, what, max_bytes=max_bytes, error=error, decompress=None,
+                      advice=advice)
     try:
         return data.decode(encoding)
     except UnicodeDecodeError as exc:
@@ -334,6 +443,11 @@ def check_npy_size(fh, size, where, *, error=FileError):
         shape, _, dtype = read(fh)
         declared = math.prod(shape) * dtype.itemsize
     except (ValueError, TypeError, SyntaxError, OverflowError, EOFError, OSError):
+        shape = None
+    if fh.tell() - start > size:  # /proc/self/pagemap: 0 bytes, and numpy reads a header
+        raise error(f"{where} delivers more bytes than the {size} its size says: a special "
+                    "file (such as /proc/self/pagemap), not an array.")
+    if shape is None:
         return None
     held = size - (fh.tell() - start)
     if declared > held:
@@ -781,6 +895,11 @@ def ensure_folder(path, what="the output folder", *, allow_link=True, mode=None,
     ``allow_link`` is false (a folder skdc fills and may later clear, such as a checkpoint
     folder, is never reached through a link), and a folder that cannot be written.
 
+    ``mode`` (``0o700`` for a folder of owner-only files, such as the analyst's maps and
+    model): the folder, when created here, has exactly these permission bits from its first
+    moment, whatever the umask (its parents get the usual ones); an existing folder is left as
+    it is.
+
     Returns
     -------
     path : str
@@ -877,11 +996,6 @@ def write_output(path, content, what="the output", *, mode=None, error=FileError
         Permission bits; ``None``: ``output_mode(0o644)`` (an ordinary shared file).
     error : type, default=FileError
         The exception class raised.
-
-    ``mode`` (``0o700`` for a folder of owner-only files, such as the analyst's maps and
-    model): the folder, when created here, has exactly these permission bits from its first
-    moment, whatever the umask (its parents get the usual ones); an existing folder is left as
-    it is.
 
     Returns
     -------

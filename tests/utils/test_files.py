@@ -17,6 +17,7 @@ from skdc.utils._files import (
     open_regular,
     output_mode,
     read_bytes,
+    read_text,
     remove_written,
     write_file,
     write_output,
@@ -90,6 +91,58 @@ def test_reads_stop_one_byte_past_the_limit_also_after_decompression(tmp_path, r
     CASES["read_bytes"] += 1
     with pytest.raises(FileError, match="cannot be decompressed"):
         read_bytes(broken, max_bytes=10**8)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/pagemap"), reason="no /proc here")
+def test_a_file_delivering_more_than_its_size_is_refused_at_its_first_bytes(tmp_path):
+    # /proc/self/pagemap is a regular file reporting 0 bytes that never ends: reached through
+    # a link with a table's name, it is refused before its bytes take memory
+    link = tmp_path / "rows.csv"
+    link.symlink_to("/proc/self/pagemap")
+    def npy_header():
+        with open_regular(link) as fh:
+            check_npy_size(fh, 0, f"{link}: --data")
+
+    for read in (lambda: read_bytes(link, "--data", max_bytes=2**40),
+                 lambda: read_bytes(link, "--data", max_bytes=2**40, decompress=None),
+                 npy_header):
+        CASES["read_bytes"] += 1
+        with deadline(), pytest.raises(FileError, match="delivers more bytes than the 0") as info:
+            read()
+        assert str(info.value).startswith(f"{link}: --data ") and "\n" not in str(info.value)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/mem"), reason="no /proc here")
+def test_a_read_error_is_one_line_not_an_oserror(tmp_path):
+    link = tmp_path / "rows.csv"
+    link.symlink_to("/proc/self/mem")  # reading at offset 0 is an input/output error
+    CASES["read_bytes"] += 1
+    with pytest.raises(FileError, match=r"--data cannot be read \(.*\); it is no ordinary"):
+        read_bytes(link, "--data", max_bytes=2**30)
+
+
+def test_a_file_above_the_limit_is_refused_before_a_byte_is_read(tmp_path, regular):
+    CASES["read_bytes"] += 1
+    with pytest.raises(FileError, match=r"holds more than 9 bytes \(10\), the most accepted; "
+                       r"is it the right file\? Raise it\.$"):
+        read_text(regular, "the config", max_bytes=9, advice="Raise it.")
+
+
+def test_a_large_bomb_is_measured_holding_nothing_then_read_in_one_buffer(tmp_path,
+                                                                          monkeypatch):
+    import skdc.utils._files as files
+
+    monkeypatch.setattr(files, "_HOLD", 1000)  # streams past it are measured first
+    ok, bomb = tmp_path / "ok.gz", tmp_path / "bomb.gz"
+    content = bytes(range(256)) * 40
+    with gzip.open(ok, "wb") as fh:
+        fh.write(content)
+    with gzip.open(bomb, "wb") as fh:
+        fh.write(bytes(10**7))
+    assert read_bytes(ok, max_bytes=len(content)) == content  # measured, then read again
+    CASES["read_bytes"] += 1
+    with pytest.raises(FileError, match="holds more than 100000 bytes after decompression"):
+        read_bytes(bomb, "--data", max_bytes=100_000)
 
 
 def test_write_file_sets_the_mode_before_the_first_byte(tmp_path):
