@@ -203,3 +203,57 @@ def test_non_numeric_column_is_one_line_naming_file_and_flag(tmp_path, capsys, a
     assert str(tmp_path / "rows.csv") in err and "Traceback" not in err
     for word in words:
         assert word in err, (word, err)
+
+
+def _hostile(kind, folder, monkeypatch):
+    """A hostile ``--data`` table (small on disk, the limits lowered to meet it); the words
+    its refusal says."""
+    if kind == "bomb":  # inflates past the byte limit
+        import gzip
+
+        path = folder / "bomb.csv.gz"
+        with gzip.open(path, "wb") as fh:
+            fh.write(b"a,b,diagnosis\n" + b"0,0,0\n" * 200_000)
+        monkeypatch.setenv("SKDC_MAX_TABLE_BYTES", "100000")
+        return path, ["holds more than 100000 bytes after decompression", "SKDC_MAX_TABLE_BYTES"]
+    if kind == "pagemap":  # reports 0 bytes and never ends
+        path = folder / "rows.csv"
+        path.symlink_to("/proc/self/pagemap")
+        return path, ["delivers more bytes than the 0 its size says"]
+    if kind == "parquet":  # declares more cells than the budget
+        pytest.importorskip("pyarrow")
+        path = folder / "rows.parquet"
+        pd.DataFrame({"a": np.zeros(5000), "diagnosis": np.zeros(5000)}).to_parquet(path)
+        monkeypatch.setenv("SKDC_MAX_TABLE_CELLS", "9999")
+        return path, ["declares 5000 rows x 2 columns", "SKDC_MAX_TABLE_CELLS"]
+    path = folder / "rows.csv"  # "memory": too large for the memory left
+    pd.DataFrame({"a": [1.0, 2.0], "diagnosis": [0, 1]}).to_csv(path, index=False)
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(pd, "read_csv", no_memory)
+    return path, ["not enough memory to read --data"]
+
+
+@pytest.mark.parametrize("kind", [
+    "bomb", "parquet", "memory",
+    pytest.param("pagemap", marks=pytest.mark.skipif(
+        not __import__("os").path.exists("/proc/self/pagemap"), reason="no /proc here")),
+])
+@pytest.mark.parametrize("command", ["audit", "bound"])
+def test_hostile_tables_end_in_one_line_naming_file_and_flag(tmp_path, capsys, monkeypatch,
+                                                            kind, command):
+    from tests._fuzz import CASES, deadline
+
+    CASES["table (command line)"] += 1
+    path, words = _hostile(kind, tmp_path, monkeypatch)
+    argv = (["audit", "--labels", "diagnosis", "--out", str(tmp_path / "o")]
+            if command == "audit" else ["bound", "--perp", str(path), "--no-progress"])
+    with deadline():
+        assert main([*argv, "--data", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1, err
+    assert str(path) in err and "--data" in err and "Traceback" not in err, err
+    for word in words:
+        assert word in err, (word, err)

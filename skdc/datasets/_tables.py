@@ -24,6 +24,7 @@ import csv
 import io
 import os
 import warnings
+from collections import Counter
 from numbers import Integral
 
 import numpy as np
@@ -34,8 +35,24 @@ from ..utils._sklearn_compat import Interval, validate_params
 
 __all__ = ["load_table", "table_format"]
 
-#: Largest file (after decompression) :func:`load_table` reads unless told otherwise: 16 GiB.
-DEFAULT_MAX_BYTES = 2**34
+#: Largest table :func:`load_table` reads, in bytes after decompression: 4 GiB (a CSV of
+#: about 134 million numbers of up to 30 characters). The environment variable
+#: ``SKDC_MAX_TABLE_BYTES`` raises it for every command.
+DEFAULT_MAX_BYTES = 2**32
+#: Most cells (rows x columns) of a table: 2**27, about 134 million, 1 GiB as float64 (such as
+#: 500,000 rows x 268 columns). Checked before parsing: a text table's lines times its header's
+#: columns, a Parquet file's declared rows times its columns. The environment variable
+#: ``SKDC_MAX_TABLE_CELLS`` raises it for every command.
+DEFAULT_MAX_CELLS = 2**27
+#: Most columns a table's header names: 2**17 = 131,072.
+MAX_COLUMNS = 2**17
+#: Most cells a Parquet file may declare per byte it holds, once it declares more than
+#: ``2**24`` cells: repetitive columns compress far (a sorted 0/1 column about 300 cells per
+#: byte), a file declaring more is crafted or damaged.
+PARQUET_MAX_CELLS_PER_BYTE = 1024
+_PARQUET_FREE_CELLS = 2**24
+_LIMITS = {"max_bytes": ("SKDC_MAX_TABLE_BYTES", DEFAULT_MAX_BYTES),
+           "max_cells": ("SKDC_MAX_TABLE_CELLS", DEFAULT_MAX_CELLS)}
 
 # suffix -> format; ``.gz`` after a text suffix is decompressed by the file boundary
 _FORMATS = {".csv": "csv", ".tsv": "tsv", ".txt": "csv", ".parquet": "parquet",
@@ -79,13 +96,14 @@ def table_format(path):
         "path": [str, os.PathLike],
         "label": [str, os.PathLike, Integral, None],
         "return_X_y": ["boolean"],
-        "max_bytes": [Interval(Integral, 1, None, closed="left")],
+        "max_bytes": [Interval(Integral, 1, None, closed="left"), None],
+        "max_cells": [Interval(Integral, 1, None, closed="left"), None],
         "what": [str],
         "label_what": [str],
     },
     prefer_skip_nested_validation=True,
 )
-def load_table(path, *, label=None, return_X_y=False, max_bytes=DEFAULT_MAX_BYTES,
+def load_table(path, *, label=None, return_X_y=False, max_bytes=None, max_cells=None,
                what="the table", label_what="the labels"):
     """Load a numeric table (CSV, TSV or Parquet with a header, or ``.npy``) and its labels.
 
@@ -108,8 +126,17 @@ def load_table(path, *, label=None, return_X_y=False, max_bytes=DEFAULT_MAX_BYTE
         of that name, else a file. ``None``: no targets.
     return_X_y : bool, default=False
         Return ``(data, target)`` instead of a Bunch.
-    max_bytes : int, default=2**34
-        Largest file accepted, in bytes after decompression (also for a labels file).
+    max_bytes : int, default=None
+        Largest file accepted, in bytes after decompression (also for a labels file), counted
+        while reading, so a compressed bomb or a file that never ends (``/proc/self/pagemap``)
+        stops there. ``None``: the environment variable ``SKDC_MAX_TABLE_BYTES`` if set, else
+        ``DEFAULT_MAX_BYTES`` (4 GiB).
+    max_cells : int, default=None
+        Most cells (rows x columns) accepted, checked before parsing (a text table's lines
+        times its columns, a Parquet file's declared rows times its columns). ``None``: the
+        environment variable ``SKDC_MAX_TABLE_CELLS`` if set, else ``DEFAULT_MAX_CELLS``
+        (2**27, 1 GiB as float64). A header may name at most ``MAX_COLUMNS`` (131,072)
+        columns.
     what : str, default="the table"
         What the table is (a flag such as ``"--data"``), for messages.
     label_what : str, default="the labels"
@@ -131,7 +158,9 @@ def load_table(path, *, label=None, return_X_y=False, max_bytes=DEFAULT_MAX_BYTE
         One line naming the file: an unknown suffix, a text table without a header, a
         non-numeric column (encode categories the same way at every participant, before the
         mechanism), a missing or infinite value (impute or drop first), a label that is
-        neither a column nor a file, labels of the wrong length, a file above ``max_bytes``.
+        neither a column nor a file, labels of the wrong length, a file above ``max_bytes``
+        or ``max_cells`` (the message says how to raise them), a file too large for the memory
+        left.
     ImportError
         Reading needs pandas (and pyarrow for Parquet); the message says what to install.
 
@@ -156,6 +185,40 @@ def load_table(path, *, label=None, return_X_y=False, max_bytes=DEFAULT_MAX_BYTE
     (['benign', 'malignant'], ['age', 'bmi', 'smoker'])
     """
     path = os.fspath(path)
+    limits = {"max_bytes": _limit("max_bytes", max_bytes),
+              "max_cells": _limit("max_cells", max_cells)}
+    try:
+        return _load_table(path, label, return_X_y, limits, what, label_what)
+    except MemoryError:
+        raise FileError(f"{path}: not enough memory to read {what}; free memory, or give a "
+                        "smaller table (fewer rows or columns).") from None
+
+
+def _limit(name, value):
+    """``value``, or the environment variable's, or the default."""
+    if value is not None:
+        return value
+    variable, default = _LIMITS[name]
+    text = os.environ.get(variable, "").strip()
+    if not text:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(f"the environment variable {variable} must be a positive whole number "
+                         f"(of {'bytes' if name == 'max_bytes' else 'cells'}); got {text!r}.")
+    return value
+
+
+def _advice(name):
+    variable, default = _LIMITS[name]
+    return (f"To read a larger table, set {variable} in the environment (default "
+            f"{default}) or pass {name} to skdc.datasets.load_table.")
+
+
+def _load_table(path, label, return_X_y, limits, what, label_what):
     kind = table_format(path)
     if kind is None:
         raise FileError(
@@ -166,13 +229,13 @@ def load_table(path, *, label=None, return_X_y=False, max_bytes=DEFAULT_MAX_BYTE
         if isinstance(label, Integral):
             raise FileError(f"{path}: {what} is a .npy array without column names or a label "
                             f"column (label={label}); give the labels as a file.")
-        X, y, target_name = _read_npy(path, what, max_bytes), None, None
+        X, y, target_name = _read_npy(path, what, limits), None, None
         names = [f"x{j}" for j in range(X.shape[1])]
     else:
-        X, y, names, target_name = _split_frame(_read_frame(path, kind, what, max_bytes),
+        X, y, names, target_name = _split_frame(_read_frame(path, kind, what, limits),
                                                 label, path, what)
     if label is not None and target_name is None:
-        y = _labels_file(label, path, what, label_what, X.shape[0], max_bytes)
+        y = _labels_file(label, path, what, label_what, X.shape[0], limits)
     if return_X_y:
         return X, y
     return Bunch(data=X, target=y, feature_names=np.asarray(names, dtype=str),
@@ -182,7 +245,7 @@ def load_table(path, *, label=None, return_X_y=False, max_bytes=DEFAULT_MAX_BYTE
 def _split_frame(frame, label, path, what):
     """``(X, y, feature_names, target_name)`` of a table; ``y`` None unless ``label`` names
     one of its columns."""
-    header = frame.attrs.get("header", ())
+    header = frame.attrs.pop("header", ())  # pandas deep-copies attrs into every column taken
     names = [str(c).strip() for c in (header if len(header) == frame.shape[1]
                                       else frame.columns)]
     _check_header(path, what, names, label)
@@ -205,13 +268,15 @@ def _pandas(why):
     return pd
 
 
-def _read_frame(path, kind, what, max_bytes):
+def _read_frame(path, kind, what, limits):
     """The table as a DataFrame, parsed by pandas from bytes read through the file boundary."""
     if kind == "parquet":
-        return _read_parquet(path, what, max_bytes)
+        return _read_parquet(path, what, limits)
     pd = _pandas(f"reading {what} ({path})")
-    data = read_bytes(path, what, max_bytes=max_bytes)
+    data = read_bytes(path, what, max_bytes=limits["max_bytes"], advice=_advice("max_bytes"))
     sep = "\t" if kind == "tsv" else ","
+    header = _header_cells(data, sep, path, what)
+    _check_cells(path, what, _count_rows(data), len(header), limits["max_cells"])
     try:
         with warnings.catch_warnings():
             # index_col=False: a row longer than the header is an error (pandas warns and
@@ -230,17 +295,55 @@ def _read_frame(path, kind, what, max_bytes):
     except (pd.errors.ParserError, ValueError) as exc:
         raise FileError(f"{path}: {what} is not a readable {kind.upper()} table "
                         f"({one_line(exc, 120)}).") from None
-    frame.attrs["header"] = _header_cells(data, sep)
+    frame.attrs["header"] = header
     return frame
 
 
-def _header_cells(data, sep):
-    """The cells of the first line as written (pandas renames duplicate names)."""
-    first = data.split(b"\n", 1)[0].decode("utf-8", errors="replace").lstrip("\ufeff")
-    return next(csv.reader([first.rstrip("\r")], delimiter=sep), [])
+def _line_end(data):
+    """Where the first line of ``data`` ends: its first ``\\n`` or ``\\r`` (pandas, too, ends
+    lines at a lone ``\\r``), or its end."""
+    ends = [k for k in (data.find(b"\n"), data.find(b"\r")) if k >= 0]
+    return min(ends, default=len(data))
 
 
-def _read_parquet(path, what, max_bytes):
+def _count_rows(data):
+    """The data rows of a text table, at most (lines after the header; a quoted field may
+    hold a line break)."""
+    end = _line_end(data)
+    cr_only = data[end:end + 1] == b"\r" and data[end + 1:end + 2] != b"\n"
+    rows = data.count(b"\r" if cr_only else b"\n", end + 1)
+    return rows + (len(data) > end + 1 and data[-1:] not in (b"\n", b"\r"))
+
+
+def _header_cells(data, sep, path, what):
+    """The cells of the first line as written (pandas renames duplicate names), refused in one
+    line when it names more than ``MAX_COLUMNS`` columns or the csv module cannot read it."""
+    end = _line_end(data)
+    fields = data.count(sep.encode(), 0, end) + 1  # quoted separators count too: at most
+    if fields > MAX_COLUMNS:
+        raise FileError(f"{path}: {what}'s first line holds {fields} fields, more than the "
+                        f"{MAX_COLUMNS} columns a table may have; it is no table (a header "
+                        "line naming the columns, then one line per row).")
+    first = data[:end].decode("utf-8", errors="replace").lstrip("\ufeff")
+    try:
+        return next(csv.reader([first], delimiter=sep), [])
+    except csv.Error as exc:
+        limit = csv.field_size_limit()
+        why = (f"a column name longer than {limit} characters" if "field limit" in str(exc)
+               else one_line(exc, 80))
+        raise FileError(f"{path}: {what}'s header line cannot be read ({why}); give a header "
+                        "line of short column names.") from None
+
+
+def _check_cells(path, what, rows, columns, max_cells, declared=""):
+    """Refuse a table of more than ``max_cells`` cells before it is parsed."""
+    if rows * columns > max_cells:
+        raise FileError(f"{path}: {what} {declared or 'holds up to '}{rows} rows x {columns} "
+                        f"columns ({rows * columns} cells), above the limit of {max_cells} "
+                        f"cells; is it the right file? {_advice('max_cells')}")
+
+
+def _read_parquet(path, what, limits):
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -248,16 +351,32 @@ def _read_parquet(path, what, max_bytes):
         raise ImportError(f"reading the Parquet file {path} ({what}) needs pyarrow: pip install "
                           "pyarrow (or pip install 'skdc[tables]').") from None
     _pandas(f"reading {what} ({path})")
-    data = read_bytes(path, what, max_bytes=max_bytes, decompress=None)
+    max_bytes = limits["max_bytes"]
+    data = read_bytes(path, what, max_bytes=max_bytes, decompress=None,
+                      advice=_advice("max_bytes"))
     try:
         parquet = pq.ParquetFile(pa.BufferReader(data))
         meta = parquet.metadata
-        # the bound holds after Parquet's own decompression too, as its metadata declares it
-        inflated = sum(meta.row_group(k).total_byte_size for k in range(meta.num_row_groups))
-        if inflated > max_bytes or meta.num_rows * meta.num_columns * 8 > max_bytes:
-            raise FileError(f"{path}: {what} declares {meta.num_rows} rows x "
-                            f"{meta.num_columns} columns ({inflated} bytes uncompressed), above "
-                            f"the limit of {max_bytes} bytes; is it the right file?")
+        rows, columns = meta.num_rows, meta.num_columns
+        # the declared shape, checked before a byte of data is decoded: within the cell
+        # budget and the columns a header may name, and plausible for the bytes the file holds
+        if columns > MAX_COLUMNS:
+            raise FileError(f"{path}: {what} declares {columns} columns, more than the "
+                            f"{MAX_COLUMNS} a table may have; is it the right file?")
+        _check_cells(path, what, rows, columns, limits["max_cells"], "declares ")
+        if (rows * columns > _PARQUET_FREE_CELLS
+                and rows * columns > PARQUET_MAX_CELLS_PER_BYTE * len(data)):
+            raise FileError(f"{path}: {what} declares {rows} rows x {columns} columns in only "
+                            f"{len(data)} bytes (more than {PARQUET_MAX_CELLS_PER_BYTE} cells "
+                            "per byte); it is crafted or damaged, not a table.")
+        # the byte bound holds after Parquet's own decompression too, as its metadata
+        # declares it, and for the float64 rows it decodes to
+        inflated = max(rows * columns * 8, sum(meta.row_group(k).total_byte_size
+                                               for k in range(meta.num_row_groups)))
+        if inflated > max_bytes:
+            raise FileError(f"{path}: {what} declares {rows} rows x {columns} columns "
+                            f"({inflated} bytes decoded), above the limit of {max_bytes} "
+                            f"bytes; is it the right file? {_advice('max_bytes')}")
         frame = parquet.read().to_pandas()
     except (pa.ArrowException, OSError, ValueError) as exc:
         if isinstance(exc, FileError):
@@ -268,8 +387,8 @@ def _read_parquet(path, what, max_bytes):
     return frame
 
 
-def _read_npy(path, what, max_bytes, *, ndim=2):
-    data = read_bytes(path, what, max_bytes=max_bytes)
+def _read_npy(path, what, limits, *, ndim=2):
+    data = read_bytes(path, what, max_bytes=limits["max_bytes"], advice=_advice("max_bytes"))
     check_npy_size(io.BytesIO(data), len(data), f"{path}: {what}")  # before numpy allocates
     try:
         arr = np.load(io.BytesIO(data), allow_pickle=False)
@@ -309,7 +428,7 @@ def _looks_numeric(text):
 def _check_header(path, what, names, label):
     """Refuse duplicate or empty column names, and a first line of numbers (no header)."""
     header = [c.strip() for c in names]
-    duplicated = sorted({c for c in header if header.count(c) > 1})
+    duplicated = sorted(c for c, n in Counter(header).items() if n > 1)
     if duplicated:
         raise FileError(f"{path}: {what} names column(s) {duplicated} more than once; give "
                         "every column its own name.")
@@ -361,17 +480,29 @@ def _check_rows(X, path, what):
                         "columns); it needs rows and at least one feature column.")
 
 
+def _not_numbers(column):
+    """Positions of a column's cells that are no numbers (the first quoted as the example);
+    when every present cell reads as one (numbers stored as text), those present."""
+    pd = _pandas("reading a table")
+    present = column.notna().to_numpy()
+    try:
+        numbers = pd.to_numeric(column, errors="coerce").notna().to_numpy()
+    except (TypeError, ValueError):
+        numbers = np.zeros_like(present)
+    bad = np.flatnonzero(present & ~numbers)
+    return bad if bad.size else np.flatnonzero(present)
+
+
 def _numeric_rows(frame, names, path, what):
     """The feature columns as float64: numeric (booleans as 0/1), complete, finite."""
     _check_rows(frame, path, what)
-    for k, name in enumerate(names):
-        col = frame.iloc[:, k]
-        kind = col.dtype.kind if isinstance(col.dtype, np.dtype) else None
-        if kind not in ("b", "i", "u", "f"):
+    for k, dtype in enumerate(frame.dtypes):  # the dtypes at once: linear in the columns
+        if not isinstance(dtype, np.dtype) or dtype.kind not in ("b", "i", "u", "f"):
+            name, col = names[k], frame.iloc[:, k]
             if frame.shape[1] == 1 and ";" in name:
                 raise FileError(f"{path}: {what} seems to separate its columns with ';' "
                                 f"({name!r}); save it with commas (or tabs, as .tsv).")
-            bad = np.flatnonzero(col.notna().to_numpy())
+            bad = _not_numbers(col)
             example = (f" (e.g. {str(col.iloc[bad[0]])[:30]!r} in data row {bad[0] + 1})"
                        if bad.size else "")
             raise FileError(f"{path}: {what} column {name!r} is not numeric{example}; "
@@ -389,7 +520,7 @@ def _numeric_rows(frame, names, path, what):
     return X
 
 
-def _labels_file(label, path, what, label_what, n_rows, max_bytes):
+def _labels_file(label, path, what, label_what, n_rows, limits):
     """The targets from a labels file: a 1-D ``.npy`` or a one-column table."""
     where = os.fspath(label)
     if isinstance(label, str) and not os.path.lexists(where):
@@ -401,7 +532,7 @@ def _labels_file(label, path, what, label_what, n_rows, max_bytes):
                         "label per row.")
     kind = table_format(where)
     if kind == "npy":
-        y = _read_npy(where, label_what, max_bytes, ndim=1)
+        y = _read_npy(where, label_what, limits, ndim=1)
         if y.dtype.kind not in "biufU":
             raise FileError(f"{where}: {label_what} must hold numbers or strings; got dtype "
                             f"{y.dtype}.")
@@ -409,7 +540,7 @@ def _labels_file(label, path, what, label_what, n_rows, max_bytes):
         raise FileError(f"{where}: cannot tell the format of {label_what} from its name; give "
                         "a .npy file or a table of one column (.csv, .tsv, .parquet).")
     else:
-        frame = _read_frame(where, kind, label_what, max_bytes)
+        frame = _read_frame(where, kind, label_what, limits)
         if frame.shape[1] != 1:
             raise FileError(
                 f"{where}: {label_what} has {frame.shape[1]} columns; a labels file holds one "

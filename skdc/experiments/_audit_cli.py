@@ -205,16 +205,17 @@ def _short(value):
 
 
 def _load(path, flag):
-    """One ``.npy`` array, read as a regular file (never a pipe, a folder or a device) of at
-    most 16 GiB whose header declares no more data than the file holds."""
+    """One ``.npy`` array, read as a regular file (never a pipe, a folder or a device) within
+    a table's byte limit whose header declares no more data than the file holds."""
     import numpy as np
 
+    from ..datasets._tables import _limit
     from ..utils._files import check_npy_size, open_regular
 
     path = Path(path)
     if not os.path.lexists(path):
         raise FileNotFoundError(f"{flag} {path}: no such file.")
-    with open_regular(path, flag, max_bytes=2**34) as fh:
+    with open_regular(path, flag, max_bytes=_limit("max_bytes", None)) as fh:
         check_npy_size(fh, os.fstat(fh.fileno()).st_size, f"{flag} {path}:")
         fh.seek(0)
         try:
@@ -222,6 +223,9 @@ def _load(path, flag):
         except (ValueError, OSError, EOFError) as exc:
             msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise ValueError(f"{flag} {path}: not a readable .npy array ({msg}).") from None
+        except MemoryError:
+            raise ValueError(f"{flag} {path}: not enough memory to read it; free memory, or "
+                             "give fewer rows.") from None
     if not hasattr(arr, "shape"):
         raise ValueError(f"{flag} {path}: holds several arrays (.npz); save one array with "
                          "numpy.save.")

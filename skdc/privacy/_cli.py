@@ -17,24 +17,32 @@ import numpy as np
 __all__ = ["register"]
 
 
-_MAX_BYTES = 2**34  # the largest .npy read, as skdc.datasets.load_table's default
-
-
 def _load_rows(path, what):
     """The rows of ``path``: a table (CSV, TSV, Parquet) or one 2-D ``.npy`` array, read
-    through the file boundary (a regular file, bounded in bytes, its declared shape checked
-    against the bytes it holds before numpy allocates it)."""
+    through the file boundary (a regular file, bounded in bytes as a table is, its declared
+    shape checked against the bytes it holds before numpy allocates it); a file too large for
+    the memory left is one line naming it."""
+    try:
+        return _read_rows(path, what)
+    except MemoryError:
+        raise ValueError(f"{path}: not enough memory to read {what}; free memory, or give "
+                         "fewer rows.") from None
+
+
+def _read_rows(path, what):
     import io
     import os
 
     from ..datasets import load_table, table_format
+    from ..datasets._tables import _advice, _limit
     from ..utils._files import check_npy_size, one_line, read_bytes
 
     if table_format(path) not in (None, "npy"):  # a table: CSV, TSV or Parquet with a header
         return load_table(path, what=what).data
     if not os.path.lexists(path):
         raise FileNotFoundError(f"{path}: no such file ({what}).")
-    data = read_bytes(path, what, max_bytes=_MAX_BYTES, decompress=None)
+    data = read_bytes(path, what, max_bytes=_limit("max_bytes", None), decompress=None,
+                      advice=_advice("max_bytes"))
     check_npy_size(io.BytesIO(data), len(data), f"{path}: {what}")
     try:
         arr = np.load(io.BytesIO(data), allow_pickle=False)

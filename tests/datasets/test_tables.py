@@ -82,6 +82,8 @@ def _write(tmp_path, name, text):
     ("cat.csv", "age,sex\n61,F\n48,M\n", None,
      ["column 'sex' is not numeric", "'F' in data row 1", "same way at every participant",
       "before the mechanism"]),
+    ("later.csv", "age,sex\n61,1\n48,0\n50,F\n", None,  # the bad cell, not the first one
+     ["column 'sex' is not numeric (e.g. 'F' in data row 3)"]),
     ("nan.csv", "age,bmi\n61,27\n48,\n", None,
      ["a missing value in column 'bmi', data row 2", "impute or drop"]),
     ("inf.csv", "age,bmi\n61,inf\n48,3\n", None, ["an infinite value in column 'bmi'"]),
@@ -165,6 +167,100 @@ def test_parquet_declaring_more_than_the_limit_is_refused(tmp_path):
     size = path.stat().st_size
     with pytest.raises(FileError, match="above the limit"):
         load_table(path, max_bytes=size + 100)  # the file fits, its content does not
+
+
+@pytest.mark.parametrize("name, text, words", [
+    ("bigname.csv", "a" * 200_000 + ",b\n1,0\n",
+     "header line cannot be read (a column name longer than 131072 characters)"),
+    ("oneline.csv", "0," * 131_072 + "0\n",
+     "first line holds 131073 fields, more than the 131072 columns"),
+], ids=["a header cell over 128 KiB", "one line of 131073 fields"])
+def test_hostile_header_lines_are_one_line(tmp_path, name, text, words):
+    CASES["table (load_table)"] += 1
+    path = _write(tmp_path, name, text)
+    with pytest.raises(FileError) as exc:
+        load_table(path, what="--data")
+    msg = str(exc.value)
+    assert "\n" not in msg and msg.startswith(f"{path}: --data") and words in msg, msg
+
+
+def test_cell_budget_is_checked_before_parsing(tmp_path, monkeypatch):
+    CASES["table (load_table)"] += 3
+    path = _write(tmp_path, "rows.csv", "a,b,c\n" + "1,2,3\n" * 100)
+    assert load_table(path, max_cells=300).data.shape == (100, 3)
+    with pytest.raises(FileError, match=r"holds up to 100 rows x 3 columns \(300 cells\), "
+                       r"above the limit of 299 cells.*SKDC_MAX_TABLE_CELLS"):
+        load_table(path, max_cells=299)
+    monkeypatch.setenv("SKDC_MAX_TABLE_CELLS", "299")  # every command's default
+    with pytest.raises(FileError, match="above the limit of 299 cells"):
+        load_table(path)
+    monkeypatch.setenv("SKDC_MAX_TABLE_BYTES", "600")
+    with pytest.raises(FileError, match="holds more than 600 bytes.*SKDC_MAX_TABLE_BYTES"):
+        load_table(path, max_cells=300)
+    monkeypatch.setenv("SKDC_MAX_TABLE_BYTES", "lots")
+    with pytest.raises(ValueError, match="SKDC_MAX_TABLE_BYTES must be a positive whole"):
+        load_table(path)
+
+
+def test_parquet_declared_shape_is_checked_before_reading(tmp_path, monkeypatch):
+    pytest.importorskip("pyarrow")
+    import skdc.datasets._tables as tables
+
+    CASES["table (load_table)"] += 2
+    path = tmp_path / "const.parquet"  # 200,000 equal cells take a few hundred bytes
+    pd.DataFrame({"a": np.zeros(100_000), "b": np.ones(100_000)}).to_parquet(path)
+    with pytest.raises(FileError, match=r"declares 100000 rows x 2 columns \(200000 cells\), "
+                       "above the limit of 199999 cells"):
+        load_table(path, max_cells=199_999)
+    monkeypatch.setattr(tables, "_PARQUET_FREE_CELLS", 1000)
+    monkeypatch.setattr(tables, "PARQUET_MAX_CELLS_PER_BYTE", 10)
+    with pytest.raises(FileError, match=r"in only \d+ bytes \(more than 10 cells per byte\); "
+                       "it is crafted or damaged"):
+        load_table(path)
+
+
+def test_many_columns_are_checked_in_linear_time(tmp_path):
+    # the duplicate check counted each name in the whole header: 100,000 columns took minutes
+    from tests._fuzz import deadline
+
+    CASES["table (load_table)"] += 1
+    names = [f"c{j}" for j in range(30_000)] + ["c7"]
+    path = _write(tmp_path, "wide.csv", ",".join(names) + "\n" + ",".join(["1"] * 30_001))
+    with deadline(60), pytest.raises(FileError, match=r"names column\(s\) \['c7'\] more than"):
+        load_table(path)
+    path = _write(tmp_path, "wide2.csv", ",".join(names[:-1]) + "\n" + ",".join(["1"] * 30_000))
+    with deadline(60):
+        assert load_table(path).data.shape == (1, 30_000)
+
+
+def test_lone_carriage_returns_end_lines(tmp_path):
+    path = _write(tmp_path, "mac.csv", b"age,bmi,dx\r61,27.5,1\r48,31,0\r")
+    table = load_table(path, label="dx")
+    assert_allclose(table.data, [[61, 27.5], [48, 31]], rtol=0)
+    assert table.feature_names.tolist() == ["age", "bmi"]
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/pagemap"), reason="no /proc here")
+def test_a_proc_file_behind_a_table_name_is_refused_at_once(tmp_path):
+    from tests._fuzz import deadline
+
+    CASES["table (load_table)"] += 1
+    link = tmp_path / "rows.csv"
+    link.symlink_to("/proc/self/pagemap")  # reports 0 bytes, never ends
+    with deadline(), pytest.raises(FileError, match="--data delivers more bytes than the 0"):
+        load_table(link, what="--data")
+
+
+def test_running_out_of_memory_is_one_line_naming_the_file(tmp_path, monkeypatch):
+    CASES["table (load_table)"] += 1
+    path = _write(tmp_path, "rows.csv", "a,b\n1,2\n")
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(pd, "read_csv", no_memory)
+    with pytest.raises(FileError, match=f"^{path}: not enough memory to read --data; "):
+        load_table(path, what="--data")
 
 
 def test_parquet_without_pyarrow_says_what_to_install(tmp_path, monkeypatch):
