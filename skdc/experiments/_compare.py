@@ -1358,7 +1358,7 @@ def _commands(ctx, option, settings, flags, fingerprint):
     anchor = (["python", "-m", "skdc", "anchor", "make", "--n-features",
                str(settings["n_features"]), "--n-anchors", str(settings["n_anchors"]),
                "--out", "anchor.npy"] if igdp else None)
-    seeds = ([] if igdp else ["--seed", "SHARED_SEED", "--anchor-noise-seed", "OWN_SEED"])
+    seeds = ([] if igdp else ["--seed", "SHARED_SEED"])
     uploads = [["python", "-m", "skdc", "participant", "upload", "--id", str(i), *flags,
                 *seeds, "--data", f"X_{i}.npy", "--labels", f"y_{i}.npy", "--secret-out",
                 f"secret_{i}.npz", "--out", f"upload_{i}.npz"]
@@ -1382,9 +1382,10 @@ def _commands(ctx, option, settings, flags, fingerprint):
         lines += ["#    No --seed: each draws its own private seeds from the operating "
                   "system."]
     else:
-        lines += ["#    C-GDP shares one secret: every participant passes the same "
-                  "SHARED_SEED (agreed among them, never told the analyst) and its own "
-                  "private OWN_SEED for its noise."]
+        lines += ["#    C-GDP shares one secret: one participant runs `python -m skdc "
+                  "participant new-seed` (128 bits from the operating system) and gives its "
+                  "output to every participant, never to the analyst; each passes it as "
+                  "SHARED_SEED. Each draws its own noise seed from the operating system."]
     lines += [shlex.join(u) for u in uploads] + [""]
     lines += [f"# {'3' if igdp else '2'}. The analyst:", shlex.join(fit), ""]
     commands = ([anchor] if igdp else []) + uploads + [fit]

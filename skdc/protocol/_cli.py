@@ -31,6 +31,7 @@ import functools
 import json
 import os
 import re
+import sys
 import warnings
 
 import numpy as np
@@ -190,6 +191,16 @@ def _save_npy(path, arr, flag, mode, *, exclusive=False):
     """Write ``arr`` as ``.npy`` at ``path`` with permission bits ``mode`` (never via a link)."""
     with write_file(path, flag, mode=mode, exclusive=exclusive, error=UploadError) as fh:
         np.save(fh, np.asarray(arr), allow_pickle=False)
+
+
+@_command("participant")
+def _participant_new_seed(args, caught):
+    from ..utils._random import fresh_seed
+
+    print(fresh_seed())
+    print("a fresh seed of 128 bits from the operating system: C-GDP's participants pass it "
+          "as --seed (their common secret); never give it to the analyst", file=sys.stderr)
+    return 0
 
 
 @_command("anchor")
@@ -512,6 +523,9 @@ def register(subparsers):
     participant = _actions(subparsers, "participant", "upload, and later predict, at home")
     _register_participant_upload(participant)
     _register_participant_predict(participant)
+    participant.add_parser(
+        "new-seed", help="print a fresh 128-bit seed: C-GDP's common secret, shared among "
+                         "the participants only").set_defaults(func=_participant_new_seed)
     _register_analyst_fit(_actions(subparsers, "analyst", "align the uploads, train, export"))
 
 
@@ -570,12 +584,15 @@ def _register_participant_upload(sub):
     up.add_argument("--translation-scale", type=float, default=1.0,
                     help="scale of the secret shift (default: %(default)s)")
     up.add_argument("--seed", type=int, default=None,
-                    help="TESTS ONLY: a chosen secret seed, which anyone holding the upload "
-                         "can search for (the upload says it was chosen); default: 128 bits "
-                         "fresh from the operating system, the only safe choice")
+                    help="the secret's seed: C-GDP's common secret, printed by "
+                         "`participant new-seed` and shared among the participants only; a "
+                         "smaller int is for TESTS ONLY: anyone holding the upload can search "
+                         "for it (the upload says so) (default: 128 bits fresh from the "
+                         "operating system)")
     up.add_argument("--anchor-noise-seed", type=int, default=None,
                     help="TESTS ONLY: a chosen noise seed for the anchor noise and the "
-                         "private-data noise (default: derived from the secret seed)")
+                         "private-data noise (default: 128 bits fresh from the operating "
+                         "system, never derived from --seed)")
     up.add_argument("--secret-out", required=True,
                     help="secret file, written 0600; never overwritten without --force "
                          "(required)")

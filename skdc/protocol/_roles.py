@@ -87,6 +87,9 @@ _SECRET = "skdc-secret"
 #: Seeds a secret file may hold: a chosen int below 2**32 (tests only) or a fresh seed of
 #: 128 bits of entropy below 2**129 (:func:`~skdc.utils._random.fresh_seed`).
 _SEED_BOUND = 2**129
+#: A given seed of at least this many bits' range (``skdc participant new-seed``) is no
+#: chosen, test-only seed: C-GDP's participants share one as their common secret.
+_WIDE = 2**128
 _MECHANISMS = {"IGDP": IGDP, "CGDP": CGDP}
 _SECRET_PARAMS = ("n_participants", "noise", "translation_scale", "n_anchors")
 #: Largest collaboration size: participant ids are numpy int64 (setting a participant up
@@ -135,10 +138,11 @@ class Participant:
         ``random_state`` seeds this participant's secret: ``None`` (the only choice for a real
         deployment) draws 128 bits of operating-system entropy; an int is a **chosen seed, for
         bit-for-bit tests only**: anyone holding the upload can search a small seed space for
-        it, and the upload's header says the seed was chosen. Its ``noise_random_state`` (a
-        chosen int, tests only, or ``None`` to derive it from the secret seed, as the mechanism
-        does) seeds this participant's noise stream: the unit anchor noise ``W_i`` and the
-        private-data noise. Its ``anchor`` parameter is replaced by the shared anchor passed to
+        it, and the upload's header says the seed was chosen. A seed of at least ``2**128``
+        (``python -m skdc participant new-seed``) is no chosen seed: C-GDP's participants share
+        one as their common secret. Its ``noise_random_state`` (a chosen int, tests only, or
+        ``None``: 128 bits of fresh entropy, never derived from the secret seed) seeds this
+        participant's noise stream: the unit anchor noise ``W_i`` and the private-data noise. Its ``anchor`` parameter is replaced by the shared anchor passed to
         :meth:`upload`.
     anchor_noise : float, default=0.0
         Standard deviation ``v`` of the noise added to the anchor upload before it leaves home:
@@ -152,8 +156,9 @@ class Participant:
     seed_ : int
         The mechanism seed used (``random_state``, or 128 bits of fresh entropy as an int in
         ``[2**128, 2**129)``).
-    noise_seed_ : int or None
-        The noise seed used (``noise_random_state``; ``None``: derived from ``seed_``).
+    noise_seed_ : int
+        The noise seed used (``noise_random_state``, or 128 bits of fresh entropy: never
+        derived from ``seed_``, which C-GDP's participants share).
     chosen_seed_ : bool
         Whether either seed was chosen rather than drawn (recorded in the secret and in the
         upload's header, where the analyst warns about it).
@@ -279,12 +284,15 @@ class Participant:
                     f"the anchor has {anchor.shape[1]} columns but X has {X.shape[1]}; use the "
                     "anchor made for this data's width."
                 )
-        self.seed_ = _check_seed(self.mechanism.random_state, "mechanism.random_state")
-        self.noise_seed_ = _check_noise_seed(self.mechanism.noise_random_state,
-                                             "mechanism.noise_random_state")
-        # a seed the user chose is searchable: the secret and the upload say so
-        self.chosen_seed_ = (self.mechanism.random_state is not None
-                             or self.mechanism.noise_random_state is not None)
+        seed, noise_seed = self.mechanism.random_state, self.mechanism.noise_random_state
+        self.seed_ = _check_seed(seed, "mechanism.random_state")
+        self.noise_seed_ = _check_noise_seed(noise_seed, "mechanism.noise_random_state")
+        if noise_seed is None:
+            # the noise seed is always this participant's own, from the operating system,
+            # never derived from the secret seed (which C-GDP's participants share)
+            self.noise_seed_ = fresh_seed()
+        # a seed narrower than 128 bits is searchable: the secret and the upload say so
+        self.chosen_seed_ = any(s is not None and s < _WIDE for s in (seed, noise_seed))
         self.n_features_in_ = X.shape[1]
         self.anchor_ = anchor
         self.mechanism_ = self._fit_mechanism(X.shape[1], anchor)
@@ -355,7 +363,7 @@ class Participant:
         header = {
             "participant_id": int(i), "mechanism": type(mech).__name__, "params": params,
             "seed": self.seed_, "anchor_noise": float(self.anchor_noise),
-            "noise_seed": self.noise_seed_,
+            "noise_seed": self.noise_seed_, "chosen_seed": bool(self.chosen_seed_),
             "n_features_in": int(self.n_features_in_),
             # the upload this secret made: a map fitted on another upload is refused
             "upload_digest": self.upload_digest_,

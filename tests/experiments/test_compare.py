@@ -322,12 +322,12 @@ def test_report_renders_in_chromium(comparison, tmp_path):
 
 
 def _run_upload(command, folder, draw):
-    words = [w.replace("SHARED_SEED", str(draw["random_state"]))
-             .replace("OWN_SEED", str(draw["noise_random_state"])) for w in command[3:]]
+    words = [w.replace("SHARED_SEED", str(draw["random_state"])) for w in command[3:]]
     words = [str(folder / w) if w.endswith((".npy", ".npz")) else w for w in words]
-    if "--seed" not in words:  # I-GDP: the audited draw's private seeds, to compare
-        words += ["--seed", str(draw["random_state"]), "--anchor-noise-seed",
-                  str(draw["noise_random_state"])]
+    if "--seed" not in words:  # I-GDP: the audited draw's private seed, to compare
+        words += ["--seed", str(draw["random_state"])]
+    # the audited draw's noise seed, to compare (a deployment draws its own)
+    words += ["--anchor-noise-seed", str(draw["noise_random_state"])]
     assert main(words) == 0
     return words
 
@@ -375,8 +375,11 @@ def test_flags_reproduce_the_audited_upload_bit_for_bit(comparison, tmp_path, ca
     fit[fit.index(str(tmp_path / "upload_0.npz"))] = str(tmp_path / "upload_0b.npz")
     fit[fit.index(str(tmp_path / "model/"))] = str(tmp_path / "model2/")
     assert main(fit) == 2
-    err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "upload_0b.npz" in err
+    lines = capsys.readouterr().err.strip().splitlines()
+    # the test's uploads carry the audited draw's chosen seeds: the analyst says so, one line
+    assert [ln for ln in lines if "chosen seed" in ln] == lines[:1]
+    err = lines[-1]
+    assert len(lines) == 2 and "upload_0b.npz" in err
     assert ("anchor_noise" if flag == "--anchor-noise" else "noise") in err
     assert not (tmp_path / "model2").exists()
 

@@ -243,9 +243,16 @@ def test_analyst_warns_on_shared_secrets(tmp_path):
 
 def test_private_data_noise_matches_simulation(deployment):
     X, ids, A = deployment["X"], deployment["ids"], deployment["A"]
-    sim = IGDP(P, noise=0.1, anchor=A, random_state=11)
+    sim = IGDP(P, noise=0.1, anchor=A, random_state=11, noise_random_state=13)
     with sklearn.config_context(enable_metadata_routing=True):
         Y = sim.fit_transform(X, participant=ids)
     for i in range(P):
-        me = Participant(i, IGDP(P, noise=0.1, random_state=11), anchor_noise=0.05)
+        me = Participant(i, IGDP(P, noise=0.1, random_state=11, noise_random_state=13),
+                         anchor_noise=0.05)
         assert_array_equal(np.asarray(me.upload(X[ids == i], anchor=A)), np.asarray(Y)[ids == i])
+    # a given secret seed alone may be shared (C-GDP): the noise is then the participant's own,
+    # from the operating system, not the simulation's (derived from that seed)
+    me = Participant(0, IGDP(P, noise=0.1, random_state=11), anchor_noise=0.05)
+    assert not np.array_equal(np.asarray(me.upload(X[ids == 0], anchor=A)),
+                              np.asarray(Y)[ids == 0])
+    assert me.noise_seed_.bit_length() == 129
