@@ -157,6 +157,15 @@ CROSS_CUTTING = {
     "tests/test_readme.py": "the README's code and numbers",
     "tests/test_stubs.py": "the __init__.pyi stubs of every package",
     "tests/test_trust.py": "no analyst-side object holds a participant's secret, across rooms",
+    "tests/protocol/test_no_destroy.py": "no deployment command's output replaces one of its "
+                                         "inputs or another kind of skdc file "
+                                         "(skdc/utils/_files.py through skdc/protocol/_cli.py)",
+    "tests/experiments/test_outputs.py": "the audit's and the sweep config's outputs stay off "
+                                         "their inputs and inside their folder "
+                                         "(skdc/utils/_files.py through skdc/experiments/)",
+    "tests/utils/test_files_no_destroy.py": "the file boundary's output rules of "
+                                            "skdc/utils/_files.py (inputs tracked, kinds read "
+                                            "from the bytes), beside tests/utils/test_files.py",
     "tests/protocol/test_secret_entropy.py": "a search of the old seed space against a "
                                              "participant's upload (skdc/utils/_random.py "
                                              "through skdc/protocol/_roles.py and the CLI)",

@@ -488,14 +488,9 @@ def _linkage_params():
     """The attacker's matcher of exact-source linkage, defined once for the calibration, the
     audit and the comparison: the best of the matchers :mod:`skdc.metrics` offers
     (``matcher="best"``: Euclidean, cosine, PCA embedding and Mahalanobis under the
-    colluder's covariance; not the CNN auditor, which is for images) when it offers them,
-    else the PCA embedding; the ten-way galleries drawn with seed 0, so every draw is judged
-    on the same galleries."""
-    from ..metrics._scorer import _METRIC_PARAMS
-
-    if "matcher" in _METRIC_PARAMS["linkage"]:
-        return {"matcher": "best", "auditor": "pca", "random_state": 0}
-    return {"auditor": "pca", "random_state": 0}
+    colluder's covariance; not the CNN auditor, which is for images); the ten-way galleries
+    drawn with seed 0, so every draw is judged on the same galleries."""
+    return {"matcher": "best", "auditor": "pca", "random_state": 0}
 
 
 def _named(attack):
