@@ -100,11 +100,12 @@ def table_format(path):
         "max_cells": [Interval(Integral, 1, None, closed="left"), None],
         "what": [str],
         "label_what": [str],
+        "id_column": [str, None],
     },
     prefer_skip_nested_validation=True,
 )
 def load_table(path, *, label=None, return_X_y=False, max_bytes=None, max_cells=None,
-               what="the table", label_what="the labels"):
+               what="the table", label_what="the labels", id_column=None):
     """Load a numeric table (CSV, TSV or Parquet with a header, or ``.npy``) and its labels.
 
     The format follows the suffix: ``.csv`` and ``.txt`` (comma-separated), ``.tsv``
@@ -141,6 +142,10 @@ def load_table(path, *, label=None, return_X_y=False, max_bytes=None, max_cells=
         What the table is (a flag such as ``"--data"``), for messages.
     label_what : str, default="the labels"
         What a labels file is (``"--labels"``), for messages.
+    id_column : str, default=None
+        The name of a column of row identifiers (any values: numbers or text), neither a
+        feature nor the label: it is taken out of ``data`` and returned as ``ids``. Only
+        for tables with a header (a ``.npy`` has no column names). ``None``: no id column.
 
     Returns
     -------
@@ -148,7 +153,8 @@ def load_table(path, *, label=None, return_X_y=False, max_bytes=None, max_cells=
         With ``data`` (ndarray of float64 of shape (n_samples, n_features)), ``target``
         (ndarray of shape (n_samples,), numbers or strings, or ``None``),
         ``feature_names`` (ndarray of str; ``x0, x1, ...`` for ``.npy``) and
-        ``target_name`` (the label column's name, or ``None``).
+        ``target_name`` (the label column's name, or ``None``) and ``ids`` (the values of
+        ``id_column``, or ``None``).
     (data, target) : tuple
         With ``return_X_y=True``.
 
@@ -188,7 +194,7 @@ def load_table(path, *, label=None, return_X_y=False, max_bytes=None, max_cells=
     limits = {"max_bytes": _limit("max_bytes", max_bytes),
               "max_cells": _limit("max_cells", max_cells)}
     try:
-        return _load_table(path, label, return_X_y, limits, what, label_what)
+        return _load_table(path, label, return_X_y, limits, what, label_what, id_column)
     except MemoryError:
         raise FileError(f"{path}: not enough memory to read {what}; free memory, or give a "
                         "smaller table (fewer rows or columns).") from None
@@ -218,7 +224,7 @@ def _advice(name):
             f"{default}) or pass {name} to skdc.datasets.load_table.")
 
 
-def _load_table(path, label, return_X_y, limits, what, label_what):
+def _load_table(path, label, return_X_y, limits, what, label_what, id_column=None):
     kind = table_format(path)
     if kind is None:
         raise FileError(
@@ -229,22 +235,26 @@ def _load_table(path, label, return_X_y, limits, what, label_what):
         if isinstance(label, Integral):
             raise FileError(f"{path}: {what} is a .npy array without column names or a label "
                             f"column (label={label}); give the labels as a file.")
-        X, y, target_name = _read_npy(path, what, limits), None, None
+        if id_column is not None:
+            raise FileError(f"{path}: {what} is a .npy array without column names, so it has "
+                            f"no id column (id_column={id_column!r}); give a table with a "
+                            "header (.csv, .parquet), or no id column.")
+        X, y, target_name, ids = _read_npy(path, what, limits), None, None, None
         names = [f"x{j}" for j in range(X.shape[1])]
     else:
-        X, y, names, target_name = _split_frame(_read_frame(path, kind, what, limits),
-                                                label, path, what)
+        X, y, names, target_name, ids = _split_frame(_read_frame(path, kind, what, limits),
+                                                     label, path, what, id_column)
     if label is not None and target_name is None:
         y = _labels_file(label, path, what, label_what, X.shape[0], limits)
     if return_X_y:
         return X, y
     return Bunch(data=X, target=y, feature_names=np.asarray(names, dtype=str),
-                 target_name=target_name)
+                 target_name=target_name, ids=ids)
 
 
-def _split_frame(frame, label, path, what):
-    """``(X, y, feature_names, target_name)`` of a table; ``y`` None unless ``label`` names
-    one of its columns."""
+def _split_frame(frame, label, path, what, id_column=None):
+    """``(X, y, feature_names, target_name, ids)`` of a table; ``y`` None unless ``label``
+    names one of its columns, ``ids`` None unless ``id_column`` is given."""
     header = frame.attrs.pop("header", ())  # pandas deep-copies attrs into every column taken
     names = [str(c).strip() for c in (header if len(header) == frame.shape[1]
                                       else frame.columns)]
@@ -255,7 +265,19 @@ def _split_frame(frame, label, path, what):
         target_name = names.pop(column)
         y = _target(frame.iloc[:, column], path, f"{what} column {target_name!r}")
         frame = frame.drop(columns=frame.columns[column])
-    return _numeric_rows(frame, names, path, what), y, names, target_name
+    ids = None
+    if id_column is not None:
+        if id_column not in names:
+            listed = ", ".join(repr(n) for n in names[:8]) + (", ..." if len(names) > 8 else "")
+            taken = (" (it is the label column)" if id_column == target_name else "")
+            raise FileError(f"{path}: {what} has no column {id_column!r} for the ids "
+                            f"(id_column={id_column!r}){taken}; its columns are {listed}. "
+                            "Name one of them, as the header spells it.")
+        k = names.index(id_column)
+        names.pop(k)
+        ids = frame.iloc[:, k].to_numpy()
+        frame = frame.drop(columns=frame.columns[k])
+    return _numeric_rows(frame, names, path, what), y, names, target_name, ids
 
 
 # -- readers --------------------------------------------------------------------------------
