@@ -239,19 +239,59 @@ def _whitener(sample, n_features):
     return V / np.sqrt(w)
 
 
-def _matcher_scores(matcher, X_true, X_hat, gallery, *, auditor, y, whitener):
+def _matcher_rows(matcher, X_true, X_hat, *, auditor, y, whitener):
+    """The records and the queries as a matcher compares them, and how (``'cosine'`` of
+    L2-normalised rows, or ``'euclidean'``)."""
     if matcher == "embedding":
         auditor = (_default_auditor(X_true, y) if auditor is None
                    else _fitted_auditor(auditor, X_true))
-        return _cosine_scores(_embed(auditor, X_true), _embed(auditor, X_hat), gallery)
+        return _embed(auditor, X_true), _embed(auditor, X_hat), "cosine"
     if matcher == "pca":
         auditor = _pca_auditor(X_true)
-        return _cosine_scores(_embed(auditor, X_true), _embed(auditor, X_hat), gallery)
+        return _embed(auditor, X_true), _embed(auditor, X_hat), "cosine"
     if matcher == "cosine":
-        return _cosine_scores(_unit(X_true), _unit(X_hat), gallery)
+        return _unit(X_true), _unit(X_hat), "cosine"
     if matcher == "euclidean":
-        return _euclidean_scores(X_true, X_hat, gallery)
-    return _euclidean_scores(X_true @ whitener, X_hat @ whitener, gallery)  # mahalanobis
+        return X_true, X_hat, "euclidean"
+    return X_true @ whitener, X_hat @ whitener, "euclidean"  # mahalanobis
+
+
+def _matcher_scores(matcher, X_true, X_hat, gallery, **rows):
+    """Each query's score against each member of its gallery (higher: closer)."""
+    T, Q, how = _matcher_rows(matcher, X_true, X_hat, **rows)
+    return (_cosine_scores if how == "cosine" else _euclidean_scores)(T, Q, gallery)
+
+
+def _all_scores(matcher, X_true, X_hat, **rows):
+    """Each query's score against every record, ``S[k, j]`` (higher: closer)."""
+    from scipy.spatial.distance import cdist
+
+    T, Q, how = _matcher_rows(matcher, X_true, X_hat, **rows)
+    return Q @ T.T if how == "cosine" else -cdist(Q, T, "sqeuclidean")
+
+
+def _expected_linkage(S, y, n_candidates):
+    """Each query's probability of being linked in a gallery drawn as :func:`_galleries`
+    draws it (its true source and ``m`` distinct same-label others, uniformly), and its rank
+    among all its same-label records.
+
+    With ``N`` same-label others of which ``w`` score strictly below the true source, the
+    query is linked exactly when every distractor is among those ``w``:
+    ``C(w, m) / C(N, m) = prod_{i < m} (w - i) / (N - i)``, ``m = min(n_candidates - 1, N)``
+    (ties count against the query, as in a drawn gallery).
+    """
+    n = len(y)
+    linked, ranks, size = np.empty(n), np.empty(n, dtype=np.intp), np.empty(n)
+    for k in range(n):
+        same = y == y[k]
+        same[k] = False
+        others = S[k, same]
+        N, m = others.size, min(n_candidates - 1, others.size)
+        w = int(np.sum(others < S[k, k]))
+        i = np.arange(m)
+        linked[k] = float(np.prod((w - i) / (N - i))) if w >= m else 0.0
+        ranks[k], size[k] = 1 + N - w, m + 1
+    return linked, ranks, float(np.mean(1.0 / size))
 
 
 def _gallery_ranks(scores, gallery):
@@ -269,13 +309,14 @@ def _gallery_ranks(scores, gallery):
         "matcher": [StrOptions(set(_MATCHERS))],
         "sample": [None, "array-like"],
         "n_candidates": [Interval(Integral, 2, None, closed="left")],
+        "galleries": [StrOptions({"drawn", "all"})],
         "random_state": ["random_state"],
     },
     prefer_skip_nested_validation=True,
 )
 @Substitution(references=gdp_paper_references)
 def linkage_accuracy(X_true, X_hat, y=None, *, auditor=None, matcher="embedding", sample=None,
-                     n_candidates=10, random_state=None):
+                     n_candidates=10, galleries="drawn", random_state=None):
     """Exact-source linkage accuracy of reconstructions (the GDP paper's MNIST protocol).
 
     Each reconstruction ``X_hat[k]`` is a query against a gallery of its true source
@@ -333,14 +374,23 @@ def linkage_accuracy(X_true, X_hat, y=None, *, auditor=None, matcher="embedding"
         ``'best'`` when given; ignored by the other matchers.
     n_candidates : int, default=10
         Gallery size (the paper's ten-way gallery).
+    galleries : {'drawn', 'all'}, default='drawn'
+        ``'drawn'``: one gallery per query, drawn with ``random_state`` (the paper's
+        protocol). ``'all'``: the expected accuracy over every gallery that draw could give,
+        computed exactly (a query whose true source scores strictly above ``w`` of its ``N``
+        same-label others is linked with probability ``C(w, m) / C(N, m)``, ``m =
+        n_candidates - 1``), so the gallery draw adds no noise to the estimate; ``ranks``
+        are then ranks among all same-label records, and it holds an ``n_samples`` by
+        ``n_samples`` score matrix (meant for up to a few thousand records).
     random_state : int, RandomState instance or None, default=None
-        Draws the distractors.
+        Draws the distractors (``galleries='drawn'`` only).
 
     Returns
     -------
     accuracy : LinkageScore
         The fraction of linked queries, a float with ``chance``, ``ranks``, ``n_queries``,
-        ``galleries``, ``matcher`` and (for ``matcher='best'``) ``matcher_scores``.
+        ``galleries`` (None with ``galleries='all'``), ``matcher`` and (for
+        ``matcher='best'``) ``matcher_scores``.
 
     {references}
 
@@ -383,8 +433,11 @@ def linkage_accuracy(X_true, X_hat, y=None, *, auditor=None, matcher="embedding"
     whitener = None
     if sample is not None and matcher in ("mahalanobis", "best"):
         whitener = _whitener(sample, X_true.shape[1])
-    gallery = _galleries(y, n_candidates, check_random_state(random_state))  # drawn once
-    chance = float(np.mean(1.0 / (gallery >= 0).sum(axis=1)))
+    if galleries == "drawn":
+        gallery = _galleries(y, n_candidates, check_random_state(random_state))  # drawn once
+        chance = float(np.mean(1.0 / (gallery >= 0).sum(axis=1)))
+    else:
+        gallery = None
     if matcher == "best":
         tried = [m for m in _BEST_ORDER
                  if not (m == "embedding" and isinstance(auditor, str))
@@ -392,10 +445,14 @@ def linkage_accuracy(X_true, X_hat, y=None, *, auditor=None, matcher="embedding"
     else:
         tried = [matcher]
     results = {}
+    rows = dict(auditor=auditor, y=y if labelled else None, whitener=whitener)
     for m in tried:
-        ranks = _gallery_ranks(_matcher_scores(m, X_true, X_hat, gallery, auditor=auditor,
-                                               y=y if labelled else None, whitener=whitener),
-                               gallery)
+        if gallery is None:
+            linked, ranks, chance = _expected_linkage(_all_scores(m, X_true, X_hat, **rows), y,
+                                                      n_candidates)
+            results[m] = (float(np.mean(linked)), ranks)
+            continue
+        ranks = _gallery_ranks(_matcher_scores(m, X_true, X_hat, gallery, **rows), gallery)
         results[m] = (float(np.mean(ranks == 1)), ranks)
     winner = max(tried, key=lambda m: results[m][0])  # the first of equal accuracies
     accuracy, ranks = results[winner]

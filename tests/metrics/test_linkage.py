@@ -237,6 +237,58 @@ def test_default_matcher_is_the_embedding_cosine():
                        linkage_accuracy(X, X_hat, y, matcher="pca", random_state=0).ranks)
 
 
+def _linked_over_every_gallery(D, y, m):
+    """Brute force: over every set of m same-label distractors, whether the true source is
+    strictly closest (D: distances, queries by records)."""
+    import itertools
+
+    out = []
+    for k in range(len(y)):
+        others = [j for j in range(len(y)) if y[j] == y[k] and j != k]
+        hits = [all(D[k, k] < D[k, j] for j in g)
+                for g in itertools.combinations(others, min(m, len(others)))]
+        out.append(np.mean(hits))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("matcher", ["euclidean", "cosine"])
+def test_all_galleries_is_the_mean_over_every_gallery(matcher):
+    """galleries='all' against a brute-force count over every gallery, with ties (two equal
+    records) counting against the query, and a label too small for a full gallery."""
+    from scipy.spatial.distance import cdist
+
+    rng = np.random.RandomState(3)
+    X = rng.rand(23, 4)
+    X[5] = X[6]  # a tie
+    y = np.r_[np.zeros(13, int), np.ones(8, int), 2, 2]
+    X_hat = X + 0.4 * rng.randn(*X.shape)
+    got = linkage_accuracy(X, X_hat, y, matcher=matcher, n_candidates=4, galleries="all")
+    if matcher == "euclidean":
+        D = cdist(X_hat, X, "sqeuclidean")
+    else:
+        D = -(X_hat / np.linalg.norm(X_hat, axis=1, keepdims=True)) @ (
+            X / np.linalg.norm(X, axis=1, keepdims=True)).T
+    expected = _linked_over_every_gallery(D, y, 3)
+    assert_allclose(float(got), expected.mean(), rtol=1e-12)
+    assert_allclose(got.chance, np.mean([1 / 4] * 21 + [1 / 2] * 2), rtol=1e-12)
+    assert got.galleries is None and got.n_queries == 23
+    # the mean over many drawn galleries comes close (a check of the sampling, not exact)
+    drawn = np.mean([linkage_accuracy(X, X_hat, y, matcher=matcher, n_candidates=4,
+                                      random_state=s) for s in range(200)])
+    assert abs(drawn - float(got)) < 0.05
+
+
+def test_all_galleries_with_the_best_matcher_keeps_the_strongest():
+    X, y, rng = _pool(n=60, d=6)
+    X_hat = X + 0.8 * rng.randn(*X.shape)
+    best = linkage_accuracy(X, X_hat, y, matcher="best", auditor="pca", sample=X[:30],
+                            galleries="all")
+    assert float(best) == max(best.matcher_scores.values())
+    for m, acc in best.matcher_scores.items():
+        assert_allclose(acc, float(linkage_accuracy(X, X_hat, y, matcher=m, sample=X[:30],
+                                                    galleries="all")), rtol=1e-12)
+
+
 def test_bad_matcher_arguments_are_refused():
     X, y, _ = _pool(n=40, d=4)
     with pytest.raises(ValueError, match="'matcher' parameter of linkage_accuracy must be"):
@@ -247,6 +299,8 @@ def test_bad_matcher_arguments_are_refused():
         linkage_accuracy(X, X, y, matcher="mahalanobis", sample=X[:, :3])
     with pytest.raises(ValueError, match="at least 2 rows"):
         linkage_accuracy(X, X, y, matcher="best", sample=X[:1])
+    with pytest.raises(ValueError, match="'galleries' parameter of linkage_accuracy must be"):
+        linkage_accuracy(X, X, y, galleries="some")
 
 
 # -- identity linkage (the face protocol) ------------------------------------------------
