@@ -33,7 +33,7 @@ from sklearn.utils import Bunch
 from ..utils._files import FileError, check_npy_size, one_line, read_bytes
 from ..utils._sklearn_compat import Interval, validate_params
 
-__all__ = ["load_table", "table_format"]
+__all__ = ["load_table", "table_byte_limit", "table_format"]
 
 #: Largest table :func:`load_table` reads, in bytes after decompression: 4 GiB (a CSV of
 #: about 134 million numbers of up to 30 characters). The environment variable
@@ -216,6 +216,28 @@ def _limit(name, value):
         raise ValueError(f"the environment variable {variable} must be a positive whole number "
                          f"(of {'bytes' if name == 'max_bytes' else 'cells'}); got {text!r}.")
     return value
+
+
+def table_byte_limit():
+    """The most bytes a table read takes, and what to do about a larger one.
+
+    The same limit :func:`load_table` applies: ``SKDC_MAX_TABLE_BYTES`` from the environment,
+    else 4 GiB; readers of other row files (a command's ``.npy`` ``--data``) use it too.
+
+    Returns
+    -------
+    max_bytes : int
+        The byte limit, counted after decompression.
+    advice : str
+        One sentence saying how to read a larger table, for an error message.
+
+    Examples
+    --------
+    >>> from skdc.datasets import table_byte_limit
+    >>> table_byte_limit()[0] >= 1
+    True
+    """
+    return _limit("max_bytes", None), _advice("max_bytes")
 
 
 def _advice(name):

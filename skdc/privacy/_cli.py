@@ -33,16 +33,15 @@ def _read_rows(path, what):
     import io
     import os
 
-    from ..datasets import load_table, table_format
-    from ..datasets._tables import _advice, _limit
+    from ..datasets import load_table, table_byte_limit, table_format
     from ..utils._files import check_npy_size, one_line, read_bytes
 
     if table_format(path) not in (None, "npy"):  # a table: CSV, TSV or Parquet with a header
         return load_table(path, what=what).data
     if not os.path.lexists(path):
         raise FileNotFoundError(f"{path}: no such file ({what}).")
-    data = read_bytes(path, what, max_bytes=_limit("max_bytes", None), decompress=None,
-                      advice=_advice("max_bytes"))
+    max_bytes, advice = table_byte_limit()
+    data = read_bytes(path, what, max_bytes=max_bytes, decompress=None, advice=advice)
     check_npy_size(io.BytesIO(data), len(data), f"{path}: {what}")
     try:
         arr = np.load(io.BytesIO(data), allow_pickle=False)
