@@ -209,13 +209,13 @@ def _load(path, flag):
     a table's byte limit whose header declares no more data than the file holds."""
     import numpy as np
 
-    from ..datasets._tables import _limit
+    from ..datasets import table_byte_limit
     from ..utils._files import check_npy_size, open_regular
 
     path = Path(path)
     if not os.path.lexists(path):
         raise FileNotFoundError(f"{flag} {path}: no such file.")
-    with open_regular(path, flag, max_bytes=_limit("max_bytes", None)) as fh:
+    with open_regular(path, flag, max_bytes=table_byte_limit()[0]) as fh:
         check_npy_size(fh, os.fstat(fh.fileno()).st_size, f"{flag} {path}:")
         fh.seek(0)
         try:
