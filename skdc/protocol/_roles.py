@@ -986,7 +986,7 @@ class Analyst:
         """
         maps = [self.alignment_map(i) for i in range(self.n_participants_)]
         run_id = run_fingerprint(maps, model_arrays(self.model_)[0])
-        ensure_folder(out_dir, "the export folder", error=UploadError)
+        ensure_folder(out_dir, "the export folder", mode=0o700, error=UploadError)
         paths = []
         for m in maps:
             m.run_id = run_id
