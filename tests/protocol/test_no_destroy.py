@@ -176,3 +176,12 @@ def test_the_model_folder_is_owner_only_whatever_the_umask(site, umask):
         os.umask(old)
     assert os.stat(site / "deep" / "model").st_mode & 0o777 == 0o700
     assert os.stat(site / "deep").st_mode & 0o777 == 0o777 & ~umask  # parents as usual
+    # the same from Python: Analyst.export
+    from skdc.protocol import Analyst
+
+    old = os.umask(umask)
+    try:
+        Analyst().fit(ups).export(site / "deep" / "exported")
+    finally:
+        os.umask(old)
+    assert os.stat(site / "deep" / "exported").st_mode & 0o777 == 0o700
