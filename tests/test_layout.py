@@ -194,6 +194,9 @@ CROSS_CUTTING = {
     "tests/protocol/test_numerics.py": "numerics of a deployment: degenerate anchors and sizes",
     "tests/protocol/test_outputs.py": "what a deployment writes: pairs, links, modes",
     "tests/protocol/test_refusals.py": "API-level refusals of a deployment",
+    "tests/protocol/test_schema.py": "the feature schema (a table's column names) from upload "
+                                     "through the analyst, maps and model to predict, and "
+                                     "predictions by --out's suffix with --id-column",
 }
 
 

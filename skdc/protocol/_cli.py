@@ -149,16 +149,29 @@ def _load_labels(path, flag, n_rows):
     return y
 
 
-def _load_inputs(data, labels):
-    """``(X, y)`` of ``--data`` and ``--labels``: ``.npy`` arrays, or a table (CSV, Parquet) with
-    a label column or a labels file, read by :func:`skdc.datasets.load_table`."""
+def _load_inputs(data, labels, id_column=None):
+    """``(X, y, names, ids)`` of ``--data``, ``--labels`` and ``--id-column``: ``.npy`` arrays,
+    or a table (CSV, Parquet) with a label column or a labels file, read by
+    :func:`skdc.datasets.load_table`. ``names`` are the feature columns' names from the
+    table's header (``None`` for a ``.npy``: no names), ``ids`` the id column's values."""
     from ..datasets import load_table, table_format
 
+    if id_column is not None and table_format(data) in (None, "npy"):
+        raise UploadError(
+            f"{data}: --id-column {id_column!r} names a column of a table with a header "
+            "(.csv, .parquet); --data is a .npy, without column names. Give the table, or "
+            "drop --id-column.")
     if table_format(data) in (None, "npy") and table_format(labels or "") in (None, "npy"):
         X = _load_rows(data, "--data")
-        return X, None if labels is None else _load_labels(labels, "--labels", X.shape[0])
-    return load_table(data, label=labels, return_X_y=True, what="--data",
-                      label_what="--labels")
+        y = None if labels is None else _load_labels(labels, "--labels", X.shape[0])
+        return X, y, None, None
+    try:
+        table = load_table(data, label=labels, what="--data", label_what="--labels",
+                           id_column=id_column)
+    except ValueError as exc:  # the Python name, as the flag
+        raise UploadError(str(exc).replace("(id_column=", "(--id-column ")) from None
+    names = None if table_format(data) == "npy" else table.feature_names.tolist()
+    return table.data, table.target, names, table.ids
 
 
 @contextlib.contextmanager
@@ -261,7 +274,7 @@ def _participant_upload(args, caught):
             f"--anchor-noise {args.anchor_noise:g} without --anchor: there is no anchor upload "
             "to add noise to. Pass the shared anchor with --anchor, or drop --anchor-noise."
         )
-    X, y = _load_inputs(args.data, args.labels)
+    X, y, names, _ = _load_inputs(args.data, args.labels, args.id_column)  # ids stay home
     with _flag("--anchor", args.anchor or ""):
         anchor = None if args.anchor is None else load_anchor(args.anchor)
     if anchor is not None and args.anchor_noise == 0:
@@ -273,13 +286,15 @@ def _participant_upload(args, caught):
                 noise_random_state=args.anchor_noise_seed)
     me = Participant(args.id, mech, anchor_noise=args.anchor_noise)
     me._declares_size = args.n_participants is not None  # the upload declares no size
-    up = me.upload(X, y, anchor=anchor)
+    up = me.upload(X, y, anchor=anchor, feature_names=names)
     if anchor is not None and args.anchor_noise == 0:
         # said above, in the command line's words (the flag, not the Python parameter)
         caught[:] = [w for w in caught if "anchor_noise" not in str(w.message)]
     me.save(args.out, args.secret_out, up, overwrite=args.force)
+    columns = (f"its {len(names)} columns' names recorded" if names is not None else
+               f"{X.shape[1]} columns without names (a .npy: checked by count only)")
     print(f"participant {args.id}: {up.shape[0]} rows uploaded to {args.out}; secret kept in "
-          f"{args.secret_out} (owner-only)")
+          f"{args.secret_out} (owner-only); {columns}")
 
 
 @_command("participant")
@@ -296,14 +311,12 @@ def _participant_predict(args, caught):
     if args.out and args.transform_out and (os.path.abspath(args.out)
                                             == os.path.abspath(args.transform_out)):
         raise ValueError(f"{args.out}: --out and --transform-out are the same file.")
+    # the format by the suffix, before anything is read (after the rules that keep inputs)
+    out_format = args.out and _prediction_format(args.out, args.id_column)
     with _flag("--secret", args.secret):
         me = Participant.load_secret(args.secret)
-    X, _ = _load_inputs(args.data, None)
-    if X.shape[1] != me.n_features_in_:
-        raise ValueError(
-            f"{args.data}: --data has {X.shape[1]} columns but the secret {args.secret} was "
-            f"made for {me.n_features_in_}; predict rows of the uploaded data's schema."
-        )
+    X, _, names, ids = _load_inputs(args.data, None, args.id_column)
+    X, unchecked = _in_uploaded_order(X, names, me, args)
     written = []
     if args.transform_out:
         with _flag("--map", args.map):
@@ -315,9 +328,91 @@ def _participant_predict(args, caught):
     if args.out:
         with _flag("--map", args.map), _flag("--model", args.model):
             pred = me.predict(X, args.map, args.model)
-        _save_npy(args.out, pred, "--out", output_mode(0o644), exclusive=not args.force)
-        written.append(f"{pred.shape[0]} predictions to {args.out}")
-    print(f"participant {me.participant_id}: wrote {' and '.join(written)}")
+        _save_predictions(args.out, out_format, pred, ids, args.id_column, args.force)
+        carried = "" if ids is None else f" (with the id column {args.id_column!r})"
+        written.append(f"{pred.shape[0]} predictions to {args.out}{carried}")
+    print(f"participant {me.participant_id}: wrote {' and '.join(written)}"
+          + ("" if unchecked is None else f"; columns checked by count only ({unchecked})"))
+
+
+#: The formats ``participant predict --out`` writes, by suffix.
+_PREDICTION_FORMATS = {".csv": "csv", ".parquet": "parquet", ".npy": "npy"}
+
+
+def _prediction_format(path, id_column):
+    """The format of ``--out`` from its suffix, refused (before anything is read) when it is
+    none of ``.csv``, ``.parquet``, ``.npy``, or a ``.npy`` asked to carry ids."""
+    suffix = os.path.splitext(os.fspath(path))[1]
+    fmt = _PREDICTION_FORMATS.get(suffix.lower())
+    if fmt is None:
+        raise UploadError(
+            f"{path}: --out must end in .csv, .parquet or .npy (the predictions are written in "
+            f"the format its suffix names); got {repr(suffix) if suffix else 'no suffix'}. "
+            "Rename --out.")
+    if fmt == "npy" and id_column is not None:
+        raise UploadError(
+            f"{path}: --out is a .npy, which holds no id column for --id-column "
+            f"{id_column!r}; write the predictions to a .csv or .parquet, or drop --id-column.")
+    if fmt == "parquet":
+        import importlib.util
+
+        if importlib.util.find_spec("pyarrow") is None:
+            raise ImportError(f"{path}: --out as Parquet needs pyarrow: pip install pyarrow "
+                              "(or write a .csv).")
+    return fmt
+
+
+def _save_predictions(path, fmt, pred, ids, id_column, force):
+    """Write the predictions at ``--out`` in ``fmt``: a ``.npy`` array, or a table with a
+    ``prediction`` column (after the id column, when ``--id-column`` is given)."""
+    if fmt == "npy":
+        _save_npy(path, pred, "--out", output_mode(0o644), exclusive=not force)
+        return
+    import io
+
+    import pandas as pd
+
+    frame = pd.DataFrame({} if ids is None else {id_column: ids})
+    frame["prediction" if id_column != "prediction" else "predicted"] = pred
+    buffer = io.BytesIO()
+    if fmt == "csv":
+        frame.to_csv(buffer, index=False)
+    else:
+        frame.to_parquet(buffer, index=False)
+    with write_file(path, "--out", mode=output_mode(0o644), exclusive=not force,
+                    error=UploadError) as fh:
+        fh.write(buffer.getvalue())
+
+
+def _in_uploaded_order(X, names, me, args):
+    """The rows of ``--data`` in the columns of the upload its secret made.
+
+    Where both the table and the secret name their columns, the names must be the uploaded
+    ones (refused otherwise, naming the first differing column); the same names in another
+    order are put in the uploaded order, which one warning line says. Otherwise only the
+    count of columns is checked; the second value then says why (for the final line).
+    """
+    from ._format import match_columns
+
+    recorded = me.feature_names_in_
+    if names is not None and recorded is not None:
+        order = match_columns(recorded, names, f"{args.data}: --data",
+                              f"the secret {args.secret} (the uploaded table)")
+        if order is not None:
+            moved = next(n for k, n in enumerate(names) if recorded[k] != n)
+            print_warning("participant", (
+                f"{args.data}: --data has the uploaded columns in another order (first moved: "
+                f"{moved!r}); reordered them by name to the upload's order."))
+            X = X[:, order]
+        return X, None
+    if X.shape[1] != me.n_features_in_:
+        raise UploadError(
+            f"{args.data}: --data has {X.shape[1]} columns but the secret {args.secret} was "
+            f"made for {me.n_features_in_}; predict rows of the uploaded data's schema."
+        )
+    why = ("--data is a .npy, without column names" if names is None else
+           "the secret records no column names: its upload was made from a .npy")
+    return X, why
 
 
 def _parse_params(items):
@@ -412,6 +507,10 @@ def _analyst_fit(args, caught):
     if analyst.anchor_residual_ratios_ is not None:
         summary.update(anchor_residual_ratios=analyst.anchor_residual_ratios_.tolist(),
                        anchor_residual_threshold=analyst.anchor_residual_threshold_)
+    unnamed = [os.path.basename(loaded.paths[k]) for k in analyst.unnamed_uploads_]
+    summary.update(feature_names=analyst.feature_names_in_, feature_names_checked=not unnamed,
+                   uploads_without_feature_names=unnamed)
+    summary.update(_anchor_noise_against_v_pt(analyst, loaded))
     with write_file(os.path.join(args.out, "summary.json"), "the summary",
                     mode=output_mode(0o644), error=UploadError) as fh:
         fh.write(json.dumps(summary, indent=2, sort_keys=True).encode())
@@ -421,6 +520,36 @@ def _analyst_fit(args, caught):
               f"this run has {n} participant{'s' if n != 1 else ''})")
     print(f"analyst: {n} participant{'s' if n != 1 else ''} aligned ({args.aligner}); maps "
           f"and model written to {args.out}")
+    if unnamed:
+        which = ("the uploads carry none" if len(unnamed) == n else
+                 "for " + ", ".join(loaded.paths[k] for k in analyst.unnamed_uploads_))
+        print(f"analyst: column names not checked ({which}: made from a .npy, without names); "
+              "columns compared by count only (summary.json: feature_names_checked false)")
+
+
+def _anchor_noise_against_v_pt(analyst, loaded):
+    """The summary's fields on the declared anchor noise against ``v_PT`` of these uploads
+    (eq. (51) of the GDP paper, :func:`~skdc.alignment.v_phase_transition`), warned on one
+    line when the noise exceeds it; none without alignment or with one participant."""
+    from ..alignment import v_phase_transition
+
+    anchors = loaded.uploads.anchors
+    declared = [h["anchor_noise"] for h in loaded.headers
+                if isinstance(h.get("anchor_noise"), (int, float))]
+    p = analyst.n_participants_
+    if analyst.aligner_ is None or anchors is None or p < 2 or not declared:
+        return {}
+    r, d = anchors[0].shape
+    v_pt, v = v_phase_transition(p, d, r), max(declared)
+    above = bool(v > v_pt)
+    if above:
+        print_warning("analyst", (
+            f"the uploads declare anchor noise v = {v:g}, above v_PT = {v_pt:.4g} for these "
+            f"uploads ({p} participants, {d} columns, {r} anchor rows; eq. (51) of the GDP "
+            f"paper): above it the alignment degrades sharply, and the model with it. Ask the "
+            f"participants to upload again with --anchor-noise below {v_pt:.4g}."))
+    return {"v_phase_transition": v_pt, "declared_anchor_noise": v,
+            "anchor_noise_above_v_pt": above}
 
 
 def _run_files(out):
@@ -570,6 +699,9 @@ def _register_participant_upload(sub):
     up.add_argument("--labels", default=None,
                     help="labels: a column of a --data table, or a .npy / one-column .csv file "
                          "(default: none uploaded)")
+    up.add_argument("--id-column", default=None, metavar="NAME",
+                    help="a column of row ids in the --data table: never a feature, never "
+                         "uploaded (default: every column but the label is a feature)")
     up.add_argument("--anchor", default=None,
                     help="the shared anchor .npy (default: none: no anchor upload, so only "
                          "`analyst fit --aligner none` can use the upload)")
@@ -613,8 +745,15 @@ def _register_participant_predict(sub):
     pr.add_argument("--model", required=True, help="the analyst's model.npz (required)")
     pr.add_argument("--data", required=True,
                     help="rows to predict, .npy or a .csv / .parquet table with the uploaded "
-                         "data's feature columns (required)")
-    pr.add_argument("--out", default=None, help="predictions .npy (default: not written)")
+                         "data's feature columns; when both it and the uploaded table have a "
+                         "header, its columns are matched by name (required)")
+    pr.add_argument("--id-column", default=None, metavar="NAME",
+                    help="a column of row ids in the --data table, never a feature: written "
+                         "beside the predictions (--out .csv or .parquet) (default: none)")
+    pr.add_argument("--out", default=None,
+                    help="predictions, in the format its suffix names: .csv or .parquet (a "
+                         "'prediction' column, after the --id-column) or .npy (default: not "
+                         "written)")
     pr.add_argument("--transform-out", default=None,
                     help="aligned representation .npy, written owner-only (default: not "
                          "written)")

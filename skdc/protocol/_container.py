@@ -48,6 +48,7 @@ __all__ = [
     "UploadError",
     "atomic_file",
     "check_digest_field",
+    "check_feature_names",
     "check_values",
     "container_digest",
     "file_kind",
@@ -323,6 +324,22 @@ def check_values(block, where, name, limit=None):
                 f"{'values' if name == 'the anchor' else 'uploads'} can overflow; rescale the "
                 "data (e.g. StandardScaler) before the mechanism."
             )
+
+
+def check_feature_names(names, where, n_features=None):
+    """A ``feature_names`` field: ``None`` (rows without a header: only their count is
+    checked), or a list of distinct, non-empty strings (``n_features`` of them when given)."""
+    if names is None:
+        return None
+    ok = (isinstance(names, (list, tuple)) and all(isinstance(n, str) and n for n in names)
+          and len(set(names)) == len(names))
+    if not ok:
+        raise UploadError(f"{where}: field 'feature_names' must be null or a list of distinct "
+                          f"column names; got {str(names)[:60]}.")
+    if n_features is not None and len(names) != n_features:
+        raise UploadError(f"{where}: field 'feature_names' names {len(names)} columns; the "
+                          f"file is for {n_features}.")
+    return list(names)
 
 
 def check_digest_field(header, key, where):

@@ -35,6 +35,7 @@ from ._container import (
     UploadError,
     atomic_file,
     check_digest_field,
+    check_feature_names,
     check_values,
     max_magnitude,
     read_npy,
@@ -222,6 +223,10 @@ class AlignmentMap:
         on another upload (``None``: fitted on in-memory uploads; refused too).
     anchor_upload_digest : str or None, default=None
         Digest of that upload's anchor upload.
+    feature_names : list of str or None, default=None
+        The raw columns' names, in order, that the run's uploads declared (``None``: none
+        did); :meth:`Participant.predict <skdc.protocol.Participant.predict>` refuses a map
+        whose names differ from its secret's.
 
     {references}
 
@@ -242,6 +247,7 @@ class AlignmentMap:
     run_id: str | None = None
     upload_digest: str | None = None
     anchor_upload_digest: str | None = None
+    feature_names: list | None = None
 
     def apply(self, Y):
         """Map rows ``Y`` (n_samples, n_features) into the collaboration frame."""
@@ -270,7 +276,9 @@ class AlignmentMap:
             if getattr(self, k) is not None
         }
         header = {"participant_id": int(self.participant_id), "kind": self.kind,
-                  **{key: getattr(self, key) for key in _MAP_DIGESTS}}
+                  **{key: getattr(self, key) for key in _MAP_DIGESTS},
+                  "feature_names": None if self.feature_names is None
+                  else [str(n) for n in self.feature_names]}
         return write_container(path, _MAP, header, arrays, mode=0o600, what="the map")
 
     @classmethod
@@ -292,6 +300,8 @@ class AlignmentMap:
             pid = c.int_field("participant_id", 0)
             run_id, upload, anchor_upload = (check_digest_field(c.header, key, c.path)
                                              for key in _MAP_DIGESTS)
+            # a map written before the field existed: names not checked
+            names = check_feature_names(c.header.get("feature_names"), c.path)
             c.expect_members(_MAP_MEMBERS[kind])
             for name, (_shape, dtype) in c.array_members().items():
                 if dtype.kind != "f":
@@ -303,7 +313,8 @@ class AlignmentMap:
         if arrays:
             _check_map_arrays(arrays, c.path)
         return cls(pid, kind, **{k: v.astype(np.float64) for k, v in arrays.items()},
-                   run_id=run_id, upload_digest=upload, anchor_upload_digest=anchor_upload)
+                   run_id=run_id, upload_digest=upload, anchor_upload_digest=anchor_upload,
+                   feature_names=names)
 
 
 # the members of each kind of map, and how far from orthogonal a stored rotation may be: the
@@ -445,10 +456,11 @@ def model_arrays(model):
         # the allow-list is checked in the body, whose message lists the supported classes
         "model": [HasMethods(["get_params", "predict"])],
         "run_id": [str, None],
+        "feature_names": ["array-like", None],
     },
     prefer_skip_nested_validation=True,
 )
-def save_model(path, model, *, run_id=None):
+def save_model(path, model, *, run_id=None, feature_names=None):
     """Write a fitted linear model as arrays (no pickle), owner-only (``0o600``); return it.
 
     Supported: ``LogisticRegression``, ``LinearRegression``, ``Ridge``, ``Lasso``,
@@ -468,6 +480,10 @@ def save_model(path, model, *, run_id=None):
         Fingerprint of the ``analyst fit`` run (64 hex digits) shared with the run's
         alignment maps (:attr:`AlignmentMap.run_id`); :meth:`Analyst.export
         <skdc.protocol.Analyst.export>` sets it.
+    feature_names : list of str or None, default=None
+        The raw columns' names, in order, of the uploads the model was trained on (the
+        participants' tables' header), recorded so that a participant's predict refuses a
+        model of other columns; ``None``: not recorded (only the count is checked).
 
     Returns
     -------
@@ -490,7 +506,10 @@ def save_model(path, model, *, run_id=None):
     check_digest_field({"run_id": run_id}, "run_id", "run_id")
     header = {"estimator": type(model).__name__, "params": _json_params(model),
               "scalars": scalars, "n_features_in": int(model.n_features_in_),
-              "run_id": run_id}
+              "run_id": run_id,
+              "feature_names": check_feature_names(
+                  None if feature_names is None else [str(n) for n in feature_names],
+                  "feature_names")}
     # owner-only: the model is the analyst's and the participants' (not the public's)
     return write_container(path, _MODEL, header, arrays, mode=0o600, what="the model")
 
@@ -528,10 +547,12 @@ def load_model(path):
     return read_model(path)[0]
 
 
-def read_model(path):
-    """:func:`load_model`, also returning the file's run fingerprint."""
+def read_model(path, *, schema=False):
+    """:func:`load_model`, also returning the file's run fingerprint (and, with ``schema``,
+    the raw columns' names it records, ``None`` where it records none)."""
     with Container(path, _MODEL) as c:
         name, params, scalars, run_id = _check_model_header(c)
+        names = check_feature_names(c.header.get("feature_names"), c.path)
         _check_model_members(c, scalars)
         arrays = c.read()
     try:
@@ -544,7 +565,7 @@ def read_model(path):
         setattr(model, attr, value.reshape(())[()] if attr in scalars else value)
     _check_model_shapes(model, arrays, c.header["n_features_in"], c.path)
     model.n_features_in_ = c.header["n_features_in"]
-    return model, run_id
+    return (model, run_id, names) if schema else (model, run_id)
 
 
 def _check_model_header(c):

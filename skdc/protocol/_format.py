@@ -29,6 +29,7 @@ from ._container import (
     Container,
     UploadError,
     check_digest_field,
+    check_feature_names,
     check_values,
     container_digest,
     is_int,
@@ -348,8 +349,9 @@ def _check_own_upload(uploads, participant_id):
 
 
 def upload_contents(uploads, participant_id, *, labels=None, mechanism=None,
-                    anchor_noise=None, anchor_id=None):
-    """The header and arrays of :func:`save_upload`'s file (same parameters)."""
+                    anchor_noise=None, anchor_id=None, feature_names=None):
+    """The header and arrays of :func:`save_upload`'s file (same parameters, and the names of
+    the columns, in order, where the rows came with a header: ``None`` where they did not)."""
     uploads = _check_uploads_type(uploads, "save_upload")
     if isinstance(participant_id, bool):
         raise TypeError(f"participant_id must be an int; got {type(participant_id).__name__}.")
@@ -369,9 +371,75 @@ def upload_contents(uploads, participant_id, *, labels=None, mechanism=None,
         "mechanism": _public_description(mechanism),
         "anchor_id": anchor_id,
         "anchor_noise": None if anchor_noise is None else float(anchor_noise),
+        # the raw columns' names in order (from a table's header), or null: only counted
+        "feature_names": None if feature_names is None else [str(n) for n in feature_names],
         "skdc_version": __version__,
     }
     return header, arrays
+
+
+# -- the feature schema: the raw columns' names, in order --------------------------------------
+def _names(names, most=6):
+    names = list(names)
+    return ", ".join(repr(n) for n in names[:most]) + (", ..." if len(names) > most else "")
+
+
+def column_difference(expected, got):
+    """Where the column names ``got`` first differ from ``expected``: one phrase, such as
+    ``column 2 is 'bmi' where ... has 'age'``, followed by what is missing and what is extra
+    (``None`` when they are the same names in the same order)."""
+    expected, got = list(expected), list(got)
+    if expected == got:
+        return None
+    k = next(k for k in range(max(len(expected), len(got)))
+             if k >= len(expected) or k >= len(got) or expected[k] != got[k])
+    here = f"{got[k]!r}" if k < len(got) else "missing"
+    there = f"{expected[k]!r}" if k < len(expected) else "nothing"
+    missing = [n for n in expected if n not in got]
+    extra = [n for n in got if n not in expected]
+    if not missing and not extra:
+        more = "the same names in another order"
+    else:
+        more = ", ".join(x for x in (f"{_names(missing)} missing" if missing else "",
+                                     f"{_names(extra)} extra" if extra else "") if x)
+    return here, there, k + 1, more
+
+
+def match_columns(expected, got, where, against):
+    """The positions that put the named columns ``got`` in the order ``expected``.
+
+    Parameters
+    ----------
+    expected : list of str
+        The names recorded (the secret's: those of the uploaded table).
+    got : list of str
+        The names of the new table's columns.
+    where : str
+        The new table, for messages (``"new.csv: --data"``).
+    against : str
+        What recorded ``expected``, for messages.
+
+    Returns
+    -------
+    order : list of int or None
+        ``None`` when ``got`` is ``expected``; else the position in ``got`` of each name of
+        ``expected`` (the same names in another order).
+
+    Raises
+    ------
+    UploadError
+        When the names differ: one line naming the first differing column.
+    """
+    diff = column_difference(expected, got)
+    if diff is None:
+        return None
+    here, there, k, more = diff
+    if sorted(got) == sorted(expected):
+        return [list(got).index(n) for n in expected]
+    raise UploadError(
+        f"{where} column {k} is {here} where {against} has {there} ({more}): its columns "
+        f"are not the uploaded ones ({_names(expected)}). Give rows with those columns, "
+        "named as the upload named them (rename or drop the others).")
 
 
 def _upload_arrays(uploads, labels):
@@ -427,6 +495,8 @@ def _check_upload_header(c):
                           or not np.isfinite(v) or v < 0):
         raise UploadError(f"{where}: field 'anchor_noise' must be a finite number >= 0.")
     _check_mechanism_field(h.get("mechanism"), where)
+    check_feature_names(h.get("feature_names"), where,
+                        (h.get("mechanism") or {}).get("n_features_in"))
     _check_upload_members(c)
     digests = h.get("digests")
     members = sorted(c.array_members())
@@ -538,6 +608,7 @@ def _check_one_collaboration(ordered, allow_different_widths):
                     f"has {m0[key]!r}. All participants of one collaboration run the same "
                     "mechanism, for the same number of participants, on data of one schema."
                 )
+    _check_one_schema(ordered)
     widths = [c.header["n_components"] for c in ordered]
     if len(set(widths)) > 1 and not allow_different_widths:
         i = next(k for k, w in enumerate(widths) if w != widths[0])
@@ -546,6 +617,23 @@ def _check_one_collaboration(ordered, allow_different_widths):
             f"{widths[0]}: participants upload different widths. GDP uploads share one "
             "width; pass allow_different_widths=True for nonlinear reductions."
         )
+
+
+def _check_one_schema(ordered):
+    """Refuse uploads whose tables named their columns differently (swapped, renamed): the
+    rows of one collaboration share one schema. An upload without names (rows from a
+    ``.npy``) is held to the count only."""
+    named = [c for c in ordered if c.header.get("feature_names") is not None]
+    for c in named[1:]:
+        diff = column_difference(named[0].header["feature_names"], c.header["feature_names"])
+        if diff is None:
+            continue
+        here, there, k, more = diff
+        raise UploadError(
+            f"{c.path}: field 'feature_names' has column {k} {here} where {named[0].path} "
+            f"has {there} ({more}): the participants' tables differ in their columns, so "
+            "their rows do not line up. Ask the participants to upload their columns in the "
+            "agreed order and names.")
 
 
 def _label_dtype(ordered):

@@ -53,6 +53,7 @@ from ._container import (
     UploadError,
     atomic_file,
     check_digest_field,
+    check_feature_names,
     check_values,
     is_int,
     max_magnitude,
@@ -74,7 +75,9 @@ from ._format import (
     _UPLOAD,
     UploadSet,
     anchor_fingerprint,
+    column_difference,
     load_uploads,
+    match_columns,
     upload_contents,
     upload_digests,
     write_upload,
@@ -142,7 +145,8 @@ class Participant:
         (``python -m skdc participant new-seed``) is no chosen seed: C-GDP's participants share
         one as their common secret. Its ``noise_random_state`` (a chosen int, tests only, or
         ``None``: 128 bits of fresh entropy, never derived from the secret seed) seeds this
-        participant's noise stream: the unit anchor noise ``W_i`` and the private-data noise. Its ``anchor`` parameter is replaced by the shared anchor passed to
+        participant's noise stream: the unit anchor noise ``W_i`` and the private-data
+        noise. Its ``anchor`` parameter is replaced by the shared anchor passed to
         :meth:`upload`.
     anchor_noise : float, default=0.0
         Standard deviation ``v`` of the noise added to the anchor upload before it leaves home:
@@ -166,6 +170,10 @@ class Participant:
         The shared raw anchor.
     n_features_in_ : int
         Width of the participant's rows.
+    feature_names_in_ : list of str or None
+        The names of the columns, in order, where the rows came with them (``feature_names``
+        of :meth:`upload`, or a DataFrame's columns); ``None`` where they did not, and then
+        only the count of columns is checked. Recorded in the secret and the upload.
     upload_digest_ : str
         Digest of the upload file this participant's upload makes (its checksum).
     anchor_upload_digest_ : str or None
@@ -238,6 +246,18 @@ class Participant:
         return mech.fit_one(self.participant_id, n_features)
 
     def _own_rows(self, X):
+        names = getattr(self, "feature_names_in_", None)
+        if names is not None and hasattr(X, "columns") and all(
+                isinstance(c, str) for c in X.columns):
+            # a DataFrame's columns, by name: refused when they differ, put in order when
+            # they are the same names in another order
+            order = match_columns(names, list(X.columns), "X:",
+                                  f"participant {self.participant_id}'s upload")
+            if order is not None:
+                warnings.warn(f"X has the uploaded columns in another order; reordered by "
+                              f"name to the upload's ({', '.join(names[:6])}"
+                              f"{', ...' if len(names) > 6 else ''}).", UserWarning)
+                X = X.iloc[:, order]
         X = _as_rows(X)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(
@@ -246,7 +266,7 @@ class Participant:
             )
         return X
 
-    def upload(self, X, y=None, anchor=None):
+    def upload(self, X, y=None, anchor=None, *, feature_names=None):
         """Fit this participant's mechanism and return its upload (with noisy anchor upload).
 
         Parameters
@@ -258,6 +278,11 @@ class Participant:
         anchor : array-like of shape (n_anchors, n_features), default=None
             The shared raw anchor; required unless the mechanism uploads no anchor
             (``CGDP`` with ``anchor=None``).
+        feature_names : list of str, default=None
+            The names of the columns of ``X``, in order (a table's header), recorded in the
+            secret and the upload: the analyst refuses uploads whose names differ, and
+            ``skdc participant predict`` checks new rows against them. ``None``: a
+            DataFrame's string column names, else none (only the count is checked).
 
         Returns
         -------
@@ -266,7 +291,13 @@ class Participant:
             already carries the anchor noise. Write it with :meth:`save_upload`.
         """
         self._check_params()
+        if feature_names is None and hasattr(X, "columns"):
+            columns = list(X.columns)
+            feature_names = columns if all(isinstance(c, str) for c in columns) else None
         X = _as_rows(X)
+        feature_names = check_feature_names(
+            None if feature_names is None else [str(n) for n in feature_names],
+            "feature_names", X.shape[1])
         if y is not None:
             y = np.asarray(y)
             if y.shape != (X.shape[0],):
@@ -294,6 +325,7 @@ class Participant:
         # a seed narrower than 128 bits is searchable: the secret and the upload say so
         self.chosen_seed_ = any(s is not None and s < _WIDE for s in (seed, noise_seed))
         self.n_features_in_ = X.shape[1]
+        self.feature_names_in_ = feature_names
         self.anchor_ = anchor
         self.mechanism_ = self._fit_mechanism(X.shape[1], anchor)
         self.labels_ = y
@@ -326,6 +358,7 @@ class Participant:
             uploads, self.participant_id, labels=self.labels_,
             mechanism=self.mechanism_, anchor_noise=self.anchor_noise,
             anchor_id=None if self.anchor_ is None else anchor_fingerprint(self.anchor_),
+            feature_names=self.feature_names_in_,
         )
         header["chosen_seed"] = bool(self.chosen_seed_)
         if not getattr(self, "_declares_size", True):
@@ -365,6 +398,8 @@ class Participant:
             "seed": self.seed_, "anchor_noise": float(self.anchor_noise),
             "noise_seed": self.noise_seed_, "chosen_seed": bool(self.chosen_seed_),
             "n_features_in": int(self.n_features_in_),
+            # the columns' names in order (a table's header), or null: only counted
+            "feature_names": self.feature_names_in_,
             # the upload this secret made: a map fitted on another upload is refused
             "upload_digest": self.upload_digest_,
             "anchor_upload_digest": self.anchor_upload_digest_,
@@ -456,6 +491,8 @@ class Participant:
             self.noise_seed_ = _check_noise_seed(h["noise_seed"], "noise_seed")
             self.chosen_seed_ = _chosen_seed_field(h)
             self.n_features_in_ = int(h["n_features_in"])
+            # a secret written before the field existed: names not checked
+            self.feature_names_in_ = h.get("feature_names")
             self.anchor_ = arrays.get("anchor")
             self.mechanism_ = self._fit_mechanism(self.n_features_in_, self.anchor_)
         except (KeyError, TypeError, ValueError) as exc:
@@ -487,7 +524,20 @@ class Participant:
             )
         check_same_upload(alignment_map, map_path, self.upload_digest_,
                           getattr(self, "_secret_path", "this participant's secret"))
+        self._check_schema(alignment_map.feature_names, map_path)
         return alignment_map, map_path
+
+    def _check_schema(self, names, path):
+        """Refuse a map or a model whose run recorded other column names than this secret."""
+        mine = getattr(self, "feature_names_in_", None)
+        diff = None if names is None or mine is None else column_difference(mine, names)
+        if diff is not None:
+            here, there, k, more = diff
+            secret = getattr(self, "_secret_path", "this participant's secret")
+            raise UploadError(
+                f"{path}: field 'feature_names' has column {k} {here} where {secret} has "
+                f"{there} ({more}): it was fitted on uploads of other columns. Use the files "
+                "of the run that fitted this secret's upload.")
 
     def transform(self, X, alignment_map):
         """This participant's rows in the collaboration frame: mechanism, then its map.
@@ -529,8 +579,9 @@ class Participant:
         alignment_map, map_path = self._check_map(alignment_map)
         if isinstance(model, (str, os.PathLike)):
             model_path = os.fspath(model)
-            model, run_id = read_model(model)
+            model, run_id, names = read_model(model, schema=True)
             check_same_run(alignment_map, map_path, run_id, model_path)
+            self._check_schema(names, model_path)
         return model.predict(self.transform(X, alignment_map))
 
 
@@ -567,6 +618,7 @@ def _check_secret_header(c):
                           "this secret made; got null.")
     check_digest_field(h, "anchor_upload_digest", where)
     d = c.int_field("n_features_in", 1)
+    check_feature_names(h.get("feature_names"), where, d)
     c.expect_members(["rotation", "translation"], optional=["anchor"])
     expected = {"rotation": (d, d), "translation": (d,)}
     for name, (shape, dtype) in c.array_members().items():
@@ -825,6 +877,13 @@ class Analyst:
     upload_digests_ : list of str or None
         The digest of each participant's upload file (``None`` for in-memory uploads); each
         participant's alignment map records its own.
+    feature_names_in_ : list of str or None
+        The raw columns' names, in order, that the uploads declare (one schema: uploads whose
+        names differ are refused); ``None`` when none declares names. Carried into every map
+        and the model.
+    unnamed_uploads_ : list of int
+        The participants whose upload declares no names (rows from a ``.npy``): their columns
+        were checked by count only.
 
     Notes
     -----
@@ -903,6 +962,9 @@ class Analyst:
         self.headers_ = headers
         self.n_participants_ = len(headers)
         self.upload_digests_ = loaded.digests
+        names = [h.get("feature_names") for h in headers]
+        self.feature_names_in_ = next((n for n in names if n is not None), None)
+        self.unnamed_uploads_ = [k for k, n in enumerate(names) if n is None]
         if aligner is not None:
             _refuse_undue_anchor_noise(loaded, noise_range)
             _refuse_rank_deficient(Y.anchors, loaded)
@@ -964,6 +1026,7 @@ class Analyst:
                 f"{participant_id}."
             )
         m = map_of(self.aligner_, participant_id)
+        m.feature_names = getattr(self, "feature_names_in_", None)
         if self.upload_digests_ is not None:
             m.upload_digest = self.upload_digests_[participant_id]
             m.anchor_upload_digest = (self.headers_[participant_id].get("digests") or {}).get(
@@ -991,6 +1054,7 @@ class Analyst:
         for m in maps:
             m.run_id = run_id
             paths.append(m.save(os.path.join(out_dir, f"map_{m.participant_id}.npz")))
-        paths.append(save_model(os.path.join(out_dir, "model.npz"), self.model_, run_id=run_id))
+        paths.append(save_model(os.path.join(out_dir, "model.npz"), self.model_, run_id=run_id,
+                                feature_names=getattr(self, "feature_names_in_", None)))
         return paths
 

@@ -230,7 +230,7 @@ def _protocol_parsers():
 
 def test_every_protocol_flag_has_help_showing_its_default():
     parsers = _protocol_parsers()
-    assert len(parsers) == 4  # anchor make, participant upload/predict, analyst fit
+    assert len(parsers) == 5  # anchor make, participant upload/predict/new-seed, analyst fit
     n_flags = 0
     for parser in parsers:
         helps = {}

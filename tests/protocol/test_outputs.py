@@ -115,7 +115,8 @@ def _predict_argv(site, out_flag, out):
                                      "upload --force", "anchor make", "analyst map",
                                      "analyst summary"])
 def test_no_output_is_written_through_a_link(site, tmp_path, capsys, command):
-    name = {"analyst map": "map_0.npz", "analyst summary": "summary.json"}.get(command, "o.npz")
+    name = {"analyst map": "map_0.npz", "analyst summary": "summary.json",
+            "predict --out": "o.npy"}.get(command, "o.npz")  # predictions by their suffix
     link, victim = _link(tmp_path, name)
     if command.startswith("predict"):
         argv = _predict_argv(site, command.split()[1], link)

@@ -256,3 +256,31 @@ def test_private_data_noise_matches_simulation(deployment):
     assert not np.array_equal(np.asarray(me.upload(X[ids == 0], anchor=A)),
                               np.asarray(Y)[ids == 0])
     assert me.noise_seed_.bit_length() == 129
+
+
+def test_participant_records_a_dataframes_column_names(tmp_path):
+    """A DataFrame's columns are the schema: recorded at upload, matched by name after."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.RandomState(0)
+    A = orthonormal_anchor(4 * D, D, random_state=0)
+    names = [f"c{j}" for j in range(D)]
+    frame = pd.DataFrame(rng.rand(20, D), columns=names)
+    me = Participant(0, IGDP(n_participants=2, random_state=1, noise_random_state=2),
+                     anchor_noise=0.05)
+    me.upload(frame, anchor=A)
+    assert me.feature_names_in_ == names
+    own = AlignmentMap(0, "identity", upload_digest=me.upload_digest_)
+    expected = me.transform(frame, own)
+    with pytest.warns(UserWarning, match="reordered by name"):
+        swapped = me.transform(frame[names[::-1]], own)
+    assert_allclose(swapped, expected, rtol=0)
+    with pytest.raises(UploadError, match="column 1 is 'x' where"):
+        me.transform(frame.rename(columns={"c0": "x"}), own)
+    # explicit names win; a map of other columns is refused
+    me.upload(frame.to_numpy(), anchor=A, feature_names=names[::-1])
+    assert me.feature_names_in_ == names[::-1]
+    other = AlignmentMap(0, "identity", upload_digest=me.upload_digest_, feature_names=names)
+    with pytest.raises(UploadError, match="field 'feature_names' has column 1 'c0'"):
+        me.transform(frame.to_numpy(), other)
+    with pytest.raises(UploadError, match="distinct column names"):
+        me.upload(frame.to_numpy(), anchor=A, feature_names=["a"] * D)
