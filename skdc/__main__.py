@@ -12,6 +12,7 @@ inside its command functions, so ``--help`` answers without loading them
 
 # Licence: BSD 3 clause
 
+import argparse
 import importlib
 import sys
 
@@ -70,12 +71,26 @@ def build_parser(command=None):
     return parser
 
 
+def _innermost(parser, args):
+    """The parser of the sub-command (and its action) that ``args`` chose: its errors name
+    it (``skdc participant predict: error: ...``), not the bare ``skdc``."""
+    while True:
+        chosen = next((a for a in parser._actions
+                       if isinstance(a, argparse._SubParsersAction)
+                       and getattr(args, a.dest, None) in a.choices), None)
+        if chosen is None:
+            return parser
+        parser = chosen.choices[getattr(args, chosen.dest)]
+
+
 def main(argv=None):
     """Run the command line; return the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(_command_word(argv))
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # said by the sub-command's parser: ``skdc audit: error: ...``
+            _innermost(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exc:  # a usage error (its one line is printed): the exit status
         if exc.code != 2:      # --help, --version: exit as argparse does
             raise
