@@ -47,6 +47,7 @@ from ..utils._files import (
     written_kind,
 )
 from ..utils._help import print_warning
+from ..utils._params import parse_model_params
 from ._container import LABEL_KINDS, UploadError, is_int, one_line, read_npy
 
 # scikit-learn, the estimators and the roles are imported inside the commands, so that
@@ -415,19 +416,6 @@ def _in_uploaded_order(X, names, me, args):
     return X, why
 
 
-def _parse_params(items):
-    params = {}
-    for item in items or []:
-        key, sep, value = item.partition("=")
-        if not sep or not key.isidentifier():
-            raise ValueError(f"--model-param takes key=value; got {item!r}.")
-        try:
-            params[key] = json.loads(value)
-        except json.JSONDecodeError:
-            params[key] = value
-    return params
-
-
 def _iteration_advice(model, Z, y):
     """The ``--model-param max_iter=...`` that lets ``model`` converge on ``(Z, y)``, checked."""
     from sklearn.base import clone
@@ -470,7 +458,7 @@ def _analyst_fit(args, caught):
         "reference": lambda: ReferenceAligner(reference=args.reference),
         "none": lambda: "none",
     }[args.aligner]()
-    model = _model(args.model).set_params(**_parse_params(args.model_param))
+    model = _model(args.model).set_params(**parse_model_params(args.model_param))
     noise_range = _noise_range(args)
     audited = _audited(args.audit_fingerprint)
     loaded = load_uploads(args.uploads)
