@@ -395,8 +395,9 @@ def column_difference(expected, got):
              if k >= len(expected) or k >= len(got) or expected[k] != got[k])
     here = f"{got[k]!r}" if k < len(got) else "missing"
     there = f"{expected[k]!r}" if k < len(expected) else "nothing"
-    missing = [n for n in expected if n not in got]
-    extra = [n for n in got if n not in expected]
+    known, given = set(expected), set(got)  # sets: linear in the columns, however many
+    missing = [n for n in expected if n not in given]
+    extra = [n for n in got if n not in known]
     if not missing and not extra:
         more = "the same names in another order"
     else:
@@ -435,7 +436,8 @@ def match_columns(expected, got, where, against):
         return None
     here, there, k, more = diff
     if sorted(got) == sorted(expected):
-        return [list(got).index(n) for n in expected]
+        position = {n: k for k, n in enumerate(got)}
+        return [position[n] for n in expected]
     raise UploadError(
         f"{where} column {k} is {here} where {against} has {there} ({more}): its columns "
         f"are not the uploaded ones ({_names(expected)}). Give rows with those columns, "
