@@ -895,6 +895,36 @@ class _Setup:
     errors: list = None
 
 
+def _attacked_rows(X_tr, y_tr, X_te, y_te, p_tr, p_te):
+    """``(X, y, participant)`` of every row the attacks read: the training rows and the
+    held-out ones, whose uploads the analyst holds alike (None without participant ids, or
+    with a training set the held-out rows do not extend)."""
+    if p_tr is None or p_te is None or np.ndim(X_tr) != 2 or np.ndim(X_te) != 2 \
+            or np.shape(X_tr)[1] != np.shape(X_te)[1]:
+        return None
+    y = None if y_tr is None or y_te is None else np.concatenate([np.asarray(y_tr),
+                                                                   np.asarray(y_te)])
+    return (np.concatenate([np.asarray(X_tr), np.asarray(X_te)]), y,
+            np.concatenate([np.asarray(p_tr), np.asarray(p_te)]))
+
+
+class _OnRows:
+    """An attack scorer evaluated on given rows, whatever rows the draw scores utility on.
+
+    The colluder attacks every upload of the target it holds: its training rows and the
+    held-out ones alike (the uploads of the training rows are the collaboration's real
+    uploads). Scoring the attacks on all of them rather than the held-out rows only measures
+    a deployment's leakage on about three times as many rows, so a linkage rate is not a
+    rate over a few dozen rows.
+    """
+
+    def __init__(self, scorer, X, y):
+        self.scorer, self.X, self.y = scorer, X, y
+
+    def __call__(self, estimator, X=None, y=None):
+        return self.scorer(estimator, self.X, self.y)
+
+
 def _split_rows(X, y, participant, test_size, test_data, rng):
     """``(X_tr, y_tr, X_te, y_te, p_tr, p_te)``: ``test_data`` as given, else one split drawn
     from ``rng`` (stratified on a classification ``y``), the ids split alongside."""
@@ -942,9 +972,13 @@ def _setup(estimator, X, y, *, param, attack, colluder, target, participant, sco
     if p_te is not None and target not in set(np.unique(p_te).tolist()):
         raise ValueError(f"the attacked participant {target} has no held-out rows; give it "
                          "rows or choose another target.")
-    attacks, targets, errors = _judged(attack, colluder, target, p_te, min_error,
+    attacked = _attacked_rows(X_tr, y_tr, X_te, y_te, p_tr, p_te)
+    attacks, targets, errors = _judged(attack, colluder, target,
+                                       p_te if attacked is None else attacked[2], min_error,
                                        max_linkage, sensitive, max_sensitive_gain,
                                        np.shape(X_tr)[1] if np.ndim(X_tr) == 2 else None)
+    if attacked is not None:
+        attacks = {name: _OnRows(a, *attacked[:2]) for name, a in attacks.items()}
     scorers = _resolve_scoring(scoring)
     if not scorers:
         raise ValueError("scoring is empty; pass a utility metric such as 'balanced_accuracy'.")

@@ -488,8 +488,9 @@ def linkage_calibration(small):
 
 def test_linkage_target_is_judged_per_draw_by_the_linkage_accuracy(small, linkage_calibration):
     """Column "procrustes unlinked" is one minus the exact-source linkage accuracy of the
-    draw's reconstructions, recomputed here from the draw's own deployment; a draw meets
-    when it is at least 1 - max_linkage."""
+    draw's reconstructions of every row of the target (its training rows and its held-out
+    ones: the analyst holds the uploads of both), recomputed here from the draw's own
+    deployment; a draw meets when it is at least 1 - max_linkage."""
     from sklearn import config_context
 
     from skdc.attacks import collusion_view
@@ -507,12 +508,12 @@ def test_linkage_target_is_judged_per_draw_by_the_linkage_accuracy(small, linkag
     est = _Maker(pipe, "align__v", "deployment")(float(row["value"]), int(row["draw_seed"]))
     with config_context(enable_metadata_routing=True):
         est.fit(X_tr, y_tr, participant=p_tr)
-    view = collusion_view(est, X_te, colluder=0, target=1, participant=p_te)
+    X_all, y_all = np.vstack([X_tr, X_te]), np.r_[y_tr, y_te]
+    view = collusion_view(est, X_all, colluder=0, target=1, participant=np.r_[p_tr, p_te])
+    assert len(view.target_rows) == np.sum(p_tr == 1) + np.sum(p_te == 1)
     rec = make_attack("procrustes").reconstruct(view)
-    params = _linkage_params()
-    if "matcher" in params:
-        params["sample"] = view.colluder_X_input
-    acc = linkage_accuracy(view.truth.X, rec.X, y_te[view.target_rows], **params)
+    params = {**_linkage_params(), "sample": view.colluder_X_input}
+    acc = linkage_accuracy(view.truth.X, rec.X, y_all[view.target_rows], **params)
     assert_allclose(row["procrustes unlinked"], 1.0 - float(acc), rtol=1e-12)
 
 
