@@ -22,7 +22,11 @@ a new reader or writer cannot forget one:
   with ``--force``; an existing output of the same kind is replaced only when the caller says
   so (``exclusive=False``: the command's ``--force``);
 * **remove** only the files skdc wrote, by name (:func:`remove_written`): a folder holding
-  anything else is refused, nothing in it deleted.
+  anything else is refused, nothing in it deleted;
+* **own** a folder of outputs by a record of the run that filled it
+  (:func:`write_run_record`): a folder holding another run's outputs is refused unless
+  ``--force``, which clears exactly that run's files (:func:`check_run_folder`,
+  :func:`clear_run_folder`); the same run (resumed, repeated) replaces its own.
 
 Every refusal is a :class:`FileError` (a :class:`ValueError`) on one line that names the file,
 says what was expected and what to do; callers pass their own subclass as ``error`` (the
@@ -49,6 +53,8 @@ __all__ = [
     "check_folder",
     "check_npy_size",
     "check_output",
+    "check_run_folder",
+    "clear_run_folder",
     "declare_inputs",
     "ensure_folder",
     "file_kind",
@@ -66,6 +72,7 @@ __all__ = [
     "write_output",
     "write_npy",
     "write_outputs",
+    "write_run_record",
     "written_kind",
 ]
 
@@ -683,9 +690,11 @@ def output_mode(mode):
     return mode & ~mask
 
 
-def _check_output_path(path, what, exclusive, error, kind=None, rewrite=False):
+def _check_output_path(path, what, exclusive, error, kind=None, rewrite=False,
+                       force_flag=None):
     """Refuse an existing folder, one of the command's inputs (unless ``rewrite``), a file of
-    another kind that skdc wrote, or anything at all when ``exclusive``."""
+    another kind that skdc wrote, or anything at all when ``exclusive`` (the refusal names
+    ``force_flag``, the flag that replaces it, when given)."""
     try:
         st = os.lstat(path)
     except FileNotFoundError:
@@ -709,12 +718,14 @@ def _check_output_path(path, what, exclusive, error, kind=None, rewrite=False):
                     f"{what} another path, or move that file away first.")
     if exclusive:
         kind = "file" if stat.S_ISREG(st.st_mode) else file_kind(st.st_mode)
+        fix = ("Remove it or choose another path." if force_flag is None else
+               f"Pass {force_flag} to replace it, or choose another path.")
         raise error(f"{path}: {what} already exists (as {'a ' + kind if kind == 'file' else kind}"
-                    "); refusing to overwrite it. Remove it or choose another path.")
+                    f"); refusing to overwrite it. {fix}")
 
 
 def check_output(path, what="the output", *, exclusive=False, kind=None, rewrite=False,
-                 error=FileError):
+                 force_flag=None, error=FileError):
     """Refuse, before anything is written, an output path :func:`write_file` would refuse.
 
     An empty path, a missing folder, an existing folder at ``path``; one of the command's
@@ -738,6 +749,9 @@ def check_output(path, what="the output", *, exclusive=False, kind=None, rewrite
     rewrite : bool, default=False
         The output is the command's own state, read earlier and now rewritten (a
         checkpoint): being one of its inputs is no reason to refuse.
+    force_flag : str, default=None
+        The flag that replaces an existing output (``"--force"``): the refusal of an exclusive
+        output then says to pass it.
     error : type, default=FileError
         The exception class raised.
 
@@ -758,12 +772,12 @@ def check_output(path, what="the output", *, exclusive=False, kind=None, rewrite
     if not os.path.isdir(directory):
         raise error(f"{path}: cannot write {what}: the folder {directory} does not exist (or "
                     "is not a folder); create it first.")
-    _check_output_path(path, what, exclusive, error, kind, rewrite)
+    _check_output_path(path, what, exclusive, error, kind, rewrite, force_flag)
 
 
 @contextlib.contextmanager
 def write_file(path, what="the output", *, mode, exclusive=False, kind=None, rewrite=False,
-               error=FileError):
+               force_flag=None, error=FileError):
     """Write ``path`` through a temporary file beside it; it appears whole or not at all.
 
     The temporary file gets the permission bits ``mode`` before anything is written to it (a
@@ -795,6 +809,9 @@ def write_file(path, what="the output", *, mode, exclusive=False, kind=None, rew
         nor an skdc file of another kind (:func:`check_output`).
     rewrite : bool, default=False
         The output is the command's own state, read earlier (a checkpoint).
+    force_flag : str, default=None
+        The flag that replaces an existing output (``"--force"``), named when ``exclusive``
+        refuses one.
     error : type, default=FileError
         The exception class raised.
 
@@ -820,7 +837,8 @@ def write_file(path, what="the output", *, mode, exclusive=False, kind=None, rew
     --secret-out already exists (as a fi
     """
     path = os.fspath(path)
-    check_output(path, what, exclusive=exclusive, kind=kind, rewrite=rewrite, error=error)
+    check_output(path, what, exclusive=exclusive, kind=kind, rewrite=rewrite,
+                 force_flag=force_flag, error=error)
     directory = os.path.dirname(os.path.abspath(path))
     try:
         fd, tmp = tempfile.mkstemp(prefix=".skdc-", suffix=".tmp", dir=directory)
@@ -832,13 +850,13 @@ def write_file(path, what="the output", *, mode, exclusive=False, kind=None, rew
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
-        _publish(tmp, path, what, exclusive, error, kind, rewrite)
+        _publish(tmp, path, what, exclusive, error, kind, rewrite, force_flag)
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
 
 
-def _publish(tmp, path, what, exclusive, error, kind=None, rewrite=False):
+def _publish(tmp, path, what, exclusive, error, kind=None, rewrite=False, force_flag=None):
     if not exclusive:
         # a folder, an input or another kind of file may have appeared meanwhile
         _check_output_path(path, what, False, error, kind, rewrite)
@@ -847,7 +865,7 @@ def _publish(tmp, path, what, exclusive, error, kind=None, rewrite=False):
     try:
         os.link(tmp, path, follow_symlinks=False)
     except FileExistsError:
-        _check_output_path(path, what, True, error, kind, rewrite)
+        _check_output_path(path, what, True, error, kind, rewrite, force_flag)
         raise error(f"{path}: {what} already exists; refusing to overwrite it.") from None
     except OSError as exc:
         if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV):
@@ -936,7 +954,7 @@ def ensure_folder(path, what="the output folder", *, allow_link=True, mode=None,
 
 
 def write_outputs(folder, outputs, what="the output", *, folder_what="the output folder",
-                  mode=None, error=FileError):
+                  mode=None, exclusive=False, force_flag=None, error=FileError):
     """Write several shared outputs into ``folder``, each through :func:`write_file`.
 
     The folder is created first when missing, by :func:`ensure_folder` (which refuses a path
@@ -955,6 +973,10 @@ def write_outputs(folder, outputs, what="the output", *, folder_what="the output
         What the folder is (``"--out"``), for :func:`ensure_folder`'s messages.
     mode : int, default=None
         Permission bits; ``None``: ``output_mode(0o644)`` (an ordinary shared file).
+    exclusive : bool, default=False
+        Refuse to replace an existing file (a command without ``--force``).
+    force_flag : str, default=None
+        The flag that replaces an existing file, named in that refusal.
     error : type, default=FileError
         The exception class raised.
 
@@ -976,11 +998,13 @@ def write_outputs(folder, outputs, what="the output", *, folder_what="the output
     files = {}
     for name, (filename, content) in outputs.items():
         files[name] = write_output(os.path.join(folder, filename), content,
-                                   f"{what}'s {filename}", mode=mode, error=error)
+                                   f"{what}'s {filename}", mode=mode, exclusive=exclusive,
+                                   force_flag=force_flag, error=error)
     return files
 
 
-def write_output(path, content, what="the output", *, mode=None, error=FileError):
+def write_output(path, content, what="the output", *, mode=None, exclusive=False,
+                 force_flag=None, error=FileError):
     """Write one shared output (a table, a figure) through :func:`write_file`.
 
     Parameters
@@ -994,6 +1018,10 @@ def write_output(path, content, what="the output", *, mode=None, error=FileError
         What the file is (``"--csv"``), for messages.
     mode : int, default=None
         Permission bits; ``None``: ``output_mode(0o644)`` (an ordinary shared file).
+    exclusive : bool, default=False
+        Refuse to replace an existing file (a command without ``--force``).
+    force_flag : str, default=None
+        The flag that replaces an existing file, named in that refusal.
     error : type, default=FileError
         The exception class raised.
 
@@ -1019,7 +1047,8 @@ def write_output(path, content, what="the output", *, mode=None, error=FileError
     path = os.fspath(path)
     mode = output_mode(0o644) if mode is None else mode
     data = content.encode("utf-8") if isinstance(content, str) else bytes(content)
-    with write_file(path, what, mode=mode, error=error) as fh:
+    with write_file(path, what, mode=mode, exclusive=exclusive, force_flag=force_flag,
+                    error=error) as fh:
         fh.write(data)
     return path
 
@@ -1095,3 +1124,145 @@ def remove_written(folder, names, what="the folder", *, is_ours=None, keep_other
     for entry in ours:
         os.unlink(os.path.join(folder, entry))
     return ours
+
+
+# -- a folder of one run's outputs ----------------------------------------------------------
+RUN_RECORD = "skdc-run.json"  # what a run that fills a folder leaves beside its outputs
+_RUN_FORMAT = "skdc-run"
+_RUN_RECORD_BYTES = 1 << 20
+
+
+def _read_run_record(folder, record, names):
+    """The record skdc left in ``folder``: ``(run, files)``, or ``None`` when there is none or
+    it is not one skdc wrote (not a regular file, not JSON, another format). It is read
+    without being noted as an input: the run rewrites it."""
+    path = os.path.join(folder, record)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+                     | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0))
+    except (OSError, ValueError):
+        return None
+    try:
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                return None
+            data = fh.read(_RUN_RECORD_BYTES + 1)
+        doc = json.loads(data.decode("utf-8")) if len(data) <= _RUN_RECORD_BYTES else None
+    except (OSError, ValueError):
+        return None
+    if not (isinstance(doc, dict) and doc.get("format") == _RUN_FORMAT
+            and isinstance(doc.get("run"), dict) and isinstance(doc.get("files"), list)):
+        return None
+    # a record names only files of the run's own kind, never a path elsewhere
+    return doc["run"], [n for n in doc["files"] if isinstance(n, str) and n in names]
+
+
+def check_run_folder(folder, run, names, what="the output folder", *, force=False,
+                     force_flag="--force", record=RUN_RECORD, error=FileError):
+    """Refuse, before a run, a folder that holds another run's outputs (unless ``force``).
+
+    A run that fills a folder (the audit's report) leaves a record of itself beside its files
+    (:func:`write_run_record`): the settings and data that make it that run, and the names it
+    wrote. The folder holds another run's outputs when one of ``names`` (or the record) is
+    there and the record describes another run, or is missing or damaged (no one can tell
+    which run wrote them). The same run's outputs pass: a resumed or repeated run replaces
+    its own files.
+
+    Parameters
+    ----------
+    folder : str or path-like
+        The output folder (it may not exist yet).
+    run : dict
+        JSON-serialisable, flat: what makes this run itself (its settings, a digest of its
+        data), compared key by key with the record's.
+    names : iterable of str
+        Every file name this kind of run writes into ``folder``.
+    what : str, default="the output folder"
+        What the folder is (``"--out"``), for messages.
+    force : bool, default=False
+        Whether the command was given ``force_flag``: another run's files are then to be
+        cleared, not refused.
+    force_flag : str, default="--force"
+        The flag named in the refusal.
+    record : str, default="skdc-run.json"
+        The record's file name.
+    error : type, default=FileError
+        The exception class raised.
+
+    Returns
+    -------
+    earlier : list of str
+        The names of another recorded run's files in ``folder`` (only with ``force``), which
+        :func:`clear_run_folder` removes before this run writes; empty when the folder holds
+        none, the same run's, or files no record describes (those this run writes are then
+        replaced, the others left).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from skdc.utils._files import FileError, check_run_folder, write_run_record
+    >>> folder = tempfile.mkdtemp()
+    >>> _ = open(os.path.join(folder, "report.html"), "w").write("<p>seed 0</p>")
+    >>> write_run_record(folder, {"seed": 0}, ["report.html"], "--out")
+    >>> check_run_folder(folder, {"seed": 0}, ["report.html"], "--out")
+    []
+    >>> try:
+    ...     check_run_folder(folder, {"seed": 1}, ["report.html"], "--out")
+    ... except FileError as exc:
+    ...     print(str(exc).split(": ", 1)[1][:74])
+    --out holds another run's files (its record skdc-run.json differs in seed)
+    >>> check_run_folder(folder, {"seed": 1}, ["report.html"], "--out", force=True)
+    ['report.html']
+    """
+    folder, names = os.fspath(folder), set(names)
+    if not os.path.isdir(folder):
+        return []
+    present = [n for n in sorted(names) if os.path.lexists(os.path.join(folder, n))]
+    if not present and not os.path.lexists(os.path.join(folder, record)):
+        return []
+    found = _read_run_record(folder, record, names)
+    run = json.loads(json.dumps(run))
+    if found is not None and found[0] == run:
+        return []
+    if found is None:
+        whose = (f"files no run record describes (no skdc {record} there says which run wrote "
+                 "them)")
+        earlier = []
+    else:
+        old = found[0]
+        differ = sorted(k for k in set(old) | set(run) if old.get(k) != run.get(k))
+        whose = f"another run's files (its record {record} differs in {', '.join(differ)})"
+        earlier = [n for n in found[1] if os.path.lexists(os.path.join(folder, n))]
+    if not force:
+        listed = ", ".join(present or [record])
+        clears = ("clear that run's files" if found is not None
+                  else "replace the ones this run writes")
+        raise error(f"{folder}: {what} holds {whose}: {listed}; refusing to replace them. "
+                    f"Pass {force_flag} to {clears} and write this run's, or choose another "
+                    "folder.")
+    for name in earlier:  # an input of this command, or a secret, is never cleared
+        check_output(os.path.join(folder, name), f"{what}'s {name}", error=error)
+    return earlier
+
+
+def clear_run_folder(folder, earlier, what="the output folder", *, error=FileError):
+    """Remove another run's files ``earlier`` (from :func:`check_run_folder`) from ``folder``.
+
+    Each is checked first as an output would be (:func:`check_output`): one of the command's
+    inputs, or an skdc file of another kind, is refused and nothing removed; only regular
+    files are removed (:func:`remove_written`). Returns the names removed.
+    """
+    folder = os.fspath(folder)
+    for name in earlier:
+        check_output(os.path.join(folder, name), f"{what}'s {name}", error=error)
+    return remove_written(folder, earlier, what, keep_others=True, error=error)
+
+
+def write_run_record(folder, run, files, what="the output folder", *, record=RUN_RECORD,
+                     error=FileError):
+    """Leave the record of ``run`` and the ``files`` it wrote in ``folder`` (see
+    :func:`check_run_folder`), written whole as an ordinary shared file."""
+    doc = {"format": _RUN_FORMAT, "run": run,
+           "files": sorted({os.path.basename(os.fspath(f)) for f in files})}
+    write_output(os.path.join(os.fspath(folder), record), json.dumps(doc, indent=1) + "\n",
+                 f"{what}'s {record}", error=error)
