@@ -41,7 +41,7 @@ from ._calibrate import (
     _runner,
     calibrate_noise,
 )
-from ._report import noise_label, render
+from ._report import learns_nothing, noise_label, render
 
 __all__ = ["AuditReport", "audit"]
 
@@ -150,27 +150,78 @@ class AuditReport:
 # ----------------------------------------------------------------------------- the audit
 
 
-def _model(model):
+# the labels are imbalanced when the smallest class holds less than this share of an even
+# split (below 40% of the rows for two classes): the audit's own models then weigh the classes
+# alike (class_weight="balanced"), or an unweighted model predicts the commonest label only
+_IMBALANCED = 0.8
+# a model without noise within this much balanced accuracy of chance learns (almost) nothing
+_LEARNS_NOTHING = 0.05
+
+
+def _model(model, params=None):
+    """The estimator ``model`` names (a given estimator is cloned when ``params`` set some of
+    its parameters, never changed in place)."""
     if model == "logistic":
         from sklearn.linear_model import LogisticRegression
 
-        return LogisticRegression(max_iter=1000)
-    if model == "ridge":
+        est = LogisticRegression(max_iter=1000)
+    elif model == "ridge":
         from sklearn.linear_model import RidgeClassifier
 
-        return RidgeClassifier()
-    if hasattr(model, "fit"):
-        return model
-    raise ValueError(f"model must be 'logistic', 'ridge' or an estimator; got {model!r}.")
+        est = RidgeClassifier()
+    elif hasattr(model, "fit"):
+        if not params:
+            return model
+        from sklearn.base import clone
+
+        est = clone(model)
+    else:
+        raise ValueError(f"model must be 'logistic', 'ridge' or an estimator; got "
+                         f"{model!r}.")
+    if params:
+        try:
+            est.set_params(**params)
+        except ValueError as exc:  # sklearn: "Invalid parameter 'foo' for estimator ..."
+            raise ValueError(f"model_params= sets {sorted(params)}: "
+                             f"{' '.join(str(exc).split())}") from None
+    return est
 
 
-def _pipeline(mechanism, aligner, n_participants, model, seed):
+def _labels(y):
+    """The labels' classes in numbers: ``n_classes``, ``majority_share`` (the commonest
+    label's share of the rows), ``smallest_share`` and ``imbalanced`` (the smallest class
+    below ``_IMBALANCED`` of an even share)."""
+    _, counts = np.unique(y, return_counts=True)
+    shares = counts / counts.sum()
+    return {"n_classes": int(counts.size), "majority_share": float(shares.max()),
+            "smallest_share": float(shares.min()),
+            "imbalanced": bool(shares.min() < _IMBALANCED / counts.size)}
+
+
+def _model_params(model, model_params, labels):
+    """``(params, balanced)``: the parameters set on the utility model, with
+    ``class_weight="balanced"`` added when the labels are imbalanced, ``model`` is one of the
+    audit's own (a given estimator is the user's, taken as configured) and ``model_params``
+    does not set ``class_weight``; ``balanced`` says whether it was added."""
+    params = dict(model_params or {})
+    if not all(isinstance(k, str) and k.isidentifier() for k in params):
+        raise ValueError(f"model_params must map parameter names to values; got "
+                         f"{sorted(map(repr, params))}.")
+    balanced = (isinstance(model, str) and labels["imbalanced"]
+                and "class_weight" not in params)
+    if balanced:
+        params["class_weight"] = "balanced"
+    return params, balanced
+
+
+def _pipeline(mechanism, aligner, n_participants, model, seed, n_anchors=None):
     from sklearn.pipeline import Pipeline
 
     from ..alignment import GOPPAligner
     from ..mechanisms import CGDP, IGDP
 
-    mech = {"igdp": IGDP, "cgdp": CGDP}[mechanism](n_participants, random_state=seed)
+    kw = {} if aligner != "gopp" or n_anchors is None else {"n_anchors": int(n_anchors)}
+    mech = {"igdp": IGDP, "cgdp": CGDP}[mechanism](n_participants, random_state=seed, **kw)
     steps = [("gdp", mech)]
     if aligner == "gopp":
         steps.append(("align", GOPPAligner()))
@@ -178,12 +229,13 @@ def _pipeline(mechanism, aligner, n_participants, model, seed):
     return Pipeline(steps)
 
 
-def _default_bounds(param, n_participants, X):
+def _default_bounds(param, n_participants, X, n_anchors=None):
     from ..alignment import v_phase_transition
 
     d = X.shape[1]
     if param.endswith("__v"):
-        return 0.0, 3.0 * v_phase_transition(max(n_participants, 2), d, 4 * d)
+        r = 4 * d if n_anchors is None else int(n_anchors)
+        return 0.0, 3.0 * v_phase_transition(max(n_participants, 2), d, r)
     rms = float(np.sqrt(np.mean(np.asarray(X, dtype=np.float64) ** 2)))
     return 0.0, 4.0 * rms
 
@@ -204,6 +256,9 @@ def _default_bounds(param, n_participants, X):
         "colluder": [Interval(Integral, 0, None, closed="left")],
         "partition": ["array-like", None],
         "model": [StrOptions({"logistic", "ridge"}), HasMethods(["fit"])],
+        "model_params": [dict, None],
+        "n_anchors": [Interval(Integral, 2, None, closed="left"), None],
+        "images": ["boolean"],
         "n_grid": [Interval(Integral, 1, _MAX_GRID, closed="both")],
         "grid_draws": [Interval(Integral, 1, _MAX_GRID, closed="both")],
         "bounds": ["array-like", None],
@@ -215,9 +270,10 @@ def _default_bounds(param, n_participants, X):
 def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=None,
           max_linkage=_MAX_LINKAGE, target_error=None, sensitive=None,
           max_sensitive_gain=None, confidence=0.95, colluder=0, target=None, partition=None,
-          model="logistic", n_draws=None, criterion="order", n_grid=10, grid_draws=2,
-          bounds=None, xtol=None, test_size=0.3, random_state=0, n_jobs=None,
-          batch_size=None, checkpoint=None, progress="auto", command_line=None):
+          model="logistic", model_params=None, n_anchors=None, images=False, n_draws=None,
+          criterion="order", n_grid=10, grid_draws=2, bounds=None, xtol=None, test_size=0.3,
+          random_state=0, n_jobs=None, batch_size=None, checkpoint=None, progress="auto",
+          command_line=None):
     """Audit a data collaboration on one participant's rows: calibrated noise and a report.
 
     The rows are split into ``n_participants`` parties (by the mechanism's keyed hash of each
@@ -245,7 +301,8 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
     ----------
     X : array-like of shape (n_samples, n_features)
         The auditing participant's rows. Attack errors are relative to the rows' scale, so
-        standardize them as the collaboration will (the report says whether they are).
+        standardize them as the collaboration will (the report says whether they are). A
+        DataFrame's column names head the report's table of reconstructed rows.
     y : array-like of shape (n_samples,)
         Their labels (the utility model is a classifier).
     n_participants : int, default=5
@@ -287,7 +344,23 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
         The participants' partition: party of each row. Parties are then formed from it
         (their count sets ``n_participants``); it reaches every draw.
     model : {"logistic", "ridge"} or estimator, default="logistic"
-        The analyst's utility model.
+        The analyst's utility model. When the labels are imbalanced (the smallest class holds
+        less than 80% of an even share: below 40% of the rows for two classes), ``"logistic"``
+        and ``"ridge"`` weigh the classes alike (``class_weight="balanced"``; the report says
+        so), unless ``model_params`` sets ``class_weight``; a given estimator is taken as
+        configured. The verdict warns when the model without noise scores within 0.05 of
+        chance: an audit of a model that learns nothing decides nothing.
+    model_params : dict, default=None
+        Parameters set on the model (``{"C": 0.1, "class_weight": None}``), as ``skdc
+        analyst fit --model-param`` sets them.
+    n_anchors : int, default=None
+        Anchor rows of the noisy-anchor deployment (``None``: 4 per feature, as ``skdc
+        anchor make`` makes them). More anchor rows raise v_PT, the noise above which the
+        alignment breaks down.
+    images : bool, default=False
+        Whether the rows are square images (8 x 8 digits): the report then draws a few of
+        them beside their reconstructions as pictures. Otherwise it shows a few rows beside
+        their reconstructions as a table headed by the columns' names.
     n_draws : int, default=None
         Most deployments drawn per calibrated value; ``None``: the fewest the criterion needs
         (19 at 95% for ``"order"``).
@@ -318,7 +391,9 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
     progress : bool or "auto", default="auto"
         tqdm bars; ``"auto"``: when stderr is a terminal.
     command_line : str, default=None
-        The command to print under "How to reproduce it" (the CLI passes its own).
+        The command to print under "How to reproduce it" (the CLI passes its own); when
+        given, the report's advice names the command line's flags (``--n-anchors``) instead
+        of this function's parameters (``n_anchors=``).
 
     Returns
     -------
@@ -332,22 +407,29 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
     >>> X, y = load_digits(return_X_y=True)
     >>> rep = audit(X[:300] / 16, y[:300], n_participants=3, attacks=["procrustes"],
     ...             max_linkage=None, target_error=0.3, confidence=0.8, bounds=(0.0, 0.1),
-    ...             n_grid=4, grid_draws=1, model="ridge", progress=False)
+    ...             n_grid=4, grid_draws=1, model="ridge", images=True, progress=False)
     >>> rep.calibration.binding_attack, rep.decision
     ('procrustes', 'collaborate')
     >>> rep.html.index("<b>Collaborate</b>:") < rep.html.index("The setting")
     True
     """
+    columns = _column_names(X)
     X, y, param, names = _check_data_and_deployment(X, y, mechanism, aligner, attacks,
                                                     target_error, random_state)
+    if images and round(math.sqrt(X.shape[1])) ** 2 != X.shape[1]:
+        raise ValueError(f"images=True draws square images, but the rows have {X.shape[1]} "
+                         "columns, no square number; leave it off for a table.")
     targets = dict(target_error=target_error, max_linkage=max_linkage, sensitive=sensitive,
                    max_sensitive_gain=max_sensitive_gain)
     rng = np.random.RandomState(random_state)
     parties, n_participants = _parties(partition, n_participants, X)
     target = _resolve_target(colluder, target, n_participants)
-    pipe = _pipeline(mechanism, aligner, n_participants, model, random_state)
+    labels = _labels(y)
+    params, balanced = _model_params(model, model_params, labels)
+    estimator = _model(model, params)
+    pipe = _pipeline(mechanism, aligner, n_participants, estimator, random_state, n_anchors)
     split = _split_rows(X, y, parties, test_size, rng, pipe)
-    low, high, xtol = _check_range(_default_bounds(param, n_participants, X)
+    low, high, xtol = _check_range(_default_bounds(param, n_participants, X, n_anchors)
                                    if bounds is None else bounds, xtol)
     folder = _checkpoint_folder(checkpoint)
     calibration = _calibrate(pipe, split, param, names, targets, confidence, n_draws,
@@ -363,15 +445,20 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
                 confidence=confidence,
                 colluder=colluder, target=target, model=model, n_draws=n_draws,
                 criterion=criterion, n_grid=n_grid, grid_draws=grid_draws,
-                bounds=(low, high), xtol=xtol, test_size=test_size, random_state=random_state)
+                bounds=(low, high), xtol=xtol, test_size=test_size, random_state=random_state,
+                model_params=model_params, n_anchors=n_anchors, images=images)
     setting = _setting(X, y, partition, split, call, param, names, grid,
                        command_line or _python_call(call))
+    setting.update(labels, model_params=params, balanced=balanced, n_anchors=n_anchors,
+                   images=bool(images), cli=command_line is not None, columns=columns)
     setting["n_resumed"] = calibration.n_draws_resumed + grid_resumed
     setting["n_draws_all"] = len(draws)
     leakage = _gaussian_leakage(param, calibration, split.X_tr)
     tables = _tables(calibration, draws, names, param, setting, leakage)
     setting["linkage"] = tables["linkage"]  # the strongest attack's, where the verdict is read
-    picture = _reconstruction_picture(calibration, pipe, split, param, colluder, target)
+    setting["learns_nothing"] = learns_nothing(setting, tables["baseline"])
+    picture = _reconstruction_picture(calibration, pipe, split, param, colluder, target,
+                                      images)
     page = render(setting, calibration, draws, tables, picture, leakage)
     return AuditReport(calibration=calibration, draws=draws, attacks=tables["attacks"],
                        decisions=calibration.decisions, diagnostics=tables["diagnostics"],
@@ -488,15 +575,21 @@ def _checkpoint_folder(checkpoint):
     return ensure_folder(checkpoint, "the checkpoint folder", allow_link=False)
 
 
-# The audit's own names for calibrate_noise's parameters, in its warnings.
-_AUDIT_NAMES = {"min_error=": "target_error="}
+# The audit's own names for calibrate_noise's parameters and words, in its warnings.
+_AUDIT_NAMES = {"min_error=": "target_error=", "v_phase_transition = ": "v_PT = ",
+                "Add anchor rows (v_PT grows with them)":
+                "Add anchor rows (n_anchors=; v_PT grows with them)"}
+# ... and those of the comparison, which takes no noise range (each option has its own)
+_COMPARE_NAMES = {**_AUDIT_NAMES, "Widen bounds=, raise": "Raise",
+                  "Widen bounds=, lower": "Lower"}
 
 
 def _calibrate(pipe, split, param, names, targets, confidence, n_draws, bounds, xtol,
                criterion, colluder, target, rng, n_jobs, batch_size, folder, progress,
-               filename="calibration.jsonl"):
+               filename="calibration.jsonl", words=None):
     """:func:`calibrate_noise` on the audit's split and partition (checkpointed in
-    ``folder/filename``); its warnings speak the audit's parameter names."""
+    ``folder/filename``); its warnings speak the audit's parameter names (``words``: the
+    replacements, :data:`_AUDIT_NAMES` by default) and the noise in words."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         cal = calibrate_noise(
@@ -512,8 +605,9 @@ def _calibrate(pipe, split, param, names, targets, confidence, n_draws, bounds, 
             progress=progress)
     for w in caught:
         text = str(w.message)
-        for old, new in _AUDIT_NAMES.items():
+        for old, new in (_AUDIT_NAMES if words is None else words).items():
             text = text.replace(old, new)
+        text = text.replace(param, noise_label(param))
         warnings.warn(text, w.category, stacklevel=3)
     return cal
 
@@ -612,8 +706,8 @@ def _gaussian_leakage(param, calibration, X_tr):
 def _python_call(args):
     keys = ("n_participants", "mechanism", "aligner", "attacks", "max_linkage", "target_error",
             "sensitive", "max_sensitive_gain", "confidence",
-            "colluder", "target", "model", "n_draws", "criterion", "n_grid", "grid_draws",
-            "bounds", "xtol", "test_size", "random_state")
+            "colluder", "target", "model", "model_params", "n_anchors", "images", "n_draws",
+            "criterion", "n_grid", "grid_draws", "bounds", "xtol", "test_size", "random_state")
     inner = ", ".join(f"{k}={args[k]!r}" for k in keys if not hasattr(args[k], "fit"))
     return f"skdc.experiments.audit(X, y, {inner})"
 
@@ -742,12 +836,17 @@ def _tables(cal, draws, names, param, setting, leakage=None):
 # ----------------------------------------------------------------------------- the picture
 
 
-def _reconstruction_picture(cal, pipe, split, param, colluder, target):
-    """Originals and the binding attack's reconstructions where the verdict is read (image
-    rows only: the width must be a square); the deployment of that noise's first draw."""
-    side = int(round(math.sqrt(split.X_te.shape[1])))
-    if side * side != split.X_te.shape[1]:
-        return None
+def _column_names(X):
+    """A DataFrame's column names, else ``None``."""
+    columns = getattr(X, "columns", None)
+    return None if columns is None else [str(c) for c in columns]
+
+
+def _reconstruction_picture(cal, pipe, split, param, colluder, target, images=False):
+    """Originals and the binding attack's reconstructions where the verdict is read; the
+    deployment of that noise's first draw. ``side`` is the images' side when ``images``
+    (the report draws them), else ``None`` (it shows the rows as a table)."""
+    side = int(round(math.sqrt(split.X_te.shape[1]))) if images else None
     from sklearn import config_context
     from threadpoolctl import threadpool_limits
 

@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 
 from ..utils._help import print_warning
+from ..utils._params import parse_model_params
 
 __all__ = ["register"]
 
@@ -49,7 +50,13 @@ criterion = "order"        # distribution-free; or "clopper-pearson", "normal" (
 grid = 10                  # noise values of the frontier grid
 grid_draws = 2
 # range = [0.0, 0.3]       # the noise range (default: 0 to 3 v_PT for anchor noise)
-model = "logistic"         # or "ridge"
+model = "logistic"         # or "ridge"; with an imbalanced label (smallest class below 40%
+                           # of two) its classes are weighted alike (class_weight=balanced)
+# model_param = ["C=0.5", "class_weight=null"]   # the model's settings, as analyst fit's
+                                                 # --model-param takes them
+# n_anchors = 64           # anchor rows (default: 4 per feature); more raise v_PT
+# images = true            # the rows are square images: the report draws a few as pictures
+                           # (default: a few rows beside their reconstructions, as a table)
 colluder = 0
 # target = 1               # the attacked participant (you; default 1, or 0 if colluder = 1)
 seed = 0
@@ -71,7 +78,9 @@ _KEYS = {"data": ("data", str), "labels": ("labels", str), "participants": ("par
          "confidence": ("confidence", float),
          "criterion": ("criterion", str), "draws": ("draws", int), "grid": ("grid", int),
          "grid_draws": ("grid_draws", int), "range": ("range", (list, float)),
-         "xtol": ("xtol", float), "model": ("model", str), "colluder": ("colluder", int),
+         "xtol": ("xtol", float), "model": ("model", str),
+         "model_param": ("model_param", (list, str)), "n_anchors": ("n_anchors", int),
+         "images": ("images", bool), "colluder": ("colluder", int),
          "target": ("target", int), "seed": ("seed", int), "n_jobs": ("n_jobs", int),
          "backend": ("backend", str), "scheduler": ("scheduler", str), "out": ("out", str),
          "compare": ("compare", (list, str)), "epsilon": ("epsilon", (list, float)),
@@ -85,14 +94,15 @@ _PATHS = ("data", "labels", "partition", "out")
 # the largest counts a setting takes (an allocation beyond them is a typo, not an audit)
 _LIMITS = {"participants": (2, 10_000), "draws": (2, 100_000), "grid": (1, 10_000),
            "grid_draws": (1, 10_000), "colluder": (0, 9_999), "target": (0, 9_999),
-           "seed": (0, 2**32 - 1), "n_jobs": (-4096, 4096), "measure": (1, 1000)}
+           "seed": (0, 2**32 - 1), "n_jobs": (-4096, 4096), "measure": (1, 1000),
+           "n_anchors": (2, 1_000_000)}
 _CHOICES = {"mechanism": ("igdp", "cgdp"), "aligner": ("gopp", "none"),
             "model": ("logistic", "ridge"), "backend": ("loky", "threading", "dask"),
             "criterion": ("order", "clopper-pearson", "normal"), "nonlinear": ("kpca", "umap")}
 # the options of --compare (skdc.experiments.compare_options), "all" for every one
 _COMPARE = ("local", "central", "igdp", "cgdp", "kti", "gaussmix")
 # what a single audit takes and a comparison does not (each option has its own range)
-_NOT_WITH_COMPARE = ("attack", "range", "xtol")
+_NOT_WITH_COMPARE = ("attack", "range", "xtol", "images")
 # audit() parameter names that open its error messages -> the flag to name instead
 _AUDIT_FLAGS = {"attack": "--attack", "target_error": "--target-error",
                 "max_linkage": "--max-linkage", "Nothing is judged": "--max-linkage",
@@ -104,13 +114,17 @@ _AUDIT_FLAGS = {"attack": "--attack", "target_error": "--target-error",
                 "random_state": "--seed", "confidence": "--confidence",
                 "options": "--compare", "epsilons": "--epsilon", "row_bound": "--row-bound",
                 "n_measure": "--measure", "nonlinear": "--nonlinear",
-                "max_components": "--nonlinear"}
+                "max_components": "--nonlinear", "model_params": "--model-param",
+                "n_anchors": "--n-anchors", "images": "--images"}
 # the Python parameter names in warnings -> the flags a command-line user changes
 _WARNING_FLAGS = {"bounds=": "--range", "target_error=": "--target-error",
                   "max_linkage=": "--max-linkage", "max_sensitive_gain=": "--max-sensitive-gain",
                   "min_error=": "--target-error", "confidence=": "--confidence",
                   "n_draws=": "--draws", "criterion='order'": "--criterion order",
-                  "criterion='normal'": "--criterion normal"}
+                  "criterion='normal'": "--criterion normal", "n_anchors=": "--n-anchors",
+                  "model_params=": "--model-param", "sensitive=": "--sensitive",
+                  "epsilons=": "--epsilon", "n_participants=": "--participants",
+                  "images=True": "--images"}
 
 
 def _flag(dest):
@@ -169,7 +183,7 @@ def _is(value, kind):
     """Whether a decoded TOML value is of ``kind`` (booleans are no numbers; an int is a
     float)."""
     if isinstance(value, bool):
-        return False
+        return kind is bool
     if kind is float:
         return isinstance(value, (int, float))
     return isinstance(value, kind)
@@ -190,11 +204,13 @@ def _config_value(path, key, value, kind):
         if not ok:
             shape = {"range": "[LOW, HIGH], two numbers", "attack": "a list of attack names",
                      "compare": "a list of option names",
+                     "model_param": "a list of \"KEY=VALUE\" strings",
                      "epsilon": "a list of numbers"}[key]
             raise ValueError(f"{where} must be {shape}; got {_short(value)}.")
         return [float(v) for v in value] if item is float else list(value)
     if not _is(value, kind):
-        name = {int: "an integer", float: "a number", str: "a string"}[kind]
+        name = {int: "an integer", float: "a number", str: "a string",
+                bool: "true or false"}[kind]
         raise ValueError(f"{where} must be {name}; got {_short(value)}.")
     return float(value) if kind is float else value
 
@@ -242,7 +258,13 @@ def _command_line(args):
         value = getattr(args, dest)
         if value is None or dest in ("n_jobs", "backend", "scheduler"):
             continue
-        if dest in ("attack", "epsilon"):
+        if dest == "participants" and args.partition is not None:
+            continue  # the partition's parties are the participants
+        if dest in ("nonlinear", "measure") and not args.compare:
+            continue  # the comparison's settings
+        if dest == "images":
+            words += ["--images"] if value else []
+        elif dest in ("attack", "epsilon", "model_param"):
             for item in value:
                 words += [_flag(dest), str(item)]
         elif dest == "compare":
@@ -277,6 +299,7 @@ def _read_inputs(args):
         raise ValueError(f"--labels {args.labels}: must hold one label per row of --data "
                          f"({X.shape[0]}); got shape {y.shape}.")
     args.sensitive_index = _sensitive_index(args.sensitive, names, X.shape[1])
+    args.columns = names
     partition = None
     if args.partition is not None:
         partition = _load(args.partition, "--partition")
@@ -442,7 +465,9 @@ def _audit_kwargs(args, partition, checkpoint):
         max_linkage=args.max_linkage, sensitive=args.sensitive_index,
         max_sensitive_gain=args.max_sensitive_gain,
         confidence=args.confidence, criterion=args.criterion, colluder=args.colluder,
-        target=args.target, partition=partition, model=args.model, n_draws=args.draws,
+        target=args.target, partition=partition, model=args.model,
+        model_params=args.model_params, n_anchors=args.n_anchors, images=bool(args.images),
+        n_draws=args.draws,
         n_grid=args.grid,
         grid_draws=args.grid_draws,
         bounds=None if args.range is None else tuple(map(float, args.range)), xtol=args.xtol,
@@ -458,7 +483,8 @@ def _compare_kwargs(args, partition, checkpoint):
         target_error=args.target_error, max_linkage=args.max_linkage,
         sensitive=args.sensitive_index, max_sensitive_gain=args.max_sensitive_gain,
         confidence=args.confidence, colluder=args.colluder,
-        target=args.target, model=args.model, n_draws=args.draws, criterion=args.criterion,
+        target=args.target, model=args.model, model_params=args.model_params,
+        n_anchors=args.n_anchors, n_draws=args.draws, criterion=args.criterion,
         nonlinear=args.nonlinear, row_bound=args.row_bound, n_measure=args.measure,
         random_state=args.seed, checkpoint=checkpoint, progress="auto",
         command_line=_command_line(args))
@@ -468,7 +494,7 @@ def _compare_kwargs(args, partition, checkpoint):
 
 
 def _print_comparison(comparison, files, out):
-    print(comparison.verdict["sentence"])
+    print(_speak_flags(comparison.verdict["sentence"]))
     for w in comparison.verdict["warnings"]:
         print_warning("audit", w)
     for o in comparison.options.values():
@@ -492,12 +518,24 @@ def _flagged(exc):
     if isinstance(exc, CheckpointError):
         return f"{msg} (or rerun with --fresh)"
     # validate_params says "The 'xtol' parameter of audit must be ..."
-    named = re.match(r"The '(\w+)' parameter of ", msg)
-    head = f"{named.group(1)} must" if named else msg
+    named = re.match(r"The '(\w+)' parameter of \w+ ", msg)
+    if named:
+        msg = f"{named.group(1)} {msg[named.end():]}"
+    msg = _speak_flags(msg)
     for word, flag in _AUDIT_FLAGS.items():
-        if head.startswith(word):
+        if msg.startswith(word):
+            rest = msg[len(word):]
+            if re.match(r"=?\s", rest):  # "xtol must ...": the flag says it
+                return f"{flag} {rest.lstrip('=').lstrip()}"
             return f"{flag}: {msg}"
     return msg
+
+
+def _speak_flags(text):
+    """``text`` with the Python API's parameter names (``max_linkage=``) as the flags."""
+    for word, flag in sorted(_WARNING_FLAGS.items(), key=lambda kv: -len(kv[0])):
+        text = text.replace(word, flag)
+    return text
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):
@@ -521,21 +559,26 @@ def _dask_client(args):
 
 
 def _print_result(report, files, out):
+    from ._report import attack_label
+
     cal = report.calibration
     noise = report.setting["noise"]
+    binding = attack_label(cal.binding_attack)
     if report.decision == "collaborate":
         d = cal.decisions[cal.decisions["value"] == cal.value].iloc[0]
-        print(f"collaborate: {noise} {cal.param} = {cal.value:.4g} (bracket "
+        print(f"collaborate: {noise} = {cal.value:.4g} (bracket "
               f"{cal.bracket[0]:.4g} .. {cal.bracket[1]:.4g}); {d.n_draws - d.n_failed} of "
               f"{d.n_draws} deployments met the targets there; binding attack "
-              f"{cal.binding_attack}; balanced accuracy {cal.utility:.3f}; "
+              f"{binding}; balanced accuracy {cal.utility:.3f}; "
               f"{cal.n_draws_run} calibration draws")
     else:
         link = report.setting.get("linkage")
         kept = ("" if link is None else f"; at the largest noise the {link[0]} attack still "
                 f"links a median {link[1]:.0%} of the rows")
         print(f"do not collaborate: no {noise} in the range meets the targets (binding attack "
-              f"{cal.binding_attack}{kept}); see the report", file=sys.stderr)
+              f"{binding}{kept}); see the report", file=sys.stderr)
+    if report.setting.get("learns_nothing"):
+        print_warning("audit", report.setting["learns_nothing"])
     print(f"wrote {files['report']} and {len(files) - 1} CSV tables in {out}")
 
 
@@ -549,7 +592,12 @@ def _run_audit(args):
                          "or the table's label column) or a --config file naming them; `skdc "
                          "audit --example` prints a config.")
     _check_settings(args)
+    args.model_params = parse_model_params(args.model_param)
     X, y, partition = _read_inputs(args)
+    if args.columns is not None and not args.compare:  # the report's table names its columns
+        import pandas as pd
+
+        X = pd.DataFrame(X, columns=args.columns)
     out, checkpoint = _checkpoint_folder(args)
     _check_report_files(args, out)
 
@@ -619,8 +667,9 @@ def register(subparsers):
                    help="the analyst's aligner: gopp with igdp, none with cgdp (default: gopp)")
     a.add_argument("--attack", action="append", default=None,
                    help="an attack to run, repeatable, among those that apply to the "
-                        "mechanism (default: every applicable one, each deployment judged by "
-                        "the strongest)")
+                        "mechanism: mp, procrustes, alignment_map, sample_axes, "
+                        "joint_likelihood with igdp; known_secret with cgdp (default: every "
+                        "applicable one, each deployment judged by the strongest)")
     a.add_argument("--max-linkage", type=float, default=None,
                    help="largest acceptable exact-source linkage accuracy, the share of your "
                         "rows an attacker singles out among ten (default: 0.15, chance + "
@@ -653,7 +702,20 @@ def register(subparsers):
     a.add_argument("--xtol", type=float, default=None,
                    help="bracket width of the calibration (default: range / 32)")
     a.add_argument("--model", default=None, choices=_CHOICES["model"],
-                   help="the utility model (default: logistic)")
+                   help="the utility model; with an imbalanced --labels (the smallest class "
+                        "below 80%% of an even share, 40%% of two) its classes are weighted "
+                        "alike, class_weight=balanced (default: logistic)")
+    a.add_argument("--model-param", action="append", default=None, metavar="KEY=VALUE",
+                   help="a setting of the model (JSON value), repeatable, as analyst fit's "
+                        "--model-param: C=0.5, class_weight=null turns the weighting off "
+                        "(default: the model's defaults)")
+    a.add_argument("--n-anchors", type=int, default=None,
+                   help="anchor rows of the noisy-anchor deployment, as anchor make "
+                        "--n-anchors; more raise v_PT (default: 4 per feature)")
+    a.add_argument("--images", action="store_true", default=None,
+                   help="the rows are square images: the report draws a few beside their "
+                        "reconstructions as pictures (default: off, a table of a few rows "
+                        "headed by the columns' names)")
     a.add_argument("--colluder", type=int, default=None,
                    help="colluding participant (default: 0)")
     a.add_argument("--target", type=int, default=None,

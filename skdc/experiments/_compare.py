@@ -61,11 +61,14 @@ from ..utils._sklearn_compat import (
     validate_params,
 )
 from ._audit import (
+    _COMPARE_NAMES,
     _DEPLOYMENTS,
     _check_rows,
     _checkpoint_folder,
     _default_bounds,
+    _labels,
     _model,
+    _model_params,
     _parties,
     _pipeline,
     _scale,
@@ -481,6 +484,10 @@ class _Context:
     max_linkage: object = _MAX_LINKAGE
     sensitive: object = None
     max_sensitive_gain: object = None
+    estimator: object = None
+    model_params: dict = field(default_factory=dict)
+    n_anchors: object = None
+    words: dict = field(default_factory=dict)
 
     @property
     def targets(self):
@@ -522,6 +529,8 @@ def _check_options(options, epsilons):
         "colluder": [Interval(Integral, 0, None, closed="left")],
         "partition": ["array-like", None],
         "model": [StrOptions({"logistic", "ridge"}), HasMethods(["fit"])],
+        "model_params": [dict, None],
+        "n_anchors": [Interval(Integral, 2, None, closed="left"), None],
         "nonlinear": [StrOptions(set(_REDUCTIONS))],
         "max_components": [Interval(Integral, 1, None, closed="left"), None],
         "public": [tuple, None],
@@ -537,8 +546,8 @@ def _check_options(options, epsilons):
 def compare_options(X, y, *, options=None, epsilons=(1.0, 8.0), n_participants=5,
                     partition=None, max_linkage=_MAX_LINKAGE, target_error=None,
                     sensitive=None, max_sensitive_gain=None, confidence=0.95, colluder=0,
-                    target=None,
-                    model="logistic", n_draws=None, criterion="order", xtol=None,
+                    target=None, model="logistic", model_params=None, n_anchors=None,
+                    n_draws=None, criterion="order", xtol=None,
                     nonlinear="kpca", max_components=None, public=None, delta=1e-6,
                     row_bound=None, n_measure=5, test_size=0.3, random_state=0, n_jobs=None,
                     batch_size=None, checkpoint=None, progress="auto", command_line=None):
@@ -602,7 +611,15 @@ def compare_options(X, y, *, options=None, epsilons=(1.0, 8.0), n_participants=5
         The attacked participant; ``None``: 1, or 0 when the colluder is 1.
     model : {"logistic", "ridge"} or estimator, default="logistic"
         The analyst's model (Local's and Central's too). GaussMix fits its own private
-        logistic regression.
+        logistic regression. With imbalanced labels (the smallest class below 80% of an even
+        share: 40% of two) ``"logistic"`` and ``"ridge"`` weigh the classes alike
+        (``class_weight="balanced"``) unless ``model_params`` sets ``class_weight``; the
+        verdict warns when Central (no noise) scores within 0.05 of chance.
+    model_params : dict, default=None
+        Parameters set on the model, as ``skdc analyst fit --model-param`` sets them (the
+        deployment's ``analyst fit`` command carries them).
+    n_anchors : int, default=None
+        Anchor rows of the I-GDP option (``None``: 4 per feature); more raise v_PT.
     n_draws : int, default=None
         Most deployments per evaluated setting; ``None``: the fewest the criterion needs.
     criterion : {"order", "clopper-pearson", "normal"}, default="order"
@@ -638,7 +655,9 @@ def compare_options(X, y, *, options=None, epsilons=(1.0, 8.0), n_participants=5
     progress : bool or "auto", default="auto"
         tqdm bars.
     command_line : str, default=None
-        The command printed under "How to reproduce it".
+        The command printed under "How to reproduce it"; when given, the verdict's and the
+        report's advice names the command line's flags instead of this function's
+        parameters.
 
     Returns
     -------
@@ -663,7 +682,8 @@ def compare_options(X, y, *, options=None, epsilons=(1.0, 8.0), n_participants=5
                    random_state=random_state, n_jobs=n_jobs, batch_size=batch_size,
                    checkpoint=checkpoint, progress=progress, n_measure=n_measure, delta=delta,
                    row_bound=row_bound, nonlinear=nonlinear, max_components=max_components,
-                   public=public, test_size=test_size)
+                   public=public, test_size=test_size, model_params=model_params,
+                   n_anchors=n_anchors, cli=command_line is not None)
     if max_linkage is None and target_error is None:
         raise ValueError("Nothing is judged: give a linkage target (max_linkage=) or an error "
                          "target (target_error=).")
@@ -687,13 +707,16 @@ def compare_options(X, y, *, options=None, epsilons=(1.0, 8.0), n_participants=5
 def _context(X, y, *, partition, n_participants, colluder, target, model, target_error,
              confidence, n_draws, criterion, xtol, random_state, n_jobs, batch_size,
              checkpoint, progress, n_measure, delta, row_bound, nonlinear, max_components,
-             public, test_size):
+             public, test_size, model_params=None, n_anchors=None, cli=False):
     """The split, the partition, the roles and every option's seed, fixed once."""
     rng = np.random.RandomState(random_state)
     parties, n_participants = _parties(partition, n_participants, X)
     target = _resolve_target(colluder, target, n_participants)
+    labels = _labels(y)
+    params, balanced = _model_params(model, model_params, labels)
+    estimator = _model(model, params)
     # the partition by the I-GDP mechanism's keyed hash (as the audit makes it), then fixed
-    pipe = _pipeline("igdp", "gopp", n_participants, model, random_state)
+    pipe = _pipeline("igdp", "gopp", n_participants, estimator, random_state, n_anchors)
     split = _split_rows(X, y, parties, test_size, rng, pipe)
     for ids, rows in ((split.p_tr, "training"), (split.p_te, "held-out")):
         missing = sorted(set(range(n_participants)) - set(np.unique(ids).tolist()))
@@ -715,7 +738,10 @@ def _context(X, y, *, partition, n_participants, colluder, target, model, target
         folder=_checkpoint_folder(checkpoint), progress=progress, n_measure=int(n_measure),
         delta=float(delta),
         row_bound=float(math.sqrt(X.shape[1]) if row_bound is None else row_bound),
-        nonlinear=nonlinear, max_components=max_components, public=public)
+        nonlinear=nonlinear, max_components=max_components, public=public,
+        estimator=estimator, model_params=params, n_anchors=n_anchors,
+        words={**labels, "cli": cli, "balanced": balanced, "model_params": params,
+               "model": model if isinstance(model, str) else type(model).__name__})
 
 
 # ----------------------------------------------------------------------------- Local, Central
@@ -744,7 +770,7 @@ def _fit_baseline(ctx, cls):
     from sklearn import config_context
 
     h = ctx.held
-    est = cls(_model(ctx.model))
+    est = cls(ctx.estimator)
     with config_context(enable_metadata_routing=True):
         est.fit(h.X_train, h.y_train, participant=h.participant_train)
         return est.predict(h.X_test, participant=h.participant_test)
@@ -871,14 +897,16 @@ def _run_gdp(ctx, kind):
 
     mechanism, aligner = {"igdp": ("igdp", "gopp"), "cgdp": ("cgdp", "none")}[kind]
     param, names = _DEPLOYMENTS[(mechanism, aligner)]
-    pipe = _pipeline(mechanism, aligner, ctx.n_participants, ctx.model, ctx.seeds[kind])
-    low, high = _default_bounds(param, ctx.n_participants, ctx.X)
+    pipe = _pipeline(mechanism, aligner, ctx.n_participants, ctx.estimator, ctx.seeds[kind],
+                     ctx.n_anchors)
+    low, high = _default_bounds(param, ctx.n_participants, ctx.X, ctx.n_anchors)
     low, high, xtol = _check_range((low, high), None if ctx.xtol is None
                                    else ctx.xtol * (high - low))
     cal = _calibrate(pipe, ctx.split, param, list(names), ctx.targets, ctx.confidence,
                      ctx.n_draws, (low, high), xtol, ctx.criterion, ctx.colluder, ctx.target,
                      np.random.RandomState(ctx.seeds[kind]), ctx.n_jobs, ctx.batch_size,
-                     ctx.folder, ctx.progress, filename=f"compare_{kind}.jsonl")
+                     ctx.folder, ctx.progress, filename=f"compare_{kind}.jsonl",
+                     words=_COMPARE_NAMES)
     ctx.resumed.append(cal.n_draws_resumed)
     at, _ = _where(cal)
     specs = {a: (a, {}) for a in names}
@@ -992,7 +1020,7 @@ def _kti_pipeline(ctx, top):
                                   random_state=ctx.seeds["kti"])
     # KTI+TSL, the integration of Table 3 of [2] (C = I, no centering)
     return Pipeline([("dr", mech), ("align", KTIAligner(graph="tsl")),
-                     ("clf", _model(ctx.model))])
+                     ("clf", ctx.estimator)])
 
 
 def _top_dimension(ctx):
@@ -1183,7 +1211,7 @@ def _verdict(ctx, results):
     """The decision ("collaborate" or "do not collaborate") and the answer in words that opens
     with it; the options meeting the targets, the formal ones, the best and the deployable
     one, and the warnings it needs."""
-    from ._report import targets_words
+    from ._report import learns_nothing, say, targets_words
 
     empirical = [o for o in results.values() if o.protection == "empirical"]
     meeting = sorted((o.name for o in empirical if o.meets), key=lambda n: -results[n].utility)
@@ -1216,9 +1244,7 @@ def _verdict(ctx, results):
             sentence += " At the largest setting tried the strongest attack still links " + \
                 ", ".join(f"{o.linkage:.0%} of the rows under {o.label} ({o.setting})"
                           for o in kept) + " (chance 10%)."
-        sentence += (" What would help: private-data noise on the rows (C-GDP) over a wider "
-                     "range, fewer shared features, GaussMix at a stated epsilon, or not "
-                     "collaborating.")
+        sentence += " What would help: " + _helps(ctx.words)
     else:
         sentence = ("Do not collaborate: no collaboration judged by attacks was compared"
                     + ("".join(f"; GaussMix at epsilon = {results[n].epsilon:.3g} carries a "
@@ -1244,10 +1270,31 @@ def _verdict(ctx, results):
         "Meeting the error target is not enough against singling out: "
         + ", ".join(f"{o.label} links {o.linkage:.0%}" for o in linked)
         + f" of its reconstructions to their own row (chance {linked[0].linkage_chance:.0%})."
-        " Give a linkage target (--max-linkage)."]
+        f" Give a linkage target ({say(ctx.words, 'max_linkage=', '--max-linkage')})."]
+    ceiling = results.get("central") or results.get("local")
+    if ceiling is not None:
+        where = ("without noise (Central, the raw rows pooled)" if ceiling.name == "central"
+                 else "with nothing shared (Local)")
+        nothing = learns_nothing(ctx.words, ceiling.utility, where)
+        if nothing:
+            warns.append(nothing)
     return {"decision": "collaborate" if collaborate else "do not collaborate",
             "meeting": meeting, "formal": formal, "best": best, "deploy": deploy,
             "sentence": sentence, "warnings": warns}
+
+
+def _helps(words):
+    """What would help when no option meets the targets, in the caller's words (plain
+    text): each piece names the flag (or the parameter) that tries it."""
+    from ._report import say
+
+    cgdp = say(words, "audit(X, y, mechanism='cgdp', aligner='none', bounds=(LOW, HIGH))",
+               "skdc audit --mechanism cgdp --aligner none --range LOW HIGH, without "
+               "--compare")
+    gauss = say(words, "options=['gaussmix'], epsilons=[1]", "--compare gaussmix --epsilon 1")
+    return (f"private-data noise on the rows beyond the range compared (audit C-GDP alone: "
+            f"{cgdp}), fewer shared features ({say(words, 'X', '--data')} with fewer "
+            f"columns), GaussMix at a stated epsilon ({gauss}), or not collaborating.")
 
 
 def _linked(o):
@@ -1351,7 +1398,9 @@ def _deployment(ctx, option):
 
 
 def _commands(ctx, option, settings, flags, fingerprint):
-    """The commands of the deployment, and the text of ``deployment.txt``."""
+    """The commands of the deployment, and the text of ``deployment.txt`` (the analyst's
+    model carries the comparison's model parameters)."""
+    import json
     import shlex
 
     igdp = option.name == "igdp"
@@ -1363,7 +1412,9 @@ def _commands(ctx, option, settings, flags, fingerprint):
                 *seeds, "--data", f"X_{i}.npy", "--labels", f"y_{i}.npy", "--secret-out",
                 f"secret_{i}.npz", "--out", f"upload_{i}.npz"]
                for i in range(ctx.n_participants)]
-    model = (["--model", "logistic", "--model-param", "max_iter=1000"]
+    model = (["--model", "logistic", "--model-param", "max_iter=1000",
+              *(w for k, v in ctx.model_params.items()
+                for w in ("--model-param", f"{k}={v if isinstance(v, str) else json.dumps(v)}"))]
              if ctx.model == "logistic" else [])
     fit = ["python", "-m", "skdc", "analyst", "fit",
            *[f"upload_{i}.npz" for i in range(ctx.n_participants)],
@@ -1406,7 +1457,7 @@ def _setting(ctx, X, y, partition, results, epsilons, command_line, random_state
         "criterion": ctx.criterion, "n_draws": ctx.n_draws, "options": list(results),
         "epsilons": list(epsilons), "delta": ctx.delta, "row_bound": ctx.row_bound,
         "nonlinear": ctx.nonlinear, "n_measure": ctx.n_measure,
-        "model": ctx.model if isinstance(ctx.model, str) else type(ctx.model).__name__,
+        **ctx.words, "n_anchors": ctx.n_anchors,
         "random_state": int(random_state), "partition": partition is not None,
         "input_sha256": _data_digest(X, y, partition), "scale": _scale(X),
         "command_line": command_line or _python_call(ctx, results, epsilons, random_state),
@@ -1426,4 +1477,10 @@ def _python_call(ctx, results, epsilons, random_state):
             f"nonlinear={ctx.nonlinear!r}", f"random_state={random_state!r}"]
     if isinstance(ctx.model, str):
         args.append(f"model={ctx.model!r}")
+    given = {k: v for k, v in ctx.model_params.items()
+             if not (k == "class_weight" and ctx.words.get("balanced"))}
+    if given:
+        args.append(f"model_params={given!r}")
+    if ctx.n_anchors is not None:
+        args.append(f"n_anchors={ctx.n_anchors!r}")
     return f"skdc.experiments.compare_options(X, y, {', '.join(args)})"

@@ -12,7 +12,19 @@ import html
 
 import numpy as np
 
-from ._report import _FAILS, _MEETS, _RULES, _img, _page, _png, _table, _versions, attack_label
+from ._report import (
+    _FAILS,
+    _MEETS,
+    _RULES,
+    _img,
+    _model_words,
+    _page,
+    _png,
+    _table,
+    _versions,
+    attack_label,
+    say,
+)
 
 __all__ = ["plot_comparison", "render_comparison"]
 
@@ -185,15 +197,33 @@ def _display_table(results, table, s_col=None):
             f"{_num(o.attack_error)} / {_num(o.attack_error_median)}",
             "exact-source linkage (chance)": "-" if not np.isfinite(o.linkage) else
             f"{o.linkage:.2f} ({o.linkage_chance:.2f})",
-            "label inference (majority; no risk: labels are shared)":
+            "label inference (majority-label baseline; no risk: labels are shared)":
             "-" if not np.isfinite(o.inference) else
-            f"{o.inference:.2f} ({o.inference_chance:.2f})",
+            f"{o.inference:.2f} (baseline {o.inference_chance:.2f}"
+            + (", below it" if o.inference < o.inference_chance else "") + ")",
             **({} if s_col is None else {
                 f"gain on column {s_col}": "-" if not np.isfinite(o.sensitive_gain) else
                 f"{o.sensitive_gain:.2f}"}),
             "epsilon": "-" if not np.isfinite(o.epsilon) else f"{o.epsilon:.3g}",
             "meets the targets": r.meets_target})
     return pd.DataFrame(rows)
+
+
+def _below_baseline(results):
+    """What a label inference below its majority-label baseline means, when one is (HTML)."""
+    below = [o for o in results.values()
+             if np.isfinite(o.inference) and o.inference < o.inference_chance]
+    if not below:
+        return ""
+    listed = ", ".join(f"{html.escape(o.label)} {o.inference:.2f} against "
+                       f"{o.inference_chance:.2f}" for o in below)
+    return (
+        f"<p id='inference-below-baseline'>Label inference below its baseline ({listed}): "
+        "always guessing the target's commonest label would be right more often than reading "
+        "the label off the reconstructions, so the reconstructions carry little of what "
+        "tells the labels apart (they may even mislead the reader). It is no sign of "
+        "privacy either way: the analyst holds the labels anyway, and linkage and the "
+        "reconstruction error are the risk measures.</p>")
 
 
 def _signed(v):
@@ -214,6 +244,7 @@ def _verdict_html(verdict):
 def _options_section(s, results, table, fig):
     rule = _RULES[s["criterion"]].format(c=s["confidence"])
     return (
+        f"<p>{_model_words(s)} GaussMix fits its own private logistic regression.</p>"
         f"<p>{len(results)} options on the same {s['n_train']} training rows, "
         f"{s['n_participants']} participants and {s['n_test']} held-out rows. Calibrated "
         f"options are judged by {html.escape(rule)}, over fresh simulated deployments "
@@ -231,6 +262,7 @@ def _options_section(s, results, table, fig):
            "predicts it from the reconstructions than from what it already holds (0: no "
            "better; 1: exactly)") + ".</p>"
         + _table(_display_table(results, table, s.get("sensitive")), "comparison")
+        + _below_baseline(results)
         + _img(fig, "utility against the strongest attack's error and against epsilon")
         + "<p>Left: each empirical option at its setting, its balanced accuracy with the "
         "interval, placed at the attack error a fresh deployment exceeds; the line runs to "
@@ -387,7 +419,8 @@ def render_comparison(setting, results, table, verdict, regulator, deployment):
     scale = ("" if s["scale"]["standardized"] else
              "<p class='verdict warn'>Your rows are not standardized: attack errors are "
              "relative to the rows' scale, so a few large columns dominate them. Compare the "
-             "options on rows scaled as the collaboration will scale them.</p>")
+             "options on rows scaled as the collaboration will scale them: give "
+             f"<code>{say(s, 'X', '--data')}</code> the rows so scaled.</p>")
     from ._report import targets_words
 
     opening = (f"{_verdict_html(verdict)}{scale}<p>{len(results)} options, "

@@ -19,8 +19,8 @@ from numbers import Integral, Real
 
 import numpy as np
 
-__all__ = ["SECTIONS", "attack_label", "figures", "noise_label", "plot_calibration", "render",
-           "targets_words", "verdict_sentence"]
+__all__ = ["SECTIONS", "attack_label", "figures", "learns_nothing", "noise_label",
+           "plot_calibration", "render", "say", "targets_words", "verdict_sentence"]
 
 _FLOOR, _CEIL = 1e-3, 1e3  # ratios to the target drawn within these, beyond them capped
 _MEETS, _FAILS = "#1a7f37", "#c0392b"
@@ -83,6 +83,73 @@ def targets_words(s):
         parts.append(f"a gain of at most {s['max_sensitive_gain']:.3g} on column "
                      f"{s['sensitive']}")
     return " and ".join(parts)
+
+
+def say(s, python, flags):
+    """Advice in the caller's words: ``flags`` (the command line's) when the command line ran
+    the audit or the comparison (``s["cli"]``), else ``python`` (the function's parameters).
+
+    Examples
+    --------
+    >>> from skdc.experiments._report import say
+    >>> say({"cli": True}, "n_anchors=", "--n-anchors"), say({}, "n_anchors=", "--n-anchors")
+    ('--n-anchors', 'n_anchors=')
+    """
+    return flags if s.get("cli") else python
+
+
+def _model_advice(s):
+    """What gives the utility model a chance to learn, as flags or parameters (plain text)."""
+    other = "ridge" if s.get("model") == "logistic" else "logistic"
+    parts = []
+    if s.get("imbalanced") and s.get("model_params", {}).get("class_weight") != "balanced":
+        parts.append(say(s, "model_params={'class_weight': 'balanced'}",
+                         "--model-param class_weight=balanced"))
+    if s.get("model") == "logistic":
+        parts.append(say(s, "model_params={'C': 10.0}", "--model-param C=10") + " (less "
+                     "regularization)")
+    parts.append(say(s, f"model={other!r} or an estimator of your own",
+                     f"--model {other}"))
+    parts.append(say(s, "more informative columns in X", "more informative columns in "
+                     "--data"))
+    return ", ".join(parts[:-1]) + " or " + parts[-1]
+
+
+def learns_nothing(s, utility, where="without noise"):
+    """The warning that the utility model learns (almost) nothing, in plain text, or ``None``.
+
+    The model learns nothing when its balanced accuracy ``utility`` (``where``: without noise,
+    or the ceiling of a comparison) lies within 0.05 of chance, ``1 / n_classes``: always
+    predicting the commonest label scores exactly chance, so no noise can cost utility and
+    the verdict decides nothing.
+
+    Examples
+    --------
+    >>> from skdc.experiments._report import learns_nothing
+    >>> s = {"n_classes": 2, "majority_share": 0.73, "imbalanced": False, "model": "ridge",
+    ...      "cli": True}
+    >>> learns_nothing(s, 0.62) is None
+    True
+    >>> print(learns_nothing(s, 0.53))  # doctest: +NORMALIZE_WHITESPACE
+    The model learns almost nothing: without noise its balanced accuracy is 0.530, within
+    0.05 of chance (0.500; always predicting the commonest label, 73% of the rows, scores
+    0.500 too). An audit of a model that learns nothing decides nothing: no noise can cost
+    utility the model never had. Give the model a chance first: --model logistic or more
+    informative columns in --data.
+    """
+    from ._audit import _LEARNS_NOTHING
+
+    if utility is None or not np.isfinite(utility) or not s.get("n_classes"):
+        return None
+    chance = 1.0 / s["n_classes"]
+    if utility >= chance + _LEARNS_NOTHING:
+        return None
+    return (f"The model learns almost nothing: {where} its balanced accuracy is "
+            f"{utility:.3f}, within {_LEARNS_NOTHING:g} of chance ({chance:.3f}; always "
+            f"predicting the commonest label, {s['majority_share']:.0%} of the rows, scores "
+            f"{chance:.3f} too). An audit of a model that learns nothing decides nothing: no "
+            "noise can cost utility the model never had. Give the model a chance first: "
+            f"{_model_advice(s)}.")
 
 
 def _capped(ax, x, y, floor, ceil, **kw):
@@ -349,7 +416,7 @@ def _picture_figure(picture):
 
 def figures(cal, draws, tables, setting, picture):
     """The report's figures (matplotlib figures): ``curves``, ``frontier``, ``calibration``
-    and, for image rows, ``picture``."""
+    and, for image rows (the user said so), ``picture``."""
     import matplotlib
 
     matplotlib.use("Agg", force=False)
@@ -357,7 +424,7 @@ def figures(cal, draws, tables, setting, picture):
     out = {"curves": _curves_figure(cal, draws, names, setting),
            "frontier": _frontier_figure(cal, draws, setting, tables),
            "calibration": _calibration_figure(cal)}
-    if picture is not None:
+    if picture is not None and picture.get("side"):
         out["picture"] = _picture_figure(picture)
     return out
 
@@ -463,15 +530,20 @@ def verdict_sentence(s, cal, tables):
 def _helps(s):
     """What would help when no noise in the range meets the targets, in words."""
     gauss = ("GaussMix at a stated epsilon such as 1, whose formal guarantee holds against "
-             "every attack (<code>skdc audit --compare gaussmix --epsilon 1</code> measures "
-             "its utility)")
+             "every attack (<code>"
+             + say(s, "compare_options(X, y, options=['gaussmix'], epsilons=[1])",
+                   "skdc audit --compare gaussmix --epsilon 1")
+             + "</code> measures its utility)")
     if s["mechanism"] == "igdp":
-        first = ("private-data noise on the rows themselves (audit C-GDP: <code>--mechanism "
-                 "cgdp --aligner none</code>)")
+        first = ("private-data noise on the rows themselves (audit C-GDP: <code>"
+                 + say(s, "mechanism='cgdp', aligner='none'", "--mechanism cgdp --aligner none")
+                 + "</code>)")
     else:
-        first = "more private-data noise than the range tried (<code>--range</code>)"
-    return (f"What would help: {first}, fewer shared features, {gauss}, or not "
-            "collaborating.")
+        first = ("more private-data noise than the range tried (<code>"
+                 + say(s, "bounds=", "--range") + "</code>)")
+    fewer = say(s, "X", "--data")
+    return (f"What would help: {first}, fewer shared features (<code>{fewer}</code> with "
+            f"fewer columns), {gauss}, or not collaborating.")
 
 
 def _no_noise_words(s, cal, tables, without):
@@ -508,15 +580,28 @@ def _allowance(cal):
             f"while none of {cal.n_draws_max} may fail")
 
 
-def _phase_warning(cal):
+def _phase_warning(s, cal):
     if np.isfinite(cal.value) and np.isfinite(cal.v_phase_transition) \
             and cal.value > cal.v_phase_transition:
+        more = say(s, "n_anchors=", "--n-anchors")
         return (
             f"<p class='verdict warn'>The recommended noise is above the phase transition "
             f"v_PT = {cal.v_phase_transition:.4g} ({cal.value / cal.v_phase_transition:.2f} x):"
             " the alignment degrades sharply there, so utility is fragile. More anchor rows "
-            "raise v_PT.</p>")
+            f"raise v_PT: audit again with more of them (<code>{more}</code>, now "
+            f"{_anchor_rows(s)}).</p>")
     return ""
+
+
+def _anchor_rows(s):
+    n = s.get("n_anchors")
+    return f"{4 * s['n_features']}, 4 per feature" if n is None else str(n)
+
+
+def _learns_nothing_warning(s):
+    text = s.get("learns_nothing")
+    return "" if not text else (f"<p class='verdict warn' id='learns-nothing'>"
+                                f"{html.escape(text)}</p>")
 
 
 def _scale_warning(s):
@@ -574,7 +659,8 @@ def _scale_paragraph(s):
         "both norms, so an error that looks safe may leave the small-scale features "
         "recovered (or the reverse), and an attacker who gets the columns' means right scores "
         "a low error without learning any row. Audit the rows as the collaboration will scale "
-        "them (for instance standardized, each column to mean 0 and standard deviation 1).</p>")
+        f"them: give <code>{say(s, 'X', '--data')}</code> the rows so scaled (for instance "
+        "standardized, each column to mean 0 and standard deviation 1).</p>")
 
 
 def _setting_section(s, cal, figs, picture):
@@ -593,8 +679,7 @@ def _setting_section(s, cal, figs, picture):
         f"<p>{s['n_participants']} participants each hold a share of the rows "
         f"({split}; {s['n_features']} features, {s['n_train']} rows train the model, "
         f"{s['n_test']} held-out rows measure utility and attacks). Each participant "
-        f"obfuscates its rows with {mech}. {align} The analyst trains a "
-        f"{e(str(s['model']))} classifier.</p>"
+        f"obfuscates its rows with {mech}. {align} {_model_words(s)}</p>"
         f"<p>Threat model: the analyst colludes with participant {s['colluder']}, who "
         f"discloses its secret, its rows and the raw anchor. They attack participant "
         f"{s['target']} (you, the auditing party; {s['target_rows']} held-out rows) with "
@@ -610,12 +695,64 @@ def _setting_section(s, cal, figs, picture):
         "error alone does not say whether rows can be singled out.</p>"
         + _sensitive_paragraph(s) + _scale_paragraph(s))
     if picture is None:
-        return text + "<p>(No picture: the rows are not square images.)</p>"
+        return text
+    if not picture.get("side"):
+        return text + _rows_table(s, picture)
     return text + (
         f"<p>Below: your rows (top) and the {e(attack_label(picture['attack']))} attack's "
         f"reconstructions (bottom) at {e(s['noise'])} = {picture['value']:.4g}, one simulated "
         f"deployment, relative error {picture['error']:.3f}.</p>"
         + _img(figs["picture"], "reconstruction"))
+
+
+_ROWS_SHOWN, _COLUMNS_SHOWN = 4, 12
+
+
+def _rows_table(s, picture):
+    """A few of the attacked rows beside their reconstructions, as a table headed by the
+    columns' names (the rows of a table are no pictures)."""
+    e = html.escape
+    truth, rec = picture["truth"], picture["reconstruction"]
+    k, d = min(_ROWS_SHOWN, truth.shape[0]), truth.shape[1]
+    shown = min(d, _COLUMNS_SHOWN)
+    names = s.get("columns") or [f"column {j}" for j in range(d)]
+    head = "".join(f"<th>{e(str(n))}</th>" for n in names[:shown])
+    body = ""
+    for i in range(k):
+        err = float(np.linalg.norm(rec[i] - truth[i])
+                    / max(np.linalg.norm(truth[i]), 1e-300))
+        for who, row, extra in (("yours", truth[i], f"<td rowspan='2'>{err:.3f}</td>"),
+                                ("attack", rec[i], "")):
+            lead = f"<td rowspan='2'>{i + 1}</td>" if who == "yours" else ""
+            body += (f"<tr>{lead}<td class='text'>{who}</td>"
+                     + "".join(f"<td>{v:.3g}</td>" for v in row[:shown]) + f"{extra}</tr>")
+    more = ("" if shown == d else f" (the first {shown} of its {d} columns)")
+    return (
+        f"<p>Below: {k} of your held-out rows{more}, each above the "
+        f"{e(attack_label(picture['attack']))} attack's reconstruction of it at "
+        f"{e(s['noise'])} = {picture['value']:.4g}, one simulated deployment (relative error "
+        f"{picture['error']:.3f} over all the attacked rows; each row's own on the right).</p>"
+        f"<div class='scroll'><table id='reconstructed-rows'><thead><tr><th>row</th>"
+        f"<th></th>{head}<th>row error</th></tr></thead><tbody>{body}</tbody></table></div>")
+
+
+def _model_words(s):
+    """The utility model in words: its parameters, and why its classes are weighted."""
+    e = html.escape
+    params = {k: v for k, v in (s.get("model_params") or {}).items()
+              if not (k == "class_weight" and s.get("balanced"))}
+    text = f"The analyst trains a {e(str(s['model']))} classifier"
+    if params:
+        text += " with " + ", ".join(f"{e(k)} = {e(repr(v))}" for k, v in params.items())
+    if s.get("balanced"):
+        off = say(s, "model_params={'class_weight': None}", "--model-param class_weight=null")
+        text += (
+            f"{' and' if params else ' with'} balanced class weights: your labels are "
+            f"imbalanced (the smallest class holds {s['smallest_share']:.0%} of the rows, "
+            f"below 80% of an even share of {1 / s['n_classes']:.0%}), and an unweighted "
+            "model would mostly predict the commonest label. <code>" + e(off)
+            + "</code> trains it unweighted")
+    return text + "."
 
 
 def _linkage_paragraph(s):
@@ -778,7 +915,8 @@ def render(setting, cal, draws, tables, picture, leakage=None):
         "limits": _limits(s),
         "reproduce": _reproduce_section(s, cal, draws),
     }
-    opening = (f"{verdict_sentence(s, cal, tables)}{_phase_warning(cal)}{_scale_warning(s)}"
+    opening = (f"{verdict_sentence(s, cal, tables)}{_learns_nothing_warning(s)}"
+               f"{_phase_warning(s, cal)}{_scale_warning(s)}"
                f"<p>An audit of {_NAMES[s['mechanism']]} with {_NAMES[s['aligner']]}, "
                f"{s['n_participants']} participants, targets: "
                f"{html.escape(targets_words(s))} at {s['confidence']:.0%}.</p>")

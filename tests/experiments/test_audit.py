@@ -24,7 +24,7 @@ from tests._fuzz import CASES, npy_declaring
 SMALL = ["--participants", "3", "--attack", "procrustes", "--target-error", "0.3",
          "--max-linkage", "1",
          "--confidence", "0.75", "--range", "0", "0.1", "--draws", "3", "--grid", "4",
-         "--grid-draws", "1", "--model", "ridge", "--seed", "0"]
+         "--grid-draws", "1", "--model", "ridge", "--seed", "0", "--images"]
 
 
 class _Page(HTMLParser):
@@ -520,7 +520,7 @@ def test_failed_audit_still_says_what_it_costs_and_where_it_fails(tmp_path):
     from skdc.experiments import audit
 
     X, y = make_classification(n_samples=240, n_features=6, random_state=0)
-    with pytest.warns(UserWarning, match=r"No value of align__v .* lower target_error="):
+    with pytest.warns(UserWarning, match=r"No value of anchor noise v .* lower target_error="):
         rep = audit(X, y, n_participants=3, attacks=["procrustes"], target_error=50.0,
                     max_linkage=None, bounds=(0.0, 0.2), confidence=0.75, n_grid=2,
                     grid_draws=1, model="ridge", progress=False)
@@ -642,3 +642,159 @@ def test_linkage_out_of_reach_says_so_and_what_would_help(data_files, tmp_path, 
     # the sensitive column is measured in every draw (a ratio: 0 exact .. above 1 worse)
     assert (draws["procrustes sensitive"] >= 0).all()
     assert "Column 30 is sensitive" in text and "no risk measure" in text
+
+
+# ----------------------------------------------------------------------------- issue 33: a table
+# of 9 columns with an imbalanced label (25% positive) at three sites, through the command line
+
+TABLE_ARGS = ["--attack", "procrustes", "--max-linkage", "1", "--target-error", "0.3",
+              "--confidence", "0.75", "--range", "0", "0.1", "--draws", "3", "--grid", "2",
+              "--grid-draws", "1", "--seed", "0", "--n-anchors", "40"]
+COLUMNS = ["age", "income", "educ", "health", "visits", "bmi", "chronic", "mental", "female"]
+
+
+@pytest.fixture(scope="module")
+def table_files(tmp_path_factory):
+    import pandas as pd
+
+    root = tmp_path_factory.mktemp("audit-table")
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(600, 9))
+    logit = -1.2 + 0.5 * X[:, 1] - 0.4 * X[:, 2]
+    y = (rng.uniform(size=600) < 1 / (1 + np.exp(-logit))).astype(int)
+    table = pd.DataFrame(X, columns=COLUMNS).assign(outcome=y)
+    table.to_csv(root / "table.csv", index=False)
+    np.save(root / "sites.npy", rng.randint(3, size=600).astype(np.int64))
+    return root
+
+
+def _table_audit(table_files, out, *extra):
+    return main(["audit", "--data", str(table_files / "table.csv"), "--labels", "outcome",
+                 "--partition", str(table_files / "sites.npy"), *TABLE_ARGS, *extra,
+                 "--out", str(out)])
+
+
+@pytest.fixture(scope="module")
+def table_reports(table_files):
+    """The same audit with the default weighting (balanced: the label is imbalanced) and
+    with it turned off (--model-param class_weight=null), and what each printed."""
+    import contextlib
+    import io
+
+    runs = {}
+    for name, extra in (("balanced", []), ("unweighted", ["--model-param",
+                                                           "class_weight=null"])):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            assert _table_audit(table_files, table_files / name, *extra) == 0
+        runs[name] = (table_files / name, out.getvalue() + err.getvalue())
+    return runs
+
+
+def _no_noise_accuracy(folder):
+    import pandas as pd
+
+    draws = pd.read_csv(folder / "draws.csv")
+    return float(draws[draws["value"] == 0]["balanced_accuracy"].mean())
+
+
+def test_an_imbalanced_label_gets_balanced_weights_and_the_report_says_so(table_reports):
+    balanced, printed = table_reports["balanced"]
+    unweighted, printed_off = table_reports["unweighted"]
+    # unweighted, the model predicts the commonest label: chance; weighted, it learns
+    assert _no_noise_accuracy(unweighted) < 0.55 < _no_noise_accuracy(balanced)
+    text = (balanced / "report.html").read_text()
+    assert "with balanced class weights: your labels are imbalanced (the smallest class " \
+           "holds 24% of the rows" in text
+    assert "<code>--model-param class_weight=null</code> trains it unweighted" in text
+    assert "learns-nothing" not in text and "learns almost nothing" not in printed
+    # the model that learns nothing: a warning in the verdict and one line on stderr
+    off = (unweighted / "report.html").read_text()
+    warning = off[off.index("id='learns-nothing'"):].split("</p>")[0]
+    assert off.index("id='verdict-sentence'") < off.index("id='learns-nothing'") \
+        < off.index("<section")
+    assert "An audit of a model that learns nothing decides nothing" in warning
+    assert "--model-param class_weight=balanced" in warning
+    lines = [x for x in printed_off.splitlines() if "learns almost nothing" in x]
+    assert len(lines) == 1 and lines[0].startswith("skdc audit: warning: The model learns")
+    assert "balanced class weights" not in off
+    assert "--model-param class_weight=null" in off.split("Command: <code>")[1]
+
+
+def test_model_param_is_analyst_fits_parser_and_refused_in_one_line(table_files, tmp_path,
+                                                                    capsys):
+    argv = ["--data", str(table_files / "table.csv"), "--labels", "outcome", *TABLE_ARGS,
+            "--out", str(tmp_path / "o")]
+    err = _one_line_error(capsys, [*argv, "--model-param", "oops"], "--model-param",
+                          tmp_path)
+    assert "takes key=value; got 'oops'" in err
+    err = _one_line_error(capsys, [*argv, "--model-param", "colour=1"], "--model-param",
+                          tmp_path)
+    assert "colour" in err and "model_params" not in err
+
+
+def test_table_rows_are_a_table_with_the_columns_names_not_pictures(table_reports):
+    folder, _ = table_reports["balanced"]
+    page = _parse(folder / "report.html")
+    assert len(page.images) == 3  # curves, frontier, calibration: no 3 x 3 tiles
+    rows = page.tables["reconstructed-rows"]
+    assert rows[0] == ["row", "", *COLUMNS, "row error"]
+    truth = np.loadtxt(folder.parent / "table.csv", delimiter=",", skiprows=1)[:, :9]
+    yours = [r for r in rows[1:] if "yours" in r]
+    assert len(yours) == 4 and len(rows) == 9  # each row above its reconstruction
+    for r in yours:  # a row of the table, as shown (3 significant digits)
+        shown = np.array([float(v) for v in r[2:11]])
+        assert np.any(np.all(np.isclose(truth, shown, rtol=6e-3, atol=1e-3), axis=1))
+
+
+def test_images_are_drawn_only_when_the_user_says_so(table_files, tmp_path, capsys):
+    from skdc.experiments import audit
+
+    X, y = load_digits(return_X_y=True)
+    with pytest.raises(ValueError, match="images=True draws square images, but the rows "
+                                         "have 10 columns"):
+        audit(X[:60, :10], y[:60], images=True, progress=False)
+    err = _one_line_error(capsys, ["--data", str(table_files / "table.csv"), "--labels",
+                                   "outcome", "--compare", "local", "--images", "--out",
+                                   str(tmp_path / "o")], "--images", tmp_path)
+    assert "single audit" in err
+
+
+def test_the_reproduce_line_and_printed_lines_speak_flags(table_reports):
+    from skdc.alignment import v_phase_transition
+    from skdc.experiments._audit_cli import register
+    from skdc.utils._help import ArgumentParser
+
+    folder, printed = table_reports["balanced"]
+    text = (folder / "report.html").read_text()
+    command = text.split("Command: <code>")[1].split("</code>")[0]
+    assert "--partition" in command and "--participants" not in command
+    assert "--n-anchors 40" in command and "--nonlinear" not in command
+    for leak in ("align__v", "gdp__noise", "target_error=", "max_linkage=", "bounds=",
+                 "n_anchors=", "model_params=", " unlinked"):
+        assert leak not in printed, (leak, printed)
+        assert leak not in text.split("<section id=\"attacks\">")[0], leak
+    # every flag the audit names in what it prints and in its report is one of its own
+    sub = ArgumentParser(prog="skdc").add_subparsers()
+    register(sub)
+    own = {o for a in sub.choices["audit"]._actions for o in a.option_strings}
+    named = set(re.findall(r"(?<![\w-])--[a-z][a-z-]+", printed + text))
+    assert named <= own, named - own
+    # --n-anchors reaches the deployment: v_PT of 3 participants, 9 features, 40 anchor rows
+    diag = dict(_csv(folder / "diagnostics.csv")[1:])
+    assert_allclose(float(diag["v_PT (phase transition)"]), v_phase_transition(3, 9, 40),
+                    rtol=1e-9)
+
+
+def test_advice_names_a_flag_of_the_command_or_a_parameter_of_the_function():
+    from types import SimpleNamespace
+
+    from skdc.experiments._report import _helps, _phase_warning
+
+    cal = SimpleNamespace(value=0.3, v_phase_transition=0.2)
+    s = {"n_features": 9, "n_anchors": None, "mechanism": "cgdp"}
+    assert "<code>--n-anchors</code>, now 36, 4 per feature" in _phase_warning(
+        {**s, "cli": True}, cal)
+    assert "<code>n_anchors=</code>" in _phase_warning(s, cal)
+    assert "<code>--range</code>" in _helps({**s, "cli": True}) and "bounds=" in _helps(s)
+    assert "<code>--data</code> with fewer columns" in _helps({**s, "cli": True})

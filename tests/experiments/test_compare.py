@@ -522,3 +522,86 @@ def test_breast_cancer_comparison_says_do_not_collaborate():
         assert o.meets is False and o.linkage > 0.15
         assert f"{o.linkage:.0%} of the rows under {o.label}" in v["sentence"]
     assert "<b>Do not collaborate</b>:" in cmp.html and "<b>Yes</b>" not in cmp.html
+
+
+# ----------------------------------------------------------------------------- issue 33
+
+
+@pytest.fixture(scope="module")
+def imbalanced_csv(tmp_path_factory):
+    """9 columns, a 25% positive label, three sites."""
+    import pandas as pd
+
+    root = tmp_path_factory.mktemp("compare-table")
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(600, 9))
+    y = (rng.uniform(size=600) < 1 / (1 + np.exp(-(-1.2 + 0.5 * X[:, 1] - 0.4 * X[:, 2])))
+         ).astype(int)
+    pd.DataFrame(X, columns=[f"c{j}" for j in range(9)]).assign(outcome=y).to_csv(
+        root / "table.csv", index=False)
+    np.save(root / "sites.npy", rng.randint(3, size=600).astype(np.int64))
+    return root
+
+
+@pytest.mark.parametrize("extra, learns", [([], True),
+                                           (["--model-param", "class_weight=null"], False)])
+def test_cli_compare_weights_an_imbalanced_label_and_warns_when_nothing_is_learned(
+        imbalanced_csv, tmp_path, capsys, extra, learns):
+    argv = ["audit", "--data", str(imbalanced_csv / "table.csv"), "--labels", "outcome",
+            "--partition", str(imbalanced_csv / "sites.npy"), "--compare", "local",
+            "central", "--confidence", "0.75", *extra, "--out", str(tmp_path / "o")]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    warned = [x for x in err.splitlines() if "learns almost nothing" in x]
+    text = (tmp_path / "o" / "report.html").read_text()
+    table = pd_read(tmp_path / "o" / "comparison.csv").set_index("option")
+    if learns:  # balanced by default: Central learns, and the report says why it is weighted
+        assert not warned and table.loc["central", "utility"] > 0.55
+        assert "with balanced class weights: your labels are imbalanced" in text
+    else:
+        assert len(warned) == 1 and warned[0].startswith("skdc audit: warning: The model "
+                                                         "learns almost nothing")
+        assert "without noise (Central, the raw rows pooled)" in warned[0]
+        assert "--model-param class_weight=balanced" in warned[0]
+        assert table.loc["central", "utility"] < 0.55
+        assert "id='learns-nothing'" not in text and "learns almost nothing" in text
+
+
+def pd_read(path):
+    import pandas as pd
+
+    return pd.read_csv(path)
+
+
+def test_inference_below_its_baseline_is_said_in_words(comparison):
+    from dataclasses import replace
+
+    from skdc.experiments._compare_report import _below_baseline, _display_table
+
+    cmp, _ = comparison
+    options = {k: (replace(o, inference=0.68, inference_chance=0.74) if k == "igdp" else o)
+               for k, o in cmp.options.items()}
+    shown = _display_table(options, cmp.table).set_index("option")
+    column = "label inference (majority-label baseline; no risk: labels are shared)"
+    assert shown.loc[options["igdp"].label, column] == "0.68 (baseline 0.74, below it)"
+    words = _below_baseline(options)
+    assert "I-GDP + GOPP 0.68 against 0.74" in words
+    assert "always guessing the target's commonest label would be right more often" in words
+    assert _below_baseline({k: o for k, o in cmp.options.items()
+                            if not o.inference < o.inference_chance}) == ""
+
+
+def test_the_deployed_analyst_fit_carries_the_model_params():
+    from types import SimpleNamespace
+
+    from skdc.experiments._compare import _commands
+    from skdc.utils._params import parse_model_params
+
+    ctx = SimpleNamespace(n_participants=2, model="logistic",
+                          model_params={"class_weight": "balanced", "C": 0.5, "tol": None})
+    option = SimpleNamespace(name="cgdp", label="C-GDP", setting="sigma = 1")
+    commands, _ = _commands(ctx, option, {"n_features": 3, "n_anchors": 0}, [], "f")
+    fit = commands[-1]
+    given = [fit[k + 1] for k, w in enumerate(fit) if w == "--model-param"]
+    assert parse_model_params(given) == {"max_iter": 1000, "class_weight": "balanced",
+                                         "C": 0.5, "tol": None}
