@@ -16,6 +16,10 @@ lacks in one line before any work starts.
 ``skdc sweep --example`` prints a commented one. A config's ``[output]`` files stay inside the
 config's folder (or ``--out-dir``): an absolute path or one that climbs out with ``..`` is
 refused, so a config someone else wrote cannot overwrite any file the user can write.
+
+Neither command replaces an existing output without ``--force``: the sweep's table and figure,
+or a reproduction's tables and figure in ``--out-dir``, are refused in one line before any work
+(naming the file and the flag), and with ``--force`` replaced whole.
 """
 
 # Licence: BSD 3 clause
@@ -131,8 +135,26 @@ def _model_recipe(model):
 
 def _save(rep, args, out):
     """Write the reproduction's tables and figure into ``--out-dir``, one line each."""
+    _check_reproduction_outputs(args)  # again: a file may have appeared meanwhile
     for path in rep.save(args.out_dir).values():
         print(f"wrote {path}", file=out)
+
+
+def _check_reproduction_outputs(args):
+    """Refuse (without ``--force``) a reproduction's tables or figure already in ``--out-dir``
+    (``NAME.csv``, ``NAME-*.csv``, ``NAME.png``), and always one that is an input or an skdc
+    file of another kind."""
+    import glob
+
+    folder = args.out_dir
+    if not os.path.isdir(folder):
+        return
+    names = {f"{args.name}.csv", f"{args.name}.png",
+             *(os.path.basename(p) for p in glob.glob(
+                 os.path.join(glob.escape(folder), f"{glob.escape(args.name)}-*.csv")))}
+    for name in sorted(names):
+        check_output(os.path.join(folder, name), f"--out-dir's {name}",
+                     exclusive=not args.force, force_flag="--force")
 
 
 def _reproduce_mnist_equivalence(args, out):
@@ -244,6 +266,7 @@ def _run_reproduce(args):
     if args.name.startswith("mnist") or (args.name == "kti" and args.dataset != "digits"):
         _mnist_source(args)  # the missing-data message before any work
     check_folder(args.out_dir, "--out-dir")  # a folder under a file: refused before any work
+    _check_reproduction_outputs(args)  # an earlier run's files: refused without --force
     import matplotlib
 
     matplotlib.use("Agg")
@@ -294,10 +317,11 @@ def _run_sweep(args):
     results = spec.run(n_jobs=args.n_jobs)
     print(_format_draws(results))
     if csv:
-        write_output(csv, results.to_csv(index=False), csv_what)
+        write_output(csv, results.to_csv(index=False), csv_what, exclusive=not args.force,
+                     force_flag="--force")
         print(f"wrote {csv}")
     if plot:
-        _plot_sweep(results, spec.sweep, spec.config, plot, plot_what)
+        _plot_sweep(results, spec.sweep, spec.config, plot, plot_what, force=args.force)
     return 0
 
 
@@ -310,8 +334,8 @@ def _output(args, spec, key):
         path, what = spec.output.get(key), f"[output] {key}"
         if path:
             path = _inside(path, spec.path, args.out_dir, what, key)
-    if path:
-        check_output(path, what)
+    if path:  # an existing file only with --force
+        check_output(path, what, exclusive=not args.force, force_flag="--force")
     return path, what
 
 
@@ -340,7 +364,7 @@ def _inside(value, config, out_dir, what, key):
     return path
 
 
-def _plot_sweep(results, sweep, config, plot, what="--plot"):
+def _plot_sweep(results, sweep, config, plot, what="--plot", force=True):
     """Draw the sweep's figure (:meth:`~skdc.experiments.SweepConfig.plot`) and write it as
     PNG through the file boundary."""
     import io
@@ -356,7 +380,7 @@ def _plot_sweep(results, sweep, config, plot, what="--plot"):
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=120)
     plt.close(fig)
-    write_output(plot, buf.getvalue(), what)
+    write_output(plot, buf.getvalue(), what, exclusive=not force, force_flag="--force")
     print(f"wrote {plot}")
 
 
@@ -409,6 +433,9 @@ def _add_reproduce(subparsers):
     p.add_argument("--seed", type=int, default=0, help="random seed")
     p.add_argument("--n-jobs", type=int, default=None,
                    help="parallel draws, joblib n_jobs (default: one)")
+    p.add_argument("--force", action="store_true",
+                   help="replace the experiment's tables and figure already in --out-dir "
+                        "(without it they are refused before any work)")
     p.set_defaults(func=_run_reproduce)
 
 
@@ -430,4 +457,7 @@ def _add_sweep(subparsers):
                         "missing; they never leave it (default: the config's folder)")
     s.add_argument("--n-jobs", type=int, default=None,
                    help="parallel draws, joblib n_jobs (default: the config's [sweep] n_jobs)")
+    s.add_argument("--force", action="store_true",
+                   help="replace an existing table or figure (without it an existing output "
+                        "is refused before the sweep)")
     s.set_defaults(func=_run_sweep)

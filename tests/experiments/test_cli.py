@@ -534,7 +534,10 @@ def test_sweep_output_link_is_replaced(flag, name, tmp_path, capsys):
     cfg = tmp_path / "sweep.toml"
     cfg.write_text(_CONFIG.replace("values = [0.0, 0.1]", "values = [0.0]"))
     victim, link = _link_to_victim(tmp_path, name)
-    status, out, _ = _run(["sweep", str(cfg), flag, str(link)], capsys)
+    # an existing entry: refused without --force, replaced (never written through) with it
+    status, out, err = _run(["sweep", str(cfg), flag, str(link)], capsys)
+    assert status == 2 and out == "" and "Pass --force to replace it" in err
+    status, out, _ = _run(["sweep", str(cfg), flag, str(link), "--force"], capsys)
     assert status == 0 and f"wrote {link}" in out
     assert victim.read_bytes() == b"keep me"
     assert not link.is_symlink() and link.stat().st_size > 0
@@ -573,7 +576,7 @@ def test_reproduce_output_link_is_replaced(name, mnist_dir, tmp_path, capsys):
     CASES["output link"] += 1
     victim, link = _link_to_victim(tmp_path, name)
     status, out, _ = _run(["reproduce", "mnist-equivalence", "--data-dir", str(mnist_dir),
-                           "--out-dir", str(tmp_path)], capsys)
+                           "--out-dir", str(tmp_path), "--force"], capsys)
     assert status == 0 and f"wrote {link}" in out
     assert victim.read_bytes() == b"keep me"
     assert not link.is_symlink() and link.stat().st_size > 0
