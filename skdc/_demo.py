@@ -11,11 +11,18 @@ own classifier and runs each attack once, scored twice: by the paper's metric, l
 (one minus the exact-source linkage accuracy of the reconstructions, Section 5.2.1 of the GDP
 paper), and by the relative reconstruction error. The summary table is printed and
 ``frontier.png`` shows utility against the strongest attack in both metrics.
+
+Rerunning the demo replaces its own picture: ``frontier.png`` carries a mark in its PNG
+metadata (``Software: skdc demo``) by which a later run knows it. Any other file at ``--out``
+(a photo, a figure of another program or of ``skdc sweep``) is refused in one line before any
+work, unless ``--force``.
 """
 
 # Licence: BSD 3 clause
 
 import io
+import os
+import stat
 import textwrap
 import time
 import warnings
@@ -27,6 +34,10 @@ from .utils._files import check_output, write_output
 __all__ = ["register", "run_demo", "run_demo_sweeps"]
 
 _N_LEVELS, _N_DRAWS = 8, 3
+# the demo's own figure says so in its PNG metadata: a rerun replaces it without --force
+_MARK_KEY, _MARK = "Software", "skdc demo"
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+_PNG_HEAD_BYTES = 1 << 16  # the metadata chunks matplotlib writes lie before the image data
 # the two sweeps: private-data noise of C-GDP, anchor noise of I-GDP with GOPP alignment
 _LABELS = ("C-GDP + private noise", "I-GDP + GOPP (anchor noise)")
 
@@ -122,14 +133,16 @@ def _attacks_available(file):
 
 
 def run_demo_sweeps(n_participants=10, n_levels=_N_LEVELS, n_draws=_N_DRAWS, seed=0,
-                    out="frontier.png", n_jobs=None, file=None, progress="auto"):
+                    out="frontier.png", n_jobs=None, file=None, progress="auto", force=True):
     """Run the demo's two privacy-utility sweeps, print their summary and draw ``out``.
 
     Each sweep runs ``n_levels`` evenly spaced noise levels with ``n_draws`` draws each
     (:func:`skdc.experiments.sweep_private_and_anchor_noise` on digits). Returns the
     concatenated sweep table, with the columns ``strongest`` (the lowest relative error of
     the draw's attacks) and ``strongest_linkage`` (the lowest linkage privacy). ``out`` is
-    written through skdc's file boundary (whole, never through a link).
+    written through skdc's file boundary (whole, never through a link); with ``force=False``
+    (the command without ``--force``) an existing ``out`` is replaced only when it is a
+    figure the demo wrote.
     """
     try:
         import matplotlib  # noqa: F401
@@ -167,7 +180,7 @@ def run_demo_sweeps(n_participants=10, n_levels=_N_LEVELS, n_draws=_N_DRAWS, see
         y_te, unaligned.fit(X_tr, y_tr).predict(X_te))
     _print_summary(results, attacks, v_pt, file)
     if out:
-        _plot(results, attacks, v_pt, out)
+        _plot(results, attacks, v_pt, out, force)
         print(f"wrote {out}", file=file)
     return results
 
@@ -225,7 +238,7 @@ def _caption(results, v_pt):
     )
 
 
-def _plot(results, with_attacks, v_pt, out):
+def _plot(results, with_attacks, v_pt, out, force=True):
     refs = {"I-GDP unaligned (no anchor)": results.attrs["I-GDP (unaligned)"], _CHANCE: 0.1}
     import matplotlib
 
@@ -275,9 +288,49 @@ def _plot(results, with_attacks, v_pt, out):
     caption = "\n".join(textwrap.fill(part, 190) for part in _caption(results, v_pt).split("\n"))
     fig.supxlabel(caption, fontsize="small", x=0.01, ha="left")
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=120)
+    fig.savefig(buf, format="png", dpi=120, metadata={_MARK_KEY: _MARK})
     plt.close(fig)
+    _check_out(out, force)  # again: a file may have appeared during the sweeps
     write_output(out, buf.getvalue(), "--out")  # whole, never through a link
+
+
+def _is_demo_figure(path):
+    """Whether ``path`` is a regular file (not a link) holding a PNG the demo wrote: its
+    metadata before the image data says ``Software: skdc demo``."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+                     | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return False
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            return False
+        head = fh.read(_PNG_HEAD_BYTES)
+    if not head.startswith(_PNG_SIGNATURE):
+        return False
+    at = len(_PNG_SIGNATURE)
+    while at + 8 <= len(head):
+        size, kind = int.from_bytes(head[at:at + 4], "big"), head[at + 4:at + 8]
+        if kind == b"IDAT":
+            return False
+        if kind == b"tEXt":
+            key, _, text = head[at + 8:at + 8 + size].partition(b"\0")
+            if key == _MARK_KEY.encode() and text == _MARK.encode():
+                return True
+        at += 12 + size
+    return False
+
+
+def _check_out(out, force):
+    """Refuse an ``--out`` the demo must not write: a folder, one under a file, an input or an
+    skdc file of another kind (always), or an existing file that is not the demo's own
+    figure (without ``--force``)."""
+    check_output(out, "--out")
+    if force or not os.path.lexists(out) or _is_demo_figure(out):
+        return
+    raise ValueError(f"{out}: --out already exists and is not a figure the demo wrote (its PNG "
+                     f"metadata lacks '{_MARK_KEY}: {_MARK}'); refusing to replace it. Pass "
+                     "--force to replace it, or choose another --out.")
 
 
 def _run(args):
@@ -285,11 +338,12 @@ def _run(args):
         if value < 1:
             raise ValueError(f"{flag} must be at least 1; got {value}.")
     if not args.table_only:
-        check_output(args.out, "--out")  # before any work: a folder under a file, say
+        _check_out(args.out, args.force)  # before any work: a folder under a file, say
     run_demo(n_participants=args.participants, seed=args.seed)
     if not args.table_only:
         run_demo_sweeps(n_participants=args.participants, n_levels=args.levels,
-                        n_draws=args.draws, seed=args.seed, out=args.out, n_jobs=args.n_jobs)
+                        n_draws=args.draws, seed=args.seed, out=args.out, n_jobs=args.n_jobs,
+                        force=args.force)
 
 
 def register(subparsers):
@@ -316,4 +370,7 @@ def register(subparsers):
                    help="parallel draws (joblib n_jobs; -1 = all cores)")
     p.add_argument("--table-only", action="store_true",
                    help="print only the accuracy table, no sweeps")
+    p.add_argument("--force", action="store_true",
+                   help="replace whatever file is at --out; without it only a figure an "
+                        "earlier demo wrote is replaced, any other file refused")
     p.set_defaults(func=_run)

@@ -121,3 +121,55 @@ def test_the_figure_replaces_a_link_never_writes_through_it(tmp_path):
     assert victim.read_bytes() == b"keep me"
     link = tmp_path / "frontier.png"
     assert not link.is_symlink() and link.read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.fixture()
+def demo_cli(monkeypatch):
+    """``skdc demo`` in process, its table and sweeps replaced by the figure alone."""
+    import skdc._demo as demo
+    from skdc.__main__ import main
+
+    calls = []
+    monkeypatch.setattr(demo, "run_demo", lambda **kw: calls.append("table"))
+
+    def sweeps(out, force, **kw):
+        calls.append("sweeps")
+        _plot(_sweeps(), True, V_PT, out, force)
+
+    monkeypatch.setattr(demo, "run_demo_sweeps", sweeps)
+
+    def run(*argv):
+        calls.clear()
+        return main(["demo", *map(str, argv)]), list(calls)
+
+    return run
+
+
+def test_a_rerun_replaces_the_demos_own_figure_and_nothing_else(demo_cli, tmp_path, capsys):
+    """frontier.png is the demo's own (its PNG metadata says so): a rerun replaces it. Any
+    other file at --out is refused before any work, unless --force."""
+    out = tmp_path / "frontier.png"
+    assert demo_cli("--out", out) == (0, ["table", "sweeps"])
+    first = out.stat().st_ino
+    assert demo_cli("--out", out) == (0, ["table", "sweeps"])  # its own picture: replaced
+    assert out.stat().st_ino != first
+    capsys.readouterr()
+    # a picture the demo did not write (another program's PNG, a link to the demo's own)
+    fig = plt.figure()
+    other = tmp_path / "photo.png"
+    fig.savefig(other)
+    plt.close(fig)
+    os.symlink(out, tmp_path / "link.png")
+    for path in (other, tmp_path / "link.png"):
+        before = os.readlink(path) if path.is_symlink() else path.read_bytes()
+        assert demo_cli("--out", path) == (2, [])  # refused before any work
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"{path}: --out already exists and is not a figure " \
+            "the demo wrote" in err and "Pass --force" in err, err
+        assert (os.readlink(path) if path.is_symlink() else path.read_bytes()) == before
+        CASES["existing output without --force"] += 1
+    theirs = other.read_bytes()
+    assert demo_cli("--out", other, "--force") == (0, ["table", "sweeps"])
+    assert other.read_bytes() != theirs
+    assert demo_cli("--out", tmp_path / "link.png", "--force")[0] == 0
+    assert not (tmp_path / "link.png").is_symlink() and out.is_file()
