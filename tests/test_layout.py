@@ -161,7 +161,9 @@ CROSS_CUTTING = {
                                          "inputs or another kind of skdc file "
                                          "(skdc/utils/_files.py through skdc/protocol/_cli.py)",
     "tests/experiments/test_outputs.py": "the audit's and the sweep config's outputs stay off "
-                                         "their inputs and inside their folder "
+                                         "their inputs and inside their folder, and replace "
+                                         "an earlier output (the audit: another audit's "
+                                         "report) only with --force "
                                          "(skdc/utils/_files.py through skdc/experiments/)",
     "tests/utils/test_files_no_destroy.py": "the file boundary's output rules of "
                                             "skdc/utils/_files.py (inputs tracked, kinds read "

@@ -16,6 +16,12 @@ Every setting is type-checked and bounded before any work (one line naming the f
 config key); ``--fresh`` removes only the checkpoint files skdc wrote (a checkpoint folder
 holding anything else is refused, nothing removed); warnings print as one line that names the
 flags to change.
+
+The report's folder keeps a record of the audit that wrote it (``OUT/skdc-run.json``: its
+settings and the SHA-256 of its data): rerunning the same audit resumes and replaces its own
+report, while an ``--out`` holding another audit's report (or report files no record
+describes) is refused before any work unless ``--force``, which removes exactly that audit's
+files, naming them.
 """
 
 # Licence: BSD 3 clause
@@ -446,7 +452,8 @@ def _checkpoint_folder(args):
 
 def _check_report_files(args, out):
     """Refuse, before the audit runs, an ``--out`` where a report file would replace one of its
-    inputs (``--data out/draws.csv``) or an skdc file of another kind (a secret)."""
+    inputs (``--data out/draws.csv``) or an skdc file of another kind (a secret), or that holds
+    another audit's report (unless ``--force``: ``args.earlier`` names its files)."""
     from ..utils._files import check_output
     from ._audit import _TABLES
 
@@ -455,6 +462,30 @@ def _check_report_files(args, out):
     extra = ["deployment.json", "deployment.txt"] if args.compare else []
     for name in ["report.html", *(f"{n}.csv" for n in names), *extra]:
         check_output(os.path.join(out, name), f"--out's {name}")
+    from ..utils._files import check_run_folder
+
+    # another audit's report (or one no record describes): refused unless --force
+    args.earlier = check_run_folder(out, args.run, _REPORT_FILES, "--out", force=args.force)
+
+
+# every file name an audit or a comparison writes into --out
+_REPORT_FILES = ("report.html", "draws.csv", "attacks.csv", "decisions.csv", "diagnostics.csv",
+                 "summary.csv", "calibration.csv", "comparison.csv", "regulator.csv",
+                 "deployment.json", "deployment.txt")
+
+
+def _run_identity(args, X, y, partition):
+    """What makes an audit itself, as its report folder's record keeps it: every setting but
+    the paths, the output and the workers, the column names and the SHA-256 of the rows,
+    labels and partition (a folder holding another audit's report is refused without
+    --force; the same audit's is resumed and replaced)."""
+    from ._calibrate import _data_digest
+
+    skip = {"data", "labels", "partition", "out", "n_jobs", "backend", "scheduler"}
+    run = {dest: getattr(args, dest) for dest, _ in _KEYS.values() if dest not in skip}
+    run.update(images=bool(args.images), columns=args.columns,
+               data=_data_digest(X, y, partition))
+    return run
 
 
 def _audit_kwargs(args, partition, checkpoint):
@@ -594,6 +625,9 @@ def _run_audit(args):
     _check_settings(args)
     args.model_params = parse_model_params(args.model_param)
     X, y, partition = _read_inputs(args)
+    args.run = _run_identity(args, X, y, partition)
+    if os.path.isdir(args.out):  # before --fresh touches a checkpoint, or any work
+        _check_report_files(args, args.out)
     if args.columns is not None and not args.compare:  # the report's table names its columns
         import pandas as pd
 
@@ -628,7 +662,14 @@ def _run_audit(args):
     if report.setting["n_resumed"]:
         print(f"skdc audit: resumed from {checkpoint}: {report.setting['n_resumed']} draws "
               "read back, not rerun", file=sys.stderr)
+    from ..utils._files import clear_run_folder, write_run_record
+
+    removed = clear_run_folder(out, args.earlier, "--out")
+    if removed:
+        print(f"skdc audit: --force: removed another run's files from {out}: "
+              f"{', '.join(removed)}", file=sys.stderr)
     files = report.save(out)
+    write_run_record(out, args.run, files.values(), "--out")
     if args.compare:
         _print_comparison(report, files, out)
     else:
@@ -746,4 +787,8 @@ def register(subparsers):
     a.add_argument("--out", default=None, help="output folder (default: audit-report)")
     a.add_argument("--fresh", action="store_true",
                    help="remove skdc's checkpoint files in OUT/checkpoint and start afresh")
+    a.add_argument("--force", action="store_true",
+                   help="replace the report of another audit in OUT (other settings or data): "
+                        "its files are removed first, and named; without it such a folder is "
+                        "refused. Rerunning the same audit needs no --force")
     a.set_defaults(func=_run_audit)

@@ -2,9 +2,12 @@
 
 A sweep config's ``[output]`` files stay inside the config's folder (or ``--out-dir``); the
 audit never writes its report over its own ``--data``; an empty list in a config is refused
-rather than read as a default.
+rather than read as a default. No command replaces an existing output without ``--force``
+(the sweep's table and figure, a reproduction's files); the audit resumes and replaces its own
+report, but refuses an ``--out`` holding another audit's, which ``--force`` clears.
 """
 
+import json
 import os
 import shutil
 
@@ -154,4 +157,131 @@ def test_the_audit_never_writes_its_report_over_its_data(tmp_path, capsys):
     assert f"{out / 'draws.csv'}: --out's draws.csv is one of this command's inputs " \
            "(--data)" in err
     assert (out / "draws.csv").read_bytes() == before
+    CASES["output onto an input or a secret"] += 1
+
+
+# ----------------------------------------------------------------------------- --force
+def _refused_existing(argv, capsys, path, flag="--force"):
+    """``argv`` is refused before any work, in one line naming ``path`` and ``flag``."""
+    status, out, err = _run(argv, capsys)
+    assert status == 2 and out == "", (out, err)
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert f"{path}: " in err and "already exists" in err and f"Pass {flag}" in err, err
+    CASES["existing output without --force"] += 1
+    return err
+
+
+@pytest.mark.parametrize("where", ["--csv", "--plot", "[output] csv", "[output] plot"])
+def test_the_sweep_replaces_an_existing_output_only_with_force(folder, capsys, where):
+    key = where.split("-")[-1].split()[-1]
+    name = f"earlier.{'csv' if key == 'csv' else 'png'}"
+    earlier = folder / name
+    earlier.write_text("an earlier run's output")
+    if where.startswith("--"):
+        cfg = _config(folder, "")
+        argv = ["sweep", cfg, where, earlier]
+    else:
+        cfg = _config(folder, f'{key} = "{name}"')
+        argv = ["sweep", cfg]
+    err = _refused_existing(argv, capsys, earlier)
+    assert where in err
+    assert earlier.read_text() == "an earlier run's output"
+    status, out, err = _run([*argv, "--force"], capsys)
+    assert status == 0 and f"wrote {earlier}" in out, err
+    assert earlier.read_bytes() != b"an earlier run's output"
+
+
+@pytest.mark.parametrize("name", ["kti.csv", "kti-trials.csv", "kti.png"])
+def test_reproduce_refuses_its_earlier_outputs_before_any_work(tmp_path, capsys, name):
+    (tmp_path / name).write_text("an earlier run's table")
+    err = _refused_existing(["reproduce", "kti", "--dataset", "digits", "--trials", "1",
+                             "--out-dir", tmp_path], capsys, tmp_path / name)
+    assert f"--out-dir's {name}" in err
+    assert (tmp_path / name).read_text() == "an earlier run's table"
+    # a file of another experiment is no output of this one
+    (tmp_path / name).rename(tmp_path / name.replace("kti", "mnist-sweep"))
+    status, _, err = _run(["reproduce", "kti", "--dataset", "digits", "--trials", "0",
+                           "--out-dir", tmp_path], capsys)
+    assert status == 2 and "--trials" in err  # past the output check, refused on its counts
+
+
+# the audit's smallest run: 150 digits, three parties, one attack, few draws
+_AUDIT = ["--participants", "3", "--attack", "procrustes", "--target-error", "0.3",
+          "--max-linkage", "1", "--confidence", "0.75", "--range", "0", "0.1", "--draws", "3",
+          "--grid", "2", "--grid-draws", "1", "--model", "ridge", "--seed", "0"]
+
+
+@pytest.fixture()
+def audit_data(tmp_path):
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    np.save(tmp_path / "X.npy", X[:150] / 16.0)
+    np.save(tmp_path / "y.npy", y[:150])
+    return ["audit", "--data", tmp_path / "X.npy", "--labels", tmp_path / "y.npy"]
+
+
+def test_the_audit_resumes_its_own_report_and_replaces_another_only_with_force(
+        audit_data, tmp_path, capsys):
+    out = tmp_path / "o"
+    argv = [*audit_data, *_AUDIT, "--out", out]
+    status, _, err = _run(argv, capsys)
+    assert status == 0, err
+    record = json.loads((out / "skdc-run.json").read_text())
+    assert "report.html" in record["files"] and record["run"]["seed"] == 0
+    # the same audit again: resumed from its checkpoints, its report replaced, no --force
+    status, _, err = _run(argv, capsys)
+    assert status == 0 and "resumed from" in err, err
+    before = {n: (out / n).read_bytes() for n in record["files"]}
+    # another audit (another target; the draws fit) is refused before any work ...
+    other = [*audit_data, *_AUDIT, "--max-linkage", "0.9", "--out", out]
+    status, stdout, err = _run(other, capsys)
+    assert status == 2 and stdout == "" and err.count("\n") == 1, err
+    assert f"{out}: --out holds another run's files" in err and "differs in max_linkage" in err
+    assert "report.html" in err and "Pass --force" in err
+    # ... and so is a comparison, whatever the folder's files
+    status, _, err = _run([*audit_data, "--compare", "local", "--out", out], capsys)
+    assert status == 2 and "differs in" in err and "compare" in err, err
+    assert {n: (out / n).read_bytes() for n in record["files"]} == before
+    CASES["existing output without --force"] += 2
+    # with --force exactly that audit's files are removed (and named), the user's kept
+    (out / "notes.txt").write_text("mine")
+    status, _, err = _run([*other, "--force"], capsys)
+    assert status == 0, err
+    removed = err.split("removed another run's files from ")[1].splitlines()[0]
+    assert removed == f"{out}: " + ", ".join(sorted(record["files"]))
+    assert (out / "notes.txt").read_text() == "mine"
+    assert json.loads((out / "skdc-run.json").read_text())["run"]["max_linkage"] == 0.9
+
+
+def test_the_audit_refuses_report_files_no_record_describes(audit_data, tmp_path, capsys):
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / "report.html").write_text("<p>my own report</p>")
+    status, stdout, err = _run([*audit_data, *_AUDIT, "--out", out], capsys)
+    assert status == 2 and stdout == "" and err.count("\n") == 1, err
+    assert "no skdc skdc-run.json there says which run wrote them): report.html" in err
+    assert "Pass --force" in err
+    assert (out / "report.html").read_text() == "<p>my own report</p>"
+    assert not (out / "checkpoint").exists()  # refused before any work
+    CASES["existing output without --force"] += 1
+
+
+def test_force_never_clears_an_input(tmp_path, capsys):
+    """A recorded run's file that is now the audit's --data is refused, even with --force."""
+    out = tmp_path / "o"
+    out.mkdir()
+    rng = np.random.RandomState(0)
+    X = rng.randn(90, 4)
+    table = pd.DataFrame(X, columns=["a", "b", "c", "d"]).assign(label=(X[:, 0] > 0) * 1)
+    table.to_csv(out / "attacks.csv", index=False)
+    before = (out / "attacks.csv").read_bytes()  # a recorded name, holding the data
+    (out / "skdc-run.json").write_text(json.dumps(
+        {"format": "skdc-run", "run": {"seed": 5}, "files": ["attacks.csv"]}))
+    argv = ["audit", "--data", out / "attacks.csv", "--labels", "label", *_AUDIT, "--out", out,
+            "--force"]
+    status, stdout, err = _run(argv, capsys)
+    assert status == 2 and stdout == "" and err.count("\n") == 1, err
+    assert "--out's attacks.csv is one of this command's inputs (--data)" in err
+    assert (out / "attacks.csv").read_bytes() == before
     CASES["output onto an input or a secret"] += 1
