@@ -29,6 +29,7 @@ from ._calibrate import (
     _UNLINKED,
     _V_PT_COLUMN,
     _attack_of,
+    _attacked_rows,
     _check_range,
     _content_hash,
     _data_digest,
@@ -860,8 +861,10 @@ def _reconstruction_picture(cal, pipe, split, param, colluder, target, images=Fa
     # one BLAS thread, as in the draws: the same numbers as the draw it repeats
     with config_context(enable_metadata_routing=True), threadpool_limits(1):
         est.fit(split.X_tr, split.y_tr, participant=split.p_tr)
-    view = collusion_view(est, split.X_te, colluder=colluder, target=target,
-                          participant=split.p_te)
+    # every row of the target, as the draws attack them (_attacked_rows)
+    X, _, participant = _attacked_rows(split.X_tr, split.y_tr, split.X_te, split.y_te,
+                                       split.p_tr, split.p_te)
+    view = collusion_view(est, X, colluder=colluder, target=target, participant=participant)
     attack = _attack_of(cal.binding_attack)
     rec = make_attack(attack).reconstruct(view)
     truth = view.truth.X

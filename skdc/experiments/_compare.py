@@ -81,6 +81,7 @@ from ._calibrate import (
     _UNLINKED,
     _V_PT_COLUMN,
     _attack_of,
+    _attacked_rows,
     _check_draws,
     _check_range,
     _content_hash,
@@ -88,6 +89,7 @@ from ._calibrate import (
     _FittedAttribute,
     _linkage_params,
     _mean_interval,
+    _OnRows,
     _order_bounds,
     _prediction_bounds,
     _resolve_target,
@@ -794,11 +796,12 @@ def _run_central(ctx):
     h = ctx.held
     util, ci = _balanced_accuracy_bootstrap(h.y_test, _fit_baseline(ctx, Central),
                                             ctx.confidence, ctx.seeds["central"])
-    rows = h.participant_test == ctx.target
-    X_t, y_t = h.X_test[rows], h.y_test[rows]
+    # the target's rows and the colluder's, all of them, as the attacks read them
+    X, y, p = _attacked_rows(h.X_train, h.y_train, h.X_test, h.y_test, h.participant_train,
+                             h.participant_test)
+    X_t, y_t = X[p == ctx.target], y[p == ctx.target]
     link, link_chance = _linkage(X_t, X_t, y_t)
-    infer = _inference(X_t, y_t, h.X_test[h.participant_test == ctx.colluder],
-                       h.y_test[h.participant_test == ctx.colluder])
+    infer = _inference(X_t, y_t, X[p == ctx.colluder], y[p == ctx.colluder])
     return ComparedOption(
         name="central", label=_LABELS["central"], protection="none", setting="raw rows",
         value=float("nan"), utility=util, utility_interval=ci,
@@ -848,14 +851,18 @@ def _linkage_chance(y, n_candidates=10):
 
 def _scorers(specs, metric, ctx, metric_params=None):
     """``{name: scorer}`` of named attacks (``{name: (attack, params)}``) under ``metric``,
-    reading the held-out rows' participants from the fixed partition."""
+    scored on every row of the target (training and held-out: the analyst holds both
+    uploads), the participants read from the fixed partition."""
     from ..metrics import make_attack_scorer
 
+    h = ctx.held
+    X, y, participant = _attacked_rows(h.X_train, h.y_train, h.X_test, h.y_test,
+                                       h.participant_train, h.participant_test)
     out = {}
     for name, (attack, params) in specs.items():
         s = make_attack_scorer(attack, metric=metric, colluder=ctx.colluder, target=ctx.target,
                                metric_params=metric_params, **params)
-        out[name] = partial(s, participant=ctx.held.participant_test)
+        out[name] = _OnRows(partial(s, participant=participant), X, y)
     return out
 
 
@@ -964,8 +971,9 @@ def _calibrated_option(ctx, name, label, cal, at, setting, measured, **extra):
     table, by_attack = measured
     strongest_link = max(by_attack.values(), key=lambda t: t[0])[0]
     strongest_infer = max(by_attack.values(), key=lambda t: t[1])[1]
-    rows_t = ctx.held.participant_test == ctx.target
-    y_t = ctx.held.y_test[rows_t]
+    h = ctx.held
+    y_t = np.r_[h.y_train[h.participant_train == ctx.target],
+                h.y_test[h.participant_test == ctx.target]]  # the attacked rows' labels
     draws = pd.concat([cal.table.assign(stage="calibration"),
                        table.assign(stage="measurement")], ignore_index=True)
     draws.insert(0, "stage", draws.pop("stage"))

@@ -82,11 +82,18 @@ def _fit(pipe, h):
         return balanced_accuracy_score(h.y_test, pipe.predict(h.X_test))
 
 
+def _attacked(h):
+    """Every row the attacks read: the training rows, then the held-out ones (the analyst
+    holds the uploads of both), with their labels and participants."""
+    return (np.vstack([h.X_train, h.X_test]), np.r_[h.y_train, h.y_test],
+            np.r_[h.participant_train, h.participant_test])
+
+
 def _reader(h):
-    """The attack scorer's default reader: a forest on the colluder's clean held-out rows."""
-    rows = h.participant_test == COLLUDER
-    return RandomForestClassifier(n_estimators=50, random_state=0).fit(h.X_test[rows],
-                                                                      h.y_test[rows])
+    """The attack scorer's default reader: a forest on the colluder's clean rows."""
+    X, y, p = _attacked(h)
+    return RandomForestClassifier(n_estimators=50, random_state=0).fit(X[p == COLLUDER],
+                                                                      y[p == COLLUDER])
 
 
 # ----------------------------------------------------------------------------- Local, Central
@@ -104,8 +111,8 @@ def test_local_and_central_against_direct_fits(comparison):
         assert_allclose(o.utility, util, rtol=1e-12)
         assert o.utility_interval[0] <= o.utility <= o.utility_interval[1]
     central = cmp.options["central"]
-    rows = h.participant_test == TARGET
-    X_t, y_t = h.X_test[rows], h.y_test[rows]
+    X_all, y_all, p_all = _attacked(h)
+    X_t, y_t = X_all[p_all == TARGET], y_all[p_all == TARGET]
     assert central.attack_error == 0.0 and central.meets is False
     assert_allclose(central.linkage, float(linkage_accuracy(X_t, X_t, y_t, **LINKAGE)),
                     rtol=1e-12)
@@ -140,8 +147,9 @@ def test_gdp_columns_against_direct_computation(comparison, kind):
         pipe.set_params(**_seeds(pipe, int(r.draw_seed)))
         utils.append(_fit(pipe, h))
         assert_allclose(r.balanced_accuracy, utils[-1], rtol=1e-12)
-        view = collusion_view(pipe, h.X_test, colluder=COLLUDER, target=TARGET,
-                              participant=h.participant_test)
+        X_all, _, p_all = _attacked(h)
+        view = collusion_view(pipe, X_all, colluder=COLLUDER, target=TARGET,
+                              participant=p_all)
         for a in attacks:
             errors[a].append(relative_error(view.truth.X, make_attack(a).reconstruct(view).X))
             assert_allclose(getattr(r, a), errors[a][-1], rtol=1e-9)
@@ -158,12 +166,13 @@ def test_measured_linkage_and_inference_against_direct_computation(comparison):
     seeds = o.draws[o.draws["stage"] == "measurement"]["draw_seed"].astype(int)
     link, infer = {}, {}
     reader = _reader(h)
-    y_t = h.y_test[h.participant_test == TARGET]
+    X_all, y_all, p_all = _attacked(h)
+    y_t = y_all[p_all == TARGET]
     for seed in seeds:
         pipe = _gdp_pipe("igdp", N_PARTICIPANTS).set_params(align__v=o.value)
         _fit(pipe.set_params(**_seeds(pipe, int(seed))), h)
-        view = collusion_view(pipe, h.X_test, colluder=COLLUDER, target=TARGET,
-                              participant=h.participant_test)
+        view = collusion_view(pipe, X_all, colluder=COLLUDER, target=TARGET,
+                              participant=p_all)
         sample = {"sample": view.colluder_X_input} if "matcher" in LINKAGE else {}
         for a in _DEPLOYMENTS[("igdp", "gopp")][1]:
             rec = make_attack(a).reconstruct(view).X
@@ -189,8 +198,9 @@ def test_kti_columns_against_direct_computation(comparison):
                          ("clf", LogisticRegression(max_iter=1000))])
         pipe.set_params(**_seeds(pipe, int(r.draw_seed)))
         assert_allclose(r.balanced_accuracy, _fit(pipe, h), rtol=1e-12)
-        view = collusion_view(pipe, h.X_test, colluder=COLLUDER, target=TARGET,
-                              participant=h.participant_test)
+        X_all, _, p_all = _attacked(h)
+        view = collusion_view(pipe, X_all, colluder=COLLUDER, target=TARGET,
+                              participant=p_all)
         for a in ("pinv", "lr"):
             err = relative_error(view.truth.X,
                                  AnchorRegressionAttack(a).reconstruct(view).X)
