@@ -569,6 +569,21 @@ def kind_words(kind):
     return _KINDS.get(kind, f"an skdc file ({kind})")
 
 
+def _peek_regular(path):
+    """``path`` opened for reading when it is a regular file (never through a link, never
+    blocking on a pipe), without noting it as an input; ``None`` otherwise."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+                     | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0))
+    except (OSError, ValueError):
+        return None
+    fh = os.fdopen(fd, "rb")
+    if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+        fh.close()
+        return None
+    return fh
+
+
 def written_kind(path):
     """The kind of skdc file at ``path``, read from its bytes (never its name); ``None`` when
     it is none (another file, a link, a folder, missing, unreadable).
@@ -589,16 +604,10 @@ def written_kind(path):
     ('skdc-anchor', (3, 3))
     """
     try:
-        if not stat.S_ISREG(os.lstat(path).st_mode):
+        fh = _peek_regular(path)
+        if fh is None:
             return None
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
-                     | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0))
-    except (OSError, ValueError):
-        return None
-    try:
-        with os.fdopen(fd, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                return None
+        with fh:
             head = fh.read(4)
             if head == _ZIP_MAGIC:
                 fh.seek(0)
@@ -1136,16 +1145,11 @@ def _read_run_record(folder, record, names):
     """The record skdc left in ``folder``: ``(run, files)``, or ``None`` when there is none or
     it is not one skdc wrote (not a regular file, not JSON, another format). It is read
     without being noted as an input: the run rewrites it."""
-    path = os.path.join(folder, record)
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
-                     | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0))
-    except (OSError, ValueError):
+    fh = _peek_regular(os.path.join(folder, record))
+    if fh is None:
         return None
     try:
-        with os.fdopen(fd, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                return None
+        with fh:
             data = fh.read(_RUN_RECORD_BYTES + 1)
         doc = json.loads(data.decode("utf-8")) if len(data) <= _RUN_RECORD_BYTES else None
     except (OSError, ValueError):
