@@ -685,7 +685,8 @@ def _setting(X, y, partition, split, call, param, names, grid, command_line):
         "criterion": call["criterion"], "bounds": tuple(map(float, call["bounds"])),
         "n_grid": int(grid.size), "grid_draws": int(call["grid_draws"]),
         "random_state": int(call["random_state"]), "partition": partition is not None,
-        "target_rows": int(np.sum(split.p_te == call["target"])),
+        "target_rows": int(np.sum(split.p_tr == call["target"])
+                           + np.sum(split.p_te == call["target"])),  # the attacked rows
         "model": model if isinstance(model, str) else type(model).__name__,
         "input_sha256": _data_digest(X, y, partition), "scale": _scale(X),
         "command_line": command_line,

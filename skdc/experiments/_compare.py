@@ -305,7 +305,7 @@ class HeldOut:
     X_train, y_train, participant_train : ndarray
         The training rows, their labels and participants.
     X_test, y_test, participant_test : ndarray
-        The held-out rows (utility and attacks).
+        The held-out rows (utility; the attacks read the training rows too).
     """
 
     X_train: np.ndarray
@@ -820,7 +820,7 @@ def _linkage(X_true, X_hat, y):
 
 def _inference(X_hat, y_target, X_colluder, y_colluder):
     """ReconAcc with the attack scorer's default reader: a random forest on the colluder's
-    clean held-out rows labels the reconstructions."""
+    clean rows labels the reconstructions."""
     from sklearn.ensemble import RandomForestClassifier
 
     from ..metrics import reconstruction_label_accuracy
@@ -1458,7 +1458,8 @@ def _setting(ctx, X, y, partition, results, epsilons, command_line, random_state
         "n_rows": int(X.shape[0]), "n_features": int(X.shape[1]),
         "n_train": int(len(h.X_train)), "n_test": int(len(h.X_test)),
         "n_participants": ctx.n_participants, "colluder": ctx.colluder, "target": ctx.target,
-        "target_rows": int(np.sum(h.participant_test == ctx.target)),
+        "target_rows": int(np.sum(h.participant_train == ctx.target)
+                           + np.sum(h.participant_test == ctx.target)),  # the attacked rows
         "target_error": ctx.target_error, "max_linkage": ctx.max_linkage,
         "sensitive": ctx.sensitive, "max_sensitive_gain": ctx.max_sensitive_gain,
         "confidence": ctx.confidence,

@@ -678,11 +678,12 @@ def _setting_section(s, cal, figs, picture):
     text = (
         f"<p>{s['n_participants']} participants each hold a share of the rows "
         f"({split}; {s['n_features']} features, {s['n_train']} rows train the model, "
-        f"{s['n_test']} held-out rows measure utility and attacks). Each participant "
+        f"{s['n_test']} held-out rows measure utility; the attacks read every row of the "
+        f"attacked participant, whose uploads the analyst holds). Each participant "
         f"obfuscates its rows with {mech}. {align} {_model_words(s)}</p>"
         f"<p>Threat model: the analyst colludes with participant {s['colluder']}, who "
         f"discloses its secret, its rows and the raw anchor. They attack participant "
-        f"{s['target']} (you, the auditing party; {s['target_rows']} held-out rows) with "
+        f"{s['target']} (you, the auditing party; {s['target_rows']} rows) with "
         f"{', '.join(e(attack_label(a)) for a in s['attacks'])}.</p>"
         + _linkage_paragraph(s) +
         "<p>An attack error <i>e</i> is the relative reconstruction error "
@@ -728,7 +729,7 @@ def _rows_table(s, picture):
                      + "".join(f"<td>{v:.3g}</td>" for v in row[:shown]) + f"{extra}</tr>")
     more = ("" if shown == d else f" (the first {shown} of its {d} columns)")
     return (
-        f"<p>Below: {k} of your held-out rows{more}, each above the "
+        f"<p>Below: {k} of your rows{more}, each above the "
         f"{e(attack_label(picture['attack']))} attack's reconstruction of it at "
         f"{e(s['noise'])} = {picture['value']:.4g}, one simulated deployment (relative error "
         f"{picture['error']:.3f} over all the attacked rows; each row's own on the right).</p>"
