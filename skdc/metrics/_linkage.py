@@ -5,7 +5,9 @@
   ``n_candidates - 1`` distinct same-label distractors, embedded by a frozen auditor; the
   candidate of largest cosine similarity is the prediction. Chance is ``1 / n_candidates``.
   The attacker may pick another matcher (``matcher=``): Euclidean or cosine in the row space,
-  the PCA embedding, Mahalanobis with the covariance of its own rows, or the best of them.
+  the PCA embedding, Mahalanobis with the covariance of its own rows, or the best of them. On
+  more than ``max_queries`` records (2,000) a random subset of that many queries, with a Wilson
+  interval for the rate, keeps the cost linear in the records.
 * :func:`identity_linkage_accuracy`: the GDP paper's cross-image identity linkage (its CelebA
   protocol, section 5.3.1): one reconstruction per identity queries fixed lineups of a
   different, reserved clean image of the same identity and the reserved images of impostor
@@ -64,14 +66,20 @@ class LinkageScore(float):
     mean_rank : float
         Mean rank.
     ci95 : tuple of (float, float) or None
-        Identity linkage only: the 95% percentile interval of the top-1 rate from a bootstrap
+        Identity linkage: the 95% percentile interval of the top-1 rate from a bootstrap
         over identities (each identity's top-1 rate over its lineups is one observation);
-        None when no bootstrap was asked for.
+        None when no bootstrap was asked for. Exact-source linkage: the Wilson score 95%
+        interval of the rate over ``n_queries`` queries (with ``galleries='all'`` each query
+        contributes its probability of being linked, a value in [0, 1] whose variance is at
+        most that of a coin with the same mean, so the interval is conservative).
     lineups : ndarray of shape (n_queries, n_lineups, n_candidates) or None
         Identity linkage only: the reference indices of each lineup, in lineup order (-1 pads
         a lineup shortened by too few references).
     queries : ndarray of shape (n_queries,) or None
-        Identity linkage only: the rows of ``X_hat`` used as queries.
+        The rows of ``X_hat`` used as queries (exact-source linkage: None when every row
+        queried).
+    n_records : int or None
+        Exact-source linkage only: the records the queries were drawn from (the gallery pool).
     galleries : ndarray of shape (n_queries, n_candidates) or None
         Exact-source linkage only: each query's gallery as indices of ``X_true``, its true
         source first (-1 pads a gallery shortened by a small label); every matcher reads the
@@ -85,7 +93,7 @@ class LinkageScore(float):
     """
 
     def __new__(cls, accuracy, *, chance, ranks, lineups=None, queries=None, ci95=None,
-                galleries=None, matcher=None, matcher_scores=None):
+                galleries=None, matcher=None, matcher_scores=None, n_records=None):
         obj = super().__new__(cls, accuracy)
         obj.chance = float(chance)
         obj.ranks = ranks
@@ -96,6 +104,7 @@ class LinkageScore(float):
         obj.galleries = galleries
         obj.matcher = matcher
         obj.matcher_scores = None if matcher_scores is None else dict(matcher_scores)
+        obj.n_records = None if n_records is None else int(n_records)
         return obj
 
     @property
@@ -117,14 +126,26 @@ class LinkageScore(float):
     def __reduce__(self):
         return (_rebuild_linkage_score,
                 (float(self), self.chance, self.ranks, self.lineups, self.queries, self.ci95,
-                 self.galleries, self.matcher, self.matcher_scores))
+                 self.galleries, self.matcher, self.matcher_scores, self.n_records))
 
 
 def _rebuild_linkage_score(accuracy, chance, ranks, lineups=None, queries=None, ci95=None,
-                           galleries=None, matcher=None, matcher_scores=None):
+                           galleries=None, matcher=None, matcher_scores=None, n_records=None):
     return LinkageScore(accuracy, chance=chance, ranks=ranks, lineups=lineups, queries=queries,
                         ci95=ci95, galleries=galleries, matcher=matcher,
-                        matcher_scores=matcher_scores)
+                        matcher_scores=matcher_scores, n_records=n_records)
+
+
+def _wilson_interval(rate, n, z=1.959963984540054):
+    """Wilson score interval of a binomial rate ``rate`` over ``n`` trials (95% by default):
+    ``(p + z^2/2n -+ z sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n)`` (Wilson, "Probable inference,
+    the law of succession, and statistical inference", JASA 22, 1927)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p, z2 = float(rate), z * z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = z * np.sqrt(max(p * (1 - p), 0.0) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 _AUDITOR_CACHE = {}
@@ -167,19 +188,24 @@ def _fitted_auditor(auditor, X_clean):
     return auditor
 
 
-def _galleries(y, n_candidates, rng):
-    """Row k: the true source k, then up to n_candidates - 1 distinct same-label distractors."""
+def _galleries(y, n_candidates, rng, queries=None):
+    """Row j: the true source ``queries[j]`` (``j`` when every record queries), then up to
+    n_candidates - 1 distinct same-label distractors. Memory is linear in the queries; each
+    query's draw reads its label's records once."""
     n = len(y)
-    gallery = np.full((n, n_candidates), -1, dtype=np.intp)
-    gallery[:, 0] = np.arange(n)
+    queries = np.arange(n) if queries is None else np.asarray(queries, dtype=np.intp)
+    row_of = np.full(n, -1, dtype=np.intp)
+    row_of[queries] = np.arange(queries.size)
+    gallery = np.full((queries.size, n_candidates), -1, dtype=np.intp)
+    gallery[:, 0] = queries
     for label in np.unique(y):
         members = np.flatnonzero(y == label)
         m = min(n_candidates - 1, len(members) - 1)
         if m <= 0:
             continue
-        for k in members:
+        for k in members[row_of[members] >= 0]:
             others = members[members != k]
-            gallery[k, 1 : m + 1] = rng.choice(others, size=m, replace=False)
+            gallery[row_of[k], 1 : m + 1] = rng.choice(others, size=m, replace=False)
     return gallery
 
 
@@ -262,36 +288,52 @@ def _matcher_scores(matcher, X_true, X_hat, gallery, **rows):
     return (_cosine_scores if how == "cosine" else _euclidean_scores)(T, Q, gallery)
 
 
-def _all_scores(matcher, X_true, X_hat, **rows):
-    """Each query's score against every record, ``S[k, j]`` (higher: closer)."""
+# the score block of galleries='all' holds at most this many (query, record) pairs
+_SCORE_BLOCK = 1 << 22
+
+
+def _score_block(T, Q, how):
+    """Scores of the queries ``Q`` against every record ``T`` (higher: closer)."""
     from scipy.spatial.distance import cdist
 
-    T, Q, how = _matcher_rows(matcher, X_true, X_hat, **rows)
     return Q @ T.T if how == "cosine" else -cdist(Q, T, "sqeuclidean")
 
 
-def _expected_linkage(S, y, n_candidates):
+def _expected_linkage(matcher, X_true, X_hat, labels, queries, n_candidates, **rows):
     """Each query's probability of being linked in a gallery drawn as :func:`_galleries`
-    draws it (its true source and ``m`` distinct same-label others, uniformly), and its rank
-    among all its same-label records.
+    draws it (its true source and ``m`` distinct same-label others, uniformly), its rank
+    among all its same-label records and the chance level.
 
     With ``N`` same-label others of which ``w`` score strictly below the true source, the
     query is linked exactly when every distractor is among those ``w``:
     ``C(w, m) / C(N, m) = prod_{i < m} (w - i) / (N - i)``, ``m = min(n_candidates - 1, N)``
-    (ties count against the query, as in a drawn gallery).
+    (ties count against the query, as in a drawn gallery). The queries are scored in blocks
+    of at most ``_SCORE_BLOCK`` (query, record) pairs: memory linear in the records.
     """
-    n = len(y)
-    linked, ranks, size = np.empty(n), np.empty(n, dtype=np.intp), np.empty(n)
-    for k in range(n):
-        same = y == y[k]
-        same[k] = False
-        others = S[k, same]
-        N, m = others.size, min(n_candidates - 1, others.size)
-        w = int(np.sum(others < S[k, k]))
-        i = np.arange(m)
-        linked[k] = float(np.prod((w - i) / (N - i))) if w >= m else 0.0
-        ranks[k], size[k] = 1 + N - w, m + 1
-    return linked, ranks, float(np.mean(1.0 / size))
+    T, Q, how = _matcher_rows(matcher, X_true, X_hat[queries], **rows)
+    n_q = queries.size
+    _, codes = np.unique(labels, return_inverse=True)
+    codes = codes.ravel()
+    N = np.empty(n_q, dtype=np.intp)  # same-label others of each query
+    w = np.empty(n_q, dtype=np.intp)  # ... that score strictly below its true source
+    for c in np.unique(codes[queries]):
+        members = np.flatnonzero(codes == c)
+        T_c = T[members]
+        at = np.flatnonzero(codes[queries] == c)  # these queries, by position
+        own_col = np.searchsorted(members, queries[at])
+        N[at] = members.size - 1
+        step = max(1, _SCORE_BLOCK // max(1, members.size))
+        for start in range(0, at.size, step):
+            block = at[start : start + step]
+            S = _score_block(T_c, Q[block], how)  # the true source's score is among them
+            own = S[np.arange(block.size), own_col[start : start + step]][:, None]
+            w[block] = np.sum(S < own, axis=1)
+    m = np.minimum(n_candidates - 1, N)
+    linked = np.ones(n_q)
+    for i in range(int(m.max(initial=0))):
+        factor = np.where(i < m, (w - i) / np.maximum(N - i, 1), 1.0)
+        linked *= np.maximum(factor, 0.0)  # w < m: a zero factor comes first
+    return linked, 1 + N - w, float(np.mean(1.0 / (m + 1)))
 
 
 def _gallery_ranks(scores, gallery):
@@ -310,13 +352,14 @@ def _gallery_ranks(scores, gallery):
         "sample": [None, "array-like"],
         "n_candidates": [Interval(Integral, 2, None, closed="left")],
         "galleries": [StrOptions({"drawn", "all"})],
+        "max_queries": [None, Interval(Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
     },
     prefer_skip_nested_validation=True,
 )
 @Substitution(references=gdp_paper_references)
 def linkage_accuracy(X_true, X_hat, y=None, *, auditor=None, matcher="embedding", sample=None,
-                     n_candidates=10, galleries="drawn", random_state=None):
+                     n_candidates=10, galleries="drawn", max_queries=2000, random_state=None):
     """Exact-source linkage accuracy of reconstructions (the GDP paper's MNIST protocol).
 
     Each reconstruction ``X_hat[k]`` is a query against a gallery of its true source
@@ -380,15 +423,26 @@ def linkage_accuracy(X_true, X_hat, y=None, *, auditor=None, matcher="embedding"
         computed exactly (a query whose true source scores strictly above ``w`` of its ``N``
         same-label others is linked with probability ``C(w, m) / C(N, m)``, ``m =
         n_candidates - 1``), so the gallery draw adds no noise to the estimate; ``ranks``
-        are then ranks among all same-label records, and it holds an ``n_samples`` by
-        ``n_samples`` score matrix (meant for up to a few thousand records).
+        are then ranks among all same-label records. Each query is scored against every
+        record, in blocks of at most 4,194,304 pairs, never as one ``n_samples`` by
+        ``n_samples`` matrix.
+    max_queries : int or None, default=2000
+        The most queries: with more records, ``max_queries`` of them, drawn without
+        replacement with ``random_state``, query (``result.queries``), so the cost is
+        ``O(max_queries x n_samples)`` time and linear memory whatever the size. The rate
+        then carries the sampling error of the queries (its Wilson 95% interval is
+        ``result.ci95``: about +-0.016 at a rate of 0.15 over 2,000 queries). ``None``: every
+        record queries (quadratic time in the records).
     random_state : int, RandomState instance or None, default=None
-        Draws the distractors (``galleries='drawn'`` only).
+        Draws the queries (when there are more than ``max_queries`` records), then the
+        distractors (``galleries='drawn'``). Give an int to score every method and draw on
+        the same queries.
 
     Returns
     -------
     accuracy : LinkageScore
         The fraction of linked queries, a float with ``chance``, ``ranks``, ``n_queries``,
+        ``n_records``, ``queries`` (None when every record queried), ``ci95`` (Wilson),
         ``galleries`` (None with ``galleries='all'``), ``matcher`` and (for
         ``matcher='best'``) ``matcher_scores``.
 
@@ -402,8 +456,16 @@ def linkage_accuracy(X_true, X_hat, y=None, *, auditor=None, matcher="embedding"
     >>> X = rng.rand(50, 8)
     >>> y = np.repeat([0, 1], 25)
     >>> acc = linkage_accuracy(X, X + 0.01 * rng.randn(50, 8), y, auditor="pca", random_state=0)
-    >>> float(acc), round(acc.chance, 3)
-    (1.0, 0.1)
+    >>> float(acc), round(acc.chance, 3), acc.n_queries
+    (1.0, 0.1, 50)
+
+    On many records a random subset queries, and the interval says what that costs:
+
+    >>> Xb = rng.rand(5000, 8)
+    >>> big = linkage_accuracy(Xb, Xb + 0.5 * rng.randn(5000, 8), matcher="euclidean",
+    ...                        galleries="all", max_queries=500, random_state=0)
+    >>> big.n_queries, big.n_records, bool(big.ci95[0] < float(big) < big.ci95[1])
+    (500, 5000, True)
 
     The attacker keeps its best matcher; the Mahalanobis one reads the attacker's own rows:
 
@@ -433,8 +495,13 @@ def linkage_accuracy(X_true, X_hat, y=None, *, auditor=None, matcher="embedding"
     whitener = None
     if sample is not None and matcher in ("mahalanobis", "best"):
         whitener = _whitener(sample, X_true.shape[1])
+    rng = check_random_state(random_state)
+    drawn_queries = None
+    if max_queries is not None and n > max_queries:
+        drawn_queries = np.sort(rng.choice(n, size=max_queries, replace=False))
+    queries = np.arange(n) if drawn_queries is None else drawn_queries
     if galleries == "drawn":
-        gallery = _galleries(y, n_candidates, check_random_state(random_state))  # drawn once
+        gallery = _galleries(y, n_candidates, rng, queries)  # drawn once
         chance = float(np.mean(1.0 / (gallery >= 0).sum(axis=1)))
     else:
         gallery = None
@@ -448,17 +515,19 @@ def linkage_accuracy(X_true, X_hat, y=None, *, auditor=None, matcher="embedding"
     rows = dict(auditor=auditor, y=y if labelled else None, whitener=whitener)
     for m in tried:
         if gallery is None:
-            linked, ranks, chance = _expected_linkage(_all_scores(m, X_true, X_hat, **rows), y,
-                                                      n_candidates)
+            linked, ranks, chance = _expected_linkage(m, X_true, X_hat, y, queries,
+                                                      n_candidates, **rows)
             results[m] = (float(np.mean(linked)), ranks)
             continue
-        ranks = _gallery_ranks(_matcher_scores(m, X_true, X_hat, gallery, **rows), gallery)
+        scores = _matcher_scores(m, X_true, X_hat[queries], gallery, **rows)
+        ranks = _gallery_ranks(scores, gallery)
         results[m] = (float(np.mean(ranks == 1)), ranks)
     winner = max(tried, key=lambda m: results[m][0])  # the first of equal accuracies
     accuracy, ranks = results[winner]
     scores = {m: acc for m, (acc, _) in results.items()} if matcher == "best" else None
     return LinkageScore(accuracy, chance=chance, ranks=ranks, galleries=gallery,
-                        matcher=winner, matcher_scores=scores)
+                        matcher=winner, matcher_scores=scores, queries=drawn_queries,
+                        ci95=_wilson_interval(accuracy, queries.size), n_records=n)
 
 
 def _lineups(query_identity, reference_identity, n_lineups, n_candidates, rng):

@@ -92,7 +92,8 @@ _METRIC_PARAMS = {
     "relative_error": set(),
     "mse": set(),
     "psnr": {"data_range"},
-    "linkage": {"auditor", "matcher", "n_candidates", "galleries", "random_state"},
+    "linkage": {"auditor", "matcher", "n_candidates", "galleries", "max_queries",
+                "random_state"},
     "identity_linkage": {"references", "reference_identity", "reference_condition", "auditor",
                          "n_lineups", "n_candidates", "one_per_identity", "clip",
                          "random_state"},
@@ -328,11 +329,11 @@ def make_attack_scorer(attack, metric="relative_error", colluder=0, target=1, *,
         The attacked participant.
     metric_params : dict, default=None
         Keyword arguments of the metric: ``auditor``, ``matcher``, ``n_candidates``,
-        ``galleries``, ``random_state`` for ``'linkage'`` (see :func:`linkage_accuracy`; the
-        scorer passes the colluders' rows as its ``sample``); ``references`` and
-        ``reference_identity`` (required), ``reference_condition`` (``'decoded'`` or
-        ``'raw'``), ``auditor``, ``n_lineups``, ``n_candidates``, ``one_per_identity``,
-        ``clip``, ``random_state`` for ``'identity_linkage'`` (see
+        ``galleries``, ``max_queries``, ``random_state`` for ``'linkage'`` (see
+        :func:`linkage_accuracy`; the scorer passes the colluders' rows as its ``sample``);
+        ``references`` and ``reference_identity`` (required), ``reference_condition``
+        (``'decoded'`` or ``'raw'``), ``auditor``, ``n_lineups``, ``n_candidates``,
+        ``one_per_identity``, ``clip``, ``random_state`` for ``'identity_linkage'`` (see
         :func:`identity_linkage_accuracy`); ``data_range`` for ``'psnr'``; a fitted
         ``classifier`` for ``'label_accuracy'``.
     **attack_params : dict

@@ -564,3 +564,76 @@ def test_references_decoded_through_the_public_reduction():
     with pytest.raises(ValueError, match="reference_decoder must map the references back"):
         crop = FunctionTransformer(inverse_func=lambda Z: Z[:, :3]).fit(public)
         identity_linkage_accuracy(X, ids, refs, ref_ids, reference_decoder=crop)
+
+
+@pytest.mark.parametrize("matcher", ["euclidean", "cosine"])
+def test_all_galleries_with_max_queries_scores_the_drawn_queries(matcher, monkeypatch):
+    """More records than max_queries: that many distinct queries, each linked with the
+    brute-force probability over every gallery; no score block exceeds the block budget,
+    whatever the records; the interval is Wilson's."""
+    from scipy.spatial.distance import cdist
+    from scipy.stats import binomtest
+
+    import skdc.metrics._linkage as linkage
+
+    rng = np.random.RandomState(4)
+    X = rng.rand(23, 4)
+    y = np.r_[np.zeros(13, int), np.ones(8, int), 2, 2]
+    X_hat = X + 0.4 * rng.randn(*X.shape)
+    blocks = []
+    score_block = linkage._score_block
+
+    def spy(T, Q, how):
+        out = score_block(T, Q, how)
+        blocks.append(out.shape)
+        return out
+
+    monkeypatch.setattr(linkage, "_score_block", spy)
+    monkeypatch.setattr(linkage, "_SCORE_BLOCK", 60)  # at most 60 pairs: 2 queries of 23
+    got = linkage_accuracy(X, X_hat, y, matcher=matcher, n_candidates=4, galleries="all",
+                           max_queries=9, random_state=0)
+    assert got.n_queries == 9 and got.n_records == 23
+    q = got.queries
+    assert q.shape == (9,) and np.unique(q).size == 9 and (np.diff(q) > 0).all()
+    assert max(a * b for a, b in blocks) <= 60
+    if matcher == "euclidean":
+        D = cdist(X_hat, X, "sqeuclidean")
+    else:
+        D = -(X_hat / np.linalg.norm(X_hat, axis=1, keepdims=True)) @ (
+            X / np.linalg.norm(X, axis=1, keepdims=True)).T
+    expected = _linked_over_every_gallery(D, y, 3)[q]
+    assert_allclose(float(got), expected.mean(), rtol=1e-12)
+    full = linkage_accuracy(X, X_hat, y, matcher=matcher, n_candidates=4, galleries="all",
+                            max_queries=None)
+    assert_array_equal(got.ranks, full.ranks[q])
+    assert full.queries is None and full.n_queries == 23
+    # a drawn gallery's rate is a count: its interval is the Wilson interval of scipy
+    drawn = linkage_accuracy(X, X_hat, y, matcher=matcher, n_candidates=4, max_queries=9,
+                             random_state=0)
+    ci = binomtest(int(np.sum(drawn.ranks == 1)), 9).proportion_ci(method="wilson")
+    assert_allclose(drawn.ci95, [ci.low, ci.high], rtol=1e-10)
+
+
+def test_drawn_galleries_with_max_queries():
+    """Drawn galleries for the drawn queries only: each starts with its query, then distinct
+    same-label records; the queries are the same as galleries='all' draws with the seed."""
+    X, y, rng = _pool(n=300)
+    X_hat = X + 0.3 * rng.randn(*X.shape)
+    got = linkage_accuracy(X, X_hat, y, matcher="euclidean", max_queries=40, random_state=5)
+    g = got.galleries
+    assert g.shape == (40, 10) and got.n_queries == 40
+    assert_array_equal(g[:, 0], got.queries)
+    for row in g:
+        assert np.unique(row).size == 10 and (y[row] == y[row[0]]).all()
+    every = linkage_accuracy(X, X_hat, y, matcher="euclidean", galleries="all",
+                             max_queries=40, random_state=5)
+    assert_array_equal(every.queries, got.queries)
+    # at most max_queries records: every record queries and no draw is spent on queries
+    small = linkage_accuracy(X[:40], X_hat[:40], y[:40], matcher="euclidean",
+                             max_queries=40, random_state=5)
+    again = linkage_accuracy(X[:40], X_hat[:40], y[:40], matcher="euclidean",
+                             max_queries=None, random_state=5)
+    assert small.queries is None
+    assert_array_equal(small.galleries, again.galleries)
+    back = pickle.loads(pickle.dumps(got))
+    assert back.n_records == 300 and back.ci95 == got.ci95
