@@ -65,6 +65,7 @@ from ._base import (
 __all__ = ["KTIAligner", "anchor_graph"]
 
 _MEDIAN_ROWS = 2000  # gamma="median" on more own rows: a random subset (pdist is quadratic)
+_MAP_BLOCK = 1 << 21  # (row, anchor) kernel entries per block of transform: 16 MB
 _EPS = 1e-9  # epsilon-regularization of a singular C (Section 4.5 of [1]; authors' value)
 _GAMMA_KERNELS = {"rbf", "laplacian", "poly"}
 
@@ -734,5 +735,13 @@ class KTIAligner(BaseAligner):
         return Z * _sign_flip(Z), shift - theta
 
     def _map(self, Y, i):
-        Ki = self._kernel(Y[:, : self.widths_[i]], self.kernel_anchors_[i], self.gammas_[i])
-        return Ki @ self.coef_[i]  # Eq. (39)
+        # Eq. (39), in blocks of rows: memory O(block x anchors), time linear in the rows
+        anchors, coef = self.kernel_anchors_[i], self.coef_[i]
+        step = max(1, _MAP_BLOCK // max(1, anchors.shape[0]))
+        if Y.shape[0] <= step:
+            return self._kernel(Y[:, : self.widths_[i]], anchors, self.gammas_[i]) @ coef
+        out = np.empty((Y.shape[0], coef.shape[1]))
+        for start in range(0, Y.shape[0], step):
+            block = Y[start : start + step, : self.widths_[i]]
+            out[start : start + len(block)] = self._kernel(block, anchors, self.gammas_[i]) @ coef
+        return out

@@ -730,3 +730,19 @@ def test_digits_spectral_normalization_against_the_default(digits_pca_uploads,
     acc = _digits_accuracy(KTIAligner(alpha=1.0 / rho, kernel_normalization="spectral"),
                            digits_pca_uploads)
     assert abs(acc - digits_default_accuracy) <= 0.02
+
+
+def test_transform_in_blocks_of_rows_is_the_kernel_ridge_map(monkeypatch):
+    """The map of Eq. (39) over many rows runs in blocks (memory linear in the rows, never
+    rows x rows): the same as ``kappa(Y, A~) alpha`` in one piece."""
+    import skdc.alignment._kti as kti_module
+
+    rng = np.random.RandomState(11)
+    anchors = _problem(rng, n_a=30, K=2, h=3)
+    rows = [rng.uniform(-1, 1, (50, 3)) for _ in range(2)]
+    kti = KTIAligner(alpha=0.5).fit(_uploads(anchors, rows))
+    monkeypatch.setattr(kti_module, "_MAP_BLOCK", 30 * 7)  # 7 rows per block
+    out = kti.transform(_uploads(anchors, rows)).reshape(2, 50, -1)
+    for k in range(2):
+        expected = rbf_kernel(rows[k], anchors[k], gamma=1.0) @ kti.coef_[k]
+        assert_allclose(out[k], expected, rtol=1e-12, atol=1e-14)
