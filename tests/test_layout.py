@@ -124,6 +124,9 @@ TESTED_ELSEWHERE = {
     "skdc/alignment/_base.py": "the aligners' template, run by every aligner's tests",
     "skdc/attacks/_base.py": "the attacks' template, run by every attack's tests",
     "skdc/experiments/_audit_cli.py": "the audit command, run by tests/experiments/test_audit.py",
+    "skdc/experiments/_cli_papers.py": "the bound, GaussMix and GDP-solver reproductions' "
+                                        "command line, run by tests/experiments/"
+                                        "test_reproduce_{bound,gaussmix,gdp}.py",
     "skdc/experiments/_report.py": "the audit's report, read back by "
                                    "tests/experiments/test_audit.py",
     "skdc/experiments/_compare_report.py": "the comparison's report, read back (and rendered "
