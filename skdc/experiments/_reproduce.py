@@ -15,8 +15,8 @@ reports beside them, and its figure (:meth:`Reproduction.plot`, :meth:`Reproduct
   (59.2% against 15.1%, the paper's headline);
 * :func:`sweep_private_and_anchor_noise`: those two sweeps for any pair of pipelines (``skdc
   demo`` runs them on digits);
-* :func:`reproduce_kti`: research question 1 of [2]_ (its Section 5.2): KTI against the
-  linear integrations MPP, GEP, ODC and LTI under UMAP, with a SMOTE anchor.
+* :func:`reproduce_kti` and :func:`reproduce_kti_tables` (in ``_reproduce_kti``): the KTI
+  paper's [2]_ Fig. 3 (its Section 5.2) and Tables 3 and 4 (its Section 5.5).
 
 References
 ----------
@@ -31,7 +31,6 @@ References
 
 import io
 import time
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -42,7 +41,6 @@ from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_p
 
 __all__ = [
     "Reproduction",
-    "reproduce_kti",
     "reproduce_mnist_equivalence",
     "reproduce_mnist_sweep",
     "sweep_private_and_anchor_noise",
@@ -68,8 +66,8 @@ _COUNT = [Interval(Integral, 1, None, closed="left")]
 class Reproduction:
     """What a reproduced experiment measured: its tables, its numbers and its figure.
 
-    Returned by :func:`reproduce_mnist_equivalence`, :func:`reproduce_mnist_sweep` and
-    :func:`reproduce_kti`.
+    Returned by :func:`reproduce_mnist_equivalence`, :func:`reproduce_mnist_sweep`,
+    :func:`reproduce_kti` and :func:`reproduce_kti_tables`.
 
     Parameters
     ----------
@@ -90,7 +88,7 @@ class Reproduction:
 
     See Also
     --------
-    reproduce_mnist_equivalence, reproduce_mnist_sweep, reproduce_kti
+    reproduce_mnist_equivalence, reproduce_mnist_sweep, reproduce_kti, reproduce_kti_tables
     """
 
     def __init__(self, name, table, *, extra_tables=None, details=None, figure=None,
@@ -674,185 +672,3 @@ def _sweep_figure(rep):
         for ax in axes[2:]:
             ax.set_ylabel("test balanced accuracy")
     return fig
-
-
-# ----------------------------------------------------------------------------- KTI
-
-
-@validate_params(
-    {**_DATA, "n_participants": _COUNT, "n_trials": _COUNT, "n_rows": _COUNT,
-     "n_components": _COUNT, "n_source": [Interval(Integral, 2, None, closed="left")],
-     "n_anchors": _COUNT, **_RUN},
-    prefer_skip_nested_validation=True,
-)
-def reproduce_kti(X_train, y_train, X_test, y_test, *, n_participants=10, n_trials=5,
-                  n_rows=100, n_components=10, n_source=100, n_anchors=1000, random_state=0,
-                  progress="auto"):
-    """KTI against the linear integrations of data collaboration (RQ1 of [1]_, Section 5.2).
-
-    Each trial draws ``n_participants`` parties of ``n_rows`` training rows each and as many
-    test rows, then trains a random forest on all of them (Central), on one party's rows
-    (Local), and on the collaboration representation of each integration: MPP, GEP, ODC,
-    LTI, KTI and KTI with the target-similarity graph and centering, each after every party
-    reduced its rows by its own UMAP to ``n_components`` dimensions and the shared anchor of
-    ``n_anchors`` SMOTE rows from ``n_source`` public rows (Table 2 of [1]_: K = 10 parties
-    of n(k) = 100 rows, d~ = 10, anchors 1000 from 100). The paper finds KTI above every
-    linear integration (its Fig. 3).
-
-    Read more in the :ref:`User Guide <nonlinear>`.
-
-    Parameters
-    ----------
-    X_train : array-like of shape (n_samples, n_features)
-        Training rows; the rows no party draws form the public pool of the SMOTE anchor.
-    y_train : array-like of shape (n_samples,)
-        Their labels.
-    X_test : array-like of shape (n_test, n_features)
-        Test rows.
-    y_test : array-like of shape (n_test,)
-        Their labels.
-    n_participants : int, default=10
-        Parties ``K``.
-    n_trials : int, default=5
-        Trials, each with its own draw of the parties' rows.
-    n_rows : int, default=100
-        Training rows per party ``n(k)``.
-    n_components : int, default=10
-        Dimensions ``d~`` of each party's UMAP.
-    n_source : int, default=100
-        Public rows the SMOTE anchor is made from.
-    n_anchors : int, default=1000
-        Rows of the SMOTE anchor.
-    random_state : int, default=0
-        Seeds the draws of rows (``random_state + trial``).
-    progress : bool or "auto", default="auto"
-        A progress bar over trials x settings; ``"auto"`` shows it when stderr is a terminal.
-
-    Returns
-    -------
-    reproduction : Reproduction
-        ``table``: ``method``, ``mean`` and ``std`` of the test accuracy over the trials;
-        ``extra_tables["trials"]``: ``trial``, ``method``, ``accuracy``; the figure: the mean
-        accuracy per method with the spread as error bars.
-
-    Raises
-    ------
-    ValueError
-        When ``X_train`` holds fewer than ``n_participants * n_rows + n_source`` rows.
-
-    See Also
-    --------
-    skdc.alignment.KTIAligner : Kernel-based target-normalised integration.
-
-    References
-    ----------
-    .. [1] Suetake, Kawakami, Ikeda, Takano, "Nonlinear Data Integration via Kernel Methods
-       for Data Collaboration Analysis", arXiv:2605.27219, 2026.
-
-    Examples
-    --------
-    >>> from sklearn.datasets import load_digits
-    >>> from skdc.experiments import reproduce_kti
-    >>> X, y = load_digits(return_X_y=True)
-    >>> rep = reproduce_kti(X[:400] / 16, y[:400], X[400:600] / 16, y[400:600],
-    ...                     n_participants=2, n_trials=1, n_rows=60, n_anchors=100,
-    ...                     n_source=60, progress=False)  # doctest: +SKIP
-    >>> rep.table["method"].tolist()  # doctest: +SKIP
-    ['Central', 'Local', 'MPP', 'GEP', 'ODC', 'LTI', 'KTI', 'KTI+TSL+Center']
-    """
-    import pandas as pd
-
-    X_train, X_test = np.asarray(X_train), np.asarray(X_test)
-    y_train, y_test = np.asarray(y_train), np.asarray(y_test)
-    sizes = K, n_k, d_tilde, n_source, n_anchors = (n_participants, n_rows, n_components,
-                                                    n_source, n_anchors)
-    if K * n_k + n_source > X_train.shape[0]:
-        raise ValueError(
-            f"n_participants={K} needs {K} x {n_k} training rows plus {n_source} public rows "
-            f"for the SMOTE anchor; X_train has {X_train.shape[0]}. Lower n_participants or "
-            "n_rows."
-        )
-    parts = _kti_parts()
-    n_settings = n_trials * (2 + len(parts[0]))
-    bar = progress_bar(range(n_settings), progress, desc="kti", unit="setting",
-                       total=n_settings)
-    # one step of the bar per setting done: started here (0 of N), closed by the N-th step
-    steps = iter(bar)
-    next(steps, None)
-    rows = []
-    for trial in range(n_trials):
-        rows += [{"trial": trial, **row} for row in _kti_trial(
-            trial, random_state, (X_train, y_train, X_test, y_test), sizes, parts,
-            lambda: next(steps, None))]
-    trials = pd.DataFrame(rows)
-    summary = (trials.groupby("method", sort=False)["accuracy"]
-               .agg(mean="mean", std=lambda a: float(np.std(a))).reset_index())
-    return Reproduction("kti", summary, extra_tables={"trials": trials}, figure=_kti_figure,
-                        title=f"KTI vs linear integrations (K={K})")
-
-
-def _kti_figure(rep):
-    return _bar_figure(rep.table, rep.title, "test accuracy (mean +- std over trials)")
-
-
-def _kti_parts():
-    """The integrations compared (Section 5.2 of the KTI paper), and the UMAP mechanism and
-    SMOTE anchor every one of them runs on."""
-    try:
-        from ..alignment import (
-            GEPAligner,
-            KTIAligner,
-            LTIAligner,
-            MPPAligner,
-            ODCAligner,
-        )
-        from ..anchors import SMOTEAnchor
-        from ..mechanisms import UMAPMechanism
-    except ImportError as exc:
-        raise ImportError(
-            f"reproduce_kti needs the data-collaboration aligners and UMAP mechanism of skdc "
-            f"(KTIAligner, LTIAligner, MPPAligner, GEPAligner, ODCAligner, UMAPMechanism, "
-            f"SMOTEAnchor) and umap-learn: {exc}"
-        ) from exc
-    aligners = {"MPP": MPPAligner(), "GEP": GEPAligner(), "ODC": ODCAligner(),
-                "LTI": LTIAligner(), "KTI": KTIAligner(kernel="rbf", gamma=1.0, alpha=1.0),
-                "KTI+TSL+Center": KTIAligner(kernel="rbf", gamma=1.0, alpha=1.0, graph="tsl",
-                                             mu=1.0, center=True)}
-    return aligners, UMAPMechanism, SMOTEAnchor
-
-
-def _kti_trial(trial, seed, data, sizes, parts, step):
-    """One trial: a fresh draw of each party's rows, Central and Local, then every integration
-    under UMAP with a SMOTE anchor; one row ``{method, accuracy}`` per method."""
-    import sklearn
-    from sklearn.ensemble import RandomForestClassifier
-    from sklearn.pipeline import Pipeline
-
-    X_tr, y_tr, X_te, y_te = data
-    K, n_k, d_tilde, n_source, n_anchors = sizes
-    aligners, UMAPMechanism, SMOTEAnchor = parts
-    rng = np.random.RandomState(seed + trial)
-    order = rng.permutation(X_tr.shape[0])
-    train, pool = order[: K * n_k], order[K * n_k:]
-    test = rng.permutation(X_te.shape[0])[: K * n_k]
-    part = np.arange(K * n_k) % K
-    Xa, ya, Xb, yb = X_tr[train], y_tr[train], X_te[test], y_te[test]
-    rows = []
-    rf = RandomForestClassifier(random_state=trial)
-    for name, rows_of in (("Central", slice(None)), ("Local", part == 0)):
-        acc = rf.fit(Xa[rows_of], ya[rows_of]).score(Xb, yb)
-        rows.append({"method": name, "accuracy": acc})
-        step()
-    anchor = SMOTEAnchor(n_anchors=n_anchors, X_public=X_tr[pool], y_public=y_tr[pool],
-                         n_source=n_source, random_state=trial)
-    for name, aligner in aligners.items():
-        pipe = Pipeline([("dr", UMAPMechanism(n_participants=K, n_components=d_tilde,
-                                              anchor=anchor, random_state=trial)),
-                         ("align", aligner), ("clf", RandomForestClassifier(random_state=0))])
-        with sklearn.config_context(enable_metadata_routing=True), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            pipe.fit(Xa, ya, participant=part)
-            acc = pipe.score(Xb, yb, participant=np.arange(len(yb)) % K)
-        rows.append({"method": name, "accuracy": acc})
-        step()
-    return rows

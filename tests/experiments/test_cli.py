@@ -370,37 +370,38 @@ def test_reproduce_mnist_sweep_levels():
 
 def test_reproduce_kti_on_digits(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)  # as on a terminal: a progress bar
-    status, out, err = _run(["reproduce", "kti", "--dataset", "digits", "--trials", "1",
-                             "--participants", "2", "--out-dir", str(tmp_path)], capsys)
+    status, out, err = _run(["reproduce", "kti", "--dataset", "digits", "--trials", "2",
+                             "--participants", "4", "--out-dir", str(tmp_path)], capsys)
     assert status == 0
-    # one bar over trials x settings (Central, Local and six integrations), finished
-    assert "kti: 100%" in err and "8/8" in err and "setting" in err
-    assert "1 trial(s), K=2, n(k)=100" in out
-    rows = {ln.split()[0]: [float(v) for v in ln.split()[1:3]] for ln in out.splitlines()
-            if ln.split() and ln.split()[0] in ("Central", "Local", "MPP", "GEP", "ODC", "LTI",
-                                                "KTI", "KTI+TSL+Center")}
-    assert len(rows) == 8
-    for name, (mean, std) in rows.items():
-        assert 0.3 < mean <= 1, (name, mean)  # well above chance (0.1) on ten classes
-        assert std == 0  # one trial
+    # the sweep of Fig. 3 up to --participants: K = 2 and 4, two trials, seven methods each
+    assert "kti: 100%" in err and "28/28" in err and "setting" in err
+    assert "K = 2, 4, 2 trial(s) (paper: 100), n(k)=100" in out
+    methods = ("Central", "Local", "MPP", "GEP", "ODC", "LTI", "KTI")
+    rows = {ln.split()[0]: ln.split()[1:] for ln in out.splitlines()
+            if ln.split() and ln.split()[0] in methods}
+    assert list(rows) == list(methods)
     trials = pd.read_csv(tmp_path / "kti-trials.csv")
-    summary = pd.read_csv(tmp_path / "kti.csv").set_index("method")
-    assert len(trials) == 8 and set(trials["trial"]) == {0}
-    assert summary["mean"].to_dict() == pytest.approx(
-        trials.set_index("method")["accuracy"].to_dict(), rel=1e-12)
-    assert {k: v[0] for k, v in rows.items()} == pytest.approx(summary["mean"].to_dict(),
-                                                              abs=5e-5)
+    summary = pd.read_csv(tmp_path / "kti.csv").set_index(["method", "K"])
+    assert len(trials) == 28 and set(trials["trial"]) == {0, 1} and set(trials["K"]) == {2, 4}
+    means = trials.groupby(["method", "K"])["accuracy"].mean()
+    assert_allclose(summary.loc[means.index, "mean"], means, rtol=1e-12)
+    assert (summary["high"] >= summary["low"]).all() and (summary["n_trials"] == 2).all()
+    for method, cells in rows.items():
+        # "mean +-ci" per K, as in the CSV
+        printed = [float(c) for c in cells if not c.startswith("+-")]
+        assert_allclose(printed, summary.loc[method, "mean"].to_numpy(), rtol=0, atol=5e-4)
+        assert all(0.2 < v <= 1 for v in printed), (method, printed)  # above chance (0.1)
     assert (tmp_path / "kti.png").stat().st_size > 0
 
 
 @pytest.mark.parametrize("argv, match", [
     (["reproduce", "kti", "--dataset", "digits", "--trials", "0"],
-     r"--draws, --trials and --participants must be at least 1; got 200, 0, 10"),
+     r"--draws, --trials and --participants must be at least 1; got --trials 0"),
     (["reproduce", "kti", "--dataset", "digits", "--participants", "0"],
-     r"must be at least 1; got 200, 5, 0"),
+     r"must be at least 1; got --participants 0"),
     (["reproduce", "kti", "--dataset", "digits", "--participants", "12"],
      r"--participants 12 needs 12 x 100 training rows .* has 1200\. Lower --participants"),
-    (["reproduce", "mnist-sweep", "--draws", "0"], r"must be at least 1; got 0, 5, 10"),
+    (["reproduce", "mnist-sweep", "--draws", "0"], r"must be at least 1; got --draws 0"),
 ])
 def test_reproduce_bad_options_one_line(argv, match, capsys):
     status, _, err = _run(argv, capsys)

@@ -139,7 +139,7 @@ def test_kti_needs_enough_rows_before_any_work():
 
 def _table_reproduction():
     """A reproduction with an extra table and a figure, as reproduce_kti returns."""
-    from skdc.experiments._reproduce import _kti_figure
+    from skdc.experiments._reproduce_kti import _kti_figure
 
     table = pd.DataFrame({"method": ["a", "b"], "mean": [0.5, 0.7], "std": [0.0, 0.1]})
     trials = pd.DataFrame({"trial": [0, 0], "method": ["a", "b"], "accuracy": [0.5, 0.7]})
@@ -176,3 +176,4 @@ def test_save_under_an_existing_file_is_one_line(tmp_path):
         _table_reproduction().save(tmp_path / "file" / "out")
     assert "\n" not in str(exc.value) and "a file, not a folder" in str(exc.value)
     assert (tmp_path / "file").read_text() == "x"
+
