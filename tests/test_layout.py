@@ -123,7 +123,6 @@ TESTED_ELSEWHERE = {
                         "tests/protocol/test_cli.py)",
     "skdc/alignment/_base.py": "the aligners' template, run by every aligner's tests",
     "skdc/attacks/_base.py": "the attacks' template, run by every attack's tests",
-    "skdc/experiments/_audit_cli.py": "the audit command, run by tests/experiments/test_audit.py",
     "skdc/experiments/_cli_papers.py": "the bound, GaussMix and GDP-solver reproductions' "
                                         "command line, run by tests/experiments/"
                                         "test_reproduce_{bound,gaussmix,gdp}.py",

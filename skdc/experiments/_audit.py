@@ -22,6 +22,7 @@ import numpy as np
 
 from ..utils._checkpoint import DrawCheckpoint
 from ..utils._files import ensure_folder, write_outputs
+from ..utils._progress import run_progress
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
 from ._calibrate import (
     _MAX_LINKAGE,
@@ -30,6 +31,7 @@ from ._calibrate import (
     _V_PT_COLUMN,
     _attack_of,
     _attacked_rows,
+    _check_draws,
     _check_range,
     _content_hash,
     _data_digest,
@@ -37,6 +39,7 @@ from ._calibrate import (
     _fixed_partition,
     _judged,
     _mean_interval,
+    _planned_values,
     _resolve_target,
     _row_fields,
     _runner,
@@ -390,11 +393,16 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
         Folder for the draw checkpoints; an interrupted audit rerun with the same folder and
         settings resumes (the report says from how many draws) and gives the same numbers.
     progress : bool or "auto", default="auto"
-        tqdm bars; ``"auto"``: when stderr is a terminal.
+        Each stage's draws done out of draws planned (at most, for the calibration: a
+        value decided early needs fewer), the time spent and an estimate, and, after the
+        first draws, an estimate of the whole audit with how to shorten it: tqdm bars when
+        stderr is a terminal, else (``"auto"``) one line on stderr per stage, per noise value
+        decided and per minute of draws, for a log file; ``False``: nothing.
     command_line : str, default=None
         The command to print under "How to reproduce it" (the CLI passes its own); when
-        given, the report's advice names the command line's flags (``--n-anchors``) instead
-        of this function's parameters (``n_anchors=``).
+        given, the report's advice and the progress's estimate name the command line's
+        flags (``--n-anchors``, ``--n-jobs``) instead of this function's parameters
+        (``n_anchors=``, ``n_jobs=``).
 
     Returns
     -------
@@ -433,12 +441,19 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
     low, high, xtol = _check_range(_default_bounds(param, n_participants, X, n_anchors)
                                    if bounds is None else bounds, xtol)
     folder = _checkpoint_folder(checkpoint)
-    calibration = _calibrate(pipe, split, param, names, targets, confidence, n_draws,
-                             (low, high), xtol, criterion, colluder, target, rng, n_jobs,
-                             batch_size, folder, progress)
-    grid, grid_table, grid_resumed = _frontier_grid(
-        pipe, split, param, names, targets, colluder, target, (low, high), n_grid,
-        grid_draws, rng, folder, n_jobs, progress)
+    plan = [(f"calibrate {param}", _planned_draws(n_draws, confidence, criterion, low, high,
+                                                   xtol)),
+            ("frontier grid", (n_grid if n_grid >= 2 else 1) * grid_draws)]
+    with run_progress([(k, n) for k, n in plan if n], progress,
+                      _advice(command_line is not None, n_jobs, "grid"),
+                      "skdc audit" if command_line is not None else "skdc",
+                      {param: noise_label(param)}):
+        calibration = _calibrate(pipe, split, param, names, targets, confidence, n_draws,
+                                 (low, high), xtol, criterion, colluder, target, rng, n_jobs,
+                                 batch_size, folder, progress)
+        grid, grid_table, grid_resumed = _frontier_grid(
+            pipe, split, param, names, targets, colluder, target, (low, high), n_grid,
+            grid_draws, rng, folder, n_jobs, progress)
     draws = _all_draws(calibration, grid_table)
     call = dict(n_participants=n_participants, mechanism=mechanism, aligner=aligner,
                 attacks=attacks, max_linkage=max_linkage, target_error=target_error,
@@ -613,6 +628,50 @@ def _calibrate(pipe, split, param, names, targets, confidence, n_draws, bounds, 
     return cal
 
 
+def _planned_draws(n_draws, confidence, criterion, low, high, xtol):
+    """The calibration's most draws (0 where its settings are refused: it says why)."""
+    try:
+        return _check_draws(n_draws, confidence, criterion) * _planned_values(low, high, xtol)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _advice(cli, n_jobs, fewer):
+    """How to shorten a run, in the command line's flags (``cli``) or the function's
+    parameters; ``fewer``: ``"grid"`` (the audit) or ``"options"`` (the comparison).
+
+    Examples
+    --------
+    >>> from skdc.experiments._audit import _advice
+    >>> print(_advice(True, 1, "options"))  # doctest: +ELLIPSIS
+    --n-jobs -1 (draws in parallel on this machine's ... cores; now 1 worker), ...
+    """
+    from joblib import effective_n_jobs
+    from joblib.parallel import get_active_backend
+
+    workers, cores = int(effective_n_jobs(n_jobs)), os.cpu_count() or 1
+    on_dask = "Dask" in type(get_active_backend()[0]).__name__
+    parallel = ("--n-jobs -1" if cli else "n_jobs=-1") + (
+        f" (draws in parallel on this machine's {cores} cores; now "
+        f"{workers} worker{'s' if workers != 1 else ''})")
+    if on_dask:
+        cluster = (f"more Dask workers (now {workers}): `dask worker ADDRESS` on another "
+                   "machine joins the cluster")
+        parallel = ("--n-jobs -1" if cli else "n_jobs=-1") + " (every worker of the cluster)"
+    else:
+        cluster = ("--backend dask --scheduler ADDRESS (draws on a Dask cluster of several "
+                   "machines)" if cli else "joblib.parallel_config(backend='dask') under a "
+                   "distributed.Client (draws on a Dask cluster)")
+    if fewer == "grid":
+        less = ("fewer --grid values or --grid-draws" if cli else
+                "a smaller n_grid= or grid_draws=")
+    else:
+        less = (("fewer options in --compare" if cli else "fewer options=")
+                + " (the kti option's draws cost the most)")
+    wide = workers >= (cores if not on_dask else effective_n_jobs(-1))
+    return ", ".join(([] if wide else [parallel]) + [cluster, less])
+
+
 def _frontier_grid(pipe, split, param, names, targets, colluder, target, bounds, n_grid,
                    grid_draws, rng, folder, n_jobs, progress):
     """``(grid, table, n_resumed)``: ``grid_draws`` fresh deployments at each of ``n_grid``
@@ -639,7 +698,7 @@ def _frontier_grid(pipe, split, param, names, targets, colluder, target, bounds,
     data = (split.X_tr, split.X_te, split.y_tr, split.y_te, fit_params)
     jobs = [(float(v), int(s)) for v in grid for s in seeds]
     with _runner(pipe, param, "deployment", data, scoring, attacks, n_jobs, ck, progress,
-                 "frontier grid") as run:
+                 "frontier grid", len(jobs)) as run:
         rows = run(jobs)
     table = pd.DataFrame([{"value": v, "draw": k % grid_draws, "draw_seed": s, **row}
                           for k, ((v, s), row) in enumerate(zip(jobs, rows))])

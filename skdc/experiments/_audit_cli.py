@@ -5,7 +5,11 @@ tables into ``--out``. Settings come from flags or from the ``[audit]`` table of
 (``--config``; flags given on the command line win); ``skdc audit --example`` prints one.
 Finished draws are checkpointed under ``OUT/checkpoint``, so rerunning an interrupted command
 resumes it. Draws run on joblib: ``--backend dask --scheduler ADDRESS`` spreads them over a
-Dask cluster. Heavy imports happen inside the command, so ``skdc --help`` stays fast.
+Dask cluster, for the single audit and every option of ``--compare`` alike. Every stage shows
+its draws done out of draws planned, the time spent and an estimate (tqdm bars on a terminal,
+else one line per stage, per setting decided and per minute of draws, for a log file), and
+after the first draws the command prints its estimate of the whole run and how to shorten it.
+Heavy imports happen inside the command, so ``skdc --help`` stays fast.
 
 With ``--compare OPTION ...`` it runs :func:`skdc.experiments.compare_options` instead: every
 option side by side (Local, Central, I-GDP, C-GDP, the KTI route, GaussMix at ``--epsilon``),
@@ -768,7 +772,8 @@ def register(subparsers):
     a.add_argument("--backend", default=None, choices=_CHOICES["backend"],
                    help="joblib backend (default: loky)")
     a.add_argument("--scheduler", default=None,
-                   help="Dask scheduler address, for --backend dask (default: none)")
+                   help="Dask scheduler address, for --backend dask: the draws of the audit, "
+                        "or of every option of --compare, run on its workers (default: none)")
     a.add_argument("--compare", nargs="+", default=None, metavar="OPTION",
                    help="compare options side by side instead of auditing one: local, "
                         "central, igdp, cgdp, kti, gaussmix, or all (OUT/report.html, "

@@ -56,7 +56,7 @@ from sklearn.utils import check_random_state
 
 from ..utils._checkpoint import DrawCheckpoint
 from ..utils._docstring import Substitution
-from ..utils._progress import progress_bar
+from ..utils._progress import stage_progress
 from ..utils._references import gdp_paper_references
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
 from ._docstrings import _GOPP_PIPELINE_EXAMPLE
@@ -750,27 +750,49 @@ class _Runner:
                       and k in self._read_back)
         self.n_resumed += resumed
         if self.bar is not None and len(todo) < len(jobs):
-            self.bar.update(len(jobs) - len(todo))
+            self.bar.update(len(jobs) - len(todo), resumed=True)
         if not todo:  # all read back: no pool to start (joblib warns about an empty one)
             return rows
         tasks = (delayed(_run_draw)(self.token, self.blob, float(jobs[k][0]), int(jobs[k][1]))
                  for k in todo)
+        if self.bar is not None:
+            self.bar.begin_batch()
         for k, row in zip(todo, _parallel(self.n_jobs)(tasks)):
             self.checkpoint.put(keys[k], row)
             rows[k] = self.checkpoint.get(keys[k])  # the stored (JSON round-tripped) row
             if self.bar is not None:
                 self.bar.update(1)
+        if self.bar is not None:
+            self.bar.end_batch()
         return rows
 
 
 def _runner(estimator, param, redraw, data, scorers, attacks, n_jobs, checkpoint, progress,
-            desc):
-    """A :class:`_Runner` over the draws of one configuration."""
+            desc, total=None, early=False):
+    """A :class:`_Runner` over the draws of one configuration; its progress plans ``total``
+    draws (at most, with ``early``: a sequential rule may decide a setting sooner)."""
     seed_param = "deployment" if redraw == "deployment" else "auto"
     ctx = _SweepContext(_Maker(estimator, param, seed_param), data, scorers, attacks,
                         inner_threads=1)
-    bar = progress_bar(None, progress, total=None, desc=desc, unit="draw")
+    bar = stage_progress(desc, total, progress, early=early)
     return _Runner(ctx, n_jobs, checkpoint, bar)
+
+
+def _planned_values(low, high, xtol):
+    """The most values :func:`_bisect` evaluates on ``[low, high]`` down to ``xtol``: both
+    ends, then one per halving.
+
+    Examples
+    --------
+    >>> from skdc.experiments._calibrate import _planned_values
+    >>> _planned_values(0.0, 1.0, 1 / 32)
+    7
+    """
+    k, width = 0, float(high) - float(low)
+    while width > xtol * (1 + 1e-9):
+        width *= 0.5
+        k += 1
+    return 2 + k
 
 
 class _Search:
@@ -787,6 +809,7 @@ class _Search:
         self.summary = []    # one dict per value and attack
         self.decisions = []  # one dict per value
         self.results = {}    # value -> (passes, {draw: row})
+        self.say = "{:.4g}".format  # a value in words, for the progress lines
 
     def _order(self, value):
         """Draw indices, the ones that fared worst at the nearest larger value first."""
@@ -817,7 +840,11 @@ class _Search:
             if n_failed + (self.n - pos) <= self.allowed:
                 early = "pass"
                 break
-        return self._decide(value, rows, n_failed, early)
+        passes = self._decide(value, rows, n_failed, early)
+        bar = getattr(self.run, "bar", None)
+        if bar is not None:
+            bar.decided(f"{self.say(value)} {self.decisions[-1]['why']}")
+        return passes
 
     def _decide(self, value, rows, n_failed, early):
         step = len(self.results)
@@ -1189,7 +1216,11 @@ def calibrate_noise(estimator, X, y=None, *, param, attack, min_error=None,
         Its rows depend only on the pipeline, data, attacks and seeds, so calibrations for
         other targets or confidences share it.
     progress : bool or "auto", default="auto"
-        A tqdm bar over the draws; ``"auto"``: when stderr is a terminal.
+        A tqdm bar over the draws with their planned total (at most ``n_draws`` per value
+        the bisection can evaluate; a value decided early needs fewer), the time spent and
+        an estimate; ``"auto"``: the bar when stderr is a terminal, else one line on stderr
+        per value decided (and one a minute while draws run), for a log file; ``False``:
+        nothing.
 
     Returns
     -------
@@ -1256,9 +1287,11 @@ def calibrate_noise(estimator, X, y=None, *, param, attack, min_error=None,
     data = (setup.X_train, setup.test_data[0], setup.y_train, setup.test_data[1],
             setup.fit_params)
     with _runner(estimator, param, redraw, data, setup.scoring, setup.attacks, n_jobs, ck,
-                 progress, f"calibrate {param}") as run:
+                 progress, f"calibrate {param}", n_draws * _planned_values(low, high, xtol),
+                 early=True) as run:
         search = _Search(run, setup.draw_seeds, targets, setup.utility, confidence, criterion,
                          batch_size)
+        search.say = f"{param} = {{:.4g}}".format
         value, bracket = _bisect(search, low, high, xtol)
     return _result(search, value, bracket, param, low, high, redraw, run.n_resumed)
 

@@ -51,7 +51,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from ..utils._checkpoint import DrawCheckpoint
 from ..utils._deployment import settings_fingerprint
 from ..utils._files import write_outputs
-from ..utils._progress import progress_bar
+from ..utils._progress import run_progress, stage_progress
 from ..utils._sklearn_compat import (
     HasMethods,
     Interval,
@@ -63,6 +63,7 @@ from ..utils._sklearn_compat import (
 from ._audit import (
     _COMPARE_NAMES,
     _DEPLOYMENTS,
+    _advice,
     _check_rows,
     _checkpoint_folder,
     _default_bounds,
@@ -91,6 +92,7 @@ from ._calibrate import (
     _mean_interval,
     _OnRows,
     _order_bounds,
+    _planned_values,
     _prediction_bounds,
     _resolve_target,
     _result,
@@ -655,11 +657,16 @@ def compare_options(X, y, *, options=None, epsilons=(1.0, 8.0), n_participants=5
     checkpoint : str or Path, default=None
         Folder of the draw checkpoints; a rerun with the same folder and settings resumes.
     progress : bool or "auto", default="auto"
-        tqdm bars.
+        Each option's stages (calibration, measurement, GaussMix's draws) show draws done out
+        of draws planned (at most, for a calibration: a setting decided early needs fewer),
+        the time spent and an estimate, and, after the first draws, an estimate of the whole
+        comparison with how to shorten it: tqdm bars when stderr is a terminal, else
+        (``"auto"``) one line on stderr per stage, per setting decided and per minute of
+        draws, for a log file; ``False``: nothing.
     command_line : str, default=None
         The command printed under "How to reproduce it"; when given, the verdict's and the
-        report's advice names the command line's flags instead of this function's
-        parameters.
+        report's advice and the progress's estimate name the command line's flags instead
+        of this function's parameters.
 
     Returns
     -------
@@ -697,13 +704,43 @@ def compare_options(X, y, *, options=None, epsilons=(1.0, 8.0), n_participants=5
                          f"{sensitive!r}.")
     ctx.max_linkage, ctx.sensitive = max_linkage, sensitive
     ctx.max_sensitive_gain = max_sensitive_gain
+    from ._report import noise_label
+
     results = {}
-    for name in names:
-        if name == "gaussmix":
-            results.update((o.name, o) for o in _run_gaussmix(ctx, eps))
-        else:
-            results[name] = _RUNNERS[name](ctx)
+    with run_progress(_plan(ctx, names, eps), progress,
+                      _advice(command_line is not None, n_jobs, "options"),
+                      "skdc audit" if command_line is not None else "skdc",
+                      {p: noise_label(p) for p, _ in _DEPLOYMENTS.values()}) as run:
+        for name in names:
+            with run.step(name):
+                if name == "gaussmix":
+                    results.update((o.name, o) for o in _run_gaussmix(ctx, eps))
+                else:
+                    results[name] = _RUNNERS[name](ctx)
     return _assemble(ctx, X, y, partition, results, eps, command_line, random_state)
+
+
+def _plan(ctx, names, epsilons):
+    """``[(stage, draws)]``: every option's stages with their most draws, as the runners
+    label them (an option whose settings its runner refuses plans nothing: it says why)."""
+    plan, measure = [], min(ctx.n_measure, ctx.n_draws)
+    for name in names:
+        try:
+            if name in ("igdp", "cgdp"):
+                param, low, high, xtol = _gdp_range(ctx, name)
+                plan.append((f"{name}: calibrate {param}",
+                             ctx.n_draws * _planned_values(low, high, xtol)))
+            elif name == "kti":
+                top = _top_dimension(ctx)
+                plan.append(("kti: calibrate KTI dimension",
+                             ctx.n_draws * (1 if top == 1 else _planned_values(0, top - 1, 1))))
+            elif name == "gaussmix":
+                plan.append(("gaussmix: draws at each epsilon", len(epsilons) * ctx.n_draws))
+        except (TypeError, ValueError):
+            continue
+        if name in ("igdp", "cgdp", "kti"):
+            plan.append((f"{name}: measure linkage and inference", measure))
+    return plan
 
 
 def _context(X, y, *, partition, n_participants, colluder, target, model, target_error,
@@ -866,8 +903,9 @@ def _scorers(specs, metric, ctx, metric_params=None):
     return out
 
 
-def _runner(ctx, maker, scorers, attacks, filename, extra, desc):
-    """A checkpointed :class:`_Runner` of one option's draws on the comparison's split."""
+def _runner(ctx, maker, scorers, attacks, filename, extra, desc, total=None, early=False):
+    """A checkpointed :class:`_Runner` of one option's draws on the comparison's split; its
+    progress plans ``total`` draws (at most, with ``early``)."""
     h = ctx.held
     fit_params = {"participant": h.participant_train}
     fingerprint = {"param": maker.param, "redraw": "deployment",
@@ -879,7 +917,7 @@ def _runner(ctx, maker, scorers, attacks, filename, extra, desc):
     ck = DrawCheckpoint(path, fingerprint, _row_fields(
         scorers, attacks, [a for a in attacks if a in _ANCHOR_ATTACKS or a in _ERROR_ATTACKS]))
     data = (h.X_train, h.X_test, h.y_train, h.y_test, fit_params)
-    bar = progress_bar(None, ctx.progress, total=None, desc=desc, unit="draw")
+    bar = stage_progress(desc, total, ctx.progress, early=early)
     return _Runner(_SweepContext(maker, data, scorers, attacks, inner_threads=1), ctx.n_jobs,
                    ck, bar)
 
@@ -906,9 +944,7 @@ def _run_gdp(ctx, kind):
     param, names = _DEPLOYMENTS[(mechanism, aligner)]
     pipe = _pipeline(mechanism, aligner, ctx.n_participants, ctx.estimator, ctx.seeds[kind],
                      ctx.n_anchors)
-    low, high = _default_bounds(param, ctx.n_participants, ctx.X, ctx.n_anchors)
-    low, high, xtol = _check_range((low, high), None if ctx.xtol is None
-                                   else ctx.xtol * (high - low))
+    _, low, high, xtol = _gdp_range(ctx, kind)
     cal = _calibrate(pipe, ctx.split, param, list(names), ctx.targets, ctx.confidence,
                      ctx.n_draws, (low, high), xtol, ctx.criterion, ctx.colluder, ctx.target,
                      np.random.RandomState(ctx.seeds[kind]), ctx.n_jobs, ctx.batch_size,
@@ -921,6 +957,16 @@ def _run_gdp(ctx, kind):
     words = {"igdp": "anchor noise v", "cgdp": "private-data noise sigma"}[kind]
     return _calibrated_option(ctx, kind, _LABELS[kind], cal, at, f"{words} = {at:.4g}",
                               measured, pipe=pipe, param=param)
+
+
+def _gdp_range(ctx, kind):
+    """``(param, low, high, xtol)``: the noise and the range an I-GDP or C-GDP option
+    calibrates over."""
+    mechanism, aligner = {"igdp": ("igdp", "gopp"), "cgdp": ("cgdp", "none")}[kind]
+    param, _ = _DEPLOYMENTS[(mechanism, aligner)]
+    low, high = _default_bounds(param, ctx.n_participants, ctx.X, ctx.n_anchors)
+    return (param, *_check_range((low, high), None if ctx.xtol is None
+                                 else ctx.xtol * (high - low)))
 
 
 def _measure(ctx, kind, maker, value, cal, specs):
@@ -936,7 +982,7 @@ def _measure(ctx, kind, maker, value, cal, specs):
     seeds = cal.table.sort_values("draw").drop_duplicates("draw")["draw_seed"]
     seeds = [int(s) for s in seeds][: ctx.n_measure]
     with _runner(ctx, maker, scorers, attacks, f"measure_{kind}.jsonl", specs,
-                 f"measure {kind}") as run:
+                 "measure linkage and inference", len(seeds)) as run:
         rows = run([(float(value), s) for s in seeds])
     ctx.resumed.append(run.n_resumed)
     table = pd.DataFrame([{"value": float(value), "draw_seed": s, **r}
@@ -1082,10 +1128,12 @@ def _run_kti(ctx):
     maker = _DimensionMaker(pipe, "dimensions dropped", "deployment", "dr__n_components", top)
     rng = check_random_state(ctx.seeds["kti"])
     draw_seeds = rng.randint(2**31 - 1, size=ctx.n_draws)
+    values = 1 if top == 1 else _planned_values(0, top - 1, 1)
     with _runner(ctx, maker, _utility_scoring(), attacks, "compare_kti.jsonl", top,
-                 "calibrate KTI dimension") as run:
+                 "calibrate KTI dimension", ctx.n_draws * values, early=True) as run:
         search = _Search(run, draw_seeds, targets, "balanced_accuracy", ctx.confidence,
                          ctx.criterion, _batch(ctx))
+        search.say = lambda v: f"dimension {top - int(round(v))} (of {top})"
         value, bracket = _bisect_dimensions(search, top)
     ctx.resumed.append(run.n_resumed)
     with warnings.catch_warnings():  # said below in the route's own words
@@ -1128,7 +1176,7 @@ def _run_gaussmix(ctx, epsilons):
     scorers = _resolve_scoring("balanced_accuracy")
     out = []
     with _runner(ctx, maker, scorers, {}, "compare_gaussmix.jsonl", None,
-                 "GaussMix draws") as run:
+                 "draws at each epsilon", len(epsilons) * len(seeds)) as run:
         rows = run([(e, s) for e in epsilons for s in seeds])
     ctx.resumed.append(run.n_resumed)
     h = ctx.held
