@@ -16,12 +16,12 @@ from ._reproduce import Reproduction as Reproduction
 from ._reproduce import reproduce_mnist_equivalence as reproduce_mnist_equivalence
 from ._reproduce import reproduce_mnist_sweep as reproduce_mnist_sweep
 from ._reproduce import sweep_private_and_anchor_noise as sweep_private_and_anchor_noise
-from ._reproduce_kti import reproduce_kti as reproduce_kti
-from ._reproduce_kti import reproduce_kti_tables as reproduce_kti_tables
 from ._reproduce_bound import reproduce_bound_attack as reproduce_bound_attack
 from ._reproduce_gaussmix import reproduce_gaussmix_noise as reproduce_gaussmix_noise
 from ._reproduce_gaussmix import reproduce_gaussmix_regression as reproduce_gaussmix_regression
 from ._reproduce_gdp import reproduce_gopp_convergence as reproduce_gopp_convergence
+from ._reproduce_kti import reproduce_kti as reproduce_kti
+from ._reproduce_kti import reproduce_kti_tables as reproduce_kti_tables
 from ._spline import SplineBand as SplineBand
 from ._spline import fit_spline_band as fit_spline_band
 from ._sweep import privacy_utility_sweep as privacy_utility_sweep
