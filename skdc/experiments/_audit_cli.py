@@ -538,8 +538,11 @@ def _print_comparison(comparison, files, out):
               f"{o.utility_interval[1]:.3f}]  linkage {link}  "
               f"{o.setting or o.protection}")
     if comparison.deployment is not None:
-        print(f"deploy {comparison.deployment['option']}: flags in {files['commands']}, "
-              f"fingerprint {comparison.deployment['fingerprint']}")
+        dep = comparison.deployment
+        lead = ("deploy" if comparison.verdict["decision"] == "collaborate"
+                else "should you collaborate anyway, deploy")
+        print(f"{lead} {dep['option']}: flags in {files['commands']}, "
+              f"fingerprint {dep['fingerprint']}")
     print(f"wrote {files['report']} and {len(files) - 1} more files in {out}")
 
 

@@ -57,14 +57,15 @@ def test_audit_log_lines_give_totals_each_value_decided_and_one_estimate(digits,
     assert lines[0] == ("started: at most 32 draws planned in 2 stages (calibrate anchor noise v "
                         "28, frontier grid 4)")
     assert _one(lines, "^calibrate anchor noise v: started").startswith(
-        "calibrate anchor noise v: started, 28 draws planned (at most: a setting is decided as soon "
-        "as its verdict is certain")
+        "calibrate anchor noise v: started, 28 draws planned (at most: a setting is decided "
+        "as soon as its verdict is certain")
     decided = [x for x in lines if re.match(r"calibrate anchor noise v: anchor noise v = ", x)]
     assert len(decided) == len(cal.decisions)
     done = 0
     for line, d in zip(decided, cal.decisions.itertuples()):
         done += d.n_draws
-        assert line.startswith(f"calibrate anchor noise v: anchor noise v = {d.value:.4g} {d.why}; ")
+        assert line.startswith(
+            f"calibrate anchor noise v: anchor noise v = {d.value:.4g} {d.why}; ")
         assert f"; {done} of at most 28 draws, " in line
     n_cal = len(cal.table)
     assert n_cal == done < 28  # the rule decided some values early: the log says so
@@ -156,3 +157,23 @@ def test_cli_compare_logs_its_plan_and_runs_on_a_dask_cluster_as_locally(compare
         assert f"\n{option}," in table
     estimate = _check_compare_lines(err)
     assert "more Dask workers (now 2)" in estimate and "dask worker ADDRESS" in estimate
+
+
+@pytest.mark.parametrize("decision, lead", [
+    ("collaborate", "deploy cgdp:"),
+    ("do not collaborate", "should you collaborate anyway, deploy cgdp:"),
+])
+def test_the_printed_deployment_never_contradicts_the_decision(capsys, decision, lead):
+    """A comparison that says "do not collaborate" while an option meets the targets (Local
+    does better) still writes that option's flags, but never prints a bare "deploy"."""
+    from types import SimpleNamespace
+
+    from skdc.experiments._audit_cli import _print_comparison
+
+    cmp = SimpleNamespace(verdict={"decision": decision, "sentence": "Verdict.", "warnings": []},
+                          options={}, deployment={"option": "cgdp", "fingerprint": "ab12"})
+    _print_comparison(cmp, {"commands": "out/deployment.txt", "report": "out/report.html"},
+                      "out")
+    out = capsys.readouterr().out.splitlines()
+    assert [ln for ln in out if "deploy" in ln] == [
+        f"{lead} flags in out/deployment.txt, fingerprint ab12"]
