@@ -786,12 +786,11 @@ def _context(X, y, *, partition, n_participants, colluder, target, model, target
 # ----------------------------------------------------------------------------- Local, Central
 
 
-def _balanced_accuracy_bootstrap(y_true, y_pred, confidence, seed):
-    """Balanced accuracy and its percentile bootstrap interval over the held-out rows."""
-    from sklearn.metrics import balanced_accuracy_score
+_BOOTSTRAP_CELLS = 4_000_000  # indices a batch of resamples holds at once
 
-    y_true, correct = np.asarray(y_true), np.asarray(y_true) == np.asarray(y_pred)
-    idx = np.random.RandomState(seed).randint(len(y_true), size=(_N_BOOTSTRAP, len(y_true)))
+
+def _resampled_balanced_accuracy(y_true, correct, idx):
+    """The balanced accuracy of each resample (a row of indices ``idx``)."""
     yt, ok = y_true[idx], correct[idx]
     recalls = []
     for c in np.unique(y_true):
@@ -799,7 +798,22 @@ def _balanced_accuracy_bootstrap(y_true, y_pred, confidence, seed):
         with np.errstate(invalid="ignore"):
             recalls.append(np.where(n_c > 0, (ok & (yt == c)).sum(axis=1) / np.maximum(n_c, 1),
                                     np.nan))
-    boot = np.nanmean(np.vstack(recalls), axis=0)
+    return np.nanmean(np.vstack(recalls), axis=0)
+
+
+def _balanced_accuracy_bootstrap(y_true, y_pred, confidence, seed):
+    """Balanced accuracy and its percentile bootstrap interval over the held-out rows."""
+    from sklearn.metrics import balanced_accuracy_score
+
+    y_true, correct = np.asarray(y_true), np.asarray(y_true) == np.asarray(y_pred)
+    n, rng = len(y_true), np.random.RandomState(seed)
+    # resamples in batches of at most ~4 million indices, drawn in the order of one draw of
+    # all of them (the same stream): memory stays linear in the rows
+    batch = max(1, min(_N_BOOTSTRAP, _BOOTSTRAP_CELLS // max(n, 1)))
+    boot = np.concatenate([
+        _resampled_balanced_accuracy(y_true, correct,
+                                     rng.randint(n, size=(min(batch, _N_BOOTSTRAP - start), n)))
+        for start in range(0, _N_BOOTSTRAP, batch)])
     alpha = (1.0 - confidence) / 2.0
     low, high = np.quantile(boot, [alpha, 1.0 - alpha])
     return float(balanced_accuracy_score(y_true, y_pred)), (float(low), float(high))
