@@ -509,12 +509,12 @@ def _add_reproduce(subparsers):
                         "auditor trained once on the clean training images, then frozen, when "
                         "skdc[nn] is installed, else PCA")
     p.add_argument("--trials", type=int, default=None,
-                   help="kti, kti-tables: trials (data splits); default: the paper's (100 for "
-                        "kti, 30 for kti-tables)")
+                   help="kti, kti-tables: trials (data splits) (default: the paper's, 100 for "
+                        "kti and 30 for kti-tables)")
     p.add_argument("--participants", type=int, default=None,
                    help="kti: the largest K of the sweep (the paper's 2, 4, ..., 64 below it, "
-                        "then it; default: as far as the rows allow); kti-tables: K "
-                        "(default 10)")
+                        "then it); kti-tables: K (default: as far as the rows allow for kti, "
+                        "10 for kti-tables)")
     p.add_argument("--reductions", type=lambda v: v.split(","), default=None,
                    help="kti-tables: comma-separated reductions among PCA,K-PCA,UMAP "
                         "(default: all three)")

@@ -45,7 +45,7 @@ def add_paper_flags(p):
                         "0.2,0.72,2.89,8.01,30,72.13,500)")
     p.add_argument("--block-sizes", type=_ints, default=None,
                    help="bound-attack: comma-separated block sizes of the entropy grid "
-                        "(default 1,4,14,28 on MNIST)")
+                        "(default: 1,4,14,28 on MNIST)")
 
 
 def _flag(row, low, high, paper):
