@@ -737,7 +737,7 @@ def load_uploads(paths, *, max_bytes=DEFAULT_MAX_BYTES, max_total_bytes=None,
     ----------
     paths : str, path-like or sequence of them
         The upload files, one per participant, in any order.
-    max_bytes : int, default=2**36
+    max_bytes : int, default=2**32
         Largest accepted file size in bytes.
     max_total_bytes : int, default=None
         Largest accepted total size of all files; ``None`` means no limit.
