@@ -1,8 +1,8 @@
 """scikit-learn's estimator checks over every public estimator of skdc.
 
-Instances come from one table of small, fast arguments. Aligners refuse plain arrays (DESIGN.md
-section 2), so they are checked inside a pipeline behind a mechanism, as imbalanced-learn checks
-its Pipeline.
+Instances come from one table of small, fast arguments. Aligners refuse plain arrays (the
+developer guide, section 2: what travels between the steps), so they are checked inside a
+pipeline behind a mechanism, as imbalanced-learn checks its Pipeline.
 """
 
 

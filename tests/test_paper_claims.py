@@ -163,9 +163,10 @@ def _rotation_error(rec, truth):
     return np.linalg.norm(rec.rotation - truth.rotation) / np.linalg.norm(truth.rotation)
 
 
-def test_ac20_attack_errors_grow_with_anchor_noise():
-    """AC-20: averaged over draws, OP's reduced-space NRMSE and the rotation errors of MP, OP
-    and AM increase with v."""
+def test_attack_errors_grow_with_anchor_noise():
+    """The GDP paper (Nosaka et al., arXiv:2608.18749), its noisy-anchor claim: averaged over
+    draws, OP's reduced-space NRMSE and the rotation errors of MP, OP and AM increase with the
+    anchor noise v."""
     X = np.random.RandomState(0).randn(150, 6) + 2.0
     levels = [0.01, 0.03, 0.1, 0.3]
     attacks = {"mp": KnownAnchorAttack("mp"), "op": KnownAnchorAttack("procrustes"),
@@ -189,8 +190,10 @@ def test_ac20_attack_errors_grow_with_anchor_noise():
         assert all(a < b for a, b in zip(curve, curve[1:])), (name, curve)
 
 
-def test_ac12_exact_at_zero_noise_at_the_mnist_size():
-    """AC-12 (eq. 36-37) at the MNIST experiment size: p = 10, d = 100, r = 400."""
+def test_gopp_exact_at_zero_noise_at_the_mnist_size():
+    """The GDP paper (arXiv:2608.18749), eqs. (36)-(37): at v = 0 GOPP recovers one common
+    rotation exactly, at the paper's MNIST experiment size (Fig. 4(b): p = 10, d = 100,
+    r = 400)."""
     p, d = 10, 100
     X = np.random.RandomState(0).randn(p * 40, d)
     pipe = Pipeline([("gdp", IGDP(p, random_state=0)), ("align", GOPPAligner(0.0))])
@@ -212,9 +215,10 @@ def test_ac12_exact_at_zero_noise_at_the_mnist_size():
     assert np.linalg.norm(reg - Zc) / np.linalg.norm(Zc) < 1e-8
 
 
-def test_ac24_projection_floor_with_an_svd_basis():
-    """AC-24 / eq. (78): with the SVD basis F, F^+ = F^T and F^T F = I, and the v = 0 attack's
-    decoded reconstruction is the projection X F F^T (about the mean)."""
+def test_projection_floor_with_an_svd_basis():
+    """The GDP paper (arXiv:2608.18749), eq. (78): with the SVD basis F, F^+ = F^T and
+    F^T F = I, and the v = 0 attack's decoded reconstruction is the projection X F F^T (about
+    the mean)."""
     rng = np.random.RandomState(0)
     X = rng.randn(120, 12) @ rng.randn(12, 12) + 3.0
     pipe = Pipeline([("proj", PCA(6)), ("gdp", IGDP(2, random_state=0)),

@@ -46,8 +46,8 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import type_of_target
 
-from ..mechanisms import median_heuristic_gamma
 from ..utils._docstring import Substitution
+from ..utils._kernels import median_heuristic_gamma
 from ..utils._references import kti_paper_references
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 from . import _eigh_cache

@@ -3,7 +3,8 @@
 ``stratified`` deals each class's rows out evenly (the IID split of the GDP paper);
 ``dirichlet`` draws each class's participant shares from a Dirichlet distribution (label skew);
 ``quantity`` draws participant sizes from a Dirichlet distribution (quantity skew). The result is
-the ``participant`` array to pass as routed metadata (DESIGN.md section 3).
+the ``participant`` array to pass as routed metadata (the developer guide, section 3: who is
+which participant).
 """
 
 # Licence: BSD 3 clause

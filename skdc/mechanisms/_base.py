@@ -61,9 +61,9 @@ def _row_digests(X, key):
 def _row_noise(noise_seed, participant, row_seeds, width):
     """Standard normal noise, one row per seed: a row's noise depends on its bytes only.
 
-    Seeded from the fitted ``noise_seed``, the participant and the row's digest (DESIGN.md
-    section 4), so the same row released twice carries the same noise and cannot be averaged
-    away, and ``fit_transform(X)`` equals ``fit(X).transform(X)``.
+    Seeded from the fitted ``noise_seed``, the participant and the row's digest (the developer
+    guide, section 4: randomness), so the same row released twice carries the same noise and
+    cannot be averaged away, and ``fit_transform(X)`` equals ``fit(X).transform(X)``.
     """
     out = np.empty((row_seeds.shape[0], width))
     for k, s in enumerate(row_seeds):

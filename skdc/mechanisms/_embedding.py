@@ -22,7 +22,6 @@ from numbers import Integral, Real
 
 import numpy as np
 from joblib import Parallel, delayed
-from scipy.spatial.distance import pdist
 from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.decomposition import PCA, KernelPCA
 from sklearn.metrics.pairwise import rbf_kernel
@@ -31,8 +30,9 @@ from sklearn.preprocessing import StandardScaler
 
 from ..anchors import check_anchor_covers_rows
 from ..utils._docstring import Substitution
+from ..utils._kernels import median_heuristic_gamma
 from ..utils._references import kti_paper_references
-from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
+from ..utils._sklearn_compat import HasMethods, Interval, StrOptions
 from ._base import _MECHANISM_ATTRIBUTES_DOC, _NOISE_RANDOM_STATE_DOC, _SEED_MAX, BaseMechanism
 
 __all__ = [
@@ -91,43 +91,6 @@ _DENSE_MAX_ROWS = 2000
 _MEDIAN_ROWS = 2000
 # rows per block when the Nystroem features are formed: memory stays O(block x landmarks)
 _BLOCK_ROWS = 8192
-
-
-@validate_params({"X": ["array-like"]}, prefer_skip_nested_validation=True)
-@Substitution(references=kti_paper_references)
-def median_heuristic_gamma(X):
-    """RBF bandwidth ``1 / (2 m^2)`` with ``m`` the median nonzero pairwise distance of ``X``.
-
-    Read more in the :ref:`User Guide <nonlinear_participant_side>`.
-
-    The authors' code's form of the median heuristic of Sec. 5.5 of [1]_ (the paper names the
-    heuristic, not the formula; ``1 / m^2`` is the other common convention). Kernel PCA applies
-    it to each participant's standardized rows.
-
-    Parameters
-    ----------
-    X : array-like of shape (n_samples, n_features)
-        Rows; at least two distinct rows.
-
-    Returns
-    -------
-    gamma : float
-        The bandwidth; ``1.0`` when every row is identical.
-
-    {references}
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from skdc.mechanisms import median_heuristic_gamma
-    >>> median_heuristic_gamma(np.array([[0.0], [1.0], [3.0]]))  # median distance 2
-    0.125
-    """
-    d = pdist(np.asarray(X, dtype=np.float64))
-    d = d[d > 0]
-    if d.size == 0:
-        return 1.0
-    return float(1.0 / (2.0 * np.median(d) ** 2))
 
 
 class _NystroemKernelPCA(TransformerMixin, BaseEstimator):
