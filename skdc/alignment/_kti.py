@@ -18,6 +18,14 @@ kernel divided by its spectral radius (``kernel_normalization="spectral"``), and
 tuned on each participant's own intermediate rows (``gamma_rows="own"``) by the median or the
 lab's self-tuning kNN rule (``gamma="knn"``), times a ratio (``gamma_ratio``).
 
+This module is the paper's home; the rest of [1]_ lives in ``alignment/_dc.py`` and
+``_lti.py`` (the linear integrations MPP, GEP, ODC, LTI), ``mechanisms/_embedding.py`` (the
+participants' UMAP, kernel PCA and PCA, the bandwidth rule of ``utils/_kernels.py``),
+:class:`~skdc.anchors.SMOTEAnchor`, ``attacks/_dc.py`` (the anchor-regression attack),
+:func:`~skdc.metrics.reconstruction_label_accuracy` and ``experiments/_baselines.py`` and
+``_reproduce_kti.py`` (Central, Local, Fig. 3 and Tables 3-4). The developer guide maps each
+paper to its modules.
+
 Computation: per participant one Cholesky factorization of ``K^(k) + lambda I`` (or, with
 ``solver="eigh"``, one symmetric eigendecomposition ``K^(k) = V diag(l) V^T``, which serves
 every ``lambda``), then one partial eigendecomposition for ``Z``: ``O(K n_a^3)``. With

@@ -22,7 +22,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ..privacy import RDPCurve
+from ..privacy import RDPCurve, auto_sketch_rows
 from ..utils._docstring import Substitution
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context, validate_params
 from ._base import (
@@ -316,7 +316,7 @@ class SheffetSketchRegressor(_PrivateRegressor):
         rng = check_random_state(self.random_state)
         Z = np.hstack([X, y[:, None]])
         d1 = Z.shape[1]
-        k = math.ceil(2.5 * d1) if self.k == "auto" else int(self.k)
+        k = auto_sketch_rows(d1) if self.k == "auto" else int(self.k)
         b2 = self.row_bound_x**2 + self.bound_y**2
         w2 = sheffet_w2(k, self.epsilon, self.delta, b2, self.w2_form)
         lam_min = float(np.linalg.eigvalsh(Z.T @ Z)[0])

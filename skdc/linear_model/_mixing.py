@@ -24,8 +24,8 @@ from sklearn.utils import check_array, check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from ..mechanisms import calibrate_gaussmix, check_row_bound, gaussmix_release
-from ..privacy import RDPCurve
+from ..mechanisms import check_row_bound, gaussmix_release
+from ..privacy import RDPCurve, auto_sketch_rows, calibrate_gaussmix
 from ..utils._docstring import Substitution
 from ..utils._sklearn_compat import Interval, StrOptions, _fit_context, validate_data
 from ._base import (
@@ -82,7 +82,7 @@ class _BaseMixing(BaseEstimator):
     }
 
     def _release(self, Z, row_bound, rng):
-        k = math.ceil(2.5 * Z.shape[1]) if self.k == "auto" else int(self.k)
+        k = auto_sketch_rows(Z.shape[1]) if self.k == "auto" else int(self.k)
         gamma, eta = calibrate_gaussmix(
             k, float(self.epsilon), float(self.delta), bool(self.adaptive), self.eta
         )

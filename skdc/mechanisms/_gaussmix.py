@@ -13,6 +13,13 @@ printed algorithm subtracts the unnormalised ``lambda_min(X^T X)`` from the dime
 gamma`` on the good event ``{z <= tau}``. The printed non-adaptive branch adds ``gamma C`` noise
 (effective scale ``gamma^2``); here it adds ``sqrt(gamma) C``.
 
+This module is the paper's home; the rest of [1]_ lives in ``privacy/_gaussmix_rdp.py`` (the
+RDP curve of Lemma 1, its conversion, :func:`~skdc.privacy.calibrate_gaussmix` and the
+``k = ceil(2.5 d)`` rule :func:`~skdc.privacy.auto_sketch_rows`), ``privacy/_leakage.py``
+(:class:`~skdc.privacy.GaussMixLeakage`), ``linear_model/_mixing.py`` and ``_baselines.py``
+(the private regressions and their baselines) and ``experiments/_reproduce_gaussmix.py``. The
+developer guide maps each paper to its modules.
+
 References
 ----------
 .. [1] Lev et al., "The Gaussian Mixing Mechanism: Renyi Differential Privacy via Gaussian
@@ -22,7 +29,6 @@ References
 # Licence: BSD 3 clause
 
 import math
-from functools import lru_cache
 from numbers import Integral, Real
 
 import numpy as np
@@ -31,7 +37,13 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._uploads import Uploads
-from ..privacy import RDPCurve, adaptive_threshold, gaussmix_epsilon, smallest_scale
+from ..privacy import (
+    RDPCurve,
+    adaptive_threshold,
+    auto_sketch_rows,
+    calibrate_gaussmix,
+    gaussmix_epsilon,
+)
 from ..utils._docstring import Substitution
 from ..utils._random import SECRET_SEED, secret_stream, seeded_rng
 from ..utils._sklearn_compat import (
@@ -109,78 +121,6 @@ def check_row_bound(Z, bound, *, clip, what="row"):
         scale = np.where(over, bound / np.maximum(norms, 1e-300), 1.0)
         Z = Z * (scale[:, None] if Z.ndim == 2 else scale)
     return Z
-
-
-def _adaptive_eps(k, gamma, eta, delta, conversion):
-    # sketch (conditional on the good event z <= tau) plus the Gaussian release of
-    # lam_bar (sensitivity 1, noise eta): RDP alpha / (2 eta^2), converted at 2 delta / 3; the
-    # bad event costs delta / 3 (the split of Algorithm 1 of [1])
-    return gaussmix_epsilon(
-        k, gamma, 2 * delta / 3, conversion=conversion, extra_rdp=lambda a: a / (2 * eta**2)
-    )[0]
-
-
-@validate_params(
-    {
-        "k": [Interval(Integral, 1, None, closed="left")],
-        "epsilon": [Interval(Real, 0, None, closed="neither")],
-        "delta": [Interval(Real, 0, 1, closed="neither")],
-        "adaptive": ["boolean"],
-        "eta": [None, Interval(Real, 0, None, closed="neither")],
-        "conversion": [StrOptions({"improved", "classic"})],
-    },
-    prefer_skip_nested_validation=True,
-)
-@lru_cache(maxsize=256)
-def calibrate_gaussmix(k, epsilon, delta, adaptive, eta=None, conversion="improved"):
-    """Smallest dimensionless scale ``gamma`` whose release is ``(epsilon, delta)``-DP.
-
-    Read more in the :ref:`User Guide <gaussmix_accounting>`.
-
-    Non-adaptive: the sketch alone at ``delta``. Adaptive: sketch plus the eigenvalue release
-    with noise multiplier ``eta`` (default ``gamma / sqrt(k)``, the authors' choice), composed
-    in RDP at ``2 delta / 3`` plus the ``delta / 3`` bad event. Results are cached.
-
-    Parameters
-    ----------
-    k : int
-        Sketch dimension.
-    epsilon : float
-        Target privacy budget, > 0.
-    delta : float
-        In (0, 1).
-    adaptive : bool
-        Calibrate the adaptive release (sketch plus eigenvalue release).
-    eta : float or None, default=None
-        Fixed eigenvalue noise multiplier; ``None`` ties it to ``gamma / sqrt(k)``.
-    conversion : {"improved", "classic"}, default="improved"
-        RDP to ``(epsilon, delta)`` conversion.
-
-    Returns
-    -------
-    gamma : float
-        The smallest scale reaching ``(epsilon, delta)``.
-    eta : float or None
-        The eigenvalue noise multiplier used (adaptive only).
-
-    Examples
-    --------
-    >>> from skdc.mechanisms import calibrate_gaussmix
-    >>> gamma, eta = calibrate_gaussmix(10, 1.0, 1e-6, False)
-    >>> round(gamma, 4), eta
-    (18.8417, None)
-    """
-    if adaptive:
-        def eps_of(g):
-            return _adaptive_eps(k, g, eta if eta is not None else g / math.sqrt(k), delta,
-                                 conversion)
-    else:
-        def eps_of(g):
-            return gaussmix_epsilon(k, g, delta, conversion=conversion)[0]
-
-    gamma = smallest_scale(eps_of, float(epsilon))
-    eta_used = (eta if eta is not None else gamma / math.sqrt(k)) if adaptive else None
-    return gamma, eta_used
 
 
 def _adaptive_noise_scale(lam_bar, z, gamma, eta, tau):
@@ -353,7 +293,7 @@ class GaussMix(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         Number of participants ``p``.
     k : int or "auto", default="auto"
         Sketch rows per participant; ``"auto"`` is ``ceil(2.5 * n_features)`` (the paper's
-        experiments).
+        experiments, :func:`~skdc.privacy.auto_sketch_rows`).
     epsilon : float, default=1.0
         Privacy budget of each participant's release (ignored when ``noise`` is set).
     delta : float, default=1e-6
@@ -459,7 +399,7 @@ class GaussMix(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         self.noise_seed_ = next_seed()
         self._hash_key = seeded_rng(next_seed()).bytes(16)
         self.participants_ = np.arange(self.n_participants)
-        self.k_ = math.ceil(2.5 * X.shape[1]) if self.k == "auto" else int(self.k)
+        self.k_ = auto_sketch_rows(X.shape[1]) if self.k == "auto" else int(self.k)
         c2 = float(self.row_bound) ** 2
         if self.noise is not None:
             if self.adaptive:

@@ -11,6 +11,14 @@ deviation ``sigma`` (Def 2.6 and 2.13 in [1]_). Three mechanisms cover the paper
   applied to a shared anchor so that an aligner can bring everyone into one frame (AA-I-GDP,
   Def 2.10 and 4.1).
 
+This module is the paper's home; the rest of [1]_ lives in :mod:`skdc.anchors` (the shared
+anchor), ``alignment/_reference.py`` and ``_gopp.py`` with its solver (the analyst's
+:class:`~skdc.alignment.GOPPAligner`, the phase transition ``v_PT``), ``attacks/_view.py``,
+``_gdp.py`` and ``_classical.py`` (the collusion view and the attacks of Sec. 3 and 5),
+``metrics/_reconstruction.py`` and ``_linkage.py``, :mod:`skdc.nn` (the paper's CNNs and the
+linkage auditor), :mod:`skdc.protocol` (the deployment) and ``experiments/_reproduce.py`` and
+``_reproduce_gdp.py`` (its figures). The developer guide maps each paper to its modules.
+
 References
 ----------
 .. [1] Nosaka et al., "Geometric Data Perturbation with Noisy-Anchor Alignment for

@@ -13,6 +13,8 @@ from ._entropy import trace_ucb as trace_ucb
 from ._gaussmix_rdp import GaussMixAccountant as GaussMixAccountant
 from ._gaussmix_rdp import RDPCurve as RDPCurve
 from ._gaussmix_rdp import adaptive_threshold as adaptive_threshold
+from ._gaussmix_rdp import auto_sketch_rows as auto_sketch_rows
+from ._gaussmix_rdp import calibrate_gaussmix as calibrate_gaussmix
 from ._gaussmix_rdp import gaussmix_epsilon as gaussmix_epsilon
 from ._gaussmix_rdp import gaussmix_rdp as gaussmix_rdp
 from ._gaussmix_rdp import paper_budget as paper_budget

@@ -16,6 +16,13 @@ it receives. The scorers
 that put the bound next to the attack scorers live in :mod:`skdc.metrics`
 (:func:`~skdc.metrics.make_bound_scorer`, :func:`~skdc.metrics.bound_slack_score`).
 
+This module is the paper's home; the rest of [1]_ lives in ``privacy/_entropy.py`` (the block
+entropy's lower confidence bound), ``privacy/_hadamard.py``, ``privacy/_leakage.py`` (the
+leakage accountants), ``mechanisms/_codebook.py`` (:class:`~skdc.mechanisms.CodebookRelease`),
+``attacks/_likelihood.py`` (:class:`~skdc.attacks.PriorAwareLikelihoodAttack`),
+``metrics/_bound_scorer.py``, ``utils/_reconstruction.py``, ``nn/_dpsgd.py`` and
+``experiments/_reproduce_bound.py``. The developer guide maps each paper to its modules.
+
 References
 ----------
 .. [1] Bourne and Allison, "From Pixels to Privacy-Sensitive Features: An Information-Theoretic

@@ -22,6 +22,7 @@ References
 # Licence: BSD 3 clause
 
 import math
+from functools import lru_cache
 from numbers import Integral, Real
 
 import numpy as np
@@ -34,6 +35,8 @@ from ._leakage import LN2, _finite, gaussmix_kl
 __all__ = [
     "GaussMixAccountant",
     "RDPCurve",
+    "auto_sketch_rows",
+    "calibrate_gaussmix",
     "gaussmix_rdp",
     "gaussmix_epsilon",
     "adaptive_threshold",
@@ -313,6 +316,113 @@ def smallest_scale(epsilon_of, epsilon):
         if hi - lo < 1e-12:
             break
     return math.exp(hi)
+
+
+@validate_params(
+    {"n_columns": [Interval(Integral, 1, None, closed="left")]},
+    prefer_skip_nested_validation=True,
+)
+def auto_sketch_rows(n_columns):
+    """Sketch rows ``k = ceil(2.5 d)`` of a GaussMix release of ``d`` columns: ``k="auto"``.
+
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
+
+    The sketch dimension of the experiments of [1]_, written once for every estimator that
+    takes ``k="auto"``: :class:`~skdc.mechanisms.GaussMix` (``d`` features), the mixing
+    regressions of :mod:`skdc.linear_model` (the width of the sketched matrix) and the
+    sketch baseline there (features plus the target). ``k`` enters the privacy curve
+    ``phi(alpha; k, zeta)`` of Lemma 1 of [1]_ linearly.
+
+    Parameters
+    ----------
+    n_columns : int
+        Width ``d`` of the sketched matrix, >= 1.
+
+    Returns
+    -------
+    k : int
+        ``ceil(2.5 * n_columns)``.
+
+    Examples
+    --------
+    >>> from skdc.privacy import auto_sketch_rows
+    >>> auto_sketch_rows(4), auto_sketch_rows(5)
+    (10, 13)
+    """
+    return math.ceil(2.5 * n_columns)
+
+
+def _adaptive_eps(k, gamma, eta, delta, conversion):
+    # sketch (conditional on the good event z <= tau) plus the Gaussian release of
+    # lam_bar (sensitivity 1, noise eta): RDP alpha / (2 eta^2), converted at 2 delta / 3; the
+    # bad event costs delta / 3 (the split of Algorithm 1 of [1])
+    return gaussmix_epsilon(
+        k, gamma, 2 * delta / 3, conversion=conversion, extra_rdp=lambda a: a / (2 * eta**2)
+    )[0]
+
+
+@validate_params(
+    {
+        "k": [Interval(Integral, 1, None, closed="left")],
+        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "delta": [Interval(Real, 0, 1, closed="neither")],
+        "adaptive": ["boolean"],
+        "eta": [None, Interval(Real, 0, None, closed="neither")],
+        "conversion": [StrOptions({"improved", "classic"})],
+    },
+    prefer_skip_nested_validation=True,
+)
+@lru_cache(maxsize=256)
+def calibrate_gaussmix(k, epsilon, delta, adaptive, eta=None, conversion="improved"):
+    """Smallest dimensionless scale ``gamma`` whose release is ``(epsilon, delta)``-DP.
+
+    Read more in the :ref:`User Guide <gaussmix_accounting>`.
+
+    Non-adaptive: the sketch alone at ``delta``. Adaptive: sketch plus the eigenvalue release
+    with noise multiplier ``eta`` (default ``gamma / sqrt(k)``, the authors' choice), composed
+    in RDP at ``2 delta / 3`` plus the ``delta / 3`` bad event. Results are cached. Also
+    importable as ``skdc.mechanisms.calibrate_gaussmix``, beside the mechanism it calibrates.
+
+    Parameters
+    ----------
+    k : int
+        Sketch dimension.
+    epsilon : float
+        Target privacy budget, > 0.
+    delta : float
+        In (0, 1).
+    adaptive : bool
+        Calibrate the adaptive release (sketch plus eigenvalue release).
+    eta : float or None, default=None
+        Fixed eigenvalue noise multiplier; ``None`` ties it to ``gamma / sqrt(k)``.
+    conversion : {"improved", "classic"}, default="improved"
+        RDP to ``(epsilon, delta)`` conversion.
+
+    Returns
+    -------
+    gamma : float
+        The smallest scale reaching ``(epsilon, delta)``.
+    eta : float or None
+        The eigenvalue noise multiplier used (adaptive only).
+
+    Examples
+    --------
+    >>> from skdc.privacy import calibrate_gaussmix
+    >>> gamma, eta = calibrate_gaussmix(10, 1.0, 1e-6, False)
+    >>> round(gamma, 4), eta
+    (18.8417, None)
+    """
+    if adaptive:
+        def eps_of(g):
+            return _adaptive_eps(k, g, eta if eta is not None else g / math.sqrt(k), delta,
+                                 conversion)
+    else:
+        def eps_of(g):
+            return gaussmix_epsilon(k, g, delta, conversion=conversion)[0]
+
+    gamma = smallest_scale(eps_of, float(epsilon))
+    eta_used = (eta if eta is not None else gamma / math.sqrt(k)) if adaptive else None
+    return gamma, eta_used
 
 
 class GaussMixAccountant:

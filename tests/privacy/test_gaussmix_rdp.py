@@ -11,6 +11,8 @@ import pytest
 from skdc.privacy import (
     GaussMixAccountant,
     adaptive_threshold,
+    auto_sketch_rows,
+    calibrate_gaussmix,
     gaussmix_epsilon,
     gaussmix_rdp,
     paper_budget,
@@ -190,3 +192,38 @@ def test_bad_accountant_inputs():
         gaussmix_epsilon(3, 0.9, 1e-6)
     with pytest.raises(ValueError, match="k must be a positive integer"):
         gaussmix_rdp(2.0, 0, 5.0)
+
+
+def test_calibrate_gaussmix_lives_beside_its_accounting():
+    """The calibration reaches its budget in the accounting it inverts; the mechanisms' room
+    hands out the same function (its public path before issue 35)."""
+    import skdc.mechanisms
+
+    assert skdc.mechanisms.calibrate_gaussmix is calibrate_gaussmix
+    gamma, eta = calibrate_gaussmix(10, 1.0, 1e-6, False)
+    assert eta is None
+    assert gaussmix_epsilon(10, gamma, 1e-6)[0] <= 1.0 + 1e-9
+    assert gaussmix_epsilon(10, gamma * (1 - 1e-6), 1e-6)[0] > 1.0
+
+
+@pytest.mark.parametrize("d, k", [(1, 3), (2, 5), (4, 10), (5, 13), (784, 1960)])
+def test_auto_sketch_rows_is_the_ceiling_of_two_and_a_half_columns(d, k):
+    assert auto_sketch_rows(d) == k == math.ceil(5 * d / 2)
+
+
+def test_every_auto_sketch_takes_the_one_rule():
+    """``k="auto"`` of the mechanism, the mixing regressions and the sketch baseline."""
+    from skdc.linear_model import LinearMixingRegressor, SheffetSketchRegressor
+    from skdc.mechanisms import GaussMix
+
+    rng = np.random.RandomState(0)
+    X = rng.randn(40, 3)
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    y = np.clip(X @ np.array([0.3, -0.2, 0.1]), -1, 1)
+    assert GaussMix(random_state=0).fit(X).k_ == auto_sketch_rows(3)
+    assert LinearMixingRegressor(random_state=0).fit(X, y).k_ == auto_sketch_rows(4)
+    auto = SheffetSketchRegressor(random_state=0).fit(X, y)  # it keeps no k_: same draws
+    fixed = SheffetSketchRegressor(k=auto_sketch_rows(4), random_state=0).fit(X, y)
+    np.testing.assert_array_equal(auto.coef_, fixed.coef_)
+    other = SheffetSketchRegressor(k=auto_sketch_rows(4) + 1, random_state=0).fit(X, y)
+    assert not np.array_equal(auto.coef_, other.coef_)

@@ -14,6 +14,8 @@ WRONG_CALLS = [
     ("plugin_entropy", (np.ones((4, 1)), 0.0, 2), {}),
     ("sampling_margin", (1, 4, 0.025), {}),
     ("adaptive_threshold", (0.0,), {}),
+    ("auto_sketch_rows", (0,), {}),
+    ("calibrate_gaussmix", (0, 1.0, 1e-6, False), {}),
     ("gaussmix_epsilon", (1, 10.0, 1e-5), {"conversion": "best"}),
     ("gaussmix_rdp", (2.0, "3", 5.0), {}),
     ("paper_budget", (-1.0, 5.0, 2, 1e-5), {}),
