@@ -136,9 +136,6 @@ TESTED_ELSEWHERE = {
                                    "tests/protocol/test_format.py and test_fuzz.py",
     "skdc/protocol/_screen.py": "the analyst's anchor screen, tested by "
                                 "tests/protocol/test_analyst_screen.py",
-    "skdc/utils/_deployment.py": "the audited-settings fingerprint, tested on both sides (the "
-                                 "audit writing it, analyst fit checking it) by "
-                                 "tests/experiments/test_compare.py",
     "skdc/utils/_device.py": "resolve_device, public as skdc.nn.resolve_device and tested in "
                              "tests/nn/test_net.py (it needs torch)",
     "skdc/utils/_lazy.py": "the stubs' reader, tested over every package by tests/test_stubs.py",

@@ -7,6 +7,10 @@ from ._files import load_anchor as load_anchor
 from ._files import load_model as load_model
 from ._files import make_anchor as make_anchor
 from ._files import save_model as save_model
+from ._fingerprint import DEPLOYED_FIELDS as DEPLOYED_FIELDS
+from ._fingerprint import read_audit_fingerprint as read_audit_fingerprint
+from ._fingerprint import settings_fingerprint as settings_fingerprint
+from ._fingerprint import upload_settings as upload_settings
 from ._format import UploadSet as UploadSet
 from ._format import load_uploads as load_uploads
 from ._format import save_simulated_uploads as save_simulated_uploads

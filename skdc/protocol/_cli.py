@@ -608,15 +608,15 @@ def _audited(value):
     without the flag."""
     if value is None:
         return None
-    from ..utils._deployment import read_audit_fingerprint
+    from ._fingerprint import read_audit_fingerprint
 
     return read_audit_fingerprint(value, "--audit-fingerprint", error=UploadError)
 
 
 def _check_audited(audited, paths):
     """Refuse, before any fit, an upload whose declared settings are not the audited ones."""
-    from ..utils._deployment import settings_fingerprint, upload_settings
     from ._container import Container
+    from ._fingerprint import settings_fingerprint, upload_settings
     from ._format import _UPLOAD
 
     expected, settings = audited
