@@ -171,3 +171,28 @@ def test_bad_inputs_refused(digits_chain):
     small = CodebookRelease(3, random_state=0).fit(X_est[:100], X_shadow=X_shadow)
     with pytest.raises(ValueError, match=r"must hold >= 20 estimation rows"):
         small.per_block_bound(X_est[:100], ent)
+
+
+def test_the_release_contract_is_shared_with_the_likelihood_attack():
+    """The developer guide's release contract (section 9): ``fit`` on a shadow sample,
+    ``release``, ``attack``, ``release_and_attack(X) == attack(release(X))`` and
+    ``score(X, y=None, trace=None)``, the same for the codebook and the DP-SGD attack."""
+    import inspect
+
+    from skdc.attacks import PriorAwareLikelihoodAttack
+
+    for name in ("release", "attack", "release_and_attack", "score"):
+        # the released array keeps each paper's symbol (Q, Y); the positions agree
+        params = [[p.kind for p in inspect.signature(getattr(cls, name)).parameters.values()]
+                  for cls in (CodebookRelease, PriorAwareLikelihoodAttack)]
+        assert params[0][:2] == params[1][:2], name
+    assert list(inspect.signature(CodebookRelease.score).parameters) == [
+        "self", "X", "y", "trace"]
+    rng = np.random.RandomState(0)
+    shadow, targets = rng.randn(200, 3), rng.randn(10, 3)
+    for release in (CodebookRelease(2, random_state=0).fit(shadow),
+                    PriorAwareLikelihoodAttack(0.5, random_state=0).fit(shadow)):
+        X_hat = release.release_and_attack(targets)
+        assert X_hat.shape == targets.shape
+        assert_allclose(X_hat, release.attack(release.release(targets)), rtol=1e-12)
+        assert math.isfinite(release.score(targets, trace=3.0))
