@@ -1,6 +1,6 @@
 """The audited settings of a deployment and their fingerprint, shared by the audit and the analyst.
 
-An audit (:func:`skdc.experiments.compare_options`) recommends the settings each participant
+An audit (:func:`skdc.audit.compare_options`) recommends the settings each participant
 runs, writes them as ``skdc participant upload`` flags, and prints a fingerprint of them.
 ``skdc analyst fit --audit-fingerprint`` reads the settings each upload declares in its public
 header and refuses the uploads whose fingerprint differs, so what was audited is what is

@@ -1,6 +1,6 @@
 """The audit's pictures and page: figures drawn from the audit's tables, and the HTML report.
 
-Everything here renders; nothing computes a verdict. :mod:`skdc.experiments._audit` computes
+Everything here renders; nothing computes a verdict. :mod:`skdc.audit._audit` computes
 the calibration and the tables and hands them over; this module draws the figures (PNG, base64)
 and writes the self-contained page (no scripts, no links), the verdict first. Attack errors may
 span decades (the Moore-Penrose attack's error explodes on some draws), so they are drawn on a
@@ -31,7 +31,7 @@ def noise_label(param):
 
     Examples
     --------
-    >>> from skdc.experiments._report import noise_label
+    >>> from skdc.audit._report import noise_label
     >>> noise_label("align__v"), noise_label("gdp__noise")
     ('anchor noise v', 'private-data noise sigma')
     """
@@ -48,7 +48,7 @@ def attack_label(name):
 
     Examples
     --------
-    >>> from skdc.experiments._report import attack_label
+    >>> from skdc.audit._report import attack_label
     >>> attack_label("mp"), attack_label("procrustes unlinked")
     ('Moore-Penrose (mp)', 'Procrustes (linkage)')
     """
@@ -67,7 +67,7 @@ def targets_words(s):
 
     Examples
     --------
-    >>> from skdc.experiments._report import targets_words
+    >>> from skdc.audit._report import targets_words
     >>> targets_words({"max_linkage": 0.15, "target_error": None})
     'exact-source linkage at most 0.15 (chance 0.1)'
     >>> targets_words({"max_linkage": None, "target_error": 0.5, "sensitive": 3,
@@ -91,7 +91,7 @@ def say(s, python, flags):
 
     Examples
     --------
-    >>> from skdc.experiments._report import say
+    >>> from skdc.audit._report import say
     >>> say({"cli": True}, "n_anchors=", "--n-anchors"), say({}, "n_anchors=", "--n-anchors")
     ('--n-anchors', 'n_anchors=')
     """
@@ -125,7 +125,7 @@ def learns_nothing(s, utility, where="without noise"):
 
     Examples
     --------
-    >>> from skdc.experiments._report import learns_nothing
+    >>> from skdc.audit._report import learns_nothing
     >>> s = {"n_classes": 2, "majority_share": 0.73, "imbalanced": False, "model": "ridge",
     ...      "cli": True}
     >>> learns_nothing(s, 0.62) is None

@@ -1,6 +1,6 @@
 """Command line of the audit: ``skdc audit --data X.npy --labels y.npy ... --out report/``.
 
-Runs :func:`skdc.experiments.audit` on ``.npy`` files and writes ``report.html`` and the CSV
+Runs :func:`skdc.audit.audit` on ``.npy`` files and writes ``report.html`` and the CSV
 tables into ``--out``. Settings come from flags or from the ``[audit]`` table of a TOML file
 (``--config``; flags given on the command line win); ``skdc audit --example`` prints one.
 Finished draws are checkpointed under ``OUT/checkpoint``, so rerunning an interrupted command
@@ -11,7 +11,7 @@ else one line per stage, per setting decided and per minute of draws, for a log 
 after the first draws the command prints its estimate of the whole run and how to shorten it.
 Heavy imports happen inside the command, so ``skdc --help`` stays fast.
 
-With ``--compare OPTION ...`` it runs :func:`skdc.experiments.compare_options` instead: every
+With ``--compare OPTION ...`` it runs :func:`skdc.audit.compare_options` instead: every
 option side by side (Local, Central, I-GDP, C-GDP, the KTI route, GaussMix at ``--epsilon``),
 written as ``report.html``, ``comparison.csv`` and, for the chosen option, the ``skdc
 participant upload`` flags (``deployment.txt``) and their fingerprint (``deployment.json``).
@@ -109,7 +109,7 @@ _LIMITS = {"participants": (2, 10_000), "draws": (2, 100_000), "grid": (1, 10_00
 _CHOICES = {"mechanism": ("igdp", "cgdp"), "aligner": ("gopp", "none"),
             "model": ("logistic", "ridge"), "backend": ("loky", "threading", "dask"),
             "criterion": ("order", "clopper-pearson", "normal"), "nonlinear": ("kpca", "umap")}
-# the options of --compare (skdc.experiments.compare_options), "all" for every one
+# the options of --compare (skdc.audit.compare_options), "all" for every one
 _COMPARE = ("local", "central", "igdp", "cgdp", "kti", "gaussmix")
 # what a single audit takes and a comparison does not (each option has its own range)
 _NOT_WITH_COMPARE = ("attack", "range", "xtol", "images")
@@ -165,7 +165,7 @@ def _config(args):
 
 def _config_table(path):
     """The ``[audit]`` table of ``--config``, its keys checked."""
-    from ._sweep_config import _load_config
+    from ..utils._config import _load_config
 
     if not path.is_file():
         raise FileNotFoundError(f"--config {path}: no such file; `skdc audit --example` "

@@ -50,6 +50,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ..utils._checkpoint import DrawCheckpoint
 from ..utils._deployment import settings_fingerprint
+from ..utils._draw_jobs import _Maker, _resolve_scoring, _SweepContext
 from ..utils._files import write_outputs
 from ..utils._progress import run_progress, stage_progress
 from ..utils._sklearn_compat import (
@@ -100,7 +101,6 @@ from ._calibrate import (
     _Runner,
     _Search,
 )
-from ._sweep import _Maker, _resolve_scoring, _SweepContext
 
 __all__ = ["ComparedOption", "Comparison", "compare_options"]
 
@@ -364,7 +364,7 @@ class Comparison:
     --------
     >>> import tempfile
     >>> from sklearn.datasets import make_classification
-    >>> from skdc.experiments import compare_options
+    >>> from skdc.audit import compare_options
     >>> X, y = make_classification(n_samples=200, n_features=5, random_state=0)
     >>> cmp = compare_options(X, y, options=["local", "central", "gaussmix"],
     ...                       epsilons=[4.0], n_participants=2, confidence=0.75,
@@ -675,7 +675,7 @@ def compare_options(X, y, *, options=None, epsilons=(1.0, 8.0), n_participants=5
     Examples
     --------
     >>> from sklearn.datasets import make_classification
-    >>> from skdc.experiments import compare_options
+    >>> from skdc.audit import compare_options
     >>> X, y = make_classification(n_samples=200, n_features=5, random_state=0)
     >>> cmp = compare_options(X, y, options=["local", "central", "gaussmix"],
     ...                       epsilons=[4.0], n_participants=2, confidence=0.75,
@@ -1554,4 +1554,4 @@ def _python_call(ctx, results, epsilons, random_state):
         args.append(f"model_params={given!r}")
     if ctx.n_anchors is not None:
         args.append(f"n_anchors={ctx.n_anchors!r}")
-    return f"skdc.experiments.compare_options(X, y, {', '.join(args)})"
+    return f"skdc.audit.compare_options(X, y, {', '.join(args)})"

@@ -55,12 +55,8 @@ from joblib import delayed
 from sklearn.utils import check_random_state
 
 from ..utils._checkpoint import DrawCheckpoint
-from ..utils._docstring import Substitution
-from ..utils._progress import stage_progress
-from ..utils._references import gdp_paper_references
-from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
-from ._docstrings import _GOPP_PIPELINE_EXAMPLE
-from ._sweep import (
+from ..utils._docstring import _GOPP_PIPELINE_EXAMPLE, Substitution
+from ..utils._draw_jobs import (
     _CONTEXTS,
     _check_param,
     _is_classification,
@@ -70,6 +66,9 @@ from ._sweep import (
     _run_draw,
     _SweepContext,
 )
+from ..utils._progress import stage_progress
+from ..utils._references import gdp_paper_references
+from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
 
 __all__ = ["NoiseCalibration", "calibrate_noise"]
 
@@ -284,7 +283,7 @@ class NoiseCalibration:
     --------
     {example}
     >>> import numpy as np
-    >>> from skdc.experiments import calibrate_noise
+    >>> from skdc.audit import calibrate_noise
     >>> cal = calibrate_noise(pipe, X, y, param="align__v", attack="procrustes",
     ...                       min_error=0.2, max_linkage=None, confidence=0.8,
     ...                       bounds=(0.0, 0.4), xtol=0.1, random_state=0)
@@ -377,7 +376,7 @@ def _resolve_target(colluder, target, n_participants):
 
     Examples
     --------
-    >>> from skdc.experiments._calibrate import _resolve_target
+    >>> from skdc.audit._calibrate import _resolve_target
     >>> _resolve_target(0, None, 3), _resolve_target(1, None, 3), _resolve_target([0, 1], 2, 3)
     (1, 0, 2)
     """
@@ -697,7 +696,7 @@ def _column_kind(name, errors=()):
 
     Examples
     --------
-    >>> from skdc.experiments._calibrate import _column_kind
+    >>> from skdc.audit._calibrate import _column_kind
     >>> _column_kind("balanced_accuracy"), _column_kind("mp unlinked"), _column_kind("x")
     ('share', 'share', 'number')
     """
@@ -784,7 +783,7 @@ def _planned_values(low, high, xtol):
 
     Examples
     --------
-    >>> from skdc.experiments._calibrate import _planned_values
+    >>> from skdc.audit._calibrate import _planned_values
     >>> _planned_values(0.0, 1.0, 1 / 32)
     7
     """
@@ -1246,7 +1245,7 @@ def calibrate_noise(estimator, X, y=None, *, param, attack, min_error=None,
     Examples
     --------
     {example}
-    >>> from skdc.experiments import calibrate_noise
+    >>> from skdc.audit import calibrate_noise
     >>> cal = calibrate_noise(pipe, X, y, param="align__v", attack="procrustes",
     ...                       min_error=0.2, max_linkage=None, confidence=0.9,
     ...                       bounds=(0.0, 0.4), xtol=0.05, random_state=0)

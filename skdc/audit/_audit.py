@@ -4,7 +4,7 @@
 deploys the chosen mechanism and aligner, calibrates the noise for a target attack error
 (:func:`calibrate_noise`: every draw a fresh deployment on the fixed partition, judged by a
 distribution-free rule), sweeps a grid of noise values for the frontier, and computes the
-tables of the report. :mod:`skdc.experiments._report` renders them into a self-contained HTML
+tables of the report. :mod:`skdc.audit._report` renders them into a self-contained HTML
 page (figures embedded as PNG, no scripts, no links) that :meth:`AuditReport.save` writes with
 the tables as CSV files, so that a privacy officer can read the answer and a data scientist can
 check it.
@@ -100,7 +100,7 @@ class AuditReport:
     --------
     >>> import tempfile
     >>> from sklearn.datasets import make_classification
-    >>> from skdc.experiments import audit
+    >>> from skdc.audit import audit
     >>> X, y = make_classification(n_samples=240, n_features=6, random_state=0)
     >>> rep = audit(X, y, n_participants=3, attacks=["procrustes"], target_error=0.2,
     ...             max_linkage=None, confidence=0.8, bounds=(0.0, 0.4), n_grid=3,
@@ -412,7 +412,7 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
     Examples
     --------
     >>> from sklearn.datasets import load_digits
-    >>> from skdc.experiments import audit
+    >>> from skdc.audit import audit
     >>> X, y = load_digits(return_X_y=True)
     >>> rep = audit(X[:300] / 16, y[:300], n_participants=3, attacks=["procrustes"],
     ...             max_linkage=None, target_error=0.3, confidence=0.8, bounds=(0.0, 0.1),
@@ -642,7 +642,7 @@ def _advice(cli, n_jobs, fewer):
 
     Examples
     --------
-    >>> from skdc.experiments._audit import _advice
+    >>> from skdc.audit._audit import _advice
     >>> print(_advice(True, 1, "options"))  # doctest: +ELLIPSIS
     --n-jobs -1 (draws in parallel on this machine's ... cores; now 1 worker), ...
     """
@@ -678,7 +678,7 @@ def _frontier_grid(pipe, split, param, names, targets, colluder, target, bounds,
     evenly spaced noise values, checkpointed as the calibration's draws are."""
     import pandas as pd
 
-    from ._sweep import _resolve_scoring
+    from ..utils._draw_jobs import _resolve_scoring
 
     low, high = map(float, bounds)
     grid = np.linspace(low, high, n_grid) if n_grid >= 2 else np.array([high])
@@ -770,7 +770,7 @@ def _python_call(args):
             "colluder", "target", "model", "model_params", "n_anchors", "images", "n_draws",
             "criterion", "n_grid", "grid_draws", "bounds", "xtol", "test_size", "random_state")
     inner = ", ".join(f"{k}={args[k]!r}" for k in keys if not hasattr(args[k], "fit"))
-    return f"skdc.experiments.audit(X, y, {inner})"
+    return f"skdc.audit.audit(X, y, {inner})"
 
 
 # ----------------------------------------------------------------------------- tables
@@ -913,7 +913,7 @@ def _reconstruction_picture(cal, pipe, split, param, colluder, target, images=Fa
 
     from ..attacks import collusion_view
     from ..metrics import make_attack, relative_error
-    from ._sweep import _Maker
+    from ..utils._draw_jobs import _Maker
 
     at, _ = _where(cal)
     row = cal.table[cal.table["value"] == at].sort_values("draw").iloc[0]

@@ -1,6 +1,6 @@
 """The comparison's figure and page: every option side by side, the verdict first.
 
-Everything here renders; nothing computes a verdict. :mod:`skdc.experiments._compare` computes
+Everything here renders; nothing computes a verdict. :mod:`skdc.audit._compare` computes
 the options, the table, the verdict and the deployment and hands them over; this module draws
 one figure (utility against the strongest attack's error, and utility against epsilon) and
 writes the self-contained page (figures as PNG, no scripts, no links).
@@ -144,7 +144,7 @@ def plot_comparison(comparison, axes=None):
     Parameters
     ----------
     comparison : Comparison
-        The result of :func:`~skdc.experiments.compare_options`.
+        The result of :func:`~skdc.audit.compare_options`.
     axes : pair of matplotlib Axes, default=None
         Where to draw; a new figure when ``None``.
 

@@ -26,9 +26,9 @@ from skdc.__main__ import main
 from skdc.alignment import GOPPAligner, KTIAligner
 from skdc.anchors import SMOTEAnchor
 from skdc.attacks import AnchorRegressionAttack, collusion_view
-from skdc.experiments import Central, Local, compare_options
-from skdc.experiments._audit import _DEPLOYMENTS
-from skdc.experiments._calibrate import _linkage_params
+from skdc.audit import Central, Local, compare_options
+from skdc.audit._audit import _DEPLOYMENTS
+from skdc.audit._calibrate import _linkage_params
 from skdc.linear_model import MixingLogisticRegression
 from skdc.mechanisms import CGDP, IGDP, KernelPCAMechanism, calibrate_gaussmix, gaussmix_release
 from skdc.metrics import (
@@ -586,7 +586,7 @@ def pd_read(path):
 def test_inference_below_its_baseline_is_said_in_words(comparison):
     from dataclasses import replace
 
-    from skdc.experiments._compare_report import _below_baseline, _display_table
+    from skdc.audit._compare_report import _below_baseline, _display_table
 
     cmp, _ = comparison
     options = {k: (replace(o, inference=0.68, inference_chance=0.74) if k == "igdp" else o)
@@ -604,7 +604,7 @@ def test_inference_below_its_baseline_is_said_in_words(comparison):
 def test_the_deployed_analyst_fit_carries_the_model_params():
     from types import SimpleNamespace
 
-    from skdc.experiments._compare import _commands
+    from skdc.audit._compare import _commands
     from skdc.utils._params import parse_model_params
 
     ctx = SimpleNamespace(n_participants=2, model="logistic",
@@ -620,7 +620,7 @@ def test_the_deployed_analyst_fit_carries_the_model_params():
 def test_the_bootstrap_interval_in_batches_is_the_one_of_one_draw(monkeypatch):
     """Resamples drawn in batches (memory linear in the rows) are those of one draw of all of
     them: the interval is the percentile interval of sklearn's balanced accuracy over them."""
-    from skdc.experiments import _compare
+    from skdc.audit import _compare
 
     rng = np.random.RandomState(1)
     y = rng.randint(3, size=60)
