@@ -126,6 +126,14 @@ TESTED_ELSEWHERE = {
     "skdc/experiments/_cli_papers.py": "the bound, GaussMix and GDP-solver reproductions' "
                                         "command line, run by tests/experiments/"
                                         "test_reproduce_{bound,gaussmix,gdp}.py",
+    "skdc/audit/_commands.py": "the deployment commands of a compared option, run for real "
+                               "by tests/audit/test_compare.py",
+    "skdc/audit/_options.py": "the comparison's option runners, run through compare_options by "
+                              "tests/audit/test_compare.py",
+    "skdc/audit/_results.py": "the comparison's result types, read back by "
+                              "tests/audit/test_compare.py",
+    "skdc/audit/_verdict.py": "the comparison's verdict and the regulator's table, read back "
+                              "by tests/audit/test_compare.py",
     "skdc/audit/_report.py": "the audit's report, read back by tests/audit/test_audit.py",
     "skdc/audit/_compare_report.py": "the comparison's report, read back (and rendered in "
                                      "Chromium) by tests/audit/test_compare.py",

@@ -412,7 +412,7 @@ def _check_compare(args):
         if getattr(args, dest) is not None:
             raise ValueError(f"{_flag(dest)} applies to a single audit; with --compare every "
                              "option runs its own attacks over its own range. Drop it.")
-    from ._compare import _MIN_EPSILON
+    from ._options import _MIN_EPSILON
 
     for eps in args.epsilon or []:
         if not (math.isfinite(eps) and _MIN_EPSILON <= eps <= 1000):
@@ -447,7 +447,7 @@ def _checkpoint_folder(args):
                          "skdc keeps its checkpoints in a real folder there. Move it away or "
                          "choose another --out.")
     if args.fresh:
-        from ._compare import CHECKPOINT_FILES
+        from ._options import CHECKPOINT_FILES
 
         remove_written(checkpoint, _CHECKPOINTS + CHECKPOINT_FILES,
                        "--out's checkpoint folder (--fresh)", is_ours=is_checkpoint)

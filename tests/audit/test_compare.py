@@ -604,7 +604,7 @@ def test_inference_below_its_baseline_is_said_in_words(comparison):
 def test_the_deployed_analyst_fit_carries_the_model_params():
     from types import SimpleNamespace
 
-    from skdc.audit._compare import _commands
+    from skdc.audit._commands import _commands
     from skdc.utils._params import parse_model_params
 
     ctx = SimpleNamespace(n_participants=2, model="logistic",
@@ -620,14 +620,14 @@ def test_the_deployed_analyst_fit_carries_the_model_params():
 def test_the_bootstrap_interval_in_batches_is_the_one_of_one_draw(monkeypatch):
     """Resamples drawn in batches (memory linear in the rows) are those of one draw of all of
     them: the interval is the percentile interval of sklearn's balanced accuracy over them."""
-    from skdc.audit import _compare
+    from skdc.audit import _options
 
     rng = np.random.RandomState(1)
     y = rng.randint(3, size=60)
     pred = np.where(rng.rand(60) < 0.7, y, rng.randint(3, size=60))
-    monkeypatch.setattr(_compare, "_BOOTSTRAP_CELLS", 60 * 7)  # batches of 7 resamples
-    util, (low, high) = _compare._balanced_accuracy_bootstrap(y, pred, 0.9, 5)
-    idx = np.random.RandomState(5).randint(60, size=(_compare._N_BOOTSTRAP, 60))
+    monkeypatch.setattr(_options, "_BOOTSTRAP_CELLS", 60 * 7)  # batches of 7 resamples
+    util, (low, high) = _options._balanced_accuracy_bootstrap(y, pred, 0.9, 5)
+    idx = np.random.RandomState(5).randint(60, size=(_options._N_BOOTSTRAP, 60))
     boot = [balanced_accuracy_score(y[i], pred[i]) for i in idx]
     assert_allclose([low, high], np.quantile(boot, [0.05, 0.95]), rtol=1e-12)
     assert_allclose(util, balanced_accuracy_score(y, pred), rtol=1e-12)
