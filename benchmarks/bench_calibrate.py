@@ -30,7 +30,7 @@ from sklearn.model_selection import train_test_split  # noqa: E402
 from sklearn.pipeline import Pipeline  # noqa: E402
 
 from skdc.alignment import GOPPAligner  # noqa: E402
-from skdc.audit._calibrate import _prediction_bounds  # noqa: E402
+from skdc.audit._criteria import _prediction_bounds
 from skdc.experiments import calibrate_noise, privacy_utility_sweep  # noqa: E402
 from skdc.mechanisms import IGDP  # noqa: E402
 

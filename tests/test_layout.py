@@ -126,6 +126,12 @@ TESTED_ELSEWHERE = {
     "skdc/experiments/_cli_papers.py": "the bound, GaussMix and GDP-solver reproductions' "
                                         "command line, run by tests/experiments/"
                                         "test_reproduce_{bound,gaussmix,gdp}.py",
+    "skdc/audit/_criteria.py": "the calibration's criteria, judged through calibrate_noise by "
+                               "tests/audit/test_calibrate.py",
+    "skdc/audit/_draws.py": "the audit's draw engine (checkpoints, fingerprints, the search), "
+                            "run by tests/audit/test_calibrate.py",
+    "skdc/audit/_targets.py": "the colluder, the attacked party and the attacks' targets, run "
+                              "by tests/audit/test_calibrate.py",
     "skdc/audit/_commands.py": "the deployment commands of a compared option, run for real "
                                "by tests/audit/test_compare.py",
     "skdc/audit/_options.py": "the comparison's option runners, run through compare_options by "

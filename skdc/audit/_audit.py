@@ -25,27 +25,30 @@ from ..utils._files import ensure_folder, write_outputs
 from ..utils._progress import run_progress
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
 from ._calibrate import (
-    _MAX_LINKAGE,
     _RUN_CONSTRAINTS,
-    _UNLINKED,
     _V_PT_COLUMN,
-    _attack_of,
     _attacked_rows,
     _check_draws,
     _check_range,
-    _content_hash,
-    _data_digest,
     _FittedAttribute,
-    _fixed_partition,
-    _judged,
-    _mean_interval,
-    _planned_values,
-    _resolve_target,
-    _row_fields,
-    _runner,
     calibrate_noise,
 )
+from ._criteria import _UNLINKED, _mean_interval
+from ._draws import (
+    _content_hash,
+    _data_digest,
+    _planned_values,
+    _row_fields,
+    _runner,
+)
 from ._report import learns_nothing, noise_label, render
+from ._targets import (
+    _MAX_LINKAGE,
+    _attack_of,
+    _fixed_partition,
+    _judged,
+    _resolve_target,
+)
 
 __all__ = ["AuditReport", "audit"]
 
@@ -158,8 +161,6 @@ class AuditReport:
 # split (below 40% of the rows for two classes): the audit's own models then weigh the classes
 # alike (class_weight="balanced"), or an unweighted model predicts the commonest label only
 _IMBALANCED = 0.8
-# a model without noise within this much balanced accuracy of chance learns (almost) nothing
-_LEARNS_NOTHING = 0.05
 
 
 def _model(model, params=None):

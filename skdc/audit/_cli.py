@@ -483,7 +483,7 @@ def _run_identity(args, X, y, partition):
     the paths, the output and the workers, the column names and the SHA-256 of the rows,
     labels and partition (a folder holding another audit's report is refused without
     --force; the same audit's is resumed and replaced)."""
-    from ._calibrate import _data_digest
+    from ._draws import _data_digest
 
     skip = {"data", "labels", "partition", "out", "n_jobs", "backend", "scheduler"}
     run = {dest: getattr(args, dest) for dest, _ in _KEYS.values() if dest not in skip}

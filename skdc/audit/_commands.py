@@ -10,9 +10,7 @@ from ..utils._draw_jobs import _Maker
 from ._audit import (
     _scale,
 )
-from ._calibrate import (
-    _data_digest,
-)
+from ._draws import _data_digest
 
 
 def _deployment(ctx, option):

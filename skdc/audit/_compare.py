@@ -63,13 +63,8 @@ from ._audit import (
     _pipeline,
     _split_rows,
 )
-from ._calibrate import (
-    _MAX_LINKAGE,
-    _RUN_CONSTRAINTS,
-    _check_draws,
-    _planned_values,
-    _resolve_target,
-)
+from ._calibrate import _RUN_CONSTRAINTS, _check_draws
+from ._draws import _planned_values
 from ._options import (
     _MAX_EPSILONS,
     _MIN_EPSILON,
@@ -81,6 +76,7 @@ from ._options import (
     _top_dimension,
 )
 from ._results import ComparedOption, Comparison, HeldOut
+from ._targets import _MAX_LINKAGE, _resolve_target
 from ._verdict import _assemble
 
 __all__ = ["ComparedOption", "Comparison", "compare_options"]

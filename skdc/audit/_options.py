@@ -31,25 +31,28 @@ from ._audit import (
     _where,
 )
 from ._calibrate import (
-    _UNLINKED,
     _V_PT_COLUMN,
-    _attack_of,
     _attacked_rows,
     _check_range,
-    _content_hash,
     _FittedAttribute,
-    _linkage_params,
-    _mean_interval,
     _OnRows,
-    _order_bounds,
-    _planned_values,
-    _prediction_bounds,
     _result,
+)
+from ._criteria import (
+    _UNLINKED,
+    _mean_interval,
+    _order_bounds,
+    _prediction_bounds,
+)
+from ._draws import (
+    _content_hash,
+    _planned_values,
     _row_fields,
     _Runner,
     _Search,
 )
 from ._results import ComparedOption
+from ._targets import _attack_of, _linkage_params
 
 OPTIONS = ("local", "central", "igdp", "cgdp", "kti", "gaussmix")
 # the checkpoint files a comparison writes in its folder (and `--fresh` may remove)
@@ -527,7 +530,7 @@ def _run_kti(ctx):
     if not np.isfinite(cal.value):
         s = cal.summary[(cal.summary["value"] == at)
                         & (cal.summary["attack"] == cal.binding_attack)].iloc[0]
-        from ._calibrate import _relax, _shortfall
+        from ._criteria import _relax, _shortfall
 
         warnings.warn(
             f"The KTI route meets the targets at no dimension, not even 1: there "

@@ -22,6 +22,9 @@ import numpy as np
 __all__ = ["SECTIONS", "attack_label", "figures", "learns_nothing", "noise_label",
            "plot_calibration", "render", "say", "targets_words", "verdict_sentence"]
 
+# a model without noise within this much balanced accuracy of chance learns (almost) nothing
+_LEARNS_NOTHING = 0.05
+
 _FLOOR, _CEIL = 1e-3, 1e3  # ratios to the target drawn within these, beyond them capped
 _MEETS, _FAILS = "#1a7f37", "#c0392b"
 
@@ -137,8 +140,6 @@ def learns_nothing(s, utility, where="without noise"):
     utility the model never had. Give the model a chance first: --model logistic or more
     informative columns in --data.
     """
-    from ._audit import _LEARNS_NOTHING
-
     if utility is None or not np.isfinite(utility) or not s.get("n_classes"):
         return None
     chance = 1.0 / s["n_classes"]
@@ -194,7 +195,7 @@ def plot_calibration(cal, ax):
     -------
     ax : matplotlib Axes
     """
-    from ._calibrate import _draw_margin
+    from ._criteria import _draw_margin
 
     t = cal.table
     margin = np.array([_draw_margin(r, cal.min_error) for r in t.to_dict("records")])
@@ -564,7 +565,7 @@ def _no_noise_words(s, cal, tables, without):
                 f"{link[3]} simulated deployment{'s' if link[3] != 1 else ''} run there: "
                 f"{what}.{util} {_helps(s)}")
     b = _binding_row(cal, high)
-    from ._calibrate import _shortfall
+    from ._criteria import _shortfall
 
     return (f"even at the largest {e(noise)} tried, {high:.4g}, "
             f"{e(_shortfall(cal.binding_attack, b))}, {_allowance(cal)}.{util} "
