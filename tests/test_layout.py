@@ -130,6 +130,8 @@ TESTED_ELSEWHERE = {
                                "tests/audit/test_calibrate.py",
     "skdc/audit/_draws.py": "the audit's draw engine (checkpoints, fingerprints, the search), "
                             "run by tests/audit/test_calibrate.py",
+    "skdc/audit/_split.py": "the one train/held-out split (HeldOut), read back by "
+                            "tests/audit/test_compare.py and tests/audit/test_calibrate.py",
     "skdc/audit/_targets.py": "the colluder, the attacked party and the attacks' targets, run "
                               "by tests/audit/test_calibrate.py",
     "skdc/audit/_commands.py": "the deployment commands of a compared option, run for real "

@@ -42,10 +42,10 @@ from ._draws import (
     _runner,
 )
 from ._report import learns_nothing, noise_label, render
+from ._split import _split_parties
 from ._targets import (
     _MAX_LINKAGE,
     _attack_of,
-    _fixed_partition,
     _judged,
     _resolve_target,
 )
@@ -438,7 +438,7 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
     params, balanced = _model_params(model, model_params, labels)
     estimator = _model(model, params)
     pipe = _pipeline(mechanism, aligner, n_participants, estimator, random_state, n_anchors)
-    split = _split_rows(X, y, parties, test_size, rng, pipe)
+    split = _split_parties(X, y, parties, test_size, rng, pipe)
     low, high, xtol = _check_range(_default_bounds(param, n_participants, X, n_anchors)
                                    if bounds is None else bounds, xtol)
     folder = _checkpoint_folder(checkpoint)
@@ -470,7 +470,7 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
                    images=bool(images), cli=command_line is not None, columns=columns)
     setting["n_resumed"] = calibration.n_draws_resumed + grid_resumed
     setting["n_draws_all"] = len(draws)
-    leakage = _gaussian_leakage(param, calibration, split.X_tr)
+    leakage = _gaussian_leakage(param, calibration, split.X_train)
     tables = _tables(calibration, draws, names, param, setting, leakage)
     setting["linkage"] = tables["linkage"]  # the strongest attack's, where the verdict is read
     setting["learns_nothing"] = learns_nothing(setting, tables["baseline"])
@@ -557,34 +557,6 @@ def _parties(partition, n_participants, X):
     return parties, int(ids.size)
 
 
-@dataclass
-class _Split:
-    """The audit's one train/test split and the rows' parties (``p_tr``, ``p_te``): the
-    user's partition, or the mechanism's keyed hash under the audit's seed, computed once."""
-
-    X_tr: object
-    X_te: object
-    y_tr: object
-    y_te: object
-    p_tr: object
-    p_te: object
-    from_partition: bool
-
-
-def _split_rows(X, y, parties, test_size, rng, pipe):
-    from sklearn.model_selection import train_test_split
-
-    seed = rng.randint(2**31 - 1)
-    if parties is None:
-        X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=test_size, stratify=y,
-                                                  random_state=seed)
-        p_tr, p_te = _fixed_partition(pipe, X_tr, y_tr, X_te)
-        return _Split(X_tr, X_te, y_tr, y_te, p_tr, p_te, False)
-    X_tr, X_te, y_tr, y_te, p_tr, p_te = train_test_split(
-        X, y, parties, test_size=test_size, stratify=parties, random_state=seed)
-    return _Split(X_tr, X_te, y_tr, y_te, p_tr, p_te, True)
-
-
 def _checkpoint_folder(checkpoint):
     """The checkpoint folder, created (never reached through a link), or ``None``."""
     if checkpoint is None:
@@ -610,8 +582,9 @@ def _calibrate(pipe, split, param, names, targets, confidence, n_draws, bounds, 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         cal = calibrate_noise(
-            pipe, split.X_tr, split.y_tr, test_data=(split.X_te, split.y_te, split.p_te),
-            participant=split.p_tr, param=param, attack=names,
+            pipe, split.X_train, split.y_train,
+            test_data=(split.X_test, split.y_test, split.participant_test),
+            participant=split.participant_train, param=param, attack=names,
             min_error=targets["target_error"], max_linkage=targets["max_linkage"],
             sensitive=targets["sensitive"], max_sensitive_gain=targets["max_sensitive_gain"],
             confidence=confidence, n_draws=n_draws, bounds=bounds, xtol=xtol,
@@ -684,19 +657,19 @@ def _frontier_grid(pipe, split, param, names, targets, colluder, target, bounds,
     low, high = map(float, bounds)
     grid = np.linspace(low, high, n_grid) if n_grid >= 2 else np.array([high])
     seeds = rng.randint(2**31 - 1, size=grid_draws)
-    attacks, _, errors = _judged(names, colluder, target, split.p_te,
+    attacks, _, errors = _judged(names, colluder, target, split.participant_test,
                                  targets["target_error"], targets["max_linkage"],
                                  targets["sensitive"], targets["max_sensitive_gain"],
-                                 split.X_tr.shape[1])
+                                 split.X_train.shape[1])
     scoring = {**_resolve_scoring("balanced_accuracy"),
                _V_PT_COLUMN: _FittedAttribute("v_phase_transition_")}
-    fit_params = {"participant": split.p_tr}
+    fit_params = {"participant": split.participant_train}
     fingerprint = {"param": param, "redraw": "deployment", "columns": [*scoring, *attacks],
-                   "content": _content_hash(pipe, attacks, scoring, split.X_tr, split.y_tr,
-                                            (split.X_te, split.y_te), fit_params)}
+                   "content": _content_hash(pipe, attacks, scoring, split.X_train, split.y_train,
+                                            (split.X_test, split.y_test), fit_params)}
     path = None if folder is None else os.path.join(folder, "grid.jsonl")
     ck = DrawCheckpoint(path, fingerprint, _row_fields(scoring, attacks, errors))
-    data = (split.X_tr, split.X_te, split.y_tr, split.y_te, fit_params)
+    data = (split.X_train, split.X_test, split.y_train, split.y_test, fit_params)
     jobs = [(float(v), int(s)) for v in grid for s in seeds]
     with _runner(pipe, param, "deployment", data, scoring, attacks, n_jobs, ck, progress,
                  "frontier grid", len(jobs)) as run:
@@ -734,7 +707,7 @@ def _setting(X, y, partition, split, call, param, names, grid, command_line):
     model = call["model"]
     return {
         "n_rows": int(X.shape[0]), "n_features": int(X.shape[1]),
-        "n_train": int(split.X_tr.shape[0]), "n_test": int(split.X_te.shape[0]),
+        "n_train": int(split.X_train.shape[0]), "n_test": int(split.X_test.shape[0]),
         "n_participants": int(call["n_participants"]), "mechanism": call["mechanism"],
         "aligner": call["aligner"], "param": param, "noise": noise_label(param),
         "colluder": int(call["colluder"]), "target": int(call["target"]), "attacks": names,
@@ -745,8 +718,8 @@ def _setting(X, y, partition, split, call, param, names, grid, command_line):
         "criterion": call["criterion"], "bounds": tuple(map(float, call["bounds"])),
         "n_grid": int(grid.size), "grid_draws": int(call["grid_draws"]),
         "random_state": int(call["random_state"]), "partition": partition is not None,
-        "target_rows": int(np.sum(split.p_tr == call["target"])
-                           + np.sum(split.p_te == call["target"])),  # the attacked rows
+        "target_rows": int(np.sum(split.participant_train == call["target"])
+                           + np.sum(split.participant_test == call["target"])),  # the attacked rows
         "model": model if isinstance(model, str) else type(model).__name__,
         "input_sha256": _data_digest(X, y, partition), "scale": _scale(X),
         "command_line": command_line,
@@ -908,7 +881,7 @@ def _reconstruction_picture(cal, pipe, split, param, colluder, target, images=Fa
     """Originals and the binding attack's reconstructions where the verdict is read; the
     deployment of that noise's first draw. ``side`` is the images' side when ``images``
     (the report draws them), else ``None`` (it shows the rows as a table)."""
-    side = int(round(math.sqrt(split.X_te.shape[1]))) if images else None
+    side = int(round(math.sqrt(split.X_test.shape[1]))) if images else None
     from sklearn import config_context
     from threadpoolctl import threadpool_limits
 
@@ -921,10 +894,10 @@ def _reconstruction_picture(cal, pipe, split, param, colluder, target, images=Fa
     est = _Maker(pipe, param, "deployment")(at, int(row["draw_seed"]))
     # one BLAS thread, as in the draws: the same numbers as the draw it repeats
     with config_context(enable_metadata_routing=True), threadpool_limits(1):
-        est.fit(split.X_tr, split.y_tr, participant=split.p_tr)
+        est.fit(split.X_train, split.y_train, participant=split.participant_train)
     # every row of the target, as the draws attack them (_attacked_rows)
-    X, _, participant = _attacked_rows(split.X_tr, split.y_tr, split.X_te, split.y_te,
-                                       split.p_tr, split.p_te)
+    X, _, participant = _attacked_rows(split.X_train, split.y_train, split.X_test, split.y_test,
+                                       split.participant_train, split.participant_test)
     view = collusion_view(est, X, colluder=colluder, target=target, participant=participant)
     attack = _attack_of(cal.binding_attack)
     rec = make_attack(attack).reconstruct(view)

@@ -55,7 +55,6 @@ from ..utils._checkpoint import DrawCheckpoint
 from ..utils._docstring import _GOPP_PIPELINE_EXAMPLE, Substitution
 from ..utils._draw_jobs import (
     _check_param,
-    _is_classification,
     _resolve_scoring,
 )
 from ..utils._references import gdp_paper_references
@@ -77,6 +76,7 @@ from ._draws import (
     _runner,
     _Search,
 )
+from ._split import _split_rows
 from ._targets import (
     _MAX_LINKAGE,
     _check_ids,
@@ -305,31 +305,6 @@ class _OnRows:
         return self.scorer(estimator, self.X, self.y)
 
 
-def _split_rows(X, y, participant, test_size, test_data, rng):
-    """``(X_tr, y_tr, X_te, y_te, p_tr, p_te)``: ``test_data`` as given, else one split drawn
-    from ``rng`` (stratified on a classification ``y``), the ids split alongside."""
-    from sklearn.model_selection import train_test_split
-
-    if test_data is not None:
-        if len(test_data) not in (2, 3):
-            raise ValueError("test_data must be (X_test, y_test) or (X_test, y_test, "
-                             f"participant_test); got a tuple of {len(test_data)}.")
-        X_te, y_te, p_te = (*test_data, None)[:3]
-        if participant is not None and p_te is None:
-            raise ValueError("participant= gives the training rows' ids; with test_data pass "
-                             "the held-out rows' ids too: test_data=(X_test, y_test, "
-                             "participant_test).")
-        return X, y, X_te, y_te, participant, p_te
-    arrays = [X] + ([] if y is None else [y]) + ([] if participant is None else [participant])
-    stratify = y if y is not None and _is_classification(y) else None
-    parts = train_test_split(*arrays, test_size=test_size, stratify=stratify,
-                             random_state=rng.randint(2**31 - 1))
-    X_tr, X_te = parts[0], parts[1]
-    y_tr, y_te = (parts[2], parts[3]) if y is not None else (None, None)
-    p_tr, p_te = (parts[-2], parts[-1]) if participant is not None else (None, None)
-    return X_tr, y_tr, X_te, y_te, p_tr, p_te
-
-
 def _setup(estimator, X, y, *, param, attack, colluder, target, participant, scoring,
            test_size, test_data, n_draws, redraw, random_state, min_error=None,
            max_linkage=None, sensitive=None, max_sensitive_gain=None):
@@ -340,8 +315,9 @@ def _setup(estimator, X, y, *, param, attack, colluder, target, participant, sco
     n_parts = _n_participants(estimator)
     target = _resolve_target(colluder, target, n_parts)
     rng = check_random_state(random_state)
-    X_tr, y_tr, X_te, y_te, p_tr, p_te = _split_rows(X, y, participant, test_size, test_data,
-                                                     rng)
+    split = _split_rows(X, y, participant, test_size, test_data, rng)
+    X_tr, y_tr, p_tr = split.X_train, split.y_train, split.participant_train
+    X_te, y_te, p_te = split.X_test, split.y_test, split.participant_test
     if p_tr is not None:
         p_tr = _check_ids(p_tr, len(X_tr), n_parts, "participant")
         p_te = _check_ids(p_te, len(X_te), n_parts, "the held-out rows' participant ids")

@@ -61,7 +61,6 @@ from ._audit import (
     _model_params,
     _parties,
     _pipeline,
-    _split_rows,
 )
 from ._calibrate import _RUN_CONSTRAINTS, _check_draws
 from ._draws import _planned_values
@@ -75,7 +74,8 @@ from ._options import (
     _run_gaussmix,
     _top_dimension,
 )
-from ._results import ComparedOption, Comparison, HeldOut
+from ._results import ComparedOption, Comparison
+from ._split import HeldOut, _split_parties
 from ._targets import _MAX_LINKAGE, _resolve_target
 from ._verdict import _assemble
 
@@ -384,8 +384,8 @@ def _context(X, y, *, partition, n_participants, colluder, target, model, target
     estimator = _model(model, params)
     # the partition by the I-GDP mechanism's keyed hash (as the audit makes it), then fixed
     pipe = _pipeline("igdp", "gopp", n_participants, estimator, random_state, n_anchors)
-    split = _split_rows(X, y, parties, test_size, rng, pipe)
-    for ids, rows in ((split.p_tr, "training"), (split.p_te, "held-out")):
+    split = _split_parties(X, y, parties, test_size, rng, pipe)
+    for ids, rows in ((split.participant_train, "training"), (split.participant_test, "held-out")):
         missing = sorted(set(range(n_participants)) - set(np.unique(ids).tolist()))
         if missing:
             raise ValueError(f"participant(s) {missing} have no {rows} rows; give more rows "
@@ -395,7 +395,7 @@ def _context(X, y, *, partition, n_participants, colluder, target, model, target
         raise ValueError(f"xtol must be a share of each noise range in (0, 1); got {xtol!r}.")
     if public is not None and len(public) != 2:
         raise ValueError("public must be (X_public, y_public).")
-    held = HeldOut(split.X_tr, split.y_tr, split.p_tr, split.X_te, split.y_te, split.p_te)
+    held = split
     return _Context(
         X=X, held=held, split=split, n_participants=n_participants, colluder=int(colluder),
         target=target, model=model,

@@ -5,11 +5,10 @@ they were scored on, and the :class:`Comparison` with its tables, figure and rep
 
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from ..utils._files import write_outputs
+from ._split import HeldOut
 
-__all__ = ["ComparedOption", "Comparison", "HeldOut"]
+__all__ = ["ComparedOption", "Comparison"]
 
 
 # ----------------------------------------------------------------------------- results
@@ -106,26 +105,6 @@ class ComparedOption:
     calibration: object = field(default=None, repr=False)
     draws: object = field(default=None, repr=False)
     extra: dict = field(default_factory=dict, repr=False)
-
-
-@dataclass
-class HeldOut:
-    """The comparison's one split and partition (every option uses it).
-
-    Attributes
-    ----------
-    X_train, y_train, participant_train : ndarray
-        The training rows, their labels and participants.
-    X_test, y_test, participant_test : ndarray
-        The held-out rows (utility; the attacks read the training rows too).
-    """
-
-    X_train: np.ndarray
-    y_train: np.ndarray
-    participant_train: np.ndarray
-    X_test: np.ndarray
-    y_test: np.ndarray
-    participant_test: np.ndarray
 
 
 @dataclass(eq=False)
