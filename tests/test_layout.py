@@ -143,6 +143,12 @@ TESTED_ELSEWHERE = {
     "skdc/audit/_verdict.py": "the comparison's verdict and the regulator's table, read back "
                               "by tests/audit/test_compare.py",
     "skdc/audit/_report.py": "the audit's report, read back by tests/audit/test_audit.py",
+    "skdc/audit/_figures.py": "the audit's figures, drawn and read back by "
+                              "tests/audit/test_audit.py",
+    "skdc/audit/_tables.py": "the audit's tables and reconstruction picture, read back by "
+                             "tests/audit/test_audit.py",
+    "skdc/audit/_words.py": "the audit's words (noise, attacks, targets), checked by their "
+                            "doctests and by tests/audit/test_audit.py",
     "skdc/audit/_compare_report.py": "the comparison's report, read back (and rendered in "
                                      "Chromium) by tests/audit/test_compare.py",
     "skdc/linear_model/_base.py": "the private linear models' template, run by their tests",

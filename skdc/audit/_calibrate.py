@@ -247,7 +247,7 @@ class NoiseCalibration:
             import matplotlib.pyplot as plt
 
             _, ax = plt.subplots(figsize=(6, 3.8), layout="constrained")
-        from ._report import plot_calibration
+        from ._figures import plot_calibration
 
         return plot_calibration(self, ax)
 

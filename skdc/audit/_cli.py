@@ -597,7 +597,7 @@ def _dask_client(args):
 
 
 def _print_result(report, files, out):
-    from ._report import attack_label
+    from ._words import attack_label
 
     cal = report.calibration
     noise = report.setting["noise"]

@@ -7,9 +7,7 @@ import numpy as np
 
 from ..utils._deployment import settings_fingerprint
 from ..utils._draw_jobs import _Maker
-from ._audit import (
-    _scale,
-)
+from ._audit import _scale
 from ._draws import _data_digest
 
 

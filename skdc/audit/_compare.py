@@ -332,7 +332,7 @@ def compare_options(X, y, *, options=None, epsilons=(1.0, 8.0), n_participants=5
                          f"{sensitive!r}.")
     ctx.max_linkage, ctx.sensitive = max_linkage, sensitive
     ctx.max_sensitive_gain = max_sensitive_gain
-    from ._report import noise_label
+    from ._words import noise_label
 
     results = {}
     with run_progress(_plan(ctx, names, eps), progress,

@@ -12,19 +12,16 @@ import html
 
 import numpy as np
 
+from ._figures import _FAILS, _MEETS, _png
 from ._report import (
-    _FAILS,
-    _MEETS,
     _RULES,
     _img,
     _model_words,
     _page,
-    _png,
     _table,
     _versions,
-    attack_label,
-    say,
 )
+from ._words import attack_label, say
 
 __all__ = ["plot_comparison", "render_comparison"]
 
@@ -421,7 +418,7 @@ def render_comparison(setting, results, table, verdict, regulator, deployment):
              "relative to the rows' scale, so a few large columns dominate them. Compare the "
              "options on rows scaled as the collaboration will scale them: give "
              f"<code>{say(s, 'X', '--data')}</code> the rows so scaled.</p>")
-    from ._report import targets_words
+    from ._words import targets_words
 
     opening = (f"{_verdict_html(verdict)}{scale}<p>{len(results)} options, "
                f"{s['n_participants']} participants, targets: "

@@ -23,13 +23,7 @@ from ..utils._sklearn_compat import (
     _fit_context,
     validate_data,
 )
-from ._audit import (
-    _COMPARE_NAMES,
-    _DEPLOYMENTS,
-    _default_bounds,
-    _pipeline,
-    _where,
-)
+from ._audit import _COMPARE_NAMES, _DEPLOYMENTS, _default_bounds, _pipeline
 from ._calibrate import (
     _V_PT_COLUMN,
     _attacked_rows,
@@ -52,6 +46,7 @@ from ._draws import (
     _Search,
 )
 from ._results import ComparedOption
+from ._tables import _where
 from ._targets import _attack_of, _linkage_params
 
 OPTIONS = ("local", "central", "igdp", "cgdp", "kti", "gaussmix")

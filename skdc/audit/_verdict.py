@@ -71,7 +71,7 @@ def _verdict(ctx, results):
     """The decision ("collaborate" or "do not collaborate") and the answer in words that opens
     with it; the options meeting the targets, the formal ones, the best and the deployable
     one, and the warnings it needs."""
-    from ._report import learns_nothing, say, targets_words
+    from ._words import learns_nothing, say, targets_words
 
     empirical = [o for o in results.values() if o.protection == "empirical"]
     meeting = sorted((o.name for o in empirical if o.meets), key=lambda n: -results[n].utility)
@@ -146,7 +146,7 @@ def _verdict(ctx, results):
 def _helps(words):
     """What would help when no option meets the targets, in the caller's words (plain
     text): each piece names the flag (or the parameter) that tries it."""
-    from ._report import say
+    from ._words import say
 
     cgdp = say(words, "audit(X, y, mechanism='cgdp', aligner='none', bounds=(LOW, HIGH))",
                "skdc audit --mechanism cgdp --aligner none --range LOW HIGH, without "

@@ -550,8 +550,8 @@ def test_figures_draw_decades_on_a_log_axis_and_the_star():
 
     matplotlib.use("Agg")
     from skdc.audit import audit
-    from skdc.audit._audit import _tables
-    from skdc.audit._report import _error_axis, figures
+    from skdc.audit._figures import _error_axis, figures
+    from skdc.audit._tables import _tables
 
     rng = np.random.RandomState(0)
     heavy = np.exp(3 * rng.standard_normal(200))
