@@ -136,6 +136,8 @@ TESTED_ELSEWHERE = {
                               "by tests/audit/test_calibrate.py",
     "skdc/audit/_commands.py": "the deployment commands of a compared option, run for real "
                                "by tests/audit/test_compare.py",
+    "skdc/audit/_inputs.py": "the audit command's inputs, read by tests/audit/test_cli.py "
+                             "and tests/test_tables_cli.py",
     "skdc/audit/_options.py": "the comparison's option runners, run through compare_options by "
                               "tests/audit/test_compare.py",
     "skdc/audit/_results.py": "the comparison's result types, read back by "
