@@ -291,7 +291,7 @@ def _check_settings(args):
             raise ValueError(f"--max-sensitive-gain must be a gain from 0 to 1; got "
                              f"{args.max_sensitive_gain:g}.")
     if args.attack:
-        from ._audit import _DEPLOYMENTS
+        from ._deployments import _DEPLOYMENTS
 
         known = list(dict.fromkeys(a for _, names in _DEPLOYMENTS.values() for a in names))
         bad = [a for a in args.attack if a not in known]

@@ -51,18 +51,9 @@ from ..utils._sklearn_compat import (
     StrOptions,
     validate_params,
 )
-from ._audit import (
-    _DEPLOYMENTS,
-    _advice,
-    _check_rows,
-    _checkpoint_folder,
-    _labels,
-    _model,
-    _model_params,
-    _parties,
-    _pipeline,
-)
+from ._audit import _advice, _check_rows, _checkpoint_folder, _parties
 from ._calibrate import _RUN_CONSTRAINTS, _check_draws
+from ._deployments import _DEPLOYMENTS, _labels, _model, _model_params, _pipeline
 from ._draws import _planned_values
 from ._options import (
     _MAX_EPSILONS,

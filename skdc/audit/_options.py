@@ -23,7 +23,7 @@ from ..utils._sklearn_compat import (
     _fit_context,
     validate_data,
 )
-from ._audit import _COMPARE_NAMES, _DEPLOYMENTS, _default_bounds, _pipeline
+from ._audit import _COMPARE_NAMES
 from ._calibrate import (
     _V_PT_COLUMN,
     _attacked_rows,
@@ -38,6 +38,7 @@ from ._criteria import (
     _order_bounds,
     _prediction_bounds,
 )
+from ._deployments import _DEPLOYMENTS, _default_bounds, _pipeline
 from ._draws import (
     _content_hash,
     _planned_values,

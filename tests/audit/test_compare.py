@@ -27,7 +27,7 @@ from skdc.alignment import GOPPAligner, KTIAligner
 from skdc.anchors import SMOTEAnchor
 from skdc.attacks import AnchorRegressionAttack, collusion_view
 from skdc.audit import Central, Local, compare_options
-from skdc.audit._audit import _DEPLOYMENTS
+from skdc.audit._deployments import _DEPLOYMENTS
 from skdc.audit._targets import _linkage_params
 from skdc.linear_model import MixingLogisticRegression
 from skdc.mechanisms import CGDP, IGDP, KernelPCAMechanism, calibrate_gaussmix, gaussmix_release
