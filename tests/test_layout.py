@@ -149,6 +149,8 @@ TESTED_ELSEWHERE = {
     "skdc/audit/_report.py": "the audit's report, read back by tests/audit/test_audit.py",
     "skdc/audit/_figures.py": "the audit's figures, drawn and read back by "
                               "tests/audit/test_audit.py",
+    "skdc/audit/_steps.py": "the steps the audit and the comparison share, run by "
+                            "tests/audit/test_audit.py and tests/audit/test_compare.py",
     "skdc/audit/_tables.py": "the audit's tables and reconstruction picture, read back by "
                              "tests/audit/test_audit.py",
     "skdc/audit/_words.py": "the audit's words (noise, attacks, targets), checked by their "

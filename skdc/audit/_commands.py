@@ -7,8 +7,8 @@ import numpy as np
 
 from ..utils._deployment import settings_fingerprint
 from ..utils._draw_jobs import _Maker
-from ._audit import _scale
 from ._draws import _data_digest
+from ._steps import _scale
 
 
 def _deployment(ctx, option):

@@ -51,7 +51,6 @@ from ..utils._sklearn_compat import (
     StrOptions,
     validate_params,
 )
-from ._audit import _advice, _check_rows, _checkpoint_folder, _parties
 from ._calibrate import _RUN_CONSTRAINTS, _check_draws
 from ._deployments import _DEPLOYMENTS, _labels, _model, _model_params, _pipeline
 from ._draws import _planned_values
@@ -67,6 +66,7 @@ from ._options import (
 )
 from ._results import ComparedOption, Comparison
 from ._split import HeldOut, _split_parties
+from ._steps import _advice, _check_rows, _checkpoint_folder, _parties
 from ._targets import _MAX_LINKAGE, _resolve_target
 from ._verdict import _assemble
 

@@ -23,7 +23,6 @@ from ..utils._sklearn_compat import (
     _fit_context,
     validate_data,
 )
-from ._audit import _COMPARE_NAMES
 from ._calibrate import (
     _V_PT_COLUMN,
     _attacked_rows,
@@ -47,6 +46,7 @@ from ._draws import (
     _Search,
 )
 from ._results import ComparedOption
+from ._steps import _COMPARE_NAMES
 from ._tables import _where
 from ._targets import _attack_of, _linkage_params
 
@@ -318,7 +318,7 @@ def _batch(ctx):
 def _run_gdp(ctx, kind):
     """I-GDP + GOPP (anchor noise) or C-GDP (private-data noise), calibrated as the audit
     calibrates them, then measured at the calibrated noise."""
-    from ._audit import _calibrate
+    from ._steps import _calibrate
 
     mechanism, aligner = {"igdp": ("igdp", "gopp"), "cgdp": ("cgdp", "none")}[kind]
     param, names = _DEPLOYMENTS[(mechanism, aligner)]
