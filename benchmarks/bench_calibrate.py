@@ -3,7 +3,7 @@
 Digits, 3 participants (I-GDP), noisy-anchor GOPP alignment, a ridge classifier, the
 Procrustes attack. Task: the smallest anchor noise ``v`` in ``[0, HIGH]`` whose attack error a
 fresh draw meets with 95% probability (one-sided prediction bound over ``--n-draws`` draws per
-value). Candidate: :func:`skdc.experiments.calibrate_noise` with bracket width ``xtol``.
+value). Candidate: :func:`skdc.audit.calibrate_noise` with bracket width ``xtol``.
 Baseline: :func:`skdc.experiments.privacy_utility_sweep` over the grid ``0, xtol, 2 xtol, ...,
 HIGH`` with the same draws per value and the same criterion, whose bracket is one grid step:
 the same width. Both run in the same process, one after the other, with one BLAS thread per
@@ -30,8 +30,8 @@ from sklearn.model_selection import train_test_split  # noqa: E402
 from sklearn.pipeline import Pipeline  # noqa: E402
 
 from skdc.alignment import GOPPAligner  # noqa: E402
+from skdc.audit._criteria import _prediction_bounds
 from skdc.experiments import calibrate_noise, privacy_utility_sweep  # noqa: E402
-from skdc.experiments._calibrate import _prediction_bounds  # noqa: E402
 from skdc.mechanisms import IGDP  # noqa: E402
 
 

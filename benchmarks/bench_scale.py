@@ -71,7 +71,7 @@ def _rss_mb():
 def _child_option(n, option, n_jobs, max_linkage):
     import warnings
 
-    from skdc.experiments import compare_options
+    from skdc.audit import compare_options
 
     X, y = _rows(n)
     before = _rss_mb()

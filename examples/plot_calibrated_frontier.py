@@ -7,7 +7,7 @@ Three hospitals obfuscate their digits with independent secret rotations (I-GDP)
 noisy copy of a shared anchor; the analyst aligns the uploads by noisy-anchor GOPP alignment
 and trains a classifier. The analyst colludes with participant 0 and attacks participant 1 by
 orthogonal Procrustes on the anchor. For several acceptable attack errors,
-:func:`~skdc.experiments.calibrate_noise` finds the smallest anchor noise ``v`` at which a
+:func:`~skdc.audit.calibrate_noise` finds the smallest anchor noise ``v`` at which a
 *fresh* deployment (new secrets, anchor and noise, the same rows and partition) meets the
 target with 90% probability, and what it costs in balanced accuracy. The calibrated points,
 drawn over a sweep of fresh deployments, are the frontier a data team chooses from.
@@ -32,8 +32,9 @@ from sklearn.model_selection import train_test_split
 from sklearn.pipeline import Pipeline
 
 from skdc.alignment import GOPPAligner
+from skdc.audit import calibrate_noise
 from skdc.datasets import partition
-from skdc.experiments import calibrate_noise, plot_frontier, privacy_utility_sweep
+from skdc.experiments import plot_frontier, privacy_utility_sweep
 from skdc.mechanisms import IGDP
 from skdc.metrics import make_attack_scorer
 

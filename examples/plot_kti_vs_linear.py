@@ -37,7 +37,7 @@ from skdc.alignment import (
     ODCAligner,
 )
 from skdc.anchors import SMOTEAnchor
-from skdc.experiments import Central, Local
+from skdc.audit import Central, Local
 from skdc.mechanisms import UMAPMechanism
 
 # Under the test suite (``SKDC_EXAMPLE_SIZE=small``) the example runs at a smaller size.

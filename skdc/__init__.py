@@ -25,8 +25,11 @@ nn
     skorch CNNs: the utility model and the linkage auditor (extra ``nn``).
 datasets
     Offline data, loaders for local MNIST / CelebA files, the papers' partitions.
+audit
+    Whether a collaboration is safe: noise calibration, the audit and its report, the
+    comparison of options with the Central / Local baselines.
 experiments
-    Privacy-utility sweeps, spline bands, plots, Central / Local baselines.
+    Privacy-utility sweeps, spline bands, plots, the papers' reproductions.
 protocol
     Deployment: upload files, participant and analyst roles, command line.
 utils

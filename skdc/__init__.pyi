@@ -3,6 +3,7 @@
 from . import alignment as alignment
 from . import anchors as anchors
 from . import attacks as attacks
+from . import audit as audit
 from . import datasets as datasets
 from . import experiments as experiments
 from . import linear_model as linear_model

@@ -22,7 +22,7 @@ from .utils._help import ArgumentParser
 # modules whose ``register(subparsers)`` adds sub-commands, in the order shown by --help
 _COMMAND_MODULES = [
     "skdc._demo", "skdc.experiments._cli", "skdc.privacy._cli", "skdc.protocol._cli",
-    "skdc.experiments._audit_cli",
+    "skdc.audit._cli",
 ]
 
 

@@ -25,7 +25,7 @@ from skdc.alignment import (
 )
 from skdc.anchors import SMOTEAnchor
 from skdc.attacks import PriorAwareLikelihoodAttack
-from skdc.experiments import Central, Local
+from skdc.audit import Central, Local
 from skdc.linear_model import (
     AdaSSPRegressor,
     LinearMixingRegressor,

@@ -87,7 +87,7 @@ def test_no_room_imports_another_rooms_private_names():
          "reaches into skdc.privacy._gaussmix_rdp"),
         ("from ..privacy import _smallest_scale", "skdc.mechanisms._gaussmix",
          "imports the private skdc.privacy._smallest_scale"),
-        ("from .._uploads import _check_ids", "skdc.experiments._baselines",
+        ("from .._uploads import _check_ids", "skdc.audit._baselines",
          "imports the private skdc._uploads._check_ids"),
         ("def f():\n    from skdc.anchors import _make_anchor\n", "skdc.mechanisms._base",
          "imports the private skdc.anchors._make_anchor"),
@@ -119,23 +119,53 @@ TESTS = PACKAGE.parent / "tests"
 # Modules with code but no test module of their own: where they are tested instead.
 TESTED_ELSEWHERE = {
     "skdc/__main__.py": "the command line's entry point, run by the tests of every command "
-                        "(tests/experiments/test_cli.py, tests/privacy/test_cli.py, "
-                        "tests/protocol/test_cli.py)",
+                        "(tests/experiments/test_cli.py, tests/audit/test_cli.py, "
+                        "tests/privacy/test_cli.py, tests/protocol/test_cli.py)",
     "skdc/alignment/_base.py": "the aligners' template, run by every aligner's tests",
     "skdc/attacks/_base.py": "the attacks' template, run by every attack's tests",
     "skdc/experiments/_cli_papers.py": "the bound, GaussMix and GDP-solver reproductions' "
                                         "command line, run by tests/experiments/"
                                         "test_reproduce_{bound,gaussmix,gdp}.py",
-    "skdc/experiments/_report.py": "the audit's report, read back by "
-                                   "tests/experiments/test_audit.py",
-    "skdc/experiments/_compare_report.py": "the comparison's report, read back (and rendered "
-                                           "in Chromium) by tests/experiments/test_compare.py",
+    "skdc/audit/_criteria.py": "the calibration's criteria, judged through calibrate_noise by "
+                               "tests/audit/test_calibrate.py",
+    "skdc/audit/_deployments.py": "the deployments the audit and the comparison build, run by "
+                                  "tests/audit/test_audit.py and tests/audit/test_compare.py",
+    "skdc/audit/_draws.py": "the audit's draw engine (checkpoints, fingerprints, the search), "
+                            "run by tests/audit/test_calibrate.py",
+    "skdc/audit/_split.py": "the one train/held-out split (HeldOut), read back by "
+                            "tests/audit/test_compare.py and tests/audit/test_calibrate.py",
+    "skdc/audit/_targets.py": "the colluder, the attacked party and the attacks' targets, run "
+                              "by tests/audit/test_calibrate.py",
+    "skdc/audit/_commands.py": "the deployment commands of a compared option, run for real "
+                               "by tests/audit/test_compare.py",
+    "skdc/audit/_inputs.py": "the audit command's inputs, read by tests/audit/test_cli.py "
+                             "and tests/test_tables_cli.py",
+    "skdc/audit/_options.py": "the comparison's option runners, run through compare_options by "
+                              "tests/audit/test_compare.py",
+    "skdc/audit/_results.py": "the comparison's result types, read back by "
+                              "tests/audit/test_compare.py",
+    "skdc/audit/_verdict.py": "the comparison's verdict and the regulator's table, read back "
+                              "by tests/audit/test_compare.py",
+    "skdc/audit/_report.py": "the audit's report, read back by tests/audit/test_audit.py",
+    "skdc/audit/_figures.py": "the audit's figures, drawn and read back by "
+                              "tests/audit/test_audit.py",
+    "skdc/audit/_steps.py": "the steps the audit and the comparison share, run by "
+                            "tests/audit/test_audit.py and tests/audit/test_compare.py",
+    "skdc/audit/_tables.py": "the audit's tables and reconstruction picture, read back by "
+                             "tests/audit/test_audit.py",
+    "skdc/audit/_words.py": "the audit's words (noise, attacks, targets), checked by their "
+                            "doctests and by tests/audit/test_audit.py",
+    "skdc/audit/_compare_report.py": "the comparison's report, read back (and rendered in "
+                                     "Chromium) by tests/audit/test_compare.py",
     "skdc/linear_model/_base.py": "the private linear models' template, run by their tests",
     "skdc/mechanisms/_base.py": "the mechanisms' template, run by every mechanism's tests",
     "skdc/protocol/_container.py": "the upload file's container, tested through the files of "
                                    "tests/protocol/test_format.py and test_fuzz.py",
     "skdc/protocol/_screen.py": "the analyst's anchor screen, tested by "
                                 "tests/protocol/test_analyst_screen.py",
+    "skdc/utils/_config.py": "the config reader, run by the sweep's config "
+                             "(tests/experiments/test_sweep_config.py) and `skdc audit --config` "
+                             "(tests/audit/test_cli.py)",
     "skdc/utils/_device.py": "resolve_device, public as skdc.nn.resolve_device and tested in "
                              "tests/nn/test_net.py (it needs torch)",
     "skdc/utils/_lazy.py": "the stubs' reader, tested over every package by tests/test_stubs.py",
@@ -163,7 +193,8 @@ CROSS_CUTTING = {
                                          "their inputs and inside their folder, and replace "
                                          "an earlier output (the audit: another audit's "
                                          "report) only with --force "
-                                         "(skdc/utils/_files.py through skdc/experiments/)",
+                                         "(skdc/utils/_files.py through skdc/audit/ and "
+                                         "skdc/experiments/)",
     "tests/utils/test_files_no_destroy.py": "the file boundary's output rules of "
                                             "skdc/utils/_files.py (inputs tracked, kinds read "
                                             "from the bytes), beside tests/utils/test_files.py",

@@ -28,7 +28,7 @@ from skdc.attacks import (
     KnownAnchorAttack,
     collusion_view,
 )
-from skdc.experiments import Central, Local
+from skdc.audit import Central, Local
 from skdc.mechanisms import ParticipantWise, PCAMechanism
 from skdc.metrics import reconstruction_label_accuracy
 

@@ -141,3 +141,16 @@ def test_the_wheel_ships_the_stubs_and_py_typed():
 
     files = [p / "__init__.pyi" for p in PACKAGES] + [PACKAGE / "py.typed"]
     assert [str(p.relative_to(ROOT)) for p in files if not shipped(p)] == []
+
+
+@pytest.mark.parametrize("name", ["audit", "AuditReport", "calibrate_noise", "NoiseCalibration",
+                                  "compare_options", "Comparison", "ComparedOption", "Local",
+                                  "Central"])
+def test_the_audits_names_stay_importable_from_experiments(name):
+    """The audit moved to skdc.audit; its public names keep their old path, skdc.experiments."""
+    import skdc.audit
+    import skdc.experiments
+
+    assert name in skdc.experiments.__all__
+    assert getattr(skdc.experiments, name) is getattr(skdc.audit, name)
+    exec(f"from skdc.experiments import {name}", {})

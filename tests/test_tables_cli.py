@@ -55,7 +55,7 @@ def _capture(monkeypatch, module, name, seen):
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_audit_reads_a_table_with_its_label_column(tmp_path, fmt, monkeypatch):
-    import skdc.experiments._audit as audit_module
+    import skdc.audit._audit as audit_module
 
     X, y = _rows()
     seen = []
@@ -70,7 +70,7 @@ def test_audit_reads_a_table_with_its_label_column(tmp_path, fmt, monkeypatch):
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_audit_config_names_the_label_column(tmp_path, fmt, monkeypatch):
-    import skdc.experiments._audit as audit_module
+    import skdc.audit._audit as audit_module
 
     X, y = _rows(1)
     _table(tmp_path, fmt, X, y)

@@ -1,6 +1,8 @@
-"""Experiments: privacy-utility sweeps, noise calibration and audit reports, spline fits with
-bootstrap bands, the paper's plots, and the Central and Local baselines of data-collaboration
-comparisons."""
+"""Experiments: privacy-utility sweeps, spline fits with bootstrap bands, the papers' plots and
+reproductions.
+
+The audit (noise calibration, the single audit, the comparison of options and their reports)
+lives in :mod:`skdc.audit`; its public names stay importable from here too."""
 
 from ..utils._lazy import lazy_exports
 

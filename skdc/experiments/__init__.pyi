@@ -1,14 +1,15 @@
 # Public names of skdc.experiments, one a line. Type checkers read them here, and
 # skdc.utils._lazy reads them at import time: add or remove a public name here only.
-from ._audit import AuditReport as AuditReport
-from ._audit import audit as audit
-from ._baselines import Central as Central
-from ._baselines import Local as Local
-from ._calibrate import NoiseCalibration as NoiseCalibration
-from ._calibrate import calibrate_noise as calibrate_noise
-from ._compare import ComparedOption as ComparedOption
-from ._compare import Comparison as Comparison
-from ._compare import compare_options as compare_options
+# The audit's names live in skdc.audit; they stay importable from here, where they began.
+from ..audit import AuditReport as AuditReport
+from ..audit import Central as Central
+from ..audit import ComparedOption as ComparedOption
+from ..audit import Comparison as Comparison
+from ..audit import Local as Local
+from ..audit import NoiseCalibration as NoiseCalibration
+from ..audit import audit as audit
+from ..audit import calibrate_noise as calibrate_noise
+from ..audit import compare_options as compare_options
 from ._plot import column_label as column_label
 from ._plot import plot_frontier as plot_frontier
 from ._plot import plot_noise_curves as plot_noise_curves

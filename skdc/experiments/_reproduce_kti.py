@@ -322,7 +322,7 @@ def _kti_trial(K, trial, seed, data, sizes, parts, step):
     from sklearn.base import clone
     from sklearn.ensemble import RandomForestClassifier
 
-    from ._baselines import Central, Local
+    from ..audit import Central, Local
 
     X_tr, y_tr, X_te, y_te = data
     n_k, d_tilde, n_source, n_anchors = sizes

@@ -15,8 +15,8 @@ Seeds are not settings: each participant draws its own, privately. The fingerpri
 SHA-256 of the fields as canonical JSON (sorted keys, floats as Python writes them, which
 read back to the same float), so a flag written from the audited value declares it exactly.
 
-The fingerprint is the protocol's: it lived in ``skdc/utils/_deployment.py`` until issue 35,
-which re-exports it until the audit imports it from :mod:`skdc.protocol`.
+The fingerprint is the protocol's (it lived in ``skdc/utils``, the ground floor, before): the
+audit imports it from :mod:`skdc.protocol`.
 """
 
 # Licence: BSD 3 clause

@@ -56,3 +56,16 @@ class Substitution:
             doc = doc.replace(placeholder, text.rstrip("\n").lstrip())
         obj.__doc__ = doc
         return obj
+
+
+# The first lines of the examples that run a noisy-anchor pipeline (I-GDP, GOPP alignment, a
+# logistic regression) on a small synthetic classification task.
+_GOPP_PIPELINE_EXAMPLE = """\
+>>> from sklearn.datasets import make_classification
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import Pipeline
+    >>> from skdc import IGDP, GOPPAligner
+    >>> X, y = make_classification(n_samples=240, n_features=6, random_state=0)
+    >>> pipe = Pipeline([("gdp", IGDP(n_participants=3, random_state=0)),
+    ...                  ("align", GOPPAligner()), ("clf", LogisticRegression())])
+"""

@@ -282,16 +282,3 @@ def test_sweep_context_crosses_to_each_worker_once(data, tmp_path):
     assert 1 <= len(pids) <= 2 and len(set(pids)) == len(pids)  # 9 draws, <= 2 unpickles
     assert str(os.getpid()) not in pids
     _same(out, ref)
-
-
-def test_sweep_context_cache():
-    from skdc.experiments import _sweep
-
-    ctx = _sweep._SweepContext(None, (np.arange(3.0),), {}, {}, 1)
-    token, blob = ctx.pack()
-    first = _sweep._context(token, blob)
-    assert first is not ctx and _sweep._context(token, blob) is first  # unpickled once
-    np.testing.assert_array_equal(first.data[0], np.arange(3.0))
-    for _ in range(_sweep._CONTEXTS_KEPT):
-        _sweep._context(*_sweep._SweepContext(None, (), {}, {}, 1).pack())
-    assert token not in _sweep._CONTEXTS  # only the most recent sweeps are kept

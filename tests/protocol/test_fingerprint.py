@@ -53,12 +53,3 @@ def test_an_audit_file_must_fingerprint_its_settings(tmp_path):
                                   "settings": {**SETTINGS, "noise": 0.5}}))
     with pytest.raises(UploadError, match="the file was edited"):
         read_audit_fingerprint(str(edited), error=UploadError)
-
-
-def test_the_old_private_path_hands_out_the_same_functions():
-    """``skdc/utils/_deployment.py`` re-exports the protocol's names until the audit imports
-    them from skdc.protocol (issue 35)."""
-    from skdc.utils import _deployment
-
-    assert _deployment.settings_fingerprint is settings_fingerprint
-    assert _deployment.read_audit_fingerprint is read_audit_fingerprint

@@ -56,7 +56,7 @@ def test_each_flag_says_its_default_once_and_lists_its_choices(words):
 
 
 def test_audit_lists_the_choices_its_errors_name():
-    from skdc.experiments._audit import _DEPLOYMENTS
+    from skdc.audit._deployments import _DEPLOYMENTS
 
     helps = {" ".join(option_helps(COMMANDS[("audit",)].format_help())[f].split()): f
              for f in ("--attack", "--mechanism", "--model", "--aligner")}

@@ -19,7 +19,7 @@ def test_a_word_that_is_no_setting_names_the_flag(word):
 
 
 def test_both_commands_read_the_flag_through_it():
-    from skdc.experiments import _audit_cli
+    from skdc.audit import _cli as _audit_cli
     from skdc.protocol import _cli
 
     assert _cli.parse_model_params is parse_model_params

@@ -44,38 +44,51 @@ References
 
 import math
 import os
-import types
 import warnings
 from dataclasses import dataclass, field
-from functools import partial
 from numbers import Integral, Real
 
 import numpy as np
-from joblib import delayed
 from sklearn.utils import check_random_state
 
 from ..utils._checkpoint import DrawCheckpoint
-from ..utils._docstring import Substitution
-from ..utils._progress import stage_progress
+from ..utils._docstring import _GOPP_PIPELINE_EXAMPLE, Substitution
+from ..utils._draw_jobs import (
+    _check_param,
+    _resolve_scoring,
+)
 from ..utils._references import gdp_paper_references
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
-from ._docstrings import _GOPP_PIPELINE_EXAMPLE
-from ._sweep import (
-    _CONTEXTS,
-    _check_param,
-    _is_classification,
-    _Maker,
-    _parallel,
-    _resolve_scoring,
-    _run_draw,
-    _SweepContext,
+from ._criteria import (
+    _CRITERIA,
+    _MAX_DRAWS,
+    _mean_interval,
+    _min_draws,
+    _not_gaussian,
+    _ratio,
+    _relax,
+    _shortfall,
+)
+from ._draws import (
+    _content_hash,
+    _planned_values,
+    _row_fields,
+    _runner,
+    _Search,
+)
+from ._split import _split_rows
+from ._targets import (
+    _MAX_LINKAGE,
+    _check_ids,
+    _fixed_partition,
+    _judged,
+    _n_participants,
+    _resolve_target,
 )
 
 __all__ = ["NoiseCalibration", "calibrate_noise"]
 
 _V_PT_COLUMN = "v_phase_transition"
-_CRITERIA = ("order", "clopper-pearson", "normal")
-_MAX_DRAWS = 100_000
 
 
 class _FittedAttribute:
@@ -89,125 +102,6 @@ class _FittedAttribute:
             if hasattr(step, self.attr):
                 return float(getattr(step, self.attr))
         return float("nan")
-
-
-# ----------------------------------------------------------------------------- the criteria
-
-
-def _allowed_failures(n, confidence, criterion):
-    """The most failing draws out of ``n`` with which a value still passes (-1: none passes).
-
-    ``"order"``: ``m`` failures bound a fresh draw's failure probability by
-    ``(m + 1) / (n + 1)``; the value passes while that is at most ``1 - confidence``.
-    ``"clopper-pearson"``: the exact lower confidence bound on the share meeting, at level
-    ``confidence``, must reach ``confidence``. ``"normal"``: ``None`` (no count decides).
-    """
-    if criterion == "order":
-        return math.floor((n + 1) * (1.0 - confidence) + 1e-9) - 1
-    if criterion == "clopper-pearson":
-        m = -1
-        while m + 1 <= n and _clopper_pearson_lower(n - m - 1, n, confidence) >= confidence:
-            m += 1
-        return m
-    return None
-
-
-def _min_draws(confidence, criterion):
-    """The fewest draws with which a value can pass at all (``"normal"``: its default, 10)."""
-    if criterion == "normal":
-        return 10
-    n = 1
-    while _allowed_failures(n, confidence, criterion) < 0:
-        n += 1
-    return n
-
-
-def _clopper_pearson_lower(k, n, confidence):
-    """Exact one-sided lower confidence bound, at level ``confidence``, on a binomial share
-    from ``k`` successes in ``n`` trials (Clopper and Pearson, Biometrika 1934)."""
-    if n == 0 or k <= 0:
-        return 0.0
-    from scipy import stats
-
-    return float(stats.beta.ppf(1.0 - confidence, k, n - k + 1))
-
-
-def _order_bounds(values, j):
-    """The ``j``-th smallest and ``j``-th largest of ``values`` (NaN counts as failing: the
-    lowest); NaN when there are fewer than ``j`` values or ``j < 1``."""
-    x = np.asarray(values, dtype=np.float64)
-    if j < 1 or x.size < j:
-        return float("nan"), float("nan")
-    s = np.sort(np.where(np.isnan(x), -np.inf, x))
-    t = np.sort(np.where(np.isnan(x), np.inf, x))
-    return float(s[j - 1]), float(t[x.size - j])
-
-
-def _prediction_bounds(values, confidence, bound):
-    """One-sided lower and upper prediction bounds of a fresh draw, at ``confidence`` each.
-
-    ``"normal"``: ``mean -/+ t_{confidence, n-1} s sqrt(1 + 1/n)``, the prediction bound of a
-    Gaussian sample (exact coverage for Gaussian draws; NaN when a draw is not finite).
-    ``"order"``: the ``j``-th smallest (largest) draw, ``j = floor((n + 1)(1 - confidence))``,
-    whose coverage ``(n + 1 - j) / (n + 1) >= confidence`` holds for any distribution.
-    """
-    x = np.asarray(values, dtype=np.float64)
-    n = x.size
-    if bound == "order":
-        return _order_bounds(x, _allowed_failures(n, confidence, "order") + 1)
-    if n < 2 or not np.all(np.isfinite(x)):
-        return float("nan"), float("nan")
-    from scipy import stats
-
-    mean, sd = float(x.mean()), float(x.std(ddof=1))
-    half = float(stats.t.ppf(confidence, n - 1)) * sd * math.sqrt(1.0 + 1.0 / n)
-    return mean - half, mean + half
-
-
-def _mean_interval(values, confidence):
-    """Two-sided Student-t confidence interval of the mean at level ``confidence``."""
-    from scipy import stats
-
-    x = np.asarray(values, dtype=np.float64)
-    x = x[np.isfinite(x)]
-    if x.size < 2:
-        m = float(x.mean()) if x.size else float("nan")
-        return m, (m, m)
-    m, se = float(x.mean()), float(x.std(ddof=1)) / math.sqrt(x.size)
-    half = float(stats.t.ppf(0.5 + confidence / 2.0, x.size - 1)) * se
-    return m, (m - half, m + half)
-
-
-def _not_gaussian(values):
-    """Why ``values`` are plainly not Gaussian (a phrase), or ``None``: a non-finite draw, or
-    a Shapiro-Wilk test rejecting normality at the 1% level."""
-    x = np.asarray(values, dtype=np.float64)
-    if not np.all(np.isfinite(x)):
-        return "some draws are not finite"
-    if x.size < 3 or np.ptp(x) == 0:
-        return None
-    from scipy import stats
-
-    p = float(stats.shapiro(x).pvalue)
-    skew = float(stats.skew(x))
-    return f"Shapiro-Wilk p = {p:.2g}, skewness {skew:.2g}" if p < 0.01 else None
-
-
-def _ratio(error, target):
-    """An attack error relative to its target (1: at the target; NaN counts as failing)."""
-    if math.isnan(error):
-        return -math.inf
-    return error / target if target > 0 else math.inf
-
-
-def _draw_margin(row, targets):
-    """The worst attack's error relative to its target in one draw (>= 1: the draw meets)."""
-    return min(_ratio(float(row[a]), t) for a, t in targets.items())
-
-
-def _draw_meets(row, targets):
-    """Whether every attack's error in one draw is at or above its target (NaN: no)."""
-    return all(float(row[a]) >= t for a, t in targets.items())
 
 
 # ----------------------------------------------------------------------------- result
@@ -284,7 +178,7 @@ class NoiseCalibration:
     --------
     {example}
     >>> import numpy as np
-    >>> from skdc.experiments import calibrate_noise
+    >>> from skdc.audit import calibrate_noise
     >>> cal = calibrate_noise(pipe, X, y, param="align__v", attack="procrustes",
     ...                       min_error=0.2, max_linkage=None, confidence=0.8,
     ...                       bounds=(0.0, 0.4), xtol=0.1, random_state=0)
@@ -353,551 +247,9 @@ class NoiseCalibration:
             import matplotlib.pyplot as plt
 
             _, ax = plt.subplots(figsize=(6, 3.8), layout="constrained")
-        from ._report import plot_calibration
+        from ._figures import plot_calibration
 
         return plot_calibration(self, ax)
-
-
-# ----------------------------------------------------------------------------- who is who
-
-
-def _n_participants(estimator):
-    """The mechanism's ``n_participants`` (``None`` without a mechanism)."""
-    params = estimator.get_params(deep=True)
-    keys = [k for k in params if k == "n_participants" or k.endswith("__n_participants")]
-    return int(params[keys[0]]) if keys else None
-
-
-def _resolve_target(colluder, target, n_participants):
-    """The attacked participant, checked against the colluder(s) and the participants.
-
-    The one place both :func:`calibrate_noise` and the audit resolve the roles: ``None``
-    gives the smallest id that is not a colluder (1, or 0 when participant 1 colludes); the
-    ids are checked by :func:`skdc.attacks.check_colluders`.
-
-    Examples
-    --------
-    >>> from skdc.experiments._calibrate import _resolve_target
-    >>> _resolve_target(0, None, 3), _resolve_target(1, None, 3), _resolve_target([0, 1], 2, 3)
-    (1, 0, 2)
-    """
-    from ..attacks import check_colluders
-
-    if target is None:
-        colluders = check_colluders(colluder, n_participants=n_participants)
-        target = next(i for i in range(len(colluders) + 1) if i not in colluders)
-        if n_participants is not None and target >= n_participants:
-            raise ValueError("every participant colludes; leave one to attack.")
-    check_colluders(colluder, target=target, n_participants=n_participants)
-    return int(target)
-
-
-def _check_ids(ids, n_rows, n_participants, what):
-    """Participant ids of ``n_rows`` rows as an int array, each in ``0 .. n - 1``."""
-    ids = np.asarray(ids)
-    if ids.shape != (n_rows,) or ids.dtype.kind not in "iu":
-        raise ValueError(f"{what} must hold one integer participant id per row ({n_rows}); "
-                         f"got shape {ids.shape}, dtype {ids.dtype}.")
-    if ids.size and (ids.min() < 0 or (n_participants is not None
-                                       and ids.max() >= n_participants)):
-        top = "" if n_participants is None else f" .. {n_participants - 1}"
-        raise ValueError(f"{what} must hold ids 0{top}; got ids from {ids.min()} to "
-                         f"{ids.max()}.")
-    return ids.astype(np.int64)
-
-
-def _fixed_partition(estimator, X_train, y_train, X_test):
-    """``(ids of the training rows, ids of the held-out rows)`` as the pipeline's own
-    mechanism assigns them (its keyed hash under its ``random_state``), computed once so that
-    a draw redrawing the mechanism's seeds keeps the partition; ``(None, None)`` without a
-    mechanism step."""
-    from sklearn.base import clone
-
-    from ..mechanisms import BaseMechanism
-
-    steps = getattr(estimator, "steps", None)
-    if steps is None:
-        return None, None
-    k = next((j for j, (_, s) in enumerate(steps) if isinstance(s, BaseMechanism)), None)
-    if k is None:
-        return None, None
-    X_tr, X_te = X_train, X_test
-    for _, step in steps[:k]:
-        if step is None or step == "passthrough":
-            continue
-        step = clone(step)
-        X_tr = step.fit_transform(X_tr, y_train)
-        X_te = step.transform(X_te)
-    mech = clone(steps[k][1]).fit(X_tr)
-    return (np.asarray(mech.transform(X_tr).participant),
-            np.asarray(mech.transform(X_te).participant))
-
-
-# ----------------------------------------------------------------------------- attacks, targets
-
-
-def _attack_scorers(attack, colluder, target, test_participant=None):
-    """Attack scorers as ``{name: scorer}``; names through ``make_attack_scorer`` built with
-    ``colluder`` and ``target``. With ``test_participant``, the named attacks read the
-    held-out rows' participants from it (the fixed partition), not from the mechanism."""
-    if isinstance(attack, str) or callable(attack):
-        attack = [attack]
-    if isinstance(attack, dict):
-        items = list(attack.items())
-    else:
-        items = [(a if isinstance(a, str) else getattr(a, "__name__", None), a)
-                 for a in attack]
-    if not items:
-        raise ValueError("attack is empty; pass at least one attack name or scorer.")
-    out = {}
-    for k, (name, a) in enumerate(items):
-        if isinstance(a, str):
-            from ..metrics import make_attack_scorer
-
-            a = make_attack_scorer(a, colluder=colluder, target=target)
-            if test_participant is not None:
-                a = partial(a, participant=test_participant)
-        elif not callable(a):
-            raise TypeError(
-                "Each attack must be a name of skdc.metrics.make_attack_scorer or a scorer "
-                f"callable scorer(fitted, X, y) -> float; got {type(a).__name__}."
-            )
-        name = name or f"attack{k}"
-        if name in out:
-            raise ValueError(f"Two attacks are named {name!r}; pass a dict to name them.")
-        out[name] = a
-    return out
-
-
-# The default linkage target: exact-source linkage at most chance (0.1 with ten-way
-# galleries) + 0.05, the GDP paper's standard (its MNIST headline at 12.4 % linkage)
-_MAX_LINKAGE = 0.15
-_UNLINKED = " unlinked"  # column of 1 - linkage accuracy (higher = more private)
-_SENSITIVE = " sensitive"  # column of the sensitive column's error ratio (see _Sensitive)
-
-
-def _attack_of(column):
-    """The attack behind a judged column (``"mp unlinked"`` -> ``"mp"``)."""
-    for suffix in (_UNLINKED, _SENSITIVE):
-        if column.endswith(suffix):
-            return column[:-len(suffix)]
-    return column
-
-
-def _linkage_params():
-    """The attacker's matcher of exact-source linkage, defined once for the calibration, the
-    audit and the comparison: the best of the matchers :mod:`skdc.metrics` offers
-    (``matcher="best"``: Euclidean, cosine, PCA embedding and Mahalanobis under the
-    colluder's covariance; not the CNN auditor, which is for images), its expected accuracy
-    over every ten-way gallery (``galleries='all'``: exact, so no gallery draw adds noise to
-    a deployment's linkage); on a target of more than 2,000 rows, 2,000 of them query, the
-    same ones in every draw (``random_state=0``), so the cost stays linear in the rows."""
-    return {"matcher": "best", "auditor": "pca", "galleries": "all", "random_state": 0}
-
-
-def _named(attack):
-    """``{column: attack name}`` of the attacks given by name (a scorer callable has no
-    reconstruction to link or read a column from)."""
-    if isinstance(attack, str):
-        return {attack: attack}
-    if isinstance(attack, dict):
-        return {k: a for k, a in attack.items() if isinstance(a, str)}
-    if callable(attack):
-        return {}
-    return {a: a for a in attack if isinstance(a, str)}
-
-
-class _Sensitive:
-    """How much worse than the attacker's own guess the reconstructions predict a sensitive
-    column (higher = more private): ``MSE(reconstruction) / MSE(prior guess)``, the prior
-    guess of a target row being the mean of the column over the colluders' rows of its label
-    (the labels reach the analyst in every option; the colluders' rows are the attacker's
-    own). 1 - this ratio is how much better the attacker predicts the column from the
-    reconstructions than from what it already holds (at most 1: an exact reconstruction);
-    the ratio is capped at 1e6."""
-
-    def __init__(self, attack, column, colluder, target, participant=None):
-        self.attack, self.column = attack, int(column)
-        self.colluder, self.target, self.participant = colluder, target, participant
-
-    def __call__(self, estimator, X, y=None):
-        from ..attacks import collusion_view
-        from ..metrics import make_attack
-
-        view = collusion_view(estimator, X, colluder=self.colluder, target=self.target,
-                              participant=self.participant)
-        rec = make_attack(self.attack).reconstruct(view)
-        j = self.column
-        y = None if y is None else np.asarray(y)
-        prior = _prior_guess(view.colluder_X_input[:, j],
-                             None if y is None else y[view.colluder_rows],
-                             None if y is None else y[view.target_rows],
-                             len(view.target_rows))
-        return _error_ratio(view.truth.X[:, j], rec.X[:, j], prior)
-
-
-def _prior_guess(x_colluder, y_colluder, y_target, n_target):
-    """The attacker's guess of a column without the reconstructions: the colluders' mean of
-    it among their rows of the target row's label (their overall mean for a label they lack,
-    or without labels)."""
-    overall = float(np.mean(x_colluder)) if x_colluder.size else 0.0
-    guess = np.full(n_target, overall)
-    if y_colluder is None or y_target is None:
-        return guess
-    for label in np.unique(y_target):
-        own = y_colluder == label
-        if own.any():
-            guess[y_target == label] = float(np.mean(x_colluder[own]))
-    return guess
-
-
-def _error_ratio(truth, guess, prior):
-    """``MSE(guess) / MSE(prior)`` of a column (1 when both are exact; at most 1e6; a NaN
-    guess counts as exact, failing the target as NaN errors do)."""
-    mse = float(np.mean((np.asarray(truth) - np.asarray(guess)) ** 2))
-    base = float(np.mean((np.asarray(truth) - np.asarray(prior)) ** 2))
-    if math.isnan(mse):
-        return 0.0
-    if base <= 0.0:
-        return 1.0 if mse <= 0.0 else 1e6
-    return float(min(mse / base, 1e6))
-
-
-def _judged(attack, colluder, target, test_participant, min_error, max_linkage, sensitive,
-            max_sensitive_gain, n_features=None):
-    """``(attacks, targets, errors)``: every column a draw scores (each attack's relative
-    error; for the attacks given by name, ``"NAME unlinked"``, one minus its exact-source
-    linkage accuracy, when ``max_linkage`` is given, and ``"NAME sensitive"``, the error
-    ratio of the sensitive column, when ``sensitive`` is), the target of each judged column
-    (higher is more private: 1 - ``max_linkage``, 1 - ``max_sensitive_gain``) and the names
-    of the relative-error columns."""
-    from ..metrics import make_attack_scorer
-
-    attacks = _attack_scorers(attack, colluder, target, test_participant)
-    named = _named(attack)
-    targets = {} if min_error is None else _targets(min_error, list(attacks))
-    if max_linkage is not None:
-        if not named:
-            if min_error is None:
-                raise ValueError("max_linkage= judges the attacks given by name; the attacks "
-                                 "are scorer callables. Name them, or give min_error=.")
-        link = _linkage_params()
-        for col, name in named.items():
-            s = make_attack_scorer(name, metric="linkage", colluder=colluder, target=target,
-                                   metric_params=link)
-            if test_participant is not None:
-                s = partial(s, participant=test_participant)
-            attacks[col + _UNLINKED] = s
-            targets[col + _UNLINKED] = 1.0 - float(max_linkage)
-    if sensitive is not None:
-        if isinstance(sensitive, bool) or not isinstance(sensitive, Integral) or not (
-                0 <= sensitive < (n_features if n_features is not None else sensitive + 1)):
-            raise ValueError(f"sensitive must be a column index from 0 to {n_features - 1}; "
-                             f"got {sensitive!r}.")
-        for col, name in named.items():
-            attacks[col + _SENSITIVE] = _Sensitive(name, sensitive, colluder, target,
-                                                   test_participant)
-            if max_sensitive_gain is not None:
-                targets[col + _SENSITIVE] = 1.0 - float(max_sensitive_gain)
-    elif max_sensitive_gain is not None:
-        raise ValueError("max_sensitive_gain= is a target for the sensitive column; name it "
-                         "with sensitive=.")
-    if not targets:
-        raise ValueError("Nothing is judged: give a linkage target (max_linkage=) or an error "
-                         "target (min_error=).")
-    return attacks, targets, list(named)
-
-
-def _targets(min_error, names):
-    """One target error per attack: finite and not negative (an error is a distance)."""
-    if isinstance(min_error, dict):
-        unknown = sorted(set(min_error) - set(names))
-        lacking = [n for n in names if n not in min_error]
-        if unknown or lacking:
-            raise ValueError(
-                f"min_error names the attacks {sorted(min_error)}, the attacks are "
-                f"{list(names)}; give one target per attack (or one float for all)."
-            )
-        targets = dict(min_error)
-    else:
-        targets = dict.fromkeys(names, min_error)
-    for name, t in targets.items():
-        if not isinstance(t, (Real, np.floating)) or isinstance(t, (bool, np.bool_)):
-            raise TypeError(f"min_error must be a float or a dict {{attack: float}}; got "
-                            f"{t!r} for {name}.")
-        if not (math.isfinite(t) and t >= 0):
-            raise ValueError(f"min_error must be a finite error >= 0 (an attack error is a "
-                             f"distance); got {t!r} for {name}.")
-    return {n: float(t) for n, t in targets.items()}
-
-
-# ----------------------------------------------------------------------------- fingerprints
-
-
-def _code_content(code):
-    """A code object as plain data: its bytecode, constants (nested code included), names
-    and argument counts; not its file name nor its line numbers (``marshal`` output depends
-    on reference counts, so it is not used)."""
-    consts = tuple(_code_content(c) if isinstance(c, types.CodeType) else c
-                   for c in code.co_consts)
-    return ("code", code.co_code, consts, code.co_names, code.co_varnames, code.co_freevars,
-            code.co_cellvars, code.co_argcount, code.co_kwonlyargcount)
-
-
-def _content_hash(*objs):
-    """A digest of the objects' content: arrays by their bytes, estimators by their
-    parameters, functions by their code, defaults and closure (two lambdas differ; the same
-    function in a restarted process hashes alike), so a checkpoint is never reused for
-    another configuration."""
-    from joblib.hashing import NumpyHasher
-
-    class _Hasher(NumpyHasher):
-        def save(self, obj):
-            if isinstance(obj, types.FunctionType):
-                cells = tuple(c.cell_contents for c in obj.__closure__ or ())
-                obj = ("function", obj.__module__, obj.__qualname__,
-                       _code_content(obj.__code__), obj.__defaults__, obj.__kwdefaults__,
-                       cells)
-            super().save(obj)
-
-    return _Hasher().hash(objs)
-
-
-def _data_digest(*arrays):
-    """A SHA-256 digest of the arrays (shape, dtype and bytes), for fingerprints and reports."""
-    import hashlib
-
-    h = hashlib.sha256()
-    stack = list(arrays)
-    while stack:
-        a = stack.pop(0)
-        if isinstance(a, tuple):
-            stack[:0] = list(a)
-            continue
-        if a is None:
-            h.update(b"none")
-            continue
-        a = np.ascontiguousarray(np.asarray(a))
-        h.update(f"{a.shape}{a.dtype.str}".encode())
-        h.update(a.tobytes())
-    return h.hexdigest()
-
-
-# utility scores that are rates (a checkpoint refuses a balanced accuracy of 7.5)
-_SHARE_SCORES = ("balanced_accuracy", "accuracy", "roc_auc", "f1", "f1_macro", "precision",
-                 "recall")
-# attack columns by what they hold: a share (1 - a linkage or label accuracy), an error
-_SHARE_SUFFIXES = (" unlinked", " linkage", " inference")
-_ERROR_SUFFIXES = (" sensitive",)
-
-
-def _column_kind(name, errors=()):
-    """What a draw's column holds, for the checkpoint's checks: ``"share"`` (a rate, from 0
-    to 1), ``"error"`` (a relative error, from 0 to 1e6) or ``"number"`` (a user's scorer).
-
-    Examples
-    --------
-    >>> from skdc.experiments._calibrate import _column_kind
-    >>> _column_kind("balanced_accuracy"), _column_kind("mp unlinked"), _column_kind("x")
-    ('share', 'share', 'number')
-    """
-    if name in _SHARE_SCORES or name.endswith(_SHARE_SUFFIXES):
-        return "share"
-    if name in errors or name.endswith(_ERROR_SUFFIXES):
-        return "error"
-    return "number"
-
-
-def _row_fields(scorers, attacks, errors=()):
-    """What a draw's row holds, for checking the rows a checkpoint reads back: rates within
-    0 and 1, the named attacks' relative errors (``errors``) within 0 and 1e6, a user's own
-    scorers any number."""
-    fields = {name: _column_kind(name, errors) for name in [*scorers, *attacks]}
-    fields.update({"seconds": "finite", "n_iter?": "int", "converged?": "bool",
-                   "fixed_point_residual?": "number"})
-    return fields
-
-
-# ----------------------------------------------------------------------------- running draws
-
-
-class _Runner:
-    """Runs draws ``(value, seed)`` of one configuration in batches on joblib, reading and
-    storing them in a checkpoint. The configuration (estimator, data, scorers) is pickled once
-    and reaches each worker once, as in :func:`privacy_utility_sweep`."""
-
-    def __init__(self, ctx, n_jobs, checkpoint, bar):
-        self.ctx, self.n_jobs, self.checkpoint, self.bar = ctx, n_jobs, checkpoint, bar
-        self.token, self.blob = ctx.pack()
-        self.n_resumed = 0
-        self._read_back = checkpoint.read_keys
-
-    def __enter__(self):
-        _CONTEXTS[self.token] = self.ctx  # in-process backends use it as it is
-        return self
-
-    def __exit__(self, *exc):
-        _CONTEXTS.pop(self.token, None)
-        if self.bar is not None:
-            self.bar.close()
-
-    def __call__(self, jobs):
-        """Rows of ``jobs = [(value, seed)]``, in order (finished ones from the checkpoint)."""
-        keys = [f"{float(v)!r}/{int(s)}" for v, s in jobs]
-        rows = [self.checkpoint.get(k) for k in keys]
-        todo = [k for k, row in enumerate(rows) if row is None]
-        resumed = sum(1 for k, row in zip(keys, rows) if row is not None
-                      and k in self._read_back)
-        self.n_resumed += resumed
-        if self.bar is not None and len(todo) < len(jobs):
-            self.bar.update(len(jobs) - len(todo), resumed=True)
-        if not todo:  # all read back: no pool to start (joblib warns about an empty one)
-            return rows
-        tasks = (delayed(_run_draw)(self.token, self.blob, float(jobs[k][0]), int(jobs[k][1]))
-                 for k in todo)
-        if self.bar is not None:
-            self.bar.begin_batch()
-        for k, row in zip(todo, _parallel(self.n_jobs)(tasks)):
-            self.checkpoint.put(keys[k], row)
-            rows[k] = self.checkpoint.get(keys[k])  # the stored (JSON round-tripped) row
-            if self.bar is not None:
-                self.bar.update(1)
-        if self.bar is not None:
-            self.bar.end_batch()
-        return rows
-
-
-def _runner(estimator, param, redraw, data, scorers, attacks, n_jobs, checkpoint, progress,
-            desc, total=None, early=False):
-    """A :class:`_Runner` over the draws of one configuration; its progress plans ``total``
-    draws (at most, with ``early``: a sequential rule may decide a setting sooner)."""
-    seed_param = "deployment" if redraw == "deployment" else "auto"
-    ctx = _SweepContext(_Maker(estimator, param, seed_param), data, scorers, attacks,
-                        inner_threads=1)
-    bar = stage_progress(desc, total, progress, early=early)
-    return _Runner(ctx, n_jobs, checkpoint, bar)
-
-
-def _planned_values(low, high, xtol):
-    """The most values :func:`_bisect` evaluates on ``[low, high]`` down to ``xtol``: both
-    ends, then one per halving.
-
-    Examples
-    --------
-    >>> from skdc.experiments._calibrate import _planned_values
-    >>> _planned_values(0.0, 1.0, 1 / 32)
-    7
-    """
-    k, width = 0, float(high) - float(low)
-    while width > xtol * (1 + 1e-9):
-        width *= 0.5
-        k += 1
-    return 2 + k
-
-
-class _Search:
-    """Evaluates noise values: up to ``n`` draws each, in batches, stopping a value as soon as
-    its verdict is certain."""
-
-    def __init__(self, run, draw_seeds, targets, utility, confidence, criterion, batch):
-        self.run, self.draw_seeds, self.targets = run, draw_seeds, targets
-        self.utility, self.confidence, self.criterion = utility, confidence, criterion
-        self.n = len(draw_seeds)
-        self.allowed = _allowed_failures(self.n, confidence, criterion)
-        self.batch = self.n if criterion == "normal" else batch
-        self.rows = []       # every draw, in evaluation order
-        self.summary = []    # one dict per value and attack
-        self.decisions = []  # one dict per value
-        self.results = {}    # value -> (passes, {draw: row})
-        self.say = "{:.4g}".format  # a value in words, for the progress lines
-
-    def _order(self, value):
-        """Draw indices, the ones that fared worst at the nearest larger value first."""
-        above = [v for v in self.results if v > value]
-        if not above:
-            return list(range(self.n))
-        seen = self.results[min(above)][1]
-        score = {k: _draw_margin(row, self.targets) for k, row in seen.items()}
-        return sorted(range(self.n), key=lambda k: (score.get(k, math.inf), k))
-
-    def __call__(self, value):
-        value = float(value)
-        if value in self.results:
-            return self.results[value][0]
-        order, rows, n_failed, early = self._order(value), {}, 0, None
-        pos = 0
-        while pos < self.n:
-            ks = order[pos:pos + self.batch]
-            pos += len(ks)
-            for k, row in zip(ks, self.run([(value, self.draw_seeds[k]) for k in ks])):
-                rows[k] = row
-                n_failed += not _draw_meets(row, self.targets)
-            if self.allowed is None or pos >= self.n:
-                continue
-            if n_failed > self.allowed:
-                early = "fail"
-                break
-            if n_failed + (self.n - pos) <= self.allowed:
-                early = "pass"
-                break
-        passes = self._decide(value, rows, n_failed, early)
-        bar = getattr(self.run, "bar", None)
-        if bar is not None:
-            bar.decided(f"{self.say(value)} {self.decisions[-1]['why']}")
-        return passes
-
-    def _decide(self, value, rows, n_failed, early):
-        step = len(self.results)
-        ks = sorted(rows)
-        for k in ks:
-            self.rows.append({"step": step, "value": value, "draw": k,
-                              "draw_seed": int(self.draw_seeds[k]),
-                              "meets": _draw_meets(rows[k], self.targets), **rows[k]})
-        lows = {}
-        for name, target in self.targets.items():
-            errs = np.array([rows[k][name] for k in ks], dtype=np.float64)
-            if self.criterion == "normal":
-                lower, upper = _prediction_bounds(errs, self.confidence, "normal")
-            else:
-                lower, upper = _order_bounds(errs, self.allowed + 1)
-            lows[name] = lower
-            with np.errstate(invalid="ignore"):
-                self.summary.append({
-                    "step": step, "value": value, "attack": name, "n_draws": len(ks),
-                    "failures": int(np.sum(~(errs >= target))), "mean": float(np.mean(errs)),
-                    "median": float(np.median(errs)), "min": float(np.min(errs)),
-                    "max": float(np.max(errs)), "lower": lower, "upper": upper,
-                    "target": target})
-        n_run = len(ks)
-        if self.criterion == "normal":
-            passes = all(lows[a] >= t for a, t in self.targets.items())
-        else:
-            passes = n_failed <= self.allowed
-        util = float(np.mean([rows[k][self.utility] for k in ks]))
-        self.decisions.append({
-            "step": step, "value": value, "n_draws": n_run, "n_failed": n_failed,
-            "allowed_failures": self.allowed, "share_meeting": 1.0 - n_failed / n_run,
-            "share_lower": _clopper_pearson_lower(n_run - n_failed, n_run, self.confidence),
-            "fresh_fail_bound": (n_failed + 1) / (n_run + 1), "utility": util,
-            "passes": bool(passes), "why": self._why(passes, n_run, n_failed, early, lows)})
-        self.results[value] = (bool(passes), rows)
-        return bool(passes)
-
-    def _why(self, passes, n_run, n_failed, early, lows):
-        """The decision in words, with the draws it needed."""
-        if self.criterion == "normal":
-            worst = min(lows, key=lambda a: _ratio(lows[a], self.targets[a]))
-            return (f"Gaussian {self.confidence:.0%} prediction bound of {worst} "
-                    f"{lows[worst]:.4g} {'>=' if passes else '<'} {self.targets[worst]:.4g} "
-                    f"over {n_run} draws")
-        allowed = f"at most {self.allowed} allowed" if self.allowed else "none allowed"
-        if early == "fail":
-            return (f"failed after {n_run} of {self.n} draws: {n_failed} failed, {allowed}")
-        if early == "pass":
-            return (f"passed after {n_run} of {self.n} draws: {n_failed} failed, and the "
-                    f"rest cannot exceed the {self.allowed} allowed")
-        return (f"{'passed' if passes else 'failed'}: {n_failed} of {n_run} draws failed, "
-                f"{allowed}")
 
 
 # ----------------------------------------------------------------------------- setup
@@ -953,31 +305,6 @@ class _OnRows:
         return self.scorer(estimator, self.X, self.y)
 
 
-def _split_rows(X, y, participant, test_size, test_data, rng):
-    """``(X_tr, y_tr, X_te, y_te, p_tr, p_te)``: ``test_data`` as given, else one split drawn
-    from ``rng`` (stratified on a classification ``y``), the ids split alongside."""
-    from sklearn.model_selection import train_test_split
-
-    if test_data is not None:
-        if len(test_data) not in (2, 3):
-            raise ValueError("test_data must be (X_test, y_test) or (X_test, y_test, "
-                             f"participant_test); got a tuple of {len(test_data)}.")
-        X_te, y_te, p_te = (*test_data, None)[:3]
-        if participant is not None and p_te is None:
-            raise ValueError("participant= gives the training rows' ids; with test_data pass "
-                             "the held-out rows' ids too: test_data=(X_test, y_test, "
-                             "participant_test).")
-        return X, y, X_te, y_te, participant, p_te
-    arrays = [X] + ([] if y is None else [y]) + ([] if participant is None else [participant])
-    stratify = y if y is not None and _is_classification(y) else None
-    parts = train_test_split(*arrays, test_size=test_size, stratify=stratify,
-                             random_state=rng.randint(2**31 - 1))
-    X_tr, X_te = parts[0], parts[1]
-    y_tr, y_te = (parts[2], parts[3]) if y is not None else (None, None)
-    p_tr, p_te = (parts[-2], parts[-1]) if participant is not None else (None, None)
-    return X_tr, y_tr, X_te, y_te, p_tr, p_te
-
-
 def _setup(estimator, X, y, *, param, attack, colluder, target, participant, scoring,
            test_size, test_data, n_draws, redraw, random_state, min_error=None,
            max_linkage=None, sensitive=None, max_sensitive_gain=None):
@@ -988,8 +315,9 @@ def _setup(estimator, X, y, *, param, attack, colluder, target, participant, sco
     n_parts = _n_participants(estimator)
     target = _resolve_target(colluder, target, n_parts)
     rng = check_random_state(random_state)
-    X_tr, y_tr, X_te, y_te, p_tr, p_te = _split_rows(X, y, participant, test_size, test_data,
-                                                     rng)
+    split = _split_rows(X, y, participant, test_size, test_data, rng)
+    X_tr, y_tr, p_tr = split.X_train, split.y_train, split.participant_train
+    X_te, y_te, p_te = split.X_test, split.y_test, split.participant_test
     if p_tr is not None:
         p_tr = _check_ids(p_tr, len(X_tr), n_parts, "participant")
         p_te = _check_ids(p_te, len(X_te), n_parts, "the held-out rows' participant ids")
@@ -1246,7 +574,7 @@ def calibrate_noise(estimator, X, y=None, *, param, attack, min_error=None,
     Examples
     --------
     {example}
-    >>> from skdc.experiments import calibrate_noise
+    >>> from skdc.audit import calibrate_noise
     >>> cal = calibrate_noise(pipe, X, y, param="align__v", attack="procrustes",
     ...                       min_error=0.2, max_linkage=None, confidence=0.9,
     ...                       bounds=(0.0, 0.4), xtol=0.05, random_state=0)
@@ -1354,29 +682,6 @@ def _result(search, value, bracket, param, low, high, redraw, n_resumed):
         criterion=search.criterion, n_draws_max=search.n, redraw=redraw,
         n_draws_resumed=int(n_resumed),
     )
-
-
-def _shortfall(column, s):
-    """What a judged column misses at one value, in words, from its summary row ``s``."""
-    if column.endswith(_UNLINKED):
-        return (f"the {column[:-len(_UNLINKED)]} attack links more than "
-                f"{1 - s['target']:.4g} of the rows in {s['failures']} of {s['n_draws']} "
-                f"draws (median linkage {1 - s['median']:.4g})")
-    if column.endswith(_SENSITIVE):
-        return (f"the {column[:-len(_SENSITIVE)]} attack predicts the sensitive column "
-                f"better than allowed (gain above {1 - s['target']:.4g}) in {s['failures']} "
-                f"of {s['n_draws']} draws (median gain {1 - s['median']:.4g})")
-    return (f"the {column} attack stays below {s['target']:.4g} in {s['failures']} of "
-            f"{s['n_draws']} draws (median error {s['median']:.4g})")
-
-
-def _relax(column):
-    """The parameter that relaxes a column's target (its name, as the warnings print it)."""
-    if column.endswith(_UNLINKED):
-        return "raise max_linkage="
-    if column.endswith(_SENSITIVE):
-        return "raise max_sensitive_gain="
-    return "lower min_error="
 
 
 def _warn(search, summary, value, binding, param, low, high, v_pt):

@@ -1,6 +1,6 @@
 """Command line of the audit: ``skdc audit --data X.npy --labels y.npy ... --out report/``.
 
-Runs :func:`skdc.experiments.audit` on ``.npy`` files and writes ``report.html`` and the CSV
+Runs :func:`skdc.audit.audit` on ``.npy`` files and writes ``report.html`` and the CSV
 tables into ``--out``. Settings come from flags or from the ``[audit]`` table of a TOML file
 (``--config``; flags given on the command line win); ``skdc audit --example`` prints one.
 Finished draws are checkpointed under ``OUT/checkpoint``, so rerunning an interrupted command
@@ -11,7 +11,7 @@ else one line per stage, per setting decided and per minute of draws, for a log 
 after the first draws the command prints its estimate of the whole run and how to shorten it.
 Heavy imports happen inside the command, so ``skdc --help`` stays fast.
 
-With ``--compare OPTION ...`` it runs :func:`skdc.experiments.compare_options` instead: every
+With ``--compare OPTION ...`` it runs :func:`skdc.audit.compare_options` instead: every
 option side by side (Local, Central, I-GDP, C-GDP, the KTI route, GaussMix at ``--epsilon``),
 written as ``report.html``, ``comparison.csv`` and, for the chosen option, the ``skdc
 participant upload`` flags (``deployment.txt``) and their fingerprint (``deployment.json``).
@@ -36,6 +36,7 @@ from pathlib import Path
 
 from ..utils._help import print_warning
 from ..utils._params import parse_model_params
+from ._inputs import _read_inputs
 
 __all__ = ["register"]
 
@@ -109,7 +110,7 @@ _LIMITS = {"participants": (2, 10_000), "draws": (2, 100_000), "grid": (1, 10_00
 _CHOICES = {"mechanism": ("igdp", "cgdp"), "aligner": ("gopp", "none"),
             "model": ("logistic", "ridge"), "backend": ("loky", "threading", "dask"),
             "criterion": ("order", "clopper-pearson", "normal"), "nonlinear": ("kpca", "umap")}
-# the options of --compare (skdc.experiments.compare_options), "all" for every one
+# the options of --compare (skdc.audit.compare_options), "all" for every one
 _COMPARE = ("local", "central", "igdp", "cgdp", "kti", "gaussmix")
 # what a single audit takes and a comparison does not (each option has its own range)
 _NOT_WITH_COMPARE = ("attack", "range", "xtol", "images")
@@ -165,7 +166,7 @@ def _config(args):
 
 def _config_table(path):
     """The ``[audit]`` table of ``--config``, its keys checked."""
-    from ._sweep_config import _load_config
+    from ..utils._config import _load_config
 
     if not path.is_file():
         raise FileNotFoundError(f"--config {path}: no such file; `skdc audit --example` "
@@ -230,34 +231,6 @@ def _short(value):
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _load(path, flag):
-    """One ``.npy`` array, read as a regular file (never a pipe, a folder or a device) within
-    a table's byte limit whose header declares no more data than the file holds."""
-    import numpy as np
-
-    from ..datasets import table_byte_limit
-    from ..utils._files import check_npy_size, open_regular
-
-    path = Path(path)
-    if not os.path.lexists(path):
-        raise FileNotFoundError(f"{flag} {path}: no such file.")
-    with open_regular(path, flag, max_bytes=table_byte_limit()[0]) as fh:
-        check_npy_size(fh, os.fstat(fh.fileno()).st_size, f"{flag} {path}:")
-        fh.seek(0)
-        try:
-            arr = np.load(fh, allow_pickle=False)
-        except (ValueError, OSError, EOFError) as exc:
-            msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            raise ValueError(f"{flag} {path}: not a readable .npy array ({msg}).") from None
-        except MemoryError:
-            raise ValueError(f"{flag} {path}: not enough memory to read it; free memory, or "
-                             "give fewer rows.") from None
-    if not hasattr(arr, "shape"):
-        raise ValueError(f"{flag} {path}: holds several arrays (.npz); save one array with "
-                         "numpy.save.")
-    return arr
-
-
 def _command_line(args):
     """The resolved settings as one explicit, shell-quoted command line (the report prints
     it)."""
@@ -284,57 +257,6 @@ def _command_line(args):
         else:
             words += [_flag(dest), str(value)]
     return "python -m skdc " + " ".join(shlex.quote(a) for a in words)
-
-
-def _read_inputs(args):
-    """``(X, y, partition)`` from the ``.npy`` files of ``--data``, ``--labels`` and
-    ``--partition`` (``None`` without it), each checked against ``--data``."""
-    import numpy as np
-
-    from ..datasets import load_table, table_format
-
-    names = None
-    if table_format(args.data) in (None, "npy") and table_format(args.labels) in (None, "npy"):
-        X, y = _load(args.data, "--data"), _load(args.labels, "--labels")
-    else:  # a table (CSV, Parquet) with its label column or a labels file
-        table = load_table(args.data, label=args.labels, what="--data",
-                           label_what="--labels")
-        X, y, names = table.data, table.target, list(table.feature_names)
-    if X.ndim != 2 or X.dtype.kind not in "biuf":
-        raise ValueError(f"--data {args.data}: must be a 2-D numeric array (rows x features); "
-                         f"got shape {X.shape}, dtype {X.dtype}.")
-    if not np.all(np.isfinite(X)):
-        raise ValueError(f"--data {args.data}: holds NaN or infinite values; clean them first.")
-    if y.ndim != 1 or y.shape[0] != X.shape[0]:
-        raise ValueError(f"--labels {args.labels}: must hold one label per row of --data "
-                         f"({X.shape[0]}); got shape {y.shape}.")
-    args.sensitive_index = _sensitive_index(args.sensitive, names, X.shape[1])
-    args.columns = names
-    partition = None
-    if args.partition is not None:
-        partition = _load(args.partition, "--partition")
-        if partition.shape != (X.shape[0],) or partition.dtype.kind not in "iu":
-            raise ValueError(f"--partition {args.partition}: must hold one integer party id "
-                             f"per row of --data ({X.shape[0]}); got shape {partition.shape}, "
-                             f"dtype {partition.dtype}.")
-    return X, y, partition
-
-
-def _sensitive_index(sensitive, names, n_features):
-    """The column ``--sensitive`` names: a column name of a ``--data`` table, or a 0-based
-    index; ``None`` without the flag."""
-    if sensitive is None:
-        return None
-    if names is not None and sensitive in names:
-        return names.index(sensitive)
-    if sensitive.lstrip("-").isdigit():
-        k = int(sensitive)
-        if 0 <= k < n_features:
-            return k
-        raise ValueError(f"--sensitive {sensitive}: --data has columns 0 to {n_features - 1}.")
-    where = (f"no column of --data is named {sensitive!r}" if names is not None else
-             "a .npy array has no column names; give the column's 0-based index")
-    raise ValueError(f"--sensitive {sensitive}: {where}.")
 
 
 def _check_settings(args):
@@ -369,7 +291,7 @@ def _check_settings(args):
             raise ValueError(f"--max-sensitive-gain must be a gain from 0 to 1; got "
                              f"{args.max_sensitive_gain:g}.")
     if args.attack:
-        from ._audit import _DEPLOYMENTS
+        from ._deployments import _DEPLOYMENTS
 
         known = list(dict.fromkeys(a for _, names in _DEPLOYMENTS.values() for a in names))
         bad = [a for a in args.attack if a not in known]
@@ -412,7 +334,7 @@ def _check_compare(args):
         if getattr(args, dest) is not None:
             raise ValueError(f"{_flag(dest)} applies to a single audit; with --compare every "
                              "option runs its own attacks over its own range. Drop it.")
-    from ._compare import _MIN_EPSILON
+    from ._options import _MIN_EPSILON
 
     for eps in args.epsilon or []:
         if not (math.isfinite(eps) and _MIN_EPSILON <= eps <= 1000):
@@ -447,7 +369,7 @@ def _checkpoint_folder(args):
                          "skdc keeps its checkpoints in a real folder there. Move it away or "
                          "choose another --out.")
     if args.fresh:
-        from ._compare import CHECKPOINT_FILES
+        from ._options import CHECKPOINT_FILES
 
         remove_written(checkpoint, _CHECKPOINTS + CHECKPOINT_FILES,
                        "--out's checkpoint folder (--fresh)", is_ours=is_checkpoint)
@@ -483,7 +405,7 @@ def _run_identity(args, X, y, partition):
     the paths, the output and the workers, the column names and the SHA-256 of the rows,
     labels and partition (a folder holding another audit's report is refused without
     --force; the same audit's is resumed and replaced)."""
-    from ._calibrate import _data_digest
+    from ._draws import _data_digest
 
     skip = {"data", "labels", "partition", "out", "n_jobs", "backend", "scheduler"}
     run = {dest: getattr(args, dest) for dest, _ in _KEYS.values() if dest not in skip}
@@ -597,7 +519,7 @@ def _dask_client(args):
 
 
 def _print_result(report, files, out):
-    from ._report import attack_label
+    from ._words import attack_label
 
     cal = report.calibration
     noise = report.setting["noise"]

@@ -16,7 +16,7 @@ from numpy.testing import assert_allclose
 from sklearn.datasets import load_digits
 
 from skdc.__main__ import main
-from skdc.experiments._report import SECTIONS
+from skdc.audit._report import SECTIONS
 from tests._fuzz import CASES, npy_declaring
 
 # the error target alone decides these audits (any linkage passes); the linkage target has its
@@ -455,7 +455,7 @@ def test_report_renders_in_a_browser(report_dir, tmp_path):
 
 
 def test_partition_reaches_every_draw_and_cgdp(monkeypatch):
-    from skdc.experiments import audit
+    from skdc.audit import audit
     from skdc.mechanisms import IGDP
 
     X, y = load_digits(return_X_y=True)
@@ -508,7 +508,7 @@ def test_partition_reaches_every_draw_and_cgdp(monkeypatch):
     (dict(max_linkage=None), "Nothing is judged"),
 ])
 def test_audit_refuses_bad_settings(kwargs, match):
-    from skdc.experiments import audit
+    from skdc.audit import audit
 
     X, y = load_digits(return_X_y=True)
     with pytest.raises((ValueError, TypeError), match=match):
@@ -518,7 +518,7 @@ def test_audit_refuses_bad_settings(kwargs, match):
 def test_failed_audit_still_says_what_it_costs_and_where_it_fails(tmp_path):
     from sklearn.datasets import make_classification
 
-    from skdc.experiments import audit
+    from skdc.audit import audit
 
     X, y = make_classification(n_samples=240, n_features=6, random_state=0)
     with pytest.warns(UserWarning, match=r"No value of anchor noise v .* lower target_error="):
@@ -549,9 +549,9 @@ def test_figures_draw_decades_on_a_log_axis_and_the_star():
     import matplotlib
 
     matplotlib.use("Agg")
-    from skdc.experiments import audit
-    from skdc.experiments._audit import _tables
-    from skdc.experiments._report import _error_axis, figures
+    from skdc.audit import audit
+    from skdc.audit._figures import _error_axis, figures
+    from skdc.audit._tables import _tables
 
     rng = np.random.RandomState(0)
     heavy = np.exp(3 * rng.standard_normal(200))
@@ -595,7 +595,7 @@ def test_a_npy_declaring_more_than_it_holds_is_one_line(data_files, tmp_path, ca
 
 
 def test_one_class_labels_are_refused():
-    from skdc.experiments import audit, compare_options
+    from skdc.audit import audit, compare_options
 
     X = np.random.RandomState(0).rand(60, 4)
     for run in (audit, compare_options):
@@ -749,7 +749,7 @@ def test_table_rows_are_a_table_with_the_columns_names_not_pictures(table_report
 
 
 def test_images_are_drawn_only_when_the_user_says_so(table_files, tmp_path, capsys):
-    from skdc.experiments import audit
+    from skdc.audit import audit
 
     X, y = load_digits(return_X_y=True)
     with pytest.raises(ValueError, match="images=True draws square images, but the rows "
@@ -763,7 +763,7 @@ def test_images_are_drawn_only_when_the_user_says_so(table_files, tmp_path, caps
 
 def test_the_reproduce_line_and_printed_lines_speak_flags(table_reports):
     from skdc.alignment import v_phase_transition
-    from skdc.experiments._audit_cli import register
+    from skdc.audit._cli import register
     from skdc.utils._help import ArgumentParser
 
     folder, printed = table_reports["balanced"]
@@ -790,7 +790,7 @@ def test_the_reproduce_line_and_printed_lines_speak_flags(table_reports):
 def test_advice_names_a_flag_of_the_command_or_a_parameter_of_the_function():
     from types import SimpleNamespace
 
-    from skdc.experiments._report import _helps, _phase_warning
+    from skdc.audit._report import _helps, _phase_warning
 
     cal = SimpleNamespace(value=0.3, v_phase_transition=0.2)
     s = {"n_features": 9, "n_anchors": None, "mechanism": "cgdp"}

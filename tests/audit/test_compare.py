@@ -26,9 +26,9 @@ from skdc.__main__ import main
 from skdc.alignment import GOPPAligner, KTIAligner
 from skdc.anchors import SMOTEAnchor
 from skdc.attacks import AnchorRegressionAttack, collusion_view
-from skdc.experiments import Central, Local, compare_options
-from skdc.experiments._audit import _DEPLOYMENTS
-from skdc.experiments._calibrate import _linkage_params
+from skdc.audit import Central, Local, compare_options
+from skdc.audit._deployments import _DEPLOYMENTS
+from skdc.audit._targets import _linkage_params
 from skdc.linear_model import MixingLogisticRegression
 from skdc.mechanisms import CGDP, IGDP, KernelPCAMechanism, calibrate_gaussmix, gaussmix_release
 from skdc.metrics import (
@@ -402,8 +402,8 @@ def _fingerprint_error(capsys, tmp_path, value):
 
 
 def test_hostile_fingerprint_files_are_refused_in_one_line(comparison, tmp_path, capsys):
-    """Refusals of the --audit-fingerprint reader (utils._deployment), each counted."""
-    from skdc.utils._deployment import read_audit_fingerprint
+    """Refusals of the --audit-fingerprint reader (skdc.protocol), each counted."""
+    from skdc.protocol import read_audit_fingerprint
     from skdc.utils._files import FileError
 
     cmp, folder = comparison
@@ -586,7 +586,7 @@ def pd_read(path):
 def test_inference_below_its_baseline_is_said_in_words(comparison):
     from dataclasses import replace
 
-    from skdc.experiments._compare_report import _below_baseline, _display_table
+    from skdc.audit._compare_report import _below_baseline, _display_table
 
     cmp, _ = comparison
     options = {k: (replace(o, inference=0.68, inference_chance=0.74) if k == "igdp" else o)
@@ -604,7 +604,7 @@ def test_inference_below_its_baseline_is_said_in_words(comparison):
 def test_the_deployed_analyst_fit_carries_the_model_params():
     from types import SimpleNamespace
 
-    from skdc.experiments._compare import _commands
+    from skdc.audit._commands import _commands
     from skdc.utils._params import parse_model_params
 
     ctx = SimpleNamespace(n_participants=2, model="logistic",
@@ -620,14 +620,14 @@ def test_the_deployed_analyst_fit_carries_the_model_params():
 def test_the_bootstrap_interval_in_batches_is_the_one_of_one_draw(monkeypatch):
     """Resamples drawn in batches (memory linear in the rows) are those of one draw of all of
     them: the interval is the percentile interval of sklearn's balanced accuracy over them."""
-    from skdc.experiments import _compare
+    from skdc.audit import _options
 
     rng = np.random.RandomState(1)
     y = rng.randint(3, size=60)
     pred = np.where(rng.rand(60) < 0.7, y, rng.randint(3, size=60))
-    monkeypatch.setattr(_compare, "_BOOTSTRAP_CELLS", 60 * 7)  # batches of 7 resamples
-    util, (low, high) = _compare._balanced_accuracy_bootstrap(y, pred, 0.9, 5)
-    idx = np.random.RandomState(5).randint(60, size=(_compare._N_BOOTSTRAP, 60))
+    monkeypatch.setattr(_options, "_BOOTSTRAP_CELLS", 60 * 7)  # batches of 7 resamples
+    util, (low, high) = _options._balanced_accuracy_bootstrap(y, pred, 0.9, 5)
+    idx = np.random.RandomState(5).randint(60, size=(_options._N_BOOTSTRAP, 60))
     boot = [balanced_accuracy_score(y[i], pred[i]) for i in idx]
     assert_allclose([low, high], np.quantile(boot, [0.05, 0.95]), rtol=1e-12)
     assert_allclose(util, balanced_accuracy_score(y, pred), rtol=1e-12)

@@ -1,6 +1,6 @@
 """The comparison's figure and page: every option side by side, the verdict first.
 
-Everything here renders; nothing computes a verdict. :mod:`skdc.experiments._compare` computes
+Everything here renders; nothing computes a verdict. :mod:`skdc.audit._compare` computes
 the options, the table, the verdict and the deployment and hands them over; this module draws
 one figure (utility against the strongest attack's error, and utility against epsilon) and
 writes the self-contained page (figures as PNG, no scripts, no links).
@@ -12,19 +12,16 @@ import html
 
 import numpy as np
 
+from ._figures import _FAILS, _MEETS, _png
 from ._report import (
-    _FAILS,
-    _MEETS,
     _RULES,
     _img,
     _model_words,
     _page,
-    _png,
     _table,
     _versions,
-    attack_label,
-    say,
 )
+from ._words import attack_label, say
 
 __all__ = ["plot_comparison", "render_comparison"]
 
@@ -144,7 +141,7 @@ def plot_comparison(comparison, axes=None):
     Parameters
     ----------
     comparison : Comparison
-        The result of :func:`~skdc.experiments.compare_options`.
+        The result of :func:`~skdc.audit.compare_options`.
     axes : pair of matplotlib Axes, default=None
         Where to draw; a new figure when ``None``.
 
@@ -421,7 +418,7 @@ def render_comparison(setting, results, table, verdict, regulator, deployment):
              "relative to the rows' scale, so a few large columns dominate them. Compare the "
              "options on rows scaled as the collaboration will scale them: give "
              f"<code>{say(s, 'X', '--data')}</code> the rows so scaled.</p>")
-    from ._report import targets_words
+    from ._words import targets_words
 
     opening = (f"{_verdict_html(verdict)}{scale}<p>{len(results)} options, "
                f"{s['n_participants']} participants, targets: "

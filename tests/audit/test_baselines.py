@@ -1,4 +1,4 @@
-"""Tests for skdc.experiments Central and Local."""
+"""Tests for skdc.audit Central and Local."""
 
 import numpy as np
 import pytest
@@ -6,7 +6,7 @@ from numpy.testing import assert_array_equal
 from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.tree import DecisionTreeClassifier
 
-from skdc.experiments import Central, Local
+from skdc.audit import Central, Local
 
 
 def _data(rng, n=90):

@@ -1,4 +1,4 @@
-"""``skdc audit``'s progress and its Dask backend (skdc/experiments/_audit_cli.py): every stage
+"""``skdc audit``'s progress and its Dask backend (skdc/audit/_cli.py): every stage
 of ``audit`` and ``compare_options`` says its draws done out of draws planned (at most, where
 a sequential rule may decide a setting early), the time spent and an estimate; with standard
 error not a terminal (a log file) one line per stage, per setting decided and per minute of
@@ -16,7 +16,7 @@ from sklearn.datasets import load_digits, make_classification
 from sklearn.preprocessing import StandardScaler
 
 from skdc.__main__ import main
-from skdc.experiments import audit
+from skdc.audit import audit
 
 LINE = re.compile(r"^(skdc(?: audit)?) \[(\d+:)?\d+:\d\d\] (.*)$")
 
@@ -168,7 +168,7 @@ def test_the_printed_deployment_never_contradicts_the_decision(capsys, decision,
     does better) still writes that option's flags, but never prints a bare "deploy"."""
     from types import SimpleNamespace
 
-    from skdc.experiments._audit_cli import _print_comparison
+    from skdc.audit._cli import _print_comparison
 
     cmp = SimpleNamespace(verdict={"decision": decision, "sentence": "Verdict.", "warnings": []},
                           options={}, deployment={"option": "cgdp", "fingerprint": "ab12"})

@@ -4,7 +4,7 @@
 deploys the chosen mechanism and aligner, calibrates the noise for a target attack error
 (:func:`calibrate_noise`: every draw a fresh deployment on the fixed partition, judged by a
 distribution-free rule), sweeps a grid of noise values for the frontier, and computes the
-tables of the report. :mod:`skdc.experiments._report` renders them into a self-contained HTML
+tables of the report. :mod:`skdc.audit._report` renders them into a self-contained HTML
 page (figures embedded as PNG, no scripts, no links) that :meth:`AuditReport.save` writes with
 the tables as CSV files, so that a privacy officer can read the answer and a data scientist can
 check it.
@@ -14,50 +14,57 @@ check it.
 
 import math
 import os
-import warnings
 from dataclasses import dataclass, field
 from numbers import Integral, Real
 
 import numpy as np
 
 from ..utils._checkpoint import DrawCheckpoint
-from ..utils._files import ensure_folder, write_outputs
+from ..utils._files import write_outputs
 from ..utils._progress import run_progress
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
 from ._calibrate import (
-    _MAX_LINKAGE,
     _RUN_CONSTRAINTS,
-    _UNLINKED,
     _V_PT_COLUMN,
-    _attack_of,
-    _attacked_rows,
     _check_draws,
     _check_range,
+    _FittedAttribute,
+)
+from ._deployments import (
+    _DEPLOYMENTS,
+    _default_bounds,
+    _labels,
+    _model,
+    _model_params,
+    _pipeline,
+)
+from ._draws import (
     _content_hash,
     _data_digest,
-    _FittedAttribute,
-    _fixed_partition,
-    _judged,
-    _mean_interval,
     _planned_values,
-    _resolve_target,
     _row_fields,
     _runner,
-    calibrate_noise,
 )
-from ._report import learns_nothing, noise_label, render
+from ._report import render
+from ._split import _split_parties
+from ._steps import (
+    _advice,
+    _calibrate,
+    _check_rows,
+    _checkpoint_folder,
+    _parties,
+    _scale,
+)
+from ._tables import _column_names, _reconstruction_picture, _tables
+from ._targets import (
+    _MAX_LINKAGE,
+    _judged,
+    _resolve_target,
+)
+from ._words import learns_nothing, noise_label
 
 __all__ = ["AuditReport", "audit"]
 
-# (mechanism, aligner) -> (noise parameter, attacks that apply under analyst-participant
-# collusion): the noisy-anchor paper's choice (its section 7.2). The one place the audit's and
-# the comparison's attack sets are defined: every applicable attack runs, and each draw is
-# judged by the strongest.
-_DEPLOYMENTS = {
-    ("igdp", "gopp"): ("align__v", ("mp", "procrustes", "alignment_map", "sample_axes",
-                                    "joint_likelihood")),
-    ("cgdp", "none"): ("gdp__noise", ("known_secret",)),
-}
 _MAX_GRID = 10_000
 _TABLES = ("attacks", "decisions", "diagnostics", "summary", "draws")
 
@@ -100,7 +107,7 @@ class AuditReport:
     --------
     >>> import tempfile
     >>> from sklearn.datasets import make_classification
-    >>> from skdc.experiments import audit
+    >>> from skdc.audit import audit
     >>> X, y = make_classification(n_samples=240, n_features=6, random_state=0)
     >>> rep = audit(X, y, n_participants=3, attacks=["procrustes"], target_error=0.2,
     ...             max_linkage=None, confidence=0.8, bounds=(0.0, 0.4), n_grid=3,
@@ -152,96 +159,6 @@ class AuditReport:
 
 
 # ----------------------------------------------------------------------------- the audit
-
-
-# the labels are imbalanced when the smallest class holds less than this share of an even
-# split (below 40% of the rows for two classes): the audit's own models then weigh the classes
-# alike (class_weight="balanced"), or an unweighted model predicts the commonest label only
-_IMBALANCED = 0.8
-# a model without noise within this much balanced accuracy of chance learns (almost) nothing
-_LEARNS_NOTHING = 0.05
-
-
-def _model(model, params=None):
-    """The estimator ``model`` names (a given estimator is cloned when ``params`` set some of
-    its parameters, never changed in place)."""
-    if model == "logistic":
-        from sklearn.linear_model import LogisticRegression
-
-        est = LogisticRegression(max_iter=1000)
-    elif model == "ridge":
-        from sklearn.linear_model import RidgeClassifier
-
-        est = RidgeClassifier()
-    elif hasattr(model, "fit"):
-        if not params:
-            return model
-        from sklearn.base import clone
-
-        est = clone(model)
-    else:
-        raise ValueError(f"model must be 'logistic', 'ridge' or an estimator; got "
-                         f"{model!r}.")
-    if params:
-        try:
-            est.set_params(**params)
-        except ValueError as exc:  # sklearn: "Invalid parameter 'foo' for estimator ..."
-            raise ValueError(f"model_params= sets {sorted(params)}: "
-                             f"{' '.join(str(exc).split())}") from None
-    return est
-
-
-def _labels(y):
-    """The labels' classes in numbers: ``n_classes``, ``majority_share`` (the commonest
-    label's share of the rows), ``smallest_share`` and ``imbalanced`` (the smallest class
-    below ``_IMBALANCED`` of an even share)."""
-    _, counts = np.unique(y, return_counts=True)
-    shares = counts / counts.sum()
-    return {"n_classes": int(counts.size), "majority_share": float(shares.max()),
-            "smallest_share": float(shares.min()),
-            "imbalanced": bool(shares.min() < _IMBALANCED / counts.size)}
-
-
-def _model_params(model, model_params, labels):
-    """``(params, balanced)``: the parameters set on the utility model, with
-    ``class_weight="balanced"`` added when the labels are imbalanced, ``model`` is one of the
-    audit's own (a given estimator is the user's, taken as configured) and ``model_params``
-    does not set ``class_weight``; ``balanced`` says whether it was added."""
-    params = dict(model_params or {})
-    if not all(isinstance(k, str) and k.isidentifier() for k in params):
-        raise ValueError(f"model_params must map parameter names to values; got "
-                         f"{sorted(map(repr, params))}.")
-    balanced = (isinstance(model, str) and labels["imbalanced"]
-                and "class_weight" not in params)
-    if balanced:
-        params["class_weight"] = "balanced"
-    return params, balanced
-
-
-def _pipeline(mechanism, aligner, n_participants, model, seed, n_anchors=None):
-    from sklearn.pipeline import Pipeline
-
-    from ..alignment import GOPPAligner
-    from ..mechanisms import CGDP, IGDP
-
-    kw = {} if aligner != "gopp" or n_anchors is None else {"n_anchors": int(n_anchors)}
-    mech = {"igdp": IGDP, "cgdp": CGDP}[mechanism](n_participants, random_state=seed, **kw)
-    steps = [("gdp", mech)]
-    if aligner == "gopp":
-        steps.append(("align", GOPPAligner()))
-    steps.append(("clf", _model(model)))
-    return Pipeline(steps)
-
-
-def _default_bounds(param, n_participants, X, n_anchors=None):
-    from ..alignment import v_phase_transition
-
-    d = X.shape[1]
-    if param.endswith("__v"):
-        r = 4 * d if n_anchors is None else int(n_anchors)
-        return 0.0, 3.0 * v_phase_transition(max(n_participants, 2), d, r)
-    rms = float(np.sqrt(np.mean(np.asarray(X, dtype=np.float64) ** 2)))
-    return 0.0, 4.0 * rms
 
 
 @validate_params(
@@ -412,7 +329,7 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
     Examples
     --------
     >>> from sklearn.datasets import load_digits
-    >>> from skdc.experiments import audit
+    >>> from skdc.audit import audit
     >>> X, y = load_digits(return_X_y=True)
     >>> rep = audit(X[:300] / 16, y[:300], n_participants=3, attacks=["procrustes"],
     ...             max_linkage=None, target_error=0.3, confidence=0.8, bounds=(0.0, 0.1),
@@ -437,7 +354,7 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
     params, balanced = _model_params(model, model_params, labels)
     estimator = _model(model, params)
     pipe = _pipeline(mechanism, aligner, n_participants, estimator, random_state, n_anchors)
-    split = _split_rows(X, y, parties, test_size, rng, pipe)
+    split = _split_parties(X, y, parties, test_size, rng, pipe)
     low, high, xtol = _check_range(_default_bounds(param, n_participants, X, n_anchors)
                                    if bounds is None else bounds, xtol)
     folder = _checkpoint_folder(checkpoint)
@@ -469,7 +386,7 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
                    images=bool(images), cli=command_line is not None, columns=columns)
     setting["n_resumed"] = calibration.n_draws_resumed + grid_resumed
     setting["n_draws_all"] = len(draws)
-    leakage = _gaussian_leakage(param, calibration, split.X_tr)
+    leakage = _gaussian_leakage(param, calibration, split.X_train)
     tables = _tables(calibration, draws, names, param, setting, leakage)
     setting["linkage"] = tables["linkage"]  # the strongest attack's, where the verdict is read
     setting["learns_nothing"] = learns_nothing(setting, tables["baseline"])
@@ -504,130 +421,6 @@ def _check_data_and_deployment(X, y, mechanism, aligner, attacks, target_error, 
     return X, y, param, names
 
 
-def _check_rows(X, y, target_error, random_state):
-    """``(X, y)``: finite float64 rows with one class label each; the target error and the
-    seed checked (what every audit and comparison needs)."""
-    from sklearn.utils.multiclass import type_of_target
-
-    X = np.asarray(X, dtype=np.float64)
-    y = np.asarray(y)
-    if X.ndim != 2 or X.shape[0] < 10:
-        raise ValueError(f"X must be a 2-D array of at least 10 rows; got shape {X.shape}.")
-    if not np.all(np.isfinite(X)):
-        raise ValueError("X holds NaN or infinite values; clean or impute them first.")
-    if y.shape != (X.shape[0],):
-        raise ValueError(f"y must hold one label per row of X ({X.shape[0]}); got shape "
-                         f"{y.shape}.")
-    if type_of_target(y) not in ("binary", "multiclass"):
-        raise ValueError(f"y must hold class labels (the utility model is a classifier); got "
-                         f"{type_of_target(y)} targets.")
-    if not isinstance(random_state, Integral) or isinstance(random_state, bool) \
-            or not 0 <= random_state < 2**32:
-        raise ValueError(f"random_state must be an int in 0 .. 2**32 - 1 (the report prints "
-                         f"it to reproduce the audit); got {random_state!r}.")
-    if np.unique(y).size < 2:
-        raise ValueError(f"y holds one class ({y[0]!r}) for all {y.size} rows: a classifier "
-                         "on one class scores 1.0 whatever it learns, so utility would mean "
-                         "nothing. Give rows of at least two classes.")
-    if target_error is not None and (isinstance(target_error, bool)
-                                     or not math.isfinite(target_error) or target_error < 0):
-        raise ValueError(f"target_error must be a finite error >= 0 (a relative distance); "
-                         f"got {target_error!r}.")
-    return X, y
-
-
-def _parties(partition, n_participants, X):
-    """``(parties, n_participants)``: each row's party index from ``partition`` (``None``
-    without one: the mechanism's keyed hash assigns rows) and the number of parties."""
-    if partition is None:
-        if not isinstance(n_participants, Integral) or isinstance(n_participants, bool) \
-                or not 2 <= n_participants <= X.shape[0] // 2:
-            raise ValueError(f"n_participants must be an int from 2 to half the rows "
-                             f"({X.shape[0] // 2}); got {n_participants!r}.")
-        return None, int(n_participants)
-    partition = np.asarray(partition)
-    if partition.shape != (X.shape[0],) or partition.dtype.kind not in "iu":
-        raise ValueError(f"partition must hold one integer party id per row of X "
-                         f"({X.shape[0]}); got shape {partition.shape}, dtype "
-                         f"{partition.dtype}.")
-    ids, parties = np.unique(partition, return_inverse=True)
-    if ids.size < 2:
-        raise ValueError("partition names a single party; a collaboration needs two.")
-    return parties, int(ids.size)
-
-
-@dataclass
-class _Split:
-    """The audit's one train/test split and the rows' parties (``p_tr``, ``p_te``): the
-    user's partition, or the mechanism's keyed hash under the audit's seed, computed once."""
-
-    X_tr: object
-    X_te: object
-    y_tr: object
-    y_te: object
-    p_tr: object
-    p_te: object
-    from_partition: bool
-
-
-def _split_rows(X, y, parties, test_size, rng, pipe):
-    from sklearn.model_selection import train_test_split
-
-    seed = rng.randint(2**31 - 1)
-    if parties is None:
-        X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=test_size, stratify=y,
-                                                  random_state=seed)
-        p_tr, p_te = _fixed_partition(pipe, X_tr, y_tr, X_te)
-        return _Split(X_tr, X_te, y_tr, y_te, p_tr, p_te, False)
-    X_tr, X_te, y_tr, y_te, p_tr, p_te = train_test_split(
-        X, y, parties, test_size=test_size, stratify=parties, random_state=seed)
-    return _Split(X_tr, X_te, y_tr, y_te, p_tr, p_te, True)
-
-
-def _checkpoint_folder(checkpoint):
-    """The checkpoint folder, created (never reached through a link), or ``None``."""
-    if checkpoint is None:
-        return None
-    return ensure_folder(checkpoint, "the checkpoint folder", allow_link=False)
-
-
-# The audit's own names for calibrate_noise's parameters and words, in its warnings.
-_AUDIT_NAMES = {"min_error=": "target_error=", "v_phase_transition = ": "v_PT = ",
-                "Add anchor rows (v_PT grows with them)":
-                "Add anchor rows (n_anchors=; v_PT grows with them)"}
-# ... and those of the comparison, which takes no noise range (each option has its own)
-_COMPARE_NAMES = {**_AUDIT_NAMES, "Widen bounds=, raise": "Raise",
-                  "Widen bounds=, lower": "Lower"}
-
-
-def _calibrate(pipe, split, param, names, targets, confidence, n_draws, bounds, xtol,
-               criterion, colluder, target, rng, n_jobs, batch_size, folder, progress,
-               filename="calibration.jsonl", words=None):
-    """:func:`calibrate_noise` on the audit's split and partition (checkpointed in
-    ``folder/filename``); its warnings speak the audit's parameter names (``words``: the
-    replacements, :data:`_AUDIT_NAMES` by default) and the noise in words."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        cal = calibrate_noise(
-            pipe, split.X_tr, split.y_tr, test_data=(split.X_te, split.y_te, split.p_te),
-            participant=split.p_tr, param=param, attack=names,
-            min_error=targets["target_error"], max_linkage=targets["max_linkage"],
-            sensitive=targets["sensitive"], max_sensitive_gain=targets["max_sensitive_gain"],
-            confidence=confidence, n_draws=n_draws, bounds=bounds, xtol=xtol,
-            criterion=criterion, colluder=colluder, target=target, redraw="deployment",
-            scoring="balanced_accuracy", random_state=rng.randint(2**31 - 1), n_jobs=n_jobs,
-            batch_size=batch_size,
-            checkpoint=None if folder is None else os.path.join(folder, filename),
-            progress=progress)
-    for w in caught:
-        text = str(w.message)
-        for old, new in (_AUDIT_NAMES if words is None else words).items():
-            text = text.replace(old, new)
-        text = text.replace(param, noise_label(param))
-        warnings.warn(text, w.category, stacklevel=3)
-    return cal
-
-
 def _planned_draws(n_draws, confidence, criterion, low, high, xtol):
     """The calibration's most draws (0 where its settings are refused: it says why)."""
     try:
@@ -636,66 +429,30 @@ def _planned_draws(n_draws, confidence, criterion, low, high, xtol):
         return 0
 
 
-def _advice(cli, n_jobs, fewer):
-    """How to shorten a run, in the command line's flags (``cli``) or the function's
-    parameters; ``fewer``: ``"grid"`` (the audit) or ``"options"`` (the comparison).
-
-    Examples
-    --------
-    >>> from skdc.experiments._audit import _advice
-    >>> print(_advice(True, 1, "options"))  # doctest: +ELLIPSIS
-    --n-jobs -1 (draws in parallel on this machine's ... cores; now 1 worker), ...
-    """
-    from joblib import effective_n_jobs
-    from joblib.parallel import get_active_backend
-
-    workers, cores = int(effective_n_jobs(n_jobs)), os.cpu_count() or 1
-    on_dask = "Dask" in type(get_active_backend()[0]).__name__
-    parallel = ("--n-jobs -1" if cli else "n_jobs=-1") + (
-        f" (draws in parallel on this machine's {cores} cores; now "
-        f"{workers} worker{'s' if workers != 1 else ''})")
-    if on_dask:
-        cluster = (f"more Dask workers (now {workers}): `dask worker ADDRESS` on another "
-                   "machine joins the cluster")
-        parallel = ("--n-jobs -1" if cli else "n_jobs=-1") + " (every worker of the cluster)"
-    else:
-        cluster = ("--backend dask --scheduler ADDRESS (draws on a Dask cluster of several "
-                   "machines)" if cli else "joblib.parallel_config(backend='dask') under a "
-                   "distributed.Client (draws on a Dask cluster)")
-    if fewer == "grid":
-        less = ("fewer --grid values or --grid-draws" if cli else
-                "a smaller n_grid= or grid_draws=")
-    else:
-        less = (("fewer options in --compare" if cli else "fewer options=")
-                + " (the kti option's draws cost the most)")
-    wide = workers >= (cores if not on_dask else effective_n_jobs(-1))
-    return ", ".join(([] if wide else [parallel]) + [cluster, less])
-
-
 def _frontier_grid(pipe, split, param, names, targets, colluder, target, bounds, n_grid,
                    grid_draws, rng, folder, n_jobs, progress):
     """``(grid, table, n_resumed)``: ``grid_draws`` fresh deployments at each of ``n_grid``
     evenly spaced noise values, checkpointed as the calibration's draws are."""
     import pandas as pd
 
-    from ._sweep import _resolve_scoring
+    from ..utils._draw_jobs import _resolve_scoring
 
     low, high = map(float, bounds)
     grid = np.linspace(low, high, n_grid) if n_grid >= 2 else np.array([high])
     seeds = rng.randint(2**31 - 1, size=grid_draws)
-    attacks, _, errors = _judged(names, colluder, target, split.p_te,
+    attacks, _, errors = _judged(names, colluder, target, split.participant_test,
                                  targets["target_error"], targets["max_linkage"],
                                  targets["sensitive"], targets["max_sensitive_gain"],
-                                 split.X_tr.shape[1])
+                                 split.X_train.shape[1])
     scoring = {**_resolve_scoring("balanced_accuracy"),
                _V_PT_COLUMN: _FittedAttribute("v_phase_transition_")}
-    fit_params = {"participant": split.p_tr}
+    fit_params = {"participant": split.participant_train}
     fingerprint = {"param": param, "redraw": "deployment", "columns": [*scoring, *attacks],
-                   "content": _content_hash(pipe, attacks, scoring, split.X_tr, split.y_tr,
-                                            (split.X_te, split.y_te), fit_params)}
+                   "content": _content_hash(pipe, attacks, scoring, split.X_train, split.y_train,
+                                            (split.X_test, split.y_test), fit_params)}
     path = None if folder is None else os.path.join(folder, "grid.jsonl")
     ck = DrawCheckpoint(path, fingerprint, _row_fields(scoring, attacks, errors))
-    data = (split.X_tr, split.X_te, split.y_tr, split.y_te, fit_params)
+    data = (split.X_train, split.X_test, split.y_train, split.y_test, fit_params)
     jobs = [(float(v), int(s)) for v in grid for s in seeds]
     with _runner(pipe, param, "deployment", data, scoring, attacks, n_jobs, ck, progress,
                  "frontier grid", len(jobs)) as run:
@@ -716,24 +473,12 @@ def _all_draws(calibration, grid_table):
     return draws
 
 
-def _scale(X):
-    """Whether the columns look standardized, and the spread of their scales."""
-    mean, sd = X.mean(axis=0), X.std(axis=0)
-    rms = np.sqrt(np.mean(X**2, axis=0))
-    positive = rms[rms > 0]
-    spread = float(positive.max() / positive.min()) if positive.size else 1.0
-    standardized = bool(np.all(np.abs(mean) <= 0.1) and np.all(np.abs(sd - 1) <= 0.1))
-    return {"standardized": standardized, "scale_spread": spread,
-            "largest_rms": float(rms.max()), "largest_column": int(np.argmax(rms)),
-            "mean_offset": float(np.linalg.norm(mean) / max(np.linalg.norm(rms), 1e-300))}
-
-
 def _setting(X, y, partition, split, call, param, names, grid, command_line):
     """The deployment in words and numbers, as the report prints it."""
     model = call["model"]
     return {
         "n_rows": int(X.shape[0]), "n_features": int(X.shape[1]),
-        "n_train": int(split.X_tr.shape[0]), "n_test": int(split.X_te.shape[0]),
+        "n_train": int(split.X_train.shape[0]), "n_test": int(split.X_test.shape[0]),
         "n_participants": int(call["n_participants"]), "mechanism": call["mechanism"],
         "aligner": call["aligner"], "param": param, "noise": noise_label(param),
         "colluder": int(call["colluder"]), "target": int(call["target"]), "attacks": names,
@@ -744,8 +489,8 @@ def _setting(X, y, partition, split, call, param, names, grid, command_line):
         "criterion": call["criterion"], "bounds": tuple(map(float, call["bounds"])),
         "n_grid": int(grid.size), "grid_draws": int(call["grid_draws"]),
         "random_state": int(call["random_state"]), "partition": partition is not None,
-        "target_rows": int(np.sum(split.p_tr == call["target"])
-                           + np.sum(split.p_te == call["target"])),  # the attacked rows
+        "target_rows": int(np.sum(split.participant_train == call["target"])
+                           + np.sum(split.participant_test == call["target"])),  # the attacked rows
         "model": model if isinstance(model, str) else type(model).__name__,
         "input_sha256": _data_digest(X, y, partition), "scale": _scale(X),
         "command_line": command_line,
@@ -770,164 +515,4 @@ def _python_call(args):
             "colluder", "target", "model", "model_params", "n_anchors", "images", "n_draws",
             "criterion", "n_grid", "grid_draws", "bounds", "xtol", "test_size", "random_state")
     inner = ", ".join(f"{k}={args[k]!r}" for k in keys if not hasattr(args[k], "fit"))
-    return f"skdc.experiments.audit(X, y, {inner})"
-
-
-# ----------------------------------------------------------------------------- tables
-
-
-def _where(cal):
-    """``(decided_at, failing_end)``: the noise where the verdict is read (the recommended
-    value, or the largest noise when nothing passes) and the bracket's failing end (``None``
-    when the lower end of the range already passes)."""
-    if np.isfinite(cal.value):
-        return cal.value, (cal.bracket[0] if cal.bracket[0] != cal.value else None)
-    return cal.bracket[0], None
-
-
-def _attack_table(cal, names):
-    """Each attack at the noise where the verdict is read and at the bracket's failing end."""
-    import pandas as pd
-
-    at, fail_end = _where(cal)
-    label = "recommended noise" if np.isfinite(cal.value) else "largest noise tried"
-    rows = []
-    for where, v in ((label, at), ("bracket low end (fails)", fail_end)):
-        if v is None:
-            continue
-        s = cal.summary[cal.summary["value"] == v].set_index("attack")
-        for a in names:
-            rows.append({
-                "attack": a, "measure": _measure_words(a), "where": where, "noise": v,
-                "draws": int(s.loc[a, "n_draws"]),
-                "below_target": int(s.loc[a, "failures"]), "target": s.loc[a, "target"],
-                "min_error": s.loc[a, "min"], "median_error": s.loc[a, "median"],
-                "max_error": s.loc[a, "max"], "lower_bound": s.loc[a, "lower"],
-                "binding": a == cal.binding_attack})
-    return pd.DataFrame(rows)
-
-
-def _measure_words(column):
-    """What a judged column holds, in words (higher = more private in every one)."""
-    if column.endswith(_UNLINKED):
-        return "1 - linkage accuracy"
-    if column.endswith(" sensitive"):
-        return "sensitive column: error ratio to the attacker's own guess"
-    return "relative error"
-
-
-def strongest_linkage(cal, value):
-    """``(attack, median linkage, largest linkage, draws)`` of the attack whose median
-    exact-source linkage accuracy over the calibration's draws at ``value`` is highest;
-    ``None`` when linkage was not measured there."""
-    rows = cal.table[cal.table["value"] == value]
-    cols = [c for c in cal.table.columns if c.endswith(_UNLINKED)]
-    if not cols or not len(rows):
-        return None
-    medians = {c: 1.0 - float(rows[c].median()) for c in cols}
-    top = max(medians, key=medians.get)
-    return (top[:-len(_UNLINKED)], medians[top], 1.0 - float(rows[top].min()), len(rows))
-
-
-def _utility_at(draws, value):
-    """Mean balanced accuracy over every draw (calibration and grid) at ``value``."""
-    rows = draws[np.isclose(draws["value"], value, rtol=0, atol=1e-12)]
-    return float(rows["balanced_accuracy"].mean()) if len(rows) else float("nan"), len(rows)
-
-
-def _tables(cal, draws, names, param, setting, leakage=None):
-    """``{"attacks", "diagnostics", "summary"}``: the tables the page shows and the CSVs
-    hold; every count in them is read off the same draws."""
-    import pandas as pd
-
-    at, _ = _where(cal)
-    rows = draws[(draws["stage"] == "calibration") & (draws["value"] == at)]
-    util, util_ci = _mean_interval(rows["balanced_accuracy"], cal.confidence)
-    base, n_base = _utility_at(draws, setting["bounds"][0])
-    diag = [(f"{setting['noise']} where the verdict is read", at),
-            ("draws at this noise", len(rows))]
-    if "converged" in rows and rows["converged"].notna().any():
-        diag += [("share of draws converged", float(rows["converged"].astype(float).mean())),
-                 ("median solver iterations", float(rows["n_iter"].median())),
-                 ("median fixed-point residual", float(rows["fixed_point_residual"].median()))]
-    if np.isfinite(cal.v_phase_transition):
-        diag += [("v_PT (phase transition)", cal.v_phase_transition),
-                 ("v / v_PT", at / cal.v_phase_transition)]
-    diag += [("balanced accuracy (mean)", util), ("balanced accuracy CI low", util_ci[0]),
-             ("balanced accuracy CI high", util_ci[1])]
-    if n_base:
-        diag += [(f"balanced accuracy at {setting['noise']} = {setting['bounds'][0]:.4g}",
-                  base)]
-    if leakage is not None:
-        diag += [("leakage bound (bits per record)", leakage)]
-    diagnostics = pd.DataFrame(diag, columns=["quantity", "value"])
-    b = cal.summary[(cal.summary["value"] == at) & (cal.summary["attack"] == cal.binding_attack)]
-    passed = bool(np.isfinite(cal.value))
-    link = strongest_linkage(cal, at)
-    t_err, t_link = setting["target_error"], setting["max_linkage"]
-    head = [("decision", "collaborate" if passed else "do not collaborate"),
-            ("verdict", "meets the targets" if passed else "no noise in range meets them"),
-            ("recommended noise", cal.value if passed else "none"),
-            ("bracket low (fails)", cal.bracket[0] if not passed or cal.bracket[0] != cal.value
-             else "none"),
-            ("bracket high (passes)", cal.bracket[1] if passed else "none"),
-            ("max linkage", "not judged" if t_link is None else t_link),
-            ("target error", "not judged" if t_err is None else t_err),
-            ("confidence", cal.confidence),
-            ("criterion", cal.criterion), ("binding attack", cal.binding_attack),
-            (f"binding column (mean) at {at:.4g}", float(b["mean"].iloc[0])),
-            (f"binding column short of its target at {at:.4g}",
-             f"{int(b['failures'].iloc[0])} of {int(b['n_draws'].iloc[0])} draws")]
-    if link is not None:
-        head += [(f"strongest linkage (median) at {at:.4g}", link[1]),
-                 ("strongest linkage attack", link[0])]
-    head += [(f"balanced accuracy (mean) at {at:.4g}", util)]
-    if n_base:
-        head += [(f"balanced accuracy (mean) at {setting['bounds'][0]:.4g}", base)]
-    n_cal = int((draws["stage"] == "calibration").sum())
-    head += [("calibration draws", n_cal), ("grid draws", len(draws) - n_cal),
-             ("draws run (all)", len(draws)), ("draws read back from a checkpoint",
-                                               setting["n_resumed"])]
-    summary = pd.DataFrame(head, columns=["quantity", "value"])
-    return {"attacks": _attack_table(cal, list(cal.min_error)), "diagnostics": diagnostics,
-            "summary": summary, "baseline": base, "utility": util, "utility_ci": util_ci,
-            "at": at, "linkage": link}
-
-
-# ----------------------------------------------------------------------------- the picture
-
-
-def _column_names(X):
-    """A DataFrame's column names, else ``None``."""
-    columns = getattr(X, "columns", None)
-    return None if columns is None else [str(c) for c in columns]
-
-
-def _reconstruction_picture(cal, pipe, split, param, colluder, target, images=False):
-    """Originals and the binding attack's reconstructions where the verdict is read; the
-    deployment of that noise's first draw. ``side`` is the images' side when ``images``
-    (the report draws them), else ``None`` (it shows the rows as a table)."""
-    side = int(round(math.sqrt(split.X_te.shape[1]))) if images else None
-    from sklearn import config_context
-    from threadpoolctl import threadpool_limits
-
-    from ..attacks import collusion_view
-    from ..metrics import make_attack, relative_error
-    from ._sweep import _Maker
-
-    at, _ = _where(cal)
-    row = cal.table[cal.table["value"] == at].sort_values("draw").iloc[0]
-    est = _Maker(pipe, param, "deployment")(at, int(row["draw_seed"]))
-    # one BLAS thread, as in the draws: the same numbers as the draw it repeats
-    with config_context(enable_metadata_routing=True), threadpool_limits(1):
-        est.fit(split.X_tr, split.y_tr, participant=split.p_tr)
-    # every row of the target, as the draws attack them (_attacked_rows)
-    X, _, participant = _attacked_rows(split.X_tr, split.y_tr, split.X_te, split.y_te,
-                                       split.p_tr, split.p_te)
-    view = collusion_view(est, X, colluder=colluder, target=target, participant=participant)
-    attack = _attack_of(cal.binding_attack)
-    rec = make_attack(attack).reconstruct(view)
-    truth = view.truth.X
-    return {"truth": truth, "reconstruction": rec.X, "side": side, "value": at,
-            "error": float(relative_error(truth, rec.X)), "draw": int(row["draw"]),
-            "attack": attack}
+    return f"skdc.audit.audit(X, y, {inner})"

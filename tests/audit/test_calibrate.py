@@ -21,17 +21,12 @@ from sklearn.model_selection import train_test_split
 from sklearn.pipeline import Pipeline
 
 from skdc.alignment import GOPPAligner, v_phase_transition
-from skdc.experiments import NoiseCalibration, privacy_utility_sweep
-from skdc.experiments import calibrate_noise as _calibrate_noise
-from skdc.experiments._calibrate import (
-    _allowed_failures,
-    _content_hash,
-    _error_ratio,
-    _min_draws,
-    _order_bounds,
-    _prior_guess,
-    _resolve_target,
-)
+from skdc.audit import NoiseCalibration
+from skdc.audit import calibrate_noise as _calibrate_noise
+from skdc.audit._criteria import _allowed_failures, _min_draws, _order_bounds
+from skdc.audit._draws import _content_hash
+from skdc.audit._targets import _error_ratio, _prior_guess, _resolve_target
+from skdc.experiments import privacy_utility_sweep
 from skdc.mechanisms import IGDP
 from skdc.metrics import linkage_accuracy
 
@@ -189,7 +184,7 @@ TARGET = 0.3
 def _fresh_rate(pipe, X_tr, y_tr, test, cal, n, seed):
     """Share of fresh deployments (new secrets, anchor and noise, the calibration's partition)
     at ``cal.value`` whose every attack meets its target, through the sweep."""
-    from skdc.experiments._calibrate import _fixed_partition
+    from skdc.audit._targets import _fixed_partition
     from skdc.metrics import make_attack_scorer
 
     p_tr, p_te = _fixed_partition(pipe, X_tr, y_tr, test[0])
@@ -458,7 +453,7 @@ def test_fingerprint_is_the_same_in_another_process():
     import sys
 
     code = ("from sklearn.metrics import get_scorer\n"
-            "from skdc.experiments._calibrate import _content_hash\n"
+            "from skdc.audit._draws import _content_hash\n"
             "from skdc.metrics import make_attack_scorer\n"
             "from skdc.mechanisms import IGDP\n"
             "print(_content_hash(IGDP(3, random_state=0), make_attack_scorer('mp'),"
@@ -494,9 +489,9 @@ def test_linkage_target_is_judged_per_draw_by_the_linkage_accuracy(small, linkag
     from sklearn import config_context
 
     from skdc.attacks import collusion_view
-    from skdc.experiments._calibrate import _fixed_partition, _linkage_params
-    from skdc.experiments._sweep import _Maker
+    from skdc.audit._targets import _fixed_partition, _linkage_params
     from skdc.metrics import make_attack
+    from skdc.utils._draw_jobs import _Maker
 
     pipe, X_tr, y_tr, (X_te, y_te) = small
     cal = linkage_calibration
@@ -562,7 +557,7 @@ def test_targets_are_checked(small, kw, match):
 def test_checkpoint_refuses_impossible_values(tmp_path, field, value):
     import json
 
-    from skdc.experiments._calibrate import _row_fields
+    from skdc.audit._draws import _row_fields
     from skdc.utils._checkpoint import CheckpointError, DrawCheckpoint
 
     fields = _row_fields({"balanced_accuracy": None, "v_phase_transition": None},

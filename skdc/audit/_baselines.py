@@ -114,7 +114,7 @@ class Central(_Baseline):
     --------
     >>> from sklearn.datasets import load_iris
     >>> from sklearn.linear_model import LogisticRegression
-    >>> from skdc.experiments import Central
+    >>> from skdc.audit import Central
     >>> X, y = load_iris(return_X_y=True)
     >>> central = Central(LogisticRegression(max_iter=500)).fit(X, y, participant=y % 2)
     >>> round(central.score(X, y), 2)
@@ -217,7 +217,7 @@ class Local(_Baseline):
     >>> import numpy as np
     >>> from sklearn.datasets import load_iris
     >>> from sklearn.tree import DecisionTreeClassifier
-    >>> from skdc.experiments import Local
+    >>> from skdc.audit import Local
     >>> X, y = load_iris(return_X_y=True)
     >>> part = np.arange(150) % 3
     >>> local = Local(DecisionTreeClassifier(random_state=0)).fit(X, y, participant=part)
