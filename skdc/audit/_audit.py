@@ -15,15 +15,16 @@ check it.
 import math
 import os
 from dataclasses import dataclass, field
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 
 from ..utils._checkpoint import DrawCheckpoint
 from ..utils._files import write_outputs
 from ..utils._progress import run_progress
-from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
+from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 from ._calibrate import (
+    _AUDIT_CONSTRAINTS,
     _RUN_CONSTRAINTS,
     _V_PT_COLUMN,
     _check_draws,
@@ -170,15 +171,7 @@ class AuditReport:
         "mechanism": [StrOptions({"igdp", "cgdp"})],
         "aligner": [StrOptions({"gopp", "none"})],
         "attacks": [list, tuple, None],
-        "target_error": [Real, None],
-        "max_linkage": [Interval(Real, 0, 1, closed="both"), None],
-        "sensitive": [Interval(Integral, 0, None, closed="left"), None],
-        "max_sensitive_gain": [Interval(Real, 0, 1, closed="both"), None],
-        "colluder": [Interval(Integral, 0, None, closed="left")],
-        "partition": ["array-like", None],
-        "model": [StrOptions({"logistic", "ridge"}), HasMethods(["fit"])],
-        "model_params": [dict, None],
-        "n_anchors": [Interval(Integral, 2, None, closed="left"), None],
+        **_AUDIT_CONSTRAINTS,
         "images": ["boolean"],
         "n_grid": [Interval(Integral, 1, _MAX_GRID, closed="both")],
         "grid_draws": [Interval(Integral, 1, _MAX_GRID, closed="both")],

@@ -397,6 +397,19 @@ _RUN_CONSTRAINTS = {
     "checkpoint": [str, os.PathLike, None],
     "progress": ["boolean", StrOptions({"auto"})],
 }
+# What the single audit and the comparison take alike beyond those: the risks judged, the
+# parties and the analyst's model.
+_AUDIT_CONSTRAINTS = {
+    "target_error": [Real, None],
+    "max_linkage": [Interval(Real, 0, 1, closed="both"), None],
+    "sensitive": [Interval(Integral, 0, None, closed="left"), None],
+    "max_sensitive_gain": [Interval(Real, 0, 1, closed="both"), None],
+    "colluder": [Interval(Integral, 0, None, closed="left")],
+    "partition": ["array-like", None],
+    "model": [StrOptions({"logistic", "ridge"}), HasMethods(["fit"])],
+    "model_params": [dict, None],
+    "n_anchors": [Interval(Integral, 2, None, closed="left"), None],
+}
 
 
 @validate_params(

@@ -46,12 +46,11 @@ import numpy as np
 
 from ..utils._progress import run_progress
 from ..utils._sklearn_compat import (
-    HasMethods,
     Interval,
     StrOptions,
     validate_params,
 )
-from ._calibrate import _RUN_CONSTRAINTS, _check_draws
+from ._calibrate import _AUDIT_CONSTRAINTS, _RUN_CONSTRAINTS, _check_draws
 from ._deployments import _DEPLOYMENTS, _labels, _model, _model_params, _pipeline
 from ._draws import _planned_values
 from ._options import (
@@ -145,15 +144,7 @@ def _check_options(options, epsilons):
         "options": [list, tuple, None],
         "epsilons": ["array-like"],
         "n_participants": [Integral],
-        "target_error": [Real, None],
-        "max_linkage": [Interval(Real, 0, 1, closed="both"), None],
-        "sensitive": [Interval(Integral, 0, None, closed="left"), None],
-        "max_sensitive_gain": [Interval(Real, 0, 1, closed="both"), None],
-        "colluder": [Interval(Integral, 0, None, closed="left")],
-        "partition": ["array-like", None],
-        "model": [StrOptions({"logistic", "ridge"}), HasMethods(["fit"])],
-        "model_params": [dict, None],
-        "n_anchors": [Interval(Integral, 2, None, closed="left"), None],
+        **_AUDIT_CONSTRAINTS,
         "nonlinear": [StrOptions(set(_REDUCTIONS))],
         "max_components": [Interval(Integral, 1, None, closed="left"), None],
         "public": [tuple, None],
