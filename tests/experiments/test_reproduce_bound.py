@@ -5,26 +5,16 @@ import numpy as np
 import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
-from threadpoolctl import threadpool_limits
 
-from skdc.__main__ import main
+from .conftest import cli
 
-
-@pytest.fixture(autouse=True)
-def _one_blas_thread():
-    with threadpool_limits(limits=1):
-        yield
-
-
-def _run(argv, capsys):
-    status = main(argv)
-    return status, capsys.readouterr().out
+pytestmark = pytest.mark.usefixtures("one_blas_thread")
 
 
 def test_bound_attack_cli_digits(tmp_path, capsys):
-    status, out = _run(["reproduce", "bound-attack", "--dataset", "digits", "--targets", "10",
-                        "--perp-rows", "100", "--est-rows", "60", "--leakages", "0.72,500",
-                        "--block-sizes", "1,16", "--out-dir", str(tmp_path)], capsys)
+    status, out = cli(["reproduce", "bound-attack", "--dataset", "digits", "--targets", "10",
+                       "--perp-rows", "100", "--est-rows", "60", "--leakages", "0.72,500",
+                       "--block-sizes", "1,16", "--out-dir", str(tmp_path)], capsys)
     assert status == 0
     assert "Table 3" in out and "Table 6" in out
     table = pd.read_csv(tmp_path / "bound-attack.csv")

@@ -4,21 +4,12 @@ import numpy as np
 import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
-from threadpoolctl import threadpool_limits
 
-from skdc.__main__ import main
 from skdc.experiments import reproduce_gaussmix_noise, reproduce_gaussmix_regression
 
+from .conftest import cli
 
-@pytest.fixture(autouse=True)
-def _one_blas_thread():
-    with threadpool_limits(limits=1):
-        yield
-
-
-def _run(argv, capsys):
-    status = main(argv)
-    return status, capsys.readouterr().out
+pytestmark = pytest.mark.usefixtures("one_blas_thread")
 
 
 def test_gaussmix_noise_matches_lemma_1_and_sheffet():
@@ -30,7 +21,7 @@ def test_gaussmix_noise_matches_lemma_1_and_sheffet():
 
 
 def test_gaussmix_cli(tmp_path, capsys):
-    status, out = _run(["reproduce", "gaussmix-noise", "--out-dir", str(tmp_path)], capsys)
+    status, out = cli(["reproduce", "gaussmix-noise", "--out-dir", str(tmp_path)], capsys)
     assert status == 0 and "Fig. 1" in out
     assert len(pd.read_csv(tmp_path / "gaussmix-noise.csv")) == 26
 
@@ -57,8 +48,8 @@ def test_gaussmix_regression_cli(tmp_path, capsys, monkeypatch):
 
     monkeypatch.setattr(_cli_papers, "_regression_datasets",
                         lambda: {"diabetes": load_diabetes(return_X_y=True)})
-    status, out = _run(["reproduce", "gaussmix-regression", "--repeats", "2", "--out-dir",
-                        str(tmp_path)], capsys)
+    status, out = cli(["reproduce", "gaussmix-regression", "--repeats", "2", "--out-dir",
+                       str(tmp_path)], capsys)
     assert status == 0 and "diabetes" in out
     table = pd.read_csv(tmp_path / "gaussmix-regression.csv")
     assert set(table["method"]) == {"Linear Mixing", "AdaSSP", "Sheffet", "OLS (not private)",

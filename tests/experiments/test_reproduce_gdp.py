@@ -3,26 +3,17 @@
 import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
-from threadpoolctl import threadpool_limits
 
-from skdc.__main__ import main
 from skdc.experiments import reproduce_gopp_convergence
 
+from .conftest import cli
 
-@pytest.fixture(autouse=True)
-def _one_blas_thread():
-    with threadpool_limits(limits=1):
-        yield
-
-
-def _run(argv, capsys):
-    status = main(argv)
-    return status, capsys.readouterr().out
+pytestmark = pytest.mark.usefixtures("one_blas_thread")
 
 
 def test_gopp_convergence_cli(tmp_path, capsys):
-    status, out = _run(["reproduce", "gopp-convergence", "--draws", "3", "--v-max", "0.02",
-                        "--features", "4", "--anchors", "16", "--out-dir", str(tmp_path)],
+    status, out = cli(["reproduce", "gopp-convergence", "--draws", "3", "--v-max", "0.02",
+                       "--features", "4", "--anchors", "16", "--out-dir", str(tmp_path)],
                        capsys)
     assert status == 0 and "Fig. 4(b)" in out
     table = pd.read_csv(tmp_path / "gopp-convergence.csv")
