@@ -22,14 +22,13 @@ work, unless ``--force``.
 
 import io
 import os
-import stat
 import textwrap
 import time
 import warnings
 
 import numpy as np
 
-from .utils._files import check_output, write_output
+from .utils._files import check_output, peek_regular, write_output
 
 __all__ = ["register", "run_demo", "run_demo_sweeps"]
 
@@ -297,14 +296,10 @@ def _plot(results, with_attacks, v_pt, out, force=True):
 def _is_demo_figure(path):
     """Whether ``path`` is a regular file (not a link) holding a PNG the demo wrote: its
     metadata before the image data says ``Software: skdc demo``."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
-                     | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
+    fh = peek_regular(path)
+    if fh is None:
         return False
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            return False
+    with fh:
         head = fh.read(_PNG_HEAD_BYTES)
     if not head.startswith(_PNG_SIGNATURE):
         return False

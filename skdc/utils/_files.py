@@ -61,6 +61,7 @@ __all__ = [
     "is_int",
     "kind_words",
     "one_line",
+    "peek_regular",
     "open_input",
     "open_regular",
     "output_mode",
@@ -569,7 +570,7 @@ def kind_words(kind):
     return _KINDS.get(kind, f"an skdc file ({kind})")
 
 
-def _peek_regular(path):
+def peek_regular(path):
     """``path`` opened for reading when it is a regular file (never through a link, never
     blocking on a pipe), without noting it as an input; ``None`` otherwise."""
     try:
@@ -604,7 +605,7 @@ def written_kind(path):
     ('skdc-anchor', (3, 3))
     """
     try:
-        fh = _peek_regular(path)
+        fh = peek_regular(path)
         if fh is None:
             return None
         with fh:
@@ -1145,7 +1146,7 @@ def _read_run_record(folder, record, names):
     """The record skdc left in ``folder``: ``(run, files)``, or ``None`` when there is none or
     it is not one skdc wrote (not a regular file, not JSON, another format). It is read
     without being noted as an input: the run rewrites it."""
-    fh = _peek_regular(os.path.join(folder, record))
+    fh = peek_regular(os.path.join(folder, record))
     if fh is None:
         return None
     try:

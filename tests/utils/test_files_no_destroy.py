@@ -140,3 +140,18 @@ def test_remove_written_keep_others(tmp_path):
     with pytest.raises(FileError, match="map_4.npz"):  # not recognised: nothing removed
         remove_written(tmp_path, ["map_4.npz"], keep_others=True, is_ours=lambda p: False)
     assert sorted(os.listdir(tmp_path)) == ["map_4.npz", "notes.txt"]
+
+
+def test_peek_regular_opens_regular_files_only(tmp_path):
+    """No link, folder or pipe is opened (a pipe would block), and nothing is noted as an
+    input."""
+    from skdc.utils._files import peek_regular
+
+    (tmp_path / "f").write_bytes(b"abc")
+    with peek_regular(tmp_path / "f") as fh:
+        assert fh.read() == b"abc"
+    os.symlink(tmp_path / "f", tmp_path / "link")
+    os.mkfifo(tmp_path / "fifo")
+    for name in ("link", "fifo", "missing"):
+        assert peek_regular(tmp_path / name) is None
+    assert peek_regular(tmp_path) is None
