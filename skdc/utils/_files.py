@@ -578,11 +578,10 @@ def peek_regular(path):
                      | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0))
     except (OSError, ValueError):
         return None
-    fh = os.fdopen(fd, "rb")
-    if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-        fh.close()
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # before fdopen, which refuses a folder
+        os.close(fd)
         return None
-    return fh
+    return os.fdopen(fd, "rb")
 
 
 def written_kind(path):
