@@ -155,3 +155,18 @@ def test_peek_regular_opens_regular_files_only(tmp_path):
     for name in ("link", "fifo", "missing"):
         assert peek_regular(tmp_path / name) is None
     assert peek_regular(tmp_path) is None
+
+
+def test_a_run_record_that_is_a_folder_or_a_fifo_is_no_record(tmp_path):
+    """A hostile ``skdc-run.json`` (a folder, a pipe) reads as no record: no traceback, no
+    block; the folder's check then refuses the report files no record describes."""
+    from skdc.utils._files import RUN_RECORD, check_run_folder
+
+    for make in (os.mkdir, os.mkfifo):
+        folder = tmp_path / make.__name__
+        folder.mkdir()
+        make(folder / RUN_RECORD)
+        (folder / "report.html").write_text("old")
+        with pytest.raises(FileError, match="report.html"):
+            check_run_folder(folder, {"run": 1}, ["report.html"])
+        CASES["run record"] += 1
