@@ -35,8 +35,10 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from ..utils._docstring import Substitution
 from ..utils._files import write_outputs
 from ..utils._progress import progress_bar
+from ..utils._references import gdp_paper_references
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
 
 __all__ = [
@@ -151,6 +153,7 @@ class Reproduction:
 # ----------------------------------------------------------------------------- equivalence
 
 
+@Substitution(references=gdp_paper_references)
 @validate_params(
     {**_DATA, "model": [StrOptions({"logistic", "cnn"})], "n_participants": _COUNT,
      "n_anchors": _COUNT, "n_components": _COUNT, **_RUN},
@@ -209,11 +212,7 @@ def reproduce_mnist_equivalence(X_train, y_train, X_test, y_test, *, model="logi
     --------
     reproduce_mnist_sweep : The same protocols with noise, attacked.
 
-    References
-    ----------
-    .. [1] Nosaka, Suetake, Takano, Okada, Yoshise, "Geometric Data Perturbation with
-       Noisy-Anchor Alignment for Privacy-Preserving Collaborative Learning",
-       arXiv:2608.18749, 2026.
+    {references}
 
     Examples
     --------
@@ -318,6 +317,7 @@ def _mnist_pipelines(model, p, r, h, s):
 # ----------------------------------------------------------------------------- noise sweeps
 
 
+@Substitution(references=gdp_paper_references)
 @validate_params(
     {"private": [HasMethods(["fit"])], "anchor": [HasMethods(["fit"])], **_DATA,
      "private_values": ["array-like", HasMethods(["rvs"])],
@@ -393,11 +393,7 @@ def sweep_private_and_anchor_noise(private, anchor, X_train, y_train, X_test, y_
     reproduce_mnist_sweep : These sweeps in the paper's MNIST setting.
     plot_frontier : Utility against the strongest attack.
 
-    References
-    ----------
-    .. [1] Nosaka, Suetake, Takano, Okada, Yoshise, "Geometric Data Perturbation with
-       Noisy-Anchor Alignment for Privacy-Preserving Collaborative Learning",
-       arXiv:2608.18749, 2026.
+    {references}
 
     Examples
     --------
@@ -456,6 +452,7 @@ def _attack_scorers(names, auditor):
 # ----------------------------------------------------------------------------- MNIST sweep
 
 
+@Substitution(references=gdp_paper_references)
 @validate_params(
     {**_DATA, "n_draws": _COUNT, "n_levels": [*_COUNT, None], "attacks": ["boolean"],
      "auditor": [StrOptions({"auto", "pca"})], "model": [StrOptions({"logistic", "cnn"})],
@@ -544,11 +541,7 @@ def reproduce_mnist_sweep(X_train, y_train, X_test, y_test, *, n_draws=200, n_le
     sweep_private_and_anchor_noise : The two sweeps for any pipelines.
     reproduce_mnist_equivalence : The noiseless controls.
 
-    References
-    ----------
-    .. [1] Nosaka, Suetake, Takano, Okada, Yoshise, "Geometric Data Perturbation with
-       Noisy-Anchor Alignment for Privacy-Preserving Collaborative Learning",
-       arXiv:2608.18749, 2026.
+    {references}
 
     Examples
     --------

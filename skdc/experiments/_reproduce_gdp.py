@@ -21,7 +21,9 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from ..utils._docstring import Substitution
 from ..utils._progress import progress_bar
+from ..utils._references import gdp_paper_references
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 from ._reproduce import Reproduction
 
@@ -75,6 +77,7 @@ def _one_draw(A, p, v, seed):
             "seconds": time.perf_counter() - start}
 
 
+@Substitution(references=gdp_paper_references)
 @validate_params(
     {"setting": [StrOptions(set(_SETTINGS))], "n_draws": [Interval(Integral, 1, None,
                                                                    closed="left"), None],
@@ -144,11 +147,7 @@ def reproduce_gopp_convergence(setting="mnist", *, n_draws=None, v_max=None,
     skdc.alignment.solve_gopp : The solver.
     skdc.alignment.v_phase_transition : The reference ``v_PT``.
 
-    References
-    ----------
-    .. [1] Nosaka, Suetake, Takano, Okada, Yoshise, "Geometric Data Perturbation with
-       Noisy-Anchor Alignment for Privacy-Preserving Collaborative Learning",
-       arXiv:2608.18749, 2026.
+    {references}
 
     Examples
     --------

@@ -24,7 +24,9 @@ from numbers import Integral
 
 import numpy as np
 
+from ..utils._docstring import Substitution
 from ..utils._progress import progress_bar
+from ..utils._references import kti_paper_references
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 from ._reproduce import Reproduction, _bar_figure
 
@@ -135,6 +137,7 @@ def _sweep_grid(n_participants, n_train, n_test, n_rows, n_source):
     return grid
 
 
+@Substitution(references=kti_paper_references)
 @validate_params(
     {**_DATA, "n_participants": [None, Interval(Integral, 1, None, closed="left"),
                                  "array-like"],
@@ -217,10 +220,7 @@ def reproduce_kti(X_train, y_train, X_test, y_test, *, n_participants=None, n_tr
     reproduce_kti_tables : Tables 3 and 4 of the same paper.
     skdc.alignment.KTIAligner : Kernel-based target-normalised integration.
 
-    References
-    ----------
-    .. [1] Suetake, Kawakami, Ikeda, Takano, "Nonlinear Data Integration via Kernel Methods
-       for Data Collaboration Analysis", arXiv:2605.27219, 2026.
+    {references}
 
     Examples
     --------
@@ -358,6 +358,7 @@ def _kti_trial(K, trial, seed, data, sizes, parts, step):
 # ----------------------------------------------------------------------------- Tables 3-4
 
 
+@Substitution(references=kti_paper_references)
 @validate_params(
     {**_DATA, "reductions": ["array-like"], "widths": ["array-like"], "n_trials": _COUNT,
      "n_participants": _COUNT, "n_rows": _COUNT, "n_per_class": _COUNT,
@@ -457,10 +458,7 @@ def reproduce_kti_tables(X_train, y_train, X_test, y_test, *, reductions=_REDUCT
     reproduce_kti : Fig. 3 of the same paper.
     skdc.attacks.AnchorRegressionAttack : The PINV, LR and MLP attacks.
 
-    References
-    ----------
-    .. [1] Suetake, Kawakami, Ikeda, Takano, "Nonlinear Data Integration via Kernel Methods
-       for Data Collaboration Analysis", arXiv:2605.27219, 2026.
+    {references}
 
     Examples
     --------
