@@ -1,29 +1,45 @@
 """Command line: ``python -m skdc COMMAND`` (also installed as the ``skdc`` script).
 
-Each room that offers commands has a module with a ``register(subparsers)`` function; it adds
-its sub-commands, each with ``set_defaults(func=...)``. Errors a user can fix are printed as one
+Every room that offers commands opens one public door, ``register_commands(subparsers)``
+(``from skdc.audit import register_commands``; the demo, a module of its own:
+``skdc._demo.register_commands``), which adds its sub-commands, each with
+``set_defaults(func=...)``. ``COMMAND_ROOMS`` below lists the rooms in the order ``--help``
+shows them, each with the sub-commands its door adds. Errors a user can fix are printed as one
 line, not a traceback.
 
-Only the modules needed are imported: ``skdc demo ...`` imports the command modules in order up
-to the one that registers ``demo``, and a command module imports scikit-learn, pandas or torch
-inside its command functions, so ``--help`` answers without loading them
-(``benchmarks/bench_cli.py`` times it).
+Only the rooms needed are imported: the room packages are lazy (``skdc.utils._lazy``), so
+naming ``audit`` here loads nothing; ``skdc demo ...`` then opens the demo's door alone, and
+``skdc --help`` every door. A command module imports scikit-learn, pandas or torch inside its
+command functions, so ``--help`` answers without loading them (``benchmarks/bench_cli.py``
+times it).
 """
 
 # Licence: BSD 3 clause
 
 import argparse
-import importlib
 import sys
 
+from . import audit, experiments, privacy, protocol  # lazy: no command module loads here
 from .utils._files import track_inputs
 from .utils._help import ArgumentParser
 
-# modules whose ``register(subparsers)`` adds sub-commands, in the order shown by --help
-_COMMAND_MODULES = [
-    "skdc._demo", "skdc.experiments._cli", "skdc.privacy._cli", "skdc.protocol._cli",
-    "skdc.audit._cli",
-]
+
+def _demo_commands(subparsers):
+    from ._demo import register_commands  # a module, not a lazy package: imported on use
+
+    register_commands(subparsers)
+
+
+#: The rooms that offer commands, in the order ``--help`` lists them: the sub-commands each
+#: adds, and its door. Reading ``audit.register_commands`` imports ``skdc.audit._cli`` only.
+COMMAND_ROOMS = (
+    (("demo",), _demo_commands),
+    (("reproduce", "sweep"), lambda subparsers: experiments.register_commands(subparsers)),
+    (("bound",), lambda subparsers: privacy.register_commands(subparsers)),
+    (("anchor", "participant", "analyst"),
+     lambda subparsers: protocol.register_commands(subparsers)),
+    (("audit",), lambda subparsers: audit.register_commands(subparsers)),
+)
 
 
 def _command_word(argv):
@@ -42,8 +58,8 @@ def build_parser(command=None):
     Parameters
     ----------
     command : str, default=None
-        Stop importing command modules once one has registered this sub-command; ``None``
-        (or a name no module registers) registers every module's sub-commands.
+        Register only the room that offers this sub-command (its door alone is imported);
+        ``None``, or a name no room offers, registers every room's sub-commands.
 
     Returns
     -------
@@ -64,10 +80,9 @@ def build_parser(command=None):
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for name in _COMMAND_MODULES:
-        importlib.import_module(name).register(sub)
-        if command is not None and command in sub.choices:
-            break
+    chosen = [door for names, door in COMMAND_ROOMS if command in names]
+    for door in chosen or [door for _, door in COMMAND_ROOMS]:
+        door(sub)
     return parser
 
 

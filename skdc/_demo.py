@@ -30,7 +30,7 @@ import numpy as np
 
 from .utils._files import check_output, peek_regular, write_output
 
-__all__ = ["register", "run_demo", "run_demo_sweeps"]
+__all__ = ["register_commands", "run_demo", "run_demo_sweeps"]
 
 _N_LEVELS, _N_DRAWS = 8, 3
 # the demo's own figure says so in its PNG metadata: a rerun replaces it without --force
@@ -341,9 +341,24 @@ def _run(args):
                         force=args.force)
 
 
-def register(subparsers):
-    """Add the ``demo`` sub-command."""
+def register_commands(subparsers):
+    """Add the ``demo`` sub-command of ``python -m skdc``.
 
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        The sub-commands of the ``skdc`` parser (``parser.add_subparsers()``).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from skdc._demo import register_commands
+    >>> parser = argparse.ArgumentParser(prog="skdc")
+    >>> register_commands(parser.add_subparsers(dest="command"))
+    >>> args = parser.parse_args(["demo", "--table-only"])
+    >>> args.table_only
+    True
+    """
     p = subparsers.add_parser(
         "demo", help="digits: accuracy table, privacy-utility sweeps and frontier.png",
         description="On digits: C-GDP, unaligned I-GDP, reference and GOPP alignment at a few "

@@ -6,6 +6,7 @@ from ._baselines import Central as Central
 from ._baselines import Local as Local
 from ._calibrate import NoiseCalibration as NoiseCalibration
 from ._calibrate import calibrate_noise as calibrate_noise
+from ._cli import register_commands as register_commands
 from ._compare import compare_options as compare_options
 from ._results import ComparedOption as ComparedOption
 from ._results import Comparison as Comparison

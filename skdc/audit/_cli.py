@@ -38,7 +38,7 @@ from ..utils._help import print_warning
 from ..utils._params import parse_model_params
 from ._inputs import _read_inputs
 
-__all__ = ["register"]
+__all__ = ["register_commands"]
 
 _EXAMPLE = """\
 # skdc audit config: python -m skdc audit --config THIS_FILE (flags override these keys)
@@ -606,9 +606,24 @@ def _run_audit(args):
     return 0
 
 
-def register(subparsers):
-    """Add the ``audit`` sub-command."""
+def register_commands(subparsers):
+    """Add the ``audit`` sub-command of ``python -m skdc``.
 
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        The sub-commands of the ``skdc`` parser (``parser.add_subparsers()``).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from skdc.audit import register_commands
+    >>> parser = argparse.ArgumentParser(prog="skdc")
+    >>> register_commands(parser.add_subparsers(dest="command"))
+    >>> args = parser.parse_args(["audit", "--data", "X.npy"])
+    >>> args.data
+    'X.npy'
+    """
     a = subparsers.add_parser(
         "audit", help="calibrated noise and a self-contained HTML audit report",
         description="Audit a data collaboration on your own rows before joining: simulate "

@@ -10,6 +10,7 @@ from ..audit import NoiseCalibration as NoiseCalibration
 from ..audit import audit as audit
 from ..audit import calibrate_noise as calibrate_noise
 from ..audit import compare_options as compare_options
+from ._cli import register_commands as register_commands
 from ._plot import column_label as column_label
 from ._plot import plot_frontier as plot_frontier
 from ._plot import plot_noise_curves as plot_noise_curves

@@ -36,7 +36,7 @@ import numpy as np
 from ..utils._files import check_folder, check_output, ensure_folder, write_output
 from ._cli_papers import PAPER_REPRODUCTIONS, add_paper_flags
 
-__all__ = ["register"]
+__all__ = ["register_commands"]
 
 # the kti comparison's sizes: n(k) rows per party, UMAP to d~ dimensions, n_source public rows
 # for a SMOTE anchor of 1000 rows (Table 2 of the KTI paper)
@@ -471,8 +471,24 @@ def _plot_sweep(results, sweep, config, plot, what="--plot", force=True):
     print(f"wrote {plot}")
 
 
-def register(subparsers):
-    """Add the ``reproduce`` and ``sweep`` sub-commands."""
+def register_commands(subparsers):
+    """Add the ``reproduce`` and ``sweep`` sub-commands of ``python -m skdc``.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        The sub-commands of the ``skdc`` parser (``parser.add_subparsers()``).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from skdc.experiments import register_commands
+    >>> parser = argparse.ArgumentParser(prog="skdc")
+    >>> register_commands(parser.add_subparsers(dest="command"))
+    >>> args = parser.parse_args(["sweep", "--example"])
+    >>> args.example
+    True
+    """
     _add_reproduce(subparsers)
     _add_sweep(subparsers)
 

@@ -4,6 +4,7 @@ from ._bound import ReconstructionBound as ReconstructionBound
 from ._bound import mechanism_leakage_bits as mechanism_leakage_bits
 from ._bound import per_block_bound as per_block_bound
 from ._bound import shannon_lower_bound as shannon_lower_bound
+from ._cli import register_commands as register_commands
 from ._entropy import BlockEntropyLowerBound as BlockEntropyLowerBound
 from ._entropy import mc_constant as mc_constant
 from ._entropy import mc_margin as mc_margin

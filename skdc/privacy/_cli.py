@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-__all__ = ["register"]
+__all__ = ["register_commands"]
 
 
 def _load_rows(path, what):
@@ -165,9 +165,24 @@ def _run_bound(args):
               f"q = {args.q:g} for {args.steps} steps needs a noise multiplier >= {sigma:.6g}")
 
 
-def register(subparsers):
-    """Add the ``bound`` sub-command."""
+def register_commands(subparsers):
+    """Add the ``bound`` sub-command of ``python -m skdc``.
 
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        The sub-commands of the ``skdc`` parser (``parser.add_subparsers()``).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from skdc.privacy import register_commands
+    >>> parser = argparse.ArgumentParser(prog="skdc")
+    >>> register_commands(parser.add_subparsers(dest="command"))
+    >>> args = parser.parse_args(["bound", "--data", "X.npy", "--perp", "P.npy"])
+    >>> args.perp
+    'P.npy'
+    """
     b = subparsers.add_parser(
         "bound", help="the provable reconstruction floor of a data set (entropy bound)",
         description="Estimate the block-entropy lower bound on --data (calibrated on the "

@@ -1,5 +1,6 @@
 # Public names of skdc.protocol, one a line. Type checkers read them here, and
 # skdc.utils._lazy reads them at import time: add or remove a public name here only.
+from ._cli import register_commands as register_commands
 from ._container import FORMAT_VERSION as FORMAT_VERSION
 from ._container import UploadError as UploadError
 from ._files import AlignmentMap as AlignmentMap

@@ -53,7 +53,7 @@ from ._container import LABEL_KINDS, UploadError, is_int, one_line, read_npy
 # scikit-learn, the estimators and the roles are imported inside the commands, so that
 # ``--help`` of any command answers before they load
 
-__all__ = ["register"]
+__all__ = ["register_commands"]
 
 _MODEL_CHOICES = {
     "logistic": "sklearn.linear_model.LogisticRegression",
@@ -634,8 +634,24 @@ def _check_audited(audited, paths):
             "(deployment.txt), or audit these settings.")
 
 
-def register(subparsers):
-    """Add the ``anchor``, ``participant`` and ``analyst`` sub-commands."""
+def register_commands(subparsers):
+    """Add the ``anchor``, ``participant`` and ``analyst`` sub-commands of ``python -m skdc``.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        The sub-commands of the ``skdc`` parser (``parser.add_subparsers()``).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from skdc.protocol import register_commands
+    >>> parser = argparse.ArgumentParser(prog="skdc")
+    >>> register_commands(parser.add_subparsers(dest="command"))
+    >>> args = parser.parse_args(["anchor", "make", "--n-features", "8", "--out", "A.npy"])
+    >>> args.n_features
+    8
+    """
     _register_anchor_make(_actions(subparsers, "anchor", "make the shared anchor (once)"))
     participant = _actions(subparsers, "participant", "upload, and later predict, at home")
     _register_participant_upload(participant)

@@ -763,7 +763,7 @@ def test_images_are_drawn_only_when_the_user_says_so(table_files, tmp_path, caps
 
 def test_the_reproduce_line_and_printed_lines_speak_flags(table_reports):
     from skdc.alignment import v_phase_transition
-    from skdc.audit._cli import register
+    from skdc.audit import register_commands
     from skdc.utils._help import ArgumentParser
 
     folder, printed = table_reports["balanced"]
@@ -777,7 +777,7 @@ def test_the_reproduce_line_and_printed_lines_speak_flags(table_reports):
         assert leak not in text.split("<section id=\"attacks\">")[0], leak
     # every flag the audit names in what it prints and in its report is one of its own
     sub = ArgumentParser(prog="skdc").add_subparsers()
-    register(sub)
+    register_commands(sub)
     own = {o for a in sub.choices["audit"]._actions for o in a.option_strings}
     named = set(re.findall(r"(?<![\w-])--[a-z][a-z-]+", printed + text))
     assert named <= own, named - own

@@ -100,6 +100,35 @@ def test_help_imports_no_heavy_library(argv):
     assert "HEAVY \n" in out, out
 
 
+def test_each_room_adds_the_commands_it_is_listed_with():
+    """``COMMAND_ROOMS`` of skdc.__main__ names the sub-commands each room's door adds, in the
+    order ``skdc --help`` lists them."""
+    import argparse
+
+    from skdc.__main__ import COMMAND_ROOMS, build_parser
+
+    listed = []
+    for names, door in COMMAND_ROOMS:
+        sub = argparse.ArgumentParser(prog="skdc").add_subparsers()
+        door(sub)
+        assert tuple(sub.choices) == names
+        listed += names
+    root = build_parser()
+    sub = next(a for a in root._actions if isinstance(a, argparse._SubParsersAction))
+    assert list(sub.choices) == listed
+
+
+@pytest.mark.parametrize("argv, module", [(["bound", "--help"], "skdc.privacy._cli"),
+                                          (["demo", "--help"], "skdc._demo"),
+                                          (["analyst", "fit", "--help"], "skdc.protocol._cli")])
+def test_a_command_imports_its_rooms_door_alone(argv, module):
+    code = _CHECK_IMPORTS.format(argv=argv) + (
+        "print(sorted(m for m in sys.modules if m.endswith(('._cli', '._demo'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.splitlines()[-1] == str([module]), out
+
+
 def test_lazy_package_keeps_its_names():
     out = subprocess.run([sys.executable, "-c", (
         "import sys, skdc, skdc.alignment as a\n"

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from skdc.__main__ import main
-from skdc.protocol._cli import register
+from skdc.protocol import register_commands
 
 from .conftest import D, P, deploy, run_cli, upload_argv
 
@@ -216,7 +216,7 @@ def test_model_convergence_warning_names_the_max_iter_that_fixes_it(site, capsys
 
 def _protocol_parsers():
     root = argparse.ArgumentParser(prog="skdc")
-    register(root.add_subparsers())
+    register_commands(root.add_subparsers())
     stack, found = [root], []
     while stack:
         parser = stack.pop()
