@@ -2,13 +2,15 @@
 
 Each handler reads its data (nothing is downloaded), calls the public function, prints its
 table beside the paper's numbers with intervals and writes the CSV and figure through
-``_cli._save``. ``PAPER_REPRODUCTIONS`` is merged into the command's table and
+``_cli_files._save``. ``PAPER_REPRODUCTIONS`` is merged into the command's table and
 :func:`add_paper_flags` adds the flags only these reproductions read.
 """
 
 # Licence: BSD 3 clause
 
 import numpy as np
+
+from ._cli_files import _load_mnist, _save
 
 __all__ = ["PAPER_REPRODUCTIONS", "add_paper_flags"]
 
@@ -59,8 +61,6 @@ def _flag(row, low, high, paper):
 
 
 def _bound_data(args):
-    from ._cli import _load_mnist
-
     if args.dataset == "digits":
         from sklearn.datasets import load_digits
 
@@ -107,8 +107,6 @@ def _reproduce_bound_attack(args, out):
               f"{r.p10:>5.3f}-{r.p90:<5.3f} {r.below_bound:>6.0%}", file=out)
     print("  (below: share of targets under the bound; paper, Fig. 6: 9-40% at gamma <= 0.72, "
           "1-11% at 2.89, at most 3% at 8.01)", file=out)
-    from ._cli import _save
-
     _save(rep, args, out)
     return 0
 
@@ -127,8 +125,6 @@ def _reproduce_gaussmix_noise(args, out):
     for r in rep.table.itertuples():
         print(f"  {r.k:>4} {r.epsilon:>7.3f} {r.gaussmix_scale:>10.2f} {r.sheffet_scale:>10.2f} "
               f"{r.scale_ratio:>7.2f}", file=out)
-    from ._cli import _save
-
     _save(rep, args, out)
     return 0
 
@@ -185,8 +181,6 @@ def _reproduce_gaussmix_regression(args, out):
               f"lambda_min(X^T X) / C^2 = {s['lambda_min_X'].iloc[0]:.3g}; scale gamma "
               f"targeted: {', '.join(f'{g:.3g}' for g in s['gamma'])} at eps "
               f"{', '.join(f'{e:g}' for e in s['epsilon'])}", file=out)
-    from ._cli import _save
-
     _save(rep, args, out)
     return 0
 
@@ -220,8 +214,6 @@ def _reproduce_gopp_convergence(args, out):
               f"{r.v_pt:.4f} (paper {r.paper_v_pt:.4f}); converged above v_PT "
               f"{r.converged_above_v_pt} (paper 0); capped below v_PT {r.capped_below_v_pt} "
               f"(paper {r.paper_capped_below_v_pt:g})", file=out)
-    from ._cli import _save
-
     _save(rep, args, out)
     return 0
 
