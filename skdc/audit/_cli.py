@@ -546,6 +546,15 @@ def _run_audit(args):
     if args.example:
         print(_EXAMPLE, end="")
         return 0
+    X, y, partition, out, checkpoint = _prepare(args)
+    report = _audit_or_compare(args, X, y, partition, checkpoint)
+    _write_report(args, report, out, checkpoint)
+    return 0
+
+
+def _prepare(args):
+    """``(X, y, partition, out, checkpoint)``: the settings resolved and checked, the inputs
+    read, and the output and checkpoint folders checked (and made), all before any work."""
     args = _config(args)
     if args.data is None or args.labels is None:
         raise ValueError("give --data (X.npy, or a .csv / .parquet table) and --labels (y.npy, "
@@ -563,7 +572,12 @@ def _run_audit(args):
         X = pd.DataFrame(X, columns=args.columns)
     out, checkpoint = _checkpoint_folder(args)
     _check_report_files(args, out)
+    return X, y, partition, out, checkpoint
 
+
+def _audit_or_compare(args, X, y, partition, checkpoint):
+    """The report of :func:`audit` (or :func:`compare_options` with ``--compare``), run on
+    ``--backend``; its warnings and errors speak the flags."""
     import warnings
 
     from joblib import parallel_config
@@ -581,18 +595,23 @@ def _run_audit(args):
             warnings.showwarning = _show_warning
             warnings.simplefilter("default")
             try:
-                report = run(X, y, n_jobs=args.n_jobs if args.n_jobs is not None
-                             else (-1 if client is not None else None), **kwargs)
+                return run(X, y, n_jobs=args.n_jobs if args.n_jobs is not None
+                           else (-1 if client is not None else None), **kwargs)
             except ValueError as exc:
                 raise ValueError(_flagged(exc)) from exc
     finally:
         if client is not None:
             client.close()
+
+
+def _write_report(args, report, out, checkpoint):
+    """Write the report into ``out`` (after removing, with ``--force``, another audit's
+    files), leave its run record, and print the result."""
+    from ..utils._files import clear_run_folder, write_run_record
+
     if report.setting["n_resumed"]:
         print(f"skdc audit: resumed from {checkpoint}: {report.setting['n_resumed']} draws "
               "read back, not rerun", file=sys.stderr)
-    from ..utils._files import clear_run_folder, write_run_record
-
     removed = clear_run_folder(out, args.earlier, "--out")
     if removed:
         print(f"skdc audit: --force: removed another run's files from {out}: "
@@ -603,7 +622,6 @@ def _run_audit(args):
         _print_comparison(report, files, out)
     else:
         _print_result(report, files, out)
-    return 0
 
 
 def register_commands(subparsers):
@@ -631,6 +649,20 @@ def register_commands(subparsers):
                     "attack error and write OUT/report.html with its CSV tables. Rerunning an "
                     "interrupted command resumes it (checkpoints in OUT/checkpoint).",
     )
+    _add_input_flags(a)
+    _add_deployment_flags(a)
+    _add_target_flags(a)
+    _add_calibration_flags(a)
+    _add_model_flags(a)
+    _add_run_flags(a)
+    _add_compare_flags(a)
+    _add_output_flags(a)
+    a.set_defaults(func=_run_audit)
+
+
+def _add_input_flags(a):
+    """The rows, their labels and how they split into parties: ``--config`` and ``--example``
+    first."""
     a.add_argument("--config", default=None,
                    help="a TOML file with an [audit] table; flags given here win (default: "
                         "none, flags only)")
@@ -646,6 +678,10 @@ def register_commands(subparsers):
     a.add_argument("--partition", default=None,
                    help="party id of each row (.npy) (default: the mechanism's keyed hash "
                         "of each row splits the rows into --participants parties)")
+
+
+def _add_deployment_flags(a):
+    """The simulated deployment: the mechanism, the aligner and the attacks run on it."""
     a.add_argument("--mechanism", default=None, choices=_CHOICES["mechanism"],
                    help="the participants' mechanism (default: igdp)")
     a.add_argument("--aligner", default=None, choices=_CHOICES["aligner"],
@@ -655,6 +691,11 @@ def register_commands(subparsers):
                         "mechanism: mp, procrustes, alignment_map, sample_axes, "
                         "joint_likelihood with igdp; known_secret with cgdp (default: every "
                         "applicable one, each deployment judged by the strongest)")
+
+
+def _add_target_flags(a):
+    """What the audit judges: the linkage, the reconstruction error and the sensitive
+    column's gain an attacker may reach."""
     a.add_argument("--max-linkage", type=float, default=None,
                    help="largest acceptable exact-source linkage accuracy, the share of your "
                         "rows an attacker singles out among ten (default: 0.15, chance + "
@@ -670,6 +711,10 @@ def register_commands(subparsers):
     a.add_argument("--max-sensitive-gain", type=float, default=None,
                    help="largest acceptable gain on --sensitive, from 0 to 1 (default: "
                         "reported, not judged)")
+
+
+def _add_calibration_flags(a):
+    """How the noise is calibrated: the criterion, its draws and the noise grid."""
     a.add_argument("--confidence", type=float, default=None,
                    help="probability that a fresh deployment meets the target (default: 0.95)")
     a.add_argument("--criterion", default=None, choices=_CHOICES["criterion"],
@@ -686,6 +731,11 @@ def register_commands(subparsers):
                    help="noise range (default: 0 to 3 v_PT, or 4 RMS for cgdp)")
     a.add_argument("--xtol", type=float, default=None,
                    help="bracket width of the calibration (default: range / 32)")
+
+
+def _add_model_flags(a):
+    """The utility model, the anchor, the report's pictures, and who attacks whom with which
+    seed."""
     a.add_argument("--model", default=None, choices=_CHOICES["model"],
                    help="the utility model; with an imbalanced --labels (the smallest class "
                         "below 80%% of an even share, 40%% of two) its classes are weighted "
@@ -706,6 +756,10 @@ def register_commands(subparsers):
     a.add_argument("--target", type=int, default=None,
                    help="attacked participant, you (default: 1, or 0 when the colluder is 1)")
     a.add_argument("--seed", type=int, default=None, help="the audit's one seed (default: 0)")
+
+
+def _add_run_flags(a):
+    """Where the draws run: joblib's workers, or a Dask cluster's."""
     a.add_argument("--n-jobs", type=int, default=None,
                    help="parallel draws, joblib n_jobs (default: one, or every worker with "
                         "--backend dask)")
@@ -714,6 +768,10 @@ def register_commands(subparsers):
     a.add_argument("--scheduler", default=None,
                    help="Dask scheduler address, for --backend dask: the draws of the audit, "
                         "or of every option of --compare, run on its workers (default: none)")
+
+
+def _add_compare_flags(a):
+    """``--compare`` and the settings only a comparison takes."""
     a.add_argument("--compare", nargs="+", default=None, metavar="OPTION",
                    help="compare options side by side instead of auditing one: local, "
                         "central, igdp, cgdp, kti, gaussmix, or all (OUT/report.html, "
@@ -729,6 +787,10 @@ def register_commands(subparsers):
     a.add_argument("--measure", type=int, default=None,
                    help="deployments measuring linkage and inference at each calibrated "
                         "setting of --compare (default: 5)")
+
+
+def _add_output_flags(a):
+    """The report's folder: where it is, and what a rerun may remove or replace there."""
     a.add_argument("--out", default=None, help="output folder (default: audit-report)")
     a.add_argument("--fresh", action="store_true",
                    help="remove skdc's checkpoint files in OUT/checkpoint and start afresh")
@@ -736,4 +798,3 @@ def register_commands(subparsers):
                    help="replace the report of another audit in OUT (other settings or data): "
                         "its files are removed first, and named; without it such a folder is "
                         "refused. Rerunning the same audit needs no --force")
-    a.set_defaults(func=_run_audit)

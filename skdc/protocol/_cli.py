@@ -436,9 +436,6 @@ def _iteration_advice(model, Z, y):
 
 @_command("analyst")
 def _analyst_fit(args, caught):
-    from sklearn.exceptions import ConvergenceWarning
-
-    from ..alignment import GOPPAligner, ReferenceAligner
     from ._format import load_uploads
     from ._roles import Analyst
 
@@ -446,19 +443,7 @@ def _analyst_fit(args, caught):
     declare_inputs([(path, "an upload") for path in args.uploads]
                    + [(args.audit_fingerprint, "--audit-fingerprint")])
     earlier = _check_fit_outputs(args)
-    if not (np.isfinite(args.tol) and args.tol > 0):
-        raise ValueError(f"--tol must be a finite number > 0; got {args.tol:g}.")
-    if args.max_iter < 1:
-        raise ValueError(f"--max-iter must be >= 1; got {args.max_iter}.")
-    if args.aligner == "reference" and not 0 <= args.reference < len(args.uploads):
-        raise ValueError(f"--reference {args.reference} is not a participant: the "
-                         f"{len(args.uploads)} uploads have ids 0 .. {len(args.uploads) - 1}.")
-    aligner = {
-        "gopp": lambda: GOPPAligner(v=0.0, tol=args.tol, max_iter=args.max_iter),
-        "reference": lambda: ReferenceAligner(reference=args.reference),
-        "none": lambda: "none",
-    }[args.aligner]()
-    model = _model(args.model).set_params(**parse_model_params(args.model_param))
+    aligner, model = _fit_settings(args)
     noise_range = _noise_range(args)
     audited = _audited(args.audit_fingerprint)
     loaded = load_uploads(args.uploads)
@@ -471,20 +456,60 @@ def _analyst_fit(args, caught):
         raise UploadError(str(exc).replace("anchor_noise_range=(LOW, HIGH)",
                                            "--anchor-noise-range LOW HIGH").replace(
             "anchor_noise_range", "--anchor-noise-range")) from None
-    model_warned = [w for w in caught if issubclass(w.category, ConvergenceWarning)
-                    and not os.path.abspath(w.filename).startswith(_SKDC_DIR)]
-    if model_warned:
-        caught[:] = [w for w in caught if w not in model_warned]
-        a = analyst.aligner_
-        Z = np.asarray(loaded.uploads) if a is None else a.transform(loaded.uploads)
-        print_warning("analyst", f"the {args.model} model did not converge in max_iter="
-                      f"{analyst.model_.get_params().get('max_iter')} iterations; "
-                      f"{_iteration_advice(analyst.model_, Z, loaded.y)}.")
+    _warn_unconverged(args, analyst, loaded, caught)
     _print_warnings("analyst", caught)
     # owner-only, like the maps and the model in it, whatever the umask
     ensure_folder(args.out, "--out", mode=0o700, error=UploadError)
     stale = _remove_stale_maps(args.out, earlier, analyst.n_participants_)
-    paths = analyst.export(args.out)
+    summary = _fit_summary(args, analyst, loaded, analyst.export(args.out))
+    with write_file(os.path.join(args.out, "summary.json"), "the summary",
+                    mode=output_mode(0o644), error=UploadError) as fh:
+        fh.write(json.dumps(summary, indent=2, sort_keys=True).encode())
+    _print_fit(args, analyst, loaded, stale, summary)
+
+
+def _fit_settings(args):
+    """The aligner and the model of ``analyst fit``'s flags, each checked in one line naming
+    its flag."""
+    from ..alignment import GOPPAligner, ReferenceAligner
+
+    if not (np.isfinite(args.tol) and args.tol > 0):
+        raise ValueError(f"--tol must be a finite number > 0; got {args.tol:g}.")
+    if args.max_iter < 1:
+        raise ValueError(f"--max-iter must be >= 1; got {args.max_iter}.")
+    if args.aligner == "reference" and not 0 <= args.reference < len(args.uploads):
+        raise ValueError(f"--reference {args.reference} is not a participant: the "
+                         f"{len(args.uploads)} uploads have ids 0 .. {len(args.uploads) - 1}.")
+    aligner = {
+        "gopp": lambda: GOPPAligner(v=0.0, tol=args.tol, max_iter=args.max_iter),
+        "reference": lambda: ReferenceAligner(reference=args.reference),
+        "none": lambda: "none",
+    }[args.aligner]()
+    return aligner, _model(args.model).set_params(**parse_model_params(args.model_param))
+
+
+def _warn_unconverged(args, analyst, loaded, caught):
+    """Replace the model's own ``ConvergenceWarning`` (not skdc's) by one line saying which
+    ``--model-param max_iter=...`` converges."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    model_warned = [w for w in caught if issubclass(w.category, ConvergenceWarning)
+                    and not os.path.abspath(w.filename).startswith(_SKDC_DIR)]
+    if not model_warned:
+        return
+    caught[:] = [w for w in caught if w not in model_warned]
+    a = analyst.aligner_
+    Z = np.asarray(loaded.uploads) if a is None else a.transform(loaded.uploads)
+    print_warning("analyst", f"the {args.model} model did not converge in max_iter="
+                  f"{analyst.model_.get_params().get('max_iter')} iterations; "
+                  f"{_iteration_advice(analyst.model_, Z, loaded.y)}.")
+
+
+def _fit_summary(args, analyst, loaded, paths):
+    """The fields of ``summary.json``: the run, the aligner's diagnostics, the anchor screen,
+    the column names checked and the anchor noise against ``v_PT``."""
+    from ..alignment import GOPPAligner
+
     summary = {"n_participants": analyst.n_participants_, "aligner": args.aligner,
                "model": args.model, "files": [os.path.basename(p) for p in paths]}
     a = analyst.aligner_
@@ -499,15 +524,19 @@ def _analyst_fit(args, caught):
     summary.update(feature_names=analyst.feature_names_in_, feature_names_checked=not unnamed,
                    uploads_without_feature_names=unnamed)
     summary.update(_anchor_noise_against_v_pt(analyst, loaded))
-    with write_file(os.path.join(args.out, "summary.json"), "the summary",
-                    mode=output_mode(0o644), error=UploadError) as fh:
-        fh.write(json.dumps(summary, indent=2, sort_keys=True).encode())
+    return summary
+
+
+def _print_fit(args, analyst, loaded, stale, summary):
+    """What ``analyst fit`` did, in a line or three: stale maps removed, the uploads aligned
+    and written, and the column names it could not check."""
     n = analyst.n_participants_
     if stale:
         print(f"analyst: removed {', '.join(stale)} of an earlier run in {args.out} (stale: "
               f"this run has {n} participant{'s' if n != 1 else ''})")
     print(f"analyst: {n} participant{'s' if n != 1 else ''} aligned ({args.aligner}); maps "
           f"and model written to {args.out}")
+    unnamed = summary["uploads_without_feature_names"]
     if unnamed:
         which = ("the uploads carry none" if len(unnamed) == n else
                  "for " + ", ".join(loaded.paths[k] for k in analyst.unnamed_uploads_))
