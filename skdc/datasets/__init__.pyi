@@ -13,6 +13,7 @@ from ._mnist import mnist_sample_path as mnist_sample_path
 from ._partition import partition as partition
 from ._synthetic import make_identity_images as make_identity_images
 from ._synthetic import make_image_classification as make_image_classification
+from ._tables import load_rows as load_rows
 from ._tables import load_table as load_table
 from ._tables import table_byte_limit as table_byte_limit
 from ._tables import table_format as table_format

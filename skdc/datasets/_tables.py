@@ -2,11 +2,13 @@
 
 Hospital and bank data live in tables. :func:`load_table` turns one into the float64 rows
 every skdc mechanism takes, and its label column (or a separate labels file) into targets.
-Every command that takes ``--data`` reads through it, so the rules are the same everywhere:
+Every command that takes ``--data`` reads through :func:`load_rows`, which hands a table to
+:func:`load_table` and keeps a ``.npy`` array as saved (its digest is the file's), so the rules
+are the same everywhere:
 
 * the file crosses skdc's file boundary (a regular file, read with a byte bound that also
-  holds after gzip decompression); pandas parses the bytes, never the path, and nothing is
-  ever unpickled;
+  holds after gzip decompression); pandas parses the bytes, never the path, a ``.npy`` is
+  read by skdc's one ``.npy`` reader (``skdc.utils._npy``), and nothing is ever unpickled;
 * every column but the label is a feature and must be numeric (booleans count as 0/1):
   categories are encoded by the participants, the same way at every participant, before the
   mechanism, because the obfuscated uploads can no longer be re-encoded consistently;
@@ -30,10 +32,11 @@ from numbers import Integral
 import numpy as np
 from sklearn.utils import Bunch
 
-from ..utils._files import FileError, check_npy_size, one_line, read_bytes
+from ..utils._files import FileError, one_line, read_bytes
+from ..utils._npy import read_npy
 from ..utils._sklearn_compat import Interval, validate_params
 
-__all__ = ["load_table", "table_byte_limit", "table_format"]
+__all__ = ["load_rows", "load_table", "table_byte_limit", "table_format"]
 
 #: Largest table :func:`load_table` reads, in bytes after decompression: 4 GiB (a CSV of
 #: about 134 million numbers of up to 30 characters). The environment variable
@@ -196,8 +199,108 @@ def load_table(path, *, label=None, return_X_y=False, max_bytes=None, max_cells=
     try:
         return _load_table(path, label, return_X_y, limits, what, label_what, id_column)
     except MemoryError:
-        raise FileError(f"{path}: not enough memory to read {what}; free memory, or give a "
-                        "smaller table (fewer rows or columns).") from None
+        raise _no_memory(path, what) from None
+
+
+@validate_params(
+    {
+        "path": [str, os.PathLike],
+        "label": [str, os.PathLike, None],
+        "what": [str],
+        "label_what": [str],
+        "id_column": [str, None],
+    },
+    prefer_skip_nested_validation=True,
+)
+def load_rows(path, *, label=None, what="--data", label_what="--labels", id_column=None):
+    """Load the rows a command's ``--data`` names: a table, or a ``.npy`` array as saved.
+
+    The one loader of ``--data`` for skdc's commands (``participant upload`` and ``predict``,
+    ``audit``, ``bound``). A table (a name :func:`table_format` reads as CSV, TSV or Parquet),
+    or labels in a table, are read by :func:`load_table`. Anything else is one ``.npy`` array
+    (a name without a known suffix too), read without unpickling and kept in the dtype it was
+    saved with, so that a digest of the rows (the audit's record, an upload's) is the file's;
+    its labels, when given, are a 1-D ``.npy`` of one label per row.
+
+    Read more in the :ref:`User Guide <deployment>`.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The rows: a table, or a 2-D ``.npy`` array of numbers (booleans count as 0 and 1),
+        complete and finite.
+    label : str, path-like or None, default=None
+        Where the targets are, as :func:`load_table` takes it (a column of a table, or a
+        file); beside a ``.npy`` of rows, a 1-D ``.npy`` file. ``None``: no targets.
+    what : str, default="--data"
+        What the rows are (the flag), for messages.
+    label_what : str, default="--labels"
+        What the labels are (the flag), for messages.
+    id_column : str, default=None
+        A column of row identifiers of a table, as :func:`load_table` takes it; a ``.npy``
+        has none.
+
+    Returns
+    -------
+    data : :class:`~sklearn.utils.Bunch`
+        As :func:`load_table` returns it; for a ``.npy`` of rows with its labels in a
+        ``.npy`` (or none), ``data`` and ``target`` are the arrays as saved and
+        ``feature_names``, ``target_name`` and ``ids`` are ``None`` (an array names no
+        columns).
+
+    Raises
+    ------
+    ValueError
+        One line naming the file and ``what``: no such file, a file that is no readable
+        ``.npy`` (not a regular file, text, a pickle, truncated) or no table, rows that are not
+        2-D, numeric, complete and finite, labels that do not match the rows, and every
+        refusal of :func:`load_table`.
+
+    See Also
+    --------
+    skdc.datasets.load_table : Load a table's rows as float64, and its labels.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from skdc.datasets import load_rows
+    >>> folder = tempfile.mkdtemp()
+    >>> np.save(os.path.join(folder, "X.npy"), np.array([[61, 27], [48, 31]]))
+    >>> np.save(os.path.join(folder, "y.npy"), np.array([0, 1]))
+    >>> rows = load_rows(os.path.join(folder, "X.npy"), label=os.path.join(folder, "y.npy"))
+    >>> rows.data.dtype.kind, rows.target.tolist(), rows.feature_names
+    ('i', [0, 1], None)
+    """
+    path = os.fspath(path)
+    if not os.path.lexists(path):
+        raise FileError(f"{path}: no such file ({what}).")
+    if table_format(path) not in (None, "npy") or (
+            label is not None and table_format(label) not in (None, "npy")):
+        return load_table(path, label=label, what=what, label_what=label_what,
+                          id_column=id_column)
+    limits = {"max_bytes": _limit("max_bytes", None), "max_cells": _limit("max_cells", None)}
+    _refuse_id_column(path, what, id_column)
+    try:
+        X = _read_npy(path, what, limits, dtype=None)
+        y = None if label is None else _labels_file(label, path, what, label_what, X.shape[0],
+                                                     limits, npy=True)
+    except MemoryError:
+        raise _no_memory(path, what) from None
+    return Bunch(data=X, target=y, feature_names=None, target_name=None, ids=None)
+
+
+def _refuse_id_column(path, what, id_column):
+    """A ``.npy`` array has no column names, so no id column."""
+    if id_column is not None:
+        raise FileError(f"{path}: {what} is a .npy array without column names, so it has no id "
+                        f"column (id_column={id_column!r}); give a table with a header (.csv, "
+                        ".parquet), or no id column.")
+
+
+def _no_memory(path, what):
+    return FileError(f"{path}: not enough memory to read {what}; free memory, or give a "
+                     "smaller table (fewer rows or columns).")
 
 
 def _limit(name, value):
@@ -257,10 +360,7 @@ def _load_table(path, label, return_X_y, limits, what, label_what, id_column=Non
         if isinstance(label, Integral):
             raise FileError(f"{path}: {what} is a .npy array without column names or a label "
                             f"column (label={label}); give the labels as a file.")
-        if id_column is not None:
-            raise FileError(f"{path}: {what} is a .npy array without column names, so it has "
-                            f"no id column (id_column={id_column!r}); give a table with a "
-                            "header (.csv, .parquet), or no id column.")
+        _refuse_id_column(path, what, id_column)
         X, y, target_name, ids = _read_npy(path, what, limits), None, None, None
         names = [f"x{j}" for j in range(X.shape[1])]
     else:
@@ -431,25 +531,23 @@ def _read_parquet(path, what, limits):
     return frame
 
 
-def _read_npy(path, what, limits, *, ndim=2):
-    data = read_bytes(path, what, max_bytes=limits["max_bytes"], advice=_advice("max_bytes"))
-    check_npy_size(io.BytesIO(data), len(data), f"{path}: {what}")  # before numpy allocates
-    try:
-        arr = np.load(io.BytesIO(data), allow_pickle=False)
-    except (ValueError, OSError, EOFError) as exc:
-        raise FileError(f"{path}: {what} is not a readable .npy array ({one_line(exc, 120)}); "
-                        "skdc never unpickles: save numbers with numpy.save.") from None
-    if not isinstance(arr, np.ndarray) or arr.ndim != ndim:
-        shape = getattr(arr, "shape", "several arrays (.npz)")
+def _read_npy(path, what, limits, *, ndim=2, dtype=np.float64):
+    """One ``.npy`` array of ``ndim`` dimensions, read by :func:`skdc.utils._npy.read_npy`;
+    rows (``ndim=2``) must be numeric, non-empty and finite, and are cast to ``dtype``
+    (``None``: kept as saved)."""
+    arr = read_npy(path, what, max_bytes=limits["max_bytes"], advice=_advice("max_bytes"))
+    if arr.ndim != ndim:
+        hint = (" Save one row per sample (for a single feature: X.reshape(-1, 1))."
+                if ndim == 2 and arr.ndim == 1 else "")
         raise FileError(f"{path}: {what} must be a {ndim}-D array"
                         f"{' (rows x features)' if ndim == 2 else ' (one label per row)'}; got "
-                        f"{shape}.")
+                        f"shape {arr.shape}.{hint}")
     if ndim == 1:
         return arr
     if arr.dtype.kind not in "biuf":
         raise FileError(f"{path}: {what} must hold numbers; got dtype {arr.dtype}. "
                         f"{_ENCODING_ADVICE[0].upper()}{_ENCODING_ADVICE[1:]}.")
-    X = arr.astype(np.float64)
+    X = arr if dtype is None else arr.astype(dtype)
     _check_rows(X, path, what)
     bad = ~np.isfinite(X)
     if bad.any():
@@ -564,22 +662,26 @@ def _numeric_rows(frame, names, path, what):
     return X
 
 
-def _labels_file(label, path, what, label_what, n_rows, limits):
-    """The targets from a labels file: a 1-D ``.npy`` or a one-column table."""
+def _labels_file(label, path, what, label_what, n_rows, limits, *, npy=False):
+    """The targets from a labels file: a 1-D ``.npy`` (whatever its name with ``npy``, as
+    :func:`load_rows` reads an array's labels) or a one-column table."""
     where = os.fspath(label)
     if isinstance(label, str) and not os.path.lexists(where):
-        if table_format(path) == "npy":
+        if npy or table_format(path) == "npy":
             raise FileError(f"{where}: no such file ({label_what}); give a file of one label "
                             "per row.")
         raise FileError(f"{path}: {what} has no column {label!r} and there is no file of that "
                         f"name ({label_what}); give the label column's name or a file of one "
                         "label per row.")
-    kind = table_format(where)
+    kind = "npy" if npy else table_format(where)
     if kind == "npy":
         y = _read_npy(where, label_what, limits, ndim=1)
         if y.dtype.kind not in "biufU":
             raise FileError(f"{where}: {label_what} must hold numbers or strings; got dtype "
                             f"{y.dtype}.")
+        if y.dtype.kind == "f" and not np.isfinite(y).all():
+            raise FileError(f"{where}: {label_what} contains NaN or infinity; labels must be "
+                            "finite.")
     elif kind is None:
         raise FileError(f"{where}: cannot tell the format of {label_what} from its name; give "
                         "a .npy file or a table of one column (.csv, .tsv, .parquet).")

@@ -1,10 +1,11 @@
 """``python -m skdc bound``: the provable reconstruction floor of a data set, from files.
 
 Fits :class:`~skdc.privacy.BlockEntropyLowerBound` on an estimation sample and a disjoint
-calibration sample (``.npy`` files), optionally checkpointing every grid pair so that a long
-run can be stopped and resumed, and prints the floor ``rho*`` for the leakages asked for:
-given in bits (``--gamma``), charged by DP-SGD runs (``--dpsgd Q SIGMA STEPS``, composed), or
-inverted into the noise multiplier that certifies a target floor (``--target-rho``).
+calibration sample (``.npy`` arrays or tables, read by :func:`skdc.datasets.load_rows`),
+optionally checkpointing every grid pair so that a long run can be stopped and resumed, and
+prints the floor ``rho*`` for the leakages asked for: given in bits (``--gamma``), charged by
+DP-SGD runs (``--dpsgd Q SIGMA STEPS``, composed), or inverted into the noise multiplier that
+certifies a target floor (``--target-rho``).
 """
 
 # Licence: BSD 3 clause
@@ -12,48 +13,7 @@ inverted into the noise multiplier that certifies a target floor (``--target-rho
 import math
 import time
 
-import numpy as np
-
 __all__ = ["register_commands"]
-
-
-def _load_rows(path, what):
-    """The rows of ``path``: a table (CSV, TSV, Parquet) or one 2-D ``.npy`` array, read
-    through the file boundary (a regular file, bounded in bytes as a table is, its declared
-    shape checked against the bytes it holds before numpy allocates it); a file too large for
-    the memory left is one line naming it."""
-    try:
-        return _read_rows(path, what)
-    except MemoryError:
-        raise ValueError(f"{path}: not enough memory to read {what}; free memory, or give "
-                         "fewer rows.") from None
-
-
-def _read_rows(path, what):
-    import io
-    import os
-
-    from ..datasets import load_table, table_byte_limit, table_format
-    from ..utils._files import check_npy_size, one_line, read_bytes
-
-    if table_format(path) not in (None, "npy"):  # a table: CSV, TSV or Parquet with a header
-        return load_table(path, what=what).data
-    if not os.path.lexists(path):
-        raise FileNotFoundError(f"{path}: no such file ({what}).")
-    max_bytes, advice = table_byte_limit()
-    data = read_bytes(path, what, max_bytes=max_bytes, decompress=None, advice=advice)
-    check_npy_size(io.BytesIO(data), len(data), f"{path}: {what}")
-    try:
-        arr = np.load(io.BytesIO(data), allow_pickle=False)
-    except (ValueError, OSError, EOFError) as exc:
-        raise ValueError(f"{path}: cannot read {what} as a .npy array ({one_line(exc)}).") \
-            from None
-    if not isinstance(arr, np.ndarray) or arr.ndim != 2:
-        raise ValueError(
-            f"{path}: {what} must be one 2-D .npy array (rows x features); got "
-            f"{getattr(arr, 'shape', type(arr).__name__)}."
-        )
-    return arr
 
 
 def _number_list(text, kind, what):
@@ -101,10 +61,12 @@ def _dpsgd_accountant(args):
 
 def _fit_entropy(args):
     """The entropy grid on ``--data``, calibrated on ``--perp``, with its timing line."""
+    from ..datasets import load_rows
     from . import BlockEntropyLowerBound
 
-    X = _load_rows(args.data, "--data")
-    X_perp = _load_rows(args.perp, "--perp")
+    # a table, or a 2-D .npy array as saved (skdc.datasets.load_rows: the commands' one loader)
+    X = load_rows(args.data, what="--data").data
+    X_perp = load_rows(args.perp, what="--perp").data
     ent = BlockEntropyLowerBound(
         block_sizes=("divisors<=32" if args.block_sizes is None
                      else _number_list(args.block_sizes, int, "--block-sizes")),

@@ -48,7 +48,7 @@ from ..utils._files import (
 )
 from ..utils._help import print_warning
 from ..utils._params import parse_model_params
-from ._container import LABEL_KINDS, UploadError, is_int, one_line, read_npy
+from ._container import UploadError, is_int, one_line
 
 # scikit-learn, the estimators and the roles are imported inside the commands, so that
 # ``--help`` of any command answers before they load
@@ -114,65 +114,25 @@ def _print_warnings(name, caught):
 
 
 # -- inputs ---------------------------------------------------------------------------------
-def _load_rows(path, flag):
-    """A 2-D finite numeric ``.npy`` (rows of a participant), float64; one-line errors."""
-    X = read_npy(path, flag)
-    if X.ndim != 2:
-        raise UploadError(
-            f"{path}: {flag} must be a 2-D array (n_samples, n_features); got shape {X.shape}. "
-            "Save one row per sample (for a single feature: X.reshape(-1, 1))."
-        )
-    if X.dtype.kind not in "fiu":
-        raise UploadError(f"{path}: {flag} must hold real numbers; got dtype {X.dtype}.")
-    if 0 in X.shape:
-        raise UploadError(f"{path}: {flag} is empty (shape {X.shape}); it needs rows and columns.")
-    X = X.astype(np.float64)
-    finite = np.isfinite(X).all(axis=1)
-    if not finite.all():
-        raise UploadError(
-            f"{path}: {flag} contains NaN or infinity ({int((~finite).sum())} rows, first at "
-            f"row {int(np.flatnonzero(~finite)[0])}); impute or drop those rows first."
-        )
-    return X
-
-
-def _load_labels(path, flag, n_rows):
-    y = read_npy(path, flag)
-    if y.shape != (n_rows,):
-        raise UploadError(
-            f"{path}: {flag} must have shape ({n_rows},), one label per row of --data; got "
-            f"{y.shape}."
-        )
-    if y.dtype.kind not in LABEL_KINDS:
-        raise UploadError(f"{path}: {flag} must hold numbers or strings; got dtype {y.dtype}.")
-    if y.dtype.kind == "f" and not np.isfinite(y).all():
-        raise UploadError(f"{path}: {flag} contains NaN or infinity; labels must be finite.")
-    return y
-
-
 def _load_inputs(data, labels, id_column=None):
-    """``(X, y, names, ids)`` of ``--data``, ``--labels`` and ``--id-column``: ``.npy`` arrays,
-    or a table (CSV, Parquet) with a label column or a labels file, read by
-    :func:`skdc.datasets.load_table`. ``names`` are the feature columns' names from the
-    table's header (``None`` for a ``.npy``: no names), ``ids`` the id column's values."""
-    from ..datasets import load_table, table_format
+    """``(X, y, names, ids)`` of ``--data``, ``--labels`` and ``--id-column``, read by
+    :func:`skdc.datasets.load_rows` (``.npy`` arrays, or a table with a label column or a
+    labels file); ``X`` as float64. ``names`` are the feature columns' names from the table's
+    header (``None`` for a ``.npy``: no names), ``ids`` the id column's values."""
+    from ..datasets import load_rows, table_format
 
     if id_column is not None and table_format(data) in (None, "npy"):
         raise UploadError(
             f"{data}: --id-column {id_column!r} names a column of a table with a header "
             "(.csv, .parquet); --data is a .npy, without column names. Give the table, or "
             "drop --id-column.")
-    if table_format(data) in (None, "npy") and table_format(labels or "") in (None, "npy"):
-        X = _load_rows(data, "--data")
-        y = None if labels is None else _load_labels(labels, "--labels", X.shape[0])
-        return X, y, None, None
     try:
-        table = load_table(data, label=labels, what="--data", label_what="--labels",
-                           id_column=id_column)
+        rows = load_rows(data, label=labels, what="--data", label_what="--labels",
+                         id_column=id_column)
     except ValueError as exc:  # the Python name, as the flag
         raise UploadError(str(exc).replace("(id_column=", "(--id-column ")) from None
-    names = None if table_format(data) == "npy" else table.feature_names.tolist()
-    return table.data, table.target, names, table.ids
+    names = None if table_format(data) in (None, "npy") else rows.feature_names.tolist()
+    return np.asarray(rows.data, dtype=np.float64), rows.target, names, rows.ids
 
 
 @contextlib.contextmanager

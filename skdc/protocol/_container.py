@@ -20,7 +20,8 @@ file and the field.
 The file kinds sit on top of this module: uploads in ``_format.py``, maps and models in
 ``_files.py``, secrets in ``_roles.py``. Each writes with :func:`write_container` and reads
 with :class:`Container` (its header, then its member shapes, then the arrays, verified), and
-reads plain ``.npy`` inputs (a participant's rows, the anchor) with :func:`read_npy`. Of its
+reads the anchor, a plain ``.npy``, with :func:`read_npy` (``skdc.utils._npy``'s reader, which
+parses every member's ``.npy`` header here too). Of its
 names only :data:`FORMAT_VERSION` and :class:`UploadError` are part of :mod:`skdc.protocol`:
 users read and write files through the functions of each kind.
 """
@@ -38,6 +39,9 @@ import zipfile
 import numpy as np
 
 from ..utils._files import FileError, file_kind, is_int, one_line, open_regular, write_file
+from ..utils._npy import npy_bytes as _n_bytes
+from ..utils._npy import npy_header
+from ..utils._npy import read_npy as _read_npy
 
 __all__ = [
     "CHUNK_BYTES",
@@ -78,8 +82,6 @@ CHUNK_BYTES = 1 << 20
 _HEADER = "header"
 _CHECKSUM = "checksum"
 _MAX_HEADER_BYTES = 1 << 20
-_NPY_MAGIC = b"\x93NUMPY"
-_NPY_MAX_HEADER = 10000  # numpy's own safety limit on a .npy header
 # what the zip and .npy readers may raise on a hostile file, turned into UploadError
 _READ_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,
                 NotImplementedError, struct.error, OverflowError, UnicodeDecodeError,
@@ -384,57 +386,20 @@ class _HashingReader(io.RawIOBase):
 
 
 def _npy_header(fp, where, *, allow_fortran=False):
-    try:
-        version = np.lib.format.read_magic(fp)
-        if version not in ((1, 0), (2, 0), (3, 0)):
-            raise ValueError(f"unsupported .npy version {version}")
-        # the header length field first, so an oversized header gets a one-line message
-        length = fp.read(2 if version == (1, 0) else 4)
-        declared = int.from_bytes(length, "little")
-        if declared > _NPY_MAX_HEADER:
-            raise UploadError(
-                f"{where}: the .npy header declares {declared} bytes, above numpy's safety "
-                f"limit of {_NPY_MAX_HEADER}; skdc never reads such headers. Re-save the array "
-                "with numpy.save."
-            )
-        read = (np.lib.format.read_array_header_1_0 if version == (1, 0)
-                else np.lib.format.read_array_header_2_0)
-        text = fp.read(declared)
-        if len(text) != declared:
-            raise EOFError("the .npy header is truncated")
-        shape, fortran, dtype = read(io.BytesIO(length + text), max_header_size=_NPY_MAX_HEADER)
-    except UploadError:
-        raise
-    except (TypeError, SyntaxError, *_READ_ERRORS) as exc:
-        raise UploadError(f"{where}: unreadable .npy header ({one_line(exc)}).") from None
-    if dtype.hasobject or dtype.names is not None or dtype.subdtype is not None:
-        raise UploadError(
-            f"{where}: dtype {dtype} is not a plain numeric or string dtype; skdc files never "
-            "hold pickled objects. Refusing the file; ask its sender to re-export it with skdc."
-        )
-    if fortran and not allow_fortran:
-        raise UploadError(f"{where}: Fortran-ordered array; skdc writes C order. Re-export it.")
-    return (shape, dtype, fortran) if allow_fortran else (shape, dtype)
-
-
-def _n_bytes(shape, dtype):
-    return int(np.prod(shape, dtype=object)) * dtype.itemsize
+    """:func:`skdc.utils._npy.npy_header`, refusing with :class:`UploadError`."""
+    return npy_header(fp, where, allow_fortran=allow_fortran, error=UploadError)
 
 
 def read_npy(path, what, *, max_bytes=DEFAULT_MAX_BYTES):
-    """Read a plain ``.npy`` array (a participant's data, labels, the anchor) safely.
-
-    Only a regular file is opened; its ``.npy`` header is parsed without unpickling, object and
-    structured dtypes are refused, and the declared size must match the file exactly (no
-    truncation, no trailing bytes). Every error is one :class:`UploadError` line naming ``path``
-    and ``what`` (the flag or field).
+    """Read a plain ``.npy`` array (the anchor) safely: :func:`skdc.utils._npy.read_npy`,
+    refusing with :class:`UploadError` (one line naming ``path`` and ``what``).
 
     Parameters
     ----------
     path : str or path-like
         The ``.npy`` file.
     what : str
-        What the file is (``"--data"``, ``"the anchor"``), for the error messages.
+        What the file is (``"the anchor"``), for the error messages.
     max_bytes : int, default=2**32
         Largest accepted file size in bytes.
 
@@ -443,40 +408,7 @@ def read_npy(path, what, *, max_bytes=DEFAULT_MAX_BYTES):
     array : ndarray
         The array, in the file's dtype and order.
     """
-    path = os.fspath(path)
-    with _open_regular(path, what) as fh:
-        size = os.fstat(fh.fileno()).st_size
-        if size > max_bytes:
-            raise UploadError(f"{path}: {what} has {size} bytes, above the limit {max_bytes}.")
-        magic = fh.read(len(_NPY_MAGIC))
-        if magic != _NPY_MAGIC:
-            hint = (" (it looks like text: a CSV? convert it with numpy.save('X.npy', "
-                    "numpy.loadtxt('X.csv', delimiter=',')))") if _looks_like_text(magic) else ""
-            raise UploadError(
-                f"{path}: {what} is not a .npy file{hint}; skdc reads arrays written by "
-                "numpy.save."
-            )
-        fh.seek(0)
-        shape, dtype, fortran = _npy_header(fh, f"{path}: {what}", allow_fortran=True)
-        offset = fh.tell()
-        n_bytes = _n_bytes(shape, dtype)
-        if offset + n_bytes != size:
-            raise UploadError(
-                f"{path}: {what} declares shape {shape} of {dtype} ({n_bytes} bytes) but the "
-                f"file holds {size - offset}: it is truncated or has trailing bytes."
-            )
-        out = np.empty(shape[::-1] if fortran else shape, dtype=dtype)
-        if n_bytes and fh.readinto(out.reshape(-1).view(np.uint8)) != n_bytes:
-            raise UploadError(f"{path}: {what} is truncated.")
-    return out.T if fortran else out
-
-
-def _looks_like_text(head):
-    try:
-        head.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return all(c.isprintable() or c.isspace() for c in head.decode("utf-8"))
+    return _read_npy(path, what, max_bytes=max_bytes, error=UploadError)
 
 
 class Container:

@@ -1,5 +1,6 @@
 """``skdc.datasets.load_table``: CSV, TSV and Parquet with a header, ``.npy``; labels as a
-column or a file; one-line refusals of what the mechanisms cannot take."""
+column or a file; one-line refusals of what the mechanisms cannot take. ``load_rows``, the
+commands' loader of ``--data``: a ``.npy`` kept as saved, a table through ``load_table``."""
 
 import gzip
 import os
@@ -8,7 +9,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
-from skdc.datasets import load_table
+from skdc.datasets import load_rows, load_table
 from skdc.utils._files import FileError
 from tests._fuzz import CASES
 
@@ -101,7 +102,7 @@ def _write(tmp_path, name, text):
     ("ok2.csv", "age,bmi\n61,27\n", 7, ["label=7 is no column position"]),
     ("nolabel.csv", "age,dx\n61,\n48,1\n", "dx", ["column 'dx' has 1 missing label"]),
     ("junk.parquet", b"PAR1 not really", None, ["not a readable Parquet file"]),
-    ("obj.npy", None, None, ["not a readable .npy array", "never unpickles"]),
+    ("obj.npy", None, None, ["dtype object is not a plain numeric", "never hold pickled"]),
     ("flat.npy", None, None, ["must be a 2-D array"]),
 ])
 def test_refusals_are_one_line_naming_the_file(tmp_path, name, text, label, words):
@@ -278,3 +279,64 @@ def test_parquet_without_pyarrow_says_what_to_install(tmp_path, monkeypatch):
     with pytest.raises(ImportError) as exc:
         load_table(path)
     assert "pip install pyarrow" in str(exc.value) and "\n" not in str(exc.value)
+
+
+# -- load_rows: a command's --data ---------------------------------------------------------------
+@pytest.mark.parametrize("name", ["X.npy", "rows.bin"])
+def test_load_rows_keeps_a_npy_as_saved(tmp_path, name):
+    """An int ``.npy`` stays int (the audit's digest is the file's), under any name without a
+    table suffix; its labels are a 1-D ``.npy``; an array names no columns."""
+    X = np.arange(12, dtype=np.int16).reshape(4, 3)
+    np.save(tmp_path / "X.npy", X)
+    os.replace(tmp_path / "X.npy", tmp_path / name)
+    np.save(tmp_path / "y.npy", np.array(["a", "b", "a", "b"]))
+    rows = load_rows(tmp_path / name, label=str(tmp_path / "y.npy"))
+    assert rows.data.dtype == np.int16
+    assert_array_equal(rows.data, X)
+    assert rows.target.tolist() == ["a", "b", "a", "b"]
+    assert rows.feature_names is None and rows.target_name is None and rows.ids is None
+
+
+def test_load_rows_reads_a_table_as_load_table_does(tmp_path):
+    frame = _frame()
+    frame.to_csv(tmp_path / "X.csv", index=False)
+    rows = load_rows(tmp_path / "X.csv", label="diagnosis")
+    table = load_table(tmp_path / "X.csv", label="diagnosis", what="--data")
+    assert_array_equal(rows.data, table.data)
+    assert_array_equal(rows.target, table.target)
+    assert rows.feature_names.tolist() == ["age", "bmi", "smoker"]
+
+
+@pytest.mark.parametrize("case, words", [
+    ("missing", ["X.npy: no such file (--data)"]),
+    ("nan labels", ["y.npy: --labels contains NaN or infinity"]),
+    ("few labels", ["y.npy: --labels holds 3 labels for the 4 rows"]),
+    ("nan rows", ["--data holds 1 NaN or infinite value(s), first in data row 2, column 3"]),
+    ("strings", ["--data must hold numbers; got dtype <U1"]),
+    ("1-D", ["--data must be a 2-D array (rows x features); got shape (4,)",
+             "X.reshape(-1, 1)"]),
+    ("id column", ["--data is a .npy array without column names, so it has no id column"]),
+])
+def test_load_rows_refusals_are_one_line_naming_file_and_flag(tmp_path, case, words):
+    CASES["table (load_table)"] += 1
+    X, y = np.ones((4, 3)), np.arange(4.0)
+    if case == "nan labels":
+        y[1] = np.nan
+    elif case == "few labels":
+        y = y[:3]
+    elif case == "nan rows":
+        X[1, 2] = np.inf
+    elif case == "strings":
+        X = np.full((4, 3), "a")
+    elif case == "1-D":
+        X = X[:, 0]
+    if case != "missing":
+        np.save(tmp_path / "X.npy", X)
+    np.save(tmp_path / "y.npy", y)
+    with pytest.raises(FileError) as exc:
+        load_rows(tmp_path / "X.npy", label=str(tmp_path / "y.npy"),
+                  id_column="pid" if case == "id column" else None)
+    msg = str(exc.value)
+    assert "\n" not in msg and str(tmp_path) in msg, msg
+    for word in words:
+        assert word in msg, (word, msg)

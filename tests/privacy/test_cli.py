@@ -103,7 +103,7 @@ def test_bound_missing_or_wrong_files(digit_files, tmp_path, capsys):
     np.save(tmp_path / "flat.npy", np.zeros(5))
     status, _, err = _run(["bound", "--data", str(tmp_path / "flat.npy"), "--perp",
                            str(folder / "perp.npy")], capsys)
-    assert status == 2 and "must be one 2-D .npy array" in err
+    assert status == 2 and "--data must be a 2-D array (rows x features)" in err
 
 
 def test_bound_help(capsys):
@@ -145,7 +145,7 @@ def test_bound_refuses_a_npy_declaring_more_than_it_holds(digit_files, tmp_path,
     status, _, err = _run(["bound", "--data", str(tmp_path / "bad.npy"), "--perp",
                            str(folder / "perp.npy")], capsys)
     assert status == 2 and len(err.strip().splitlines()) == 1, err
-    assert f"--data declares shape {shape}" in err and "but holds 64" in err
+    assert f"--data declares shape {shape}" in err and "but the file holds 64" in err
 
 
 def test_bound_reads_only_regular_files(digit_files, tmp_path, capsys):

@@ -95,11 +95,11 @@ def test_anchor_noise_needs_an_anchor_and_zero_warns_in_flag_words(site, capsys,
 
 @pytest.mark.parametrize("case, words", [
     ("1-D", ["--data", "must be a 2-D array", "got shape (20,)"]),
-    ("NaN", ["--data", "contains NaN or infinity", "first at row 3"]),
+    ("NaN", ["--data", "1 NaN or infinite value(s)", "first in data row 4, column 2"]),
     ("CSV", ["--data", "is not a .npy file", "CSV"]),
     ("huge header", ["--data", "header declares", "safety limit"]),
     ("pickle", ["--data", "dtype object"]),
-    ("strings", ["--data", "must hold real numbers"]),
+    ("strings", ["--data", "must hold numbers"]),
 ])
 def test_bad_data_is_one_line_naming_file_and_flag(site, capsys, tmp_path, case, words):
     path = tmp_path / "X.npy"
@@ -134,7 +134,7 @@ def test_bad_labels_are_one_line(site, capsys, tmp_path):
     one_line_error(upload_argv(site, 1, **{"--labels": tmp_path / "y.npy",
                                            "--secret-out": tmp_path / "s",
                                            "--out": tmp_path / "u"}),
-                   capsys, "--labels", "must have shape (20,)")
+                   capsys, "--labels", "holds 7 labels for the 20 rows")
 
 
 @pytest.mark.parametrize("flag", ["--data", "--secret", "--map", "--model"])
