@@ -115,7 +115,7 @@ def test_cli_errors_are_one_line(cli_run, capsys, monkeypatch):
           "--model", "model/model.npz", "--data", "site1/X.npy", "--out", "p.npy"],
          "map is participant 0's; this is participant 1"),
         (["participant", "upload", "--id", "0", "--data", "missing.npy", "--secret-out",
-          "s.npz", "--out", "u.npz"], "missing.npy: cannot read --data"),
+          "s.npz", "--out", "u.npz"], "missing.npy: no such file (--data)"),
         (["participant", "predict", "--secret", "site1/X.npy", "--map", "model/map_1.npz",
           "--model", "model/model.npz", "--data", "site1/X.npy", "--out", "p.npy"],
          "--secret site1/X.npy: not a readable skdc .npz"),
