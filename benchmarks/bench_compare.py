@@ -2,7 +2,7 @@
 
 Data: ``make_classification(n_samples=1000, n_features=20, n_informative=8)``, standardized
 (the kind of data set the tests make), saved as ``.npy``. Command: ``python -m skdc audit
---compare all --participants 5`` at the defaults (target error 0.5 at 95%, the order-statistic
+--compare all --n-participants 5`` at the defaults (target error 0.5 at 95%, the order-statistic
 rule, GaussMix at epsilon 1 and 8, kernel PCA + KTI, 5 measurement draws per calibrated
 option), run in a fresh process with ``--n-jobs`` workers. The script prints the wall time,
 the load average before and after (the machine may be shared), the comparison's table, and
@@ -32,7 +32,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n-rows", type=int, default=1000)
     ap.add_argument("--n-features", type=int, default=20)
-    ap.add_argument("--participants", type=int, default=5)
+    ap.add_argument("--n-participants", type=int, default=5)
     ap.add_argument("--n-jobs", type=int, default=2)
     ap.add_argument("--out", default=None, help="output folder (default: a temporary one)")
     args = ap.parse_args()
@@ -48,11 +48,11 @@ def main():
     np.save(os.path.join(root, "y.npy"), y)
     out = os.path.join(root, "report")
     command = [sys.executable, "-m", "skdc", "audit", "--data", os.path.join(root, "X.npy"),
-               "--labels", os.path.join(root, "y.npy"), "--participants",
-               str(args.participants), "--compare", "all", "--n-jobs", str(args.n_jobs),
+               "--labels", os.path.join(root, "y.npy"), "--n-participants",
+               str(args.n_participants), "--compare", "all", "--n-jobs", str(args.n_jobs),
                "--out", out]
     env = {**os.environ, "PYTHONPATH": os.path.join(os.path.dirname(__file__), os.pardir)}
-    print(f"{args.n_rows} rows x {args.n_features} features, {args.participants} participants, "
+    print(f"{args.n_rows} rows x {args.n_features} features, {args.n_participants} participants, "
           f"--n-jobs {args.n_jobs}, {os.cpu_count()} cores on the machine")
     for run in ("first run", "rerun (resumes)"):
         load = _load()

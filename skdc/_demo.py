@@ -29,6 +29,7 @@ import warnings
 import numpy as np
 
 from .utils._files import check_output, peek_regular, write_output
+from .utils._help import add_renamed_flag
 
 __all__ = ["register_commands", "run_demo", "run_demo_sweeps"]
 
@@ -334,9 +335,9 @@ def _run(args):
             raise ValueError(f"{flag} must be at least 1; got {value}.")
     if not args.table_only:
         _check_out(args.out, args.force)  # before any work: a folder under a file, say
-    run_demo(n_participants=args.participants, seed=args.seed)
+    run_demo(n_participants=args.n_participants, seed=args.seed)
     if not args.table_only:
-        run_demo_sweeps(n_participants=args.participants, n_levels=args.levels,
+        run_demo_sweeps(n_participants=args.n_participants, n_levels=args.levels,
                         n_draws=args.draws, seed=args.seed, out=args.out, n_jobs=args.n_jobs,
                         force=args.force)
 
@@ -369,7 +370,8 @@ def register_commands(subparsers):
                     " with the attacks scored in linkage privacy and relative error, a summary "
                     "table and frontier.png.",
     )
-    p.add_argument("--participants", type=int, default=10, help="number of participants")
+    add_renamed_flag(p, "--n-participants", "--participants", type=int, default=10,
+                     help="number of participants")
     p.add_argument("--seed", type=int, default=0, help="random seed")
     p.add_argument("--levels", type=int, default=_N_LEVELS,
                    help="noise levels per sweep (evenly spaced)")

@@ -145,7 +145,7 @@ def _deploy(folder, data, labels, X_new, anchor):
                      "--data", str(data[i]), *([] if labels[i] is None else
                                                ["--labels", str(labels[i])]),
                      "--anchor", str(anchor), "--anchor-noise", "0.05", "--seed", str(7 + i),
-                     "--anchor-noise-seed", str(17 + i),
+                     "--noise-seed", str(17 + i),
                      "--secret-out", str(folder / f"secret_{i}.npz"),
                      "--out", str(folder / f"upload_{i}.npz")]) == 0
     assert main(["analyst", "fit", str(folder / "upload_0.npz"), str(folder / "upload_1.npz"),

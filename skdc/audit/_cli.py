@@ -34,7 +34,7 @@ files, naming them.
 import os
 import sys
 
-from ..utils._help import print_warning
+from ..utils._help import add_renamed_flag, print_warning
 from ..utils._params import parse_model_params
 from ._cli_config import _EXAMPLE, _KEYS, _config
 from ._inputs import _read_inputs
@@ -42,7 +42,7 @@ from ._inputs import _read_inputs
 __all__ = ["register_commands"]
 
 # the largest counts a setting takes (an allocation beyond them is a typo, not an audit)
-_LIMITS = {"participants": (2, 10_000), "draws": (2, 100_000), "grid": (1, 10_000),
+_LIMITS = {"n_participants": (2, 10_000), "draws": (2, 100_000), "grid": (1, 10_000),
            "grid_draws": (1, 10_000), "colluder": (0, 9_999), "target": (0, 9_999),
            "seed": (0, 2**32 - 1), "n_jobs": (-4096, 4096), "measure": (1, 1000),
            "n_anchors": (2, 1_000_000)}
@@ -59,7 +59,7 @@ _AUDIT_FLAGS = {"attack": "--attack", "target_error": "--target-error",
                 "sensitive": "--sensitive", "max_sensitive_gain": "--max-sensitive-gain",
                 "y holds one class": "--labels", "colluder": "--colluder",
                 "target": "--target", "partition": "--partition",
-                "n_participants": "--participants", "bounds": "--range", "xtol": "--xtol",
+                "n_participants": "--n-participants", "bounds": "--range", "xtol": "--xtol",
                 "No value": "--range", "criterion": "--criterion", "n_draws": "--draws",
                 "random_state": "--seed", "confidence": "--confidence",
                 "options": "--compare", "epsilons": "--epsilon", "row_bound": "--row-bound",
@@ -73,7 +73,7 @@ _WARNING_FLAGS = {"bounds=": "--range", "target_error=": "--target-error",
                   "n_draws=": "--draws", "criterion='order'": "--criterion order",
                   "criterion='normal'": "--criterion normal", "n_anchors=": "--n-anchors",
                   "model_params=": "--model-param", "sensitive=": "--sensitive",
-                  "epsilons=": "--epsilon", "n_participants=": "--participants",
+                  "epsilons=": "--epsilon", "n_participants=": "--n-participants",
                   "images=True": "--images"}
 
 
@@ -91,7 +91,7 @@ def _command_line(args):
         value = getattr(args, dest)
         if value is None or dest in ("n_jobs", "backend", "scheduler"):
             continue
-        if dest == "participants" and args.partition is not None:
+        if dest == "n_participants" and args.partition is not None:
             continue  # the partition's parties are the participants
         if dest in ("nonlinear", "measure") and not args.compare:
             continue  # the comparison's settings
@@ -261,13 +261,16 @@ def _run_identity(args, X, y, partition):
     run = {dest: getattr(args, dest) for dest, _ in _KEYS.values() if dest not in skip}
     run.update(images=bool(args.images), columns=args.columns,
                data=_data_digest(X, y, partition))
+    # the record keeps the party count's first name: a report written before --n-participants
+    # stays this audit's own (resumed and replaced without --force)
+    run["participants"] = run.pop("n_participants")
     return run
 
 
 def _audit_kwargs(args, partition, checkpoint):
     """The arguments of :func:`audit` the flags give, with the command line to reprint."""
     return dict(
-        n_participants=args.participants, mechanism=args.mechanism, aligner=args.aligner,
+        n_participants=args.n_participants, mechanism=args.mechanism, aligner=args.aligner,
         attacks=args.attack or None, target_error=args.target_error,
         max_linkage=args.max_linkage, sensitive=args.sensitive_index,
         max_sensitive_gain=args.max_sensitive_gain,
@@ -286,7 +289,7 @@ def _audit_kwargs(args, partition, checkpoint):
 def _compare_kwargs(args, partition, checkpoint):
     """The arguments of :func:`compare_options` the flags give, with the command line."""
     kwargs = dict(
-        options=args.compare, n_participants=args.participants, partition=partition,
+        options=args.compare, n_participants=args.n_participants, partition=partition,
         target_error=args.target_error, max_linkage=args.max_linkage,
         sensitive=args.sensitive_index, max_sensitive_gain=args.max_sensitive_gain,
         confidence=args.confidence, colluder=args.colluder,
@@ -523,11 +526,11 @@ def _add_input_flags(a):
     a.add_argument("--labels", default=None,
                    help="class labels: a 1-D .npy array, a column of a --data table, or a "
                         "one-column .csv file (required, here or in --config)")
-    a.add_argument("--participants", type=int, default=None,
-                   help="parties the rows are split into (default: 5)")
+    add_renamed_flag(a, "--n-participants", "--participants", type=int, default=None,
+                     help="parties the rows are split into (default: 5)")
     a.add_argument("--partition", default=None,
                    help="party id of each row (.npy) (default: the mechanism's keyed hash "
-                        "of each row splits the rows into --participants parties)")
+                        "of each row splits the rows into --n-participants parties)")
 
 
 def _add_deployment_flags(a):

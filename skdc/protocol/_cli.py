@@ -46,7 +46,7 @@ from ..utils._files import (
     write_file,
     written_kind,
 )
-from ..utils._help import print_warning
+from ..utils._help import add_renamed_flag, print_warning
 from ..utils._params import parse_model_params
 from ._container import UploadError, is_int, one_line
 
@@ -244,7 +244,7 @@ def _participant_upload(args, caught):
     kind = {"igdp": IGDP, "cgdp": CGDP}[args.mechanism]
     mech = kind(p, noise=args.noise, translation_scale=args.translation_scale,
                 anchor=None if anchor is None else "orthonormal", random_state=args.seed,
-                noise_random_state=args.anchor_noise_seed)
+                noise_random_state=args.noise_seed)
     me = Participant(args.id, mech, anchor_noise=args.anchor_noise)
     me._declares_size = args.n_participants is not None  # the upload declares no size
     up = me.upload(X, y, anchor=anchor, feature_names=names)
@@ -714,10 +714,10 @@ def _register_participant_upload(sub):
                          "smaller int is for TESTS ONLY: anyone holding the upload can search "
                          "for it (the upload says so) (default: 128 bits fresh from the "
                          "operating system)")
-    up.add_argument("--anchor-noise-seed", type=int, default=None,
-                    help="TESTS ONLY: a chosen noise seed for the anchor noise and the "
-                         "private-data noise (default: 128 bits fresh from the operating "
-                         "system, never derived from --seed)")
+    add_renamed_flag(up, "--noise-seed", "--anchor-noise-seed", type=int, default=None,
+                     help="TESTS ONLY: a chosen noise seed for the anchor noise and the "
+                          "private-data noise (default: 128 bits fresh from the operating "
+                          "system, never derived from --seed)")
     up.add_argument("--secret-out", required=True,
                     help="secret file, written 0600; never overwritten without --force "
                          "(required)")

@@ -35,8 +35,32 @@ def warn_renamed(old, new, *, stacklevel=3):
     >>> print(caught[0].message)
     old_name= is deprecated and will be removed in skdc 0.3; use new_name= instead.
     """
-    warnings.warn(f"{old} is deprecated and will be removed in skdc {REMOVED_IN}; use {new} "
-                  "instead.", FutureWarning, stacklevel=stacklevel)
+    warnings.warn(renamed_message(old, new), FutureWarning, stacklevel=stacklevel)
+
+
+def renamed_message(old, new):
+    """The sentence that says ``old`` is a deprecated spelling of ``new``.
+
+    :func:`warn_renamed` warns it; the command line prints it as one warning line when a
+    deprecated flag is used (:func:`skdc.utils._help.add_renamed_flag`).
+
+    Parameters
+    ----------
+    old, new : str
+        The old and the new spelling, as a user writes them.
+
+    Returns
+    -------
+    message : str
+        One sentence, naming the release that removes ``old``.
+
+    Examples
+    --------
+    >>> from skdc.utils._deprecation import renamed_message
+    >>> renamed_message("--participants", "--n-participants")
+    '--participants is deprecated and will be removed in skdc 0.3; use --n-participants instead.'
+    """
+    return f"{old} is deprecated and will be removed in skdc {REMOVED_IN}; use {new} instead."
 
 
 def renamed_argument(old, old_value, new, new_value, *, unset=None):

@@ -14,7 +14,9 @@ Every command's parser is a :class:`ArgumentParser` (sub-commands inherit the cl
 Descriptions keep their line breaks; each line is wrapped to the terminal's width.
 
 A warning is printed by :func:`print_warning`, as one line ``skdc COMMAND: warning: ...`` that
-speaks the command line's flags.
+speaks the command line's flags. A renamed flag keeps its old spelling for one release
+(:func:`add_renamed_flag`): hidden from ``--help``, it works as the new one after one such
+warning line, in the words of :func:`skdc.utils._deprecation.warn_renamed`.
 """
 
 # Licence: BSD 3 clause
@@ -24,9 +26,10 @@ import re
 import sys
 import textwrap
 
+from ._deprecation import renamed_message
 from ._files import one_line
 
-__all__ = ["ArgumentParser", "HelpFormatter", "print_warning"]
+__all__ = ["ArgumentParser", "HelpFormatter", "add_renamed_flag", "print_warning"]
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -118,3 +121,63 @@ def print_warning(command, message, *, flags=None):
     for word, flag in (flags or {}).items():
         text = text.replace(word, flag)
     print(f"skdc {command}: warning: {one_line(text, limit=1000)}", file=sys.stderr)
+
+
+class _RenamedFlag(argparse.Action):
+    """The deprecated spelling of a flag: one warning line, then the new flag's value."""
+
+    def __init__(self, option_strings, dest, new, **kwargs):
+        super().__init__(option_strings, dest, **kwargs)
+        self.new = new
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        command = parser.prog.split(" ", 1)[-1]  # "skdc audit" warns as "audit"
+        print_warning(command, renamed_message(option_string, self.new))
+        setattr(namespace, self.dest, values)
+
+
+def add_renamed_flag(parser, new, old, **kwargs):
+    """Add the flag ``new`` and its deprecated spelling ``old``.
+
+    ``old`` takes a value as ``new`` does, into the same destination, after one warning line
+    on stderr (``skdc audit: warning: --participants is deprecated and will be removed in skdc
+    0.3; use --n-participants instead.``); it is hidden from ``--help``, and giving both is
+    a usage error.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The command's parser.
+    new, old : str
+        The flag and its old spelling (``"--n-participants"``, ``"--participants"``).
+    **kwargs : dict
+        The arguments of ``parser.add_argument(new, ...)``: a flag that takes one value.
+
+    Returns
+    -------
+    action : argparse.Action
+        The action of ``new``.
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> from skdc.utils._help import ArgumentParser, add_renamed_flag
+    >>> p = ArgumentParser(prog="skdc demo")
+    >>> _ = add_renamed_flag(p, "--n-participants", "--participants", type=int, default=10,
+    ...                      help="number of participants")
+    >>> p.parse_args(["--n-participants", "4"]).n_participants
+    4
+    >>> err = io.StringIO()
+    >>> with contextlib.redirect_stderr(err):
+    ...     p.parse_args(["--participants", "4"]).n_participants
+    4
+    >>> print(err.getvalue().replace("; ", ";\\n"), end="")
+    skdc demo: warning: --participants is deprecated and will be removed in skdc 0.3;
+    use --n-participants instead.
+    """
+    group = parser.add_mutually_exclusive_group()
+    action = group.add_argument(new, **kwargs)
+    group.add_argument(old, dest=action.dest, type=action.type, metavar=action.metavar,
+                       choices=action.choices, action=_RenamedFlag, new=new,
+                       default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    return action

@@ -21,7 +21,7 @@ from tests._fuzz import CASES, npy_declaring
 
 # the error target alone decides these audits (any linkage passes); the linkage target has its
 # own tests below
-SMALL = ["--participants", "3", "--attack", "procrustes", "--target-error", "0.3",
+SMALL = ["--n-participants", "3", "--attack", "procrustes", "--target-error", "0.3",
          "--max-linkage", "1",
          "--confidence", "0.75", "--range", "0", "0.1", "--draws", "3", "--grid", "4",
          "--grid-draws", "1", "--model", "ridge", "--seed", "0", "--images"]
@@ -245,7 +245,7 @@ def test_config_file_equals_flags(report_dir, data_files, tmp_path):
 [audit]
 data = "{data_files / 'X.npy'}"
 labels = "{data_files / 'y.npy'}"
-participants = 3
+n_participants = 3
 attack = ["procrustes"]
 target_error = 0.3
 max_linkage = 1
@@ -294,11 +294,11 @@ def _one_line_error(capsys, argv, flag, tmp_path):
     (["--data", "y.npy", "--labels", "y.npy"], "--data"),
     (["--data", "fifo.npy", "--labels", "y.npy"], "--data"),
     (["--config", "bad.toml"], "--config"),
-    (["--data", "X.npy", "--labels", "y.npy", "--participants", "3", "--colluder", "5"],
+    (["--data", "X.npy", "--labels", "y.npy", "--n-participants", "3", "--colluder", "5"],
      "--colluder"),
-    (["--data", "X.npy", "--labels", "y.npy", "--participants", "3", "--target", "0"],
+    (["--data", "X.npy", "--labels", "y.npy", "--n-participants", "3", "--target", "0"],
      "--target"),
-    (["--data", "X.npy", "--labels", "y.npy", "--participants", "3", "--target", "3"],
+    (["--data", "X.npy", "--labels", "y.npy", "--n-participants", "3", "--target", "3"],
      "--target"),
 ])
 def test_cli_errors_are_one_line_naming_the_flag(data_files, tmp_path, capsys, argv, flag,
@@ -322,7 +322,7 @@ def test_cli_errors_are_one_line_naming_the_flag(data_files, tmp_path, capsys, a
     ("draws = 1e12", "[audit] draws (--draws) must be an integer; got 1000000000000.0"),
     (f"draws = {10**12}", "--draws must be an integer from 2 to 100000"),
     ("grid = 1e10", "[audit] grid (--grid) must be an integer"),
-    ("participants = true", "[audit] participants (--participants) must be an integer"),
+    ("n_participants = true", "[audit] n_participants (--n-participants) must be an integer"),
     ("target_error = -0.5", "--target-error must be a finite error >= 0"),
     ('target_error = "0.5"', "[audit] target_error (--target-error) must be a number"),
     ("participant = 1", "unknown keys ['participant']"),
@@ -769,7 +769,7 @@ def test_the_reproduce_line_and_printed_lines_speak_flags(table_reports):
     folder, printed = table_reports["balanced"]
     text = (folder / "report.html").read_text()
     command = text.split("Command: <code>")[1].split("</code>")[0]
-    assert "--partition" in command and "--participants" not in command
+    assert "--partition" in command and "--n-participants" not in command
     assert "--n-anchors 40" in command and "--nonlinear" not in command
     for leak in ("align__v", "gdp__noise", "target_error=", "max_linkage=", "bounds=",
                  "n_anchors=", "model_params=", " unlinked"):

@@ -96,7 +96,7 @@ def compare_files(tmp_path_factory):
 
 def _compare_argv(root, out, *extra):
     return ["audit", "--data", str(root / "X.npy"), "--labels", str(root / "y.npy"),
-            "--participants", "3", "--confidence", "0.75", "--target-error", "0.5",
+            "--n-participants", "3", "--confidence", "0.75", "--target-error", "0.5",
             "--max-linkage", "1", "--compare", "igdp", "cgdp", "kti", "gaussmix",
             "--epsilon", "4", "--measure", "2", *extra, "--out", str(out)]
 
@@ -177,3 +177,20 @@ def test_the_printed_deployment_never_contradicts_the_decision(capsys, decision,
     out = capsys.readouterr().out.splitlines()
     assert [ln for ln in out if "deploy" in ln] == [
         f"{lead} flags in out/deployment.txt, fingerprint ab12"]
+
+
+def test_participants_is_the_deprecated_spelling_of_n_participants(capsys):
+    """``--participants`` parses as ``--n-participants`` (the same arguments, so the same
+    audit), after one warning line; both together are a usage error."""
+    from skdc.__main__ import build_parser
+
+    argv = ["audit", "--data", "X.npy", "--labels", "y.npy"]
+    new = build_parser("audit").parse_args([*argv, "--n-participants", "4"])
+    assert capsys.readouterr().err == ""
+    old = build_parser("audit").parse_args([*argv, "--participants", "4"])
+    assert vars(old) == vars(new) and new.n_participants == 4
+    assert capsys.readouterr().err == (
+        "skdc audit: warning: --participants is deprecated and will be removed in skdc 0.3; "
+        "use --n-participants instead.\n")
+    assert main([*argv, "--participants", "4", "--n-participants", "4"]) == 2
+    assert "not allowed with argument" in capsys.readouterr().err

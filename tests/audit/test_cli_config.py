@@ -1,5 +1,6 @@
 """``skdc audit --config`` and ``--example`` (skdc/audit/_cli_config.py): the ``[audit]`` table
-gives the flags' settings (flags win), every key checked in one line naming it."""
+gives the flags' settings (flags win), every key checked in one line naming it; a key renamed
+with its flag keeps its old spelling for one release, after one warning line."""
 
 import pytest
 
@@ -23,21 +24,34 @@ def _settings(tmp_path, table, *flags):
 def test_the_example_names_known_keys_only():
     example = tomllib.loads(_EXAMPLE)["audit"]
     assert set(example) <= set(_KEYS)
-    assert example["participants"] == _DEFAULTS["participants"]
+    assert example["n_participants"] == _DEFAULTS["n_participants"]
 
 
 def test_config_fills_what_no_flag_gives_then_the_defaults(tmp_path):
-    args = _settings(tmp_path, 'data = "X.npy"\nlabels = "outcome"\nparticipants = 3\n'
+    args = _settings(tmp_path, 'data = "X.npy"\nlabels = "outcome"\nn_participants = 3\n'
                                "seed = 4\n", "--seed", "7")
     assert args.data == str(tmp_path / "X.npy")  # beside the config
     assert args.labels == "outcome"  # no such file: a column of the table
-    assert (args.participants, args.seed, args.grid) == (3, 7, _DEFAULTS["grid"])
+    assert (args.n_participants, args.seed, args.grid) == (3, 7, _DEFAULTS["grid"])
+
+
+def test_participants_is_the_deprecated_spelling_of_n_participants(tmp_path, capsys):
+    new = _settings(tmp_path, "n_participants = 3\n")
+    assert capsys.readouterr().err == ""
+    old = _settings(tmp_path, "participants = 3\n")
+    assert vars(old) == vars(new) and old.n_participants == 3
+    assert capsys.readouterr().err == (
+        "skdc audit: warning: [audit] participants is deprecated and will be removed in skdc "
+        "0.3; use n_participants instead.\n")
+    with pytest.raises(ValueError, match=r"audit.toml: \[audit\] gives n_participants and its "
+                                         r"deprecated spelling participants"):
+        _settings(tmp_path, "participants = 3\nn_participants = 3\n")
 
 
 @pytest.mark.parametrize("table, words", [
     ("partition_count = 3\n", "unknown keys ['partition_count'] in [audit]"),
-    ("participants = true\n", "[audit] participants (--participants) must be an integer; "
-                              "got True"),
+    ("n_participants = true\n", "[audit] n_participants (--n-participants) must be an "
+                                "integer; got True"),
     ("range = [0.1]\n", "[audit] range (--range) must be [LOW, HIGH], two numbers"),
     ("[other]\n", "needs one [audit] table"),
 ])

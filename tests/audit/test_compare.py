@@ -337,7 +337,7 @@ def _run_upload(command, folder, draw):
     if "--seed" not in words:  # I-GDP: the audited draw's private seed, to compare
         words += ["--seed", str(draw["random_state"])]
     # the audited draw's noise seed, to compare (a deployment draws its own)
-    words += ["--anchor-noise-seed", str(draw["noise_random_state"])]
+    words += ["--noise-seed", str(draw["noise_random_state"])]
     assert main(words) == 0
     return words
 
@@ -450,7 +450,7 @@ def test_cli_compare_writes_resumes_and_refuses_single_audit_flags(data, tmp_pat
     np.save(tmp_path / "X.npy", X)
     np.save(tmp_path / "y.npy", y)
     argv = ["audit", "--data", str(tmp_path / "X.npy"), "--labels", str(tmp_path / "y.npy"),
-            "--participants", "3", "--confidence", "0.75", "--compare", "local", "central",
+            "--n-participants", "3", "--confidence", "0.75", "--compare", "local", "central",
             "cgdp", "gaussmix", "--epsilon", "4", "--measure", "1", "--out",
             str(tmp_path / "out")]
     assert main(argv) == 0
@@ -496,7 +496,7 @@ def test_tiny_epsilon_is_refused_early_in_one_line(tmp_path, capsys, eps):
     np.save(tmp_path / "X.npy", rng.rand(30, 3))
     np.save(tmp_path / "y.npy", rng.randint(2, size=30))
     status = main(["audit", "--data", str(tmp_path / "X.npy"), "--labels",
-                   str(tmp_path / "y.npy"), "--participants", "3", "--compare", "gaussmix",
+                   str(tmp_path / "y.npy"), "--n-participants", "3", "--compare", "gaussmix",
                    "--epsilon", eps, "--out", str(tmp_path / "out")])
     err = capsys.readouterr().err
     assert status == 2 and err.count("\n") == 1, err

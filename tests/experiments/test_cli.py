@@ -123,6 +123,21 @@ def test_a_command_imports_its_rooms_door_alone(argv, module):
     assert out.splitlines()[-1] == str([module]), out
 
 
+@pytest.mark.parametrize("argv", [["demo"], ["reproduce", "kti"]])
+def test_participants_is_the_deprecated_spelling_of_n_participants(argv, capsys):
+    """``--participants`` parses as ``--n-participants`` (the same arguments, so the same
+    run), after one warning line."""
+    from skdc.__main__ import build_parser
+
+    new = build_parser(argv[0]).parse_args([*argv, "--n-participants", "4"])
+    assert capsys.readouterr().err == ""
+    old = build_parser(argv[0]).parse_args([*argv, "--participants", "4"])
+    assert vars(old) == vars(new) and new.n_participants == 4
+    assert capsys.readouterr().err == (
+        f"skdc {argv[0]}: warning: --participants is deprecated and will be removed in skdc "
+        "0.3; use --n-participants instead.\n")
+
+
 def test_lazy_package_keeps_its_names():
     out = subprocess.run([sys.executable, "-c", (
         "import sys, skdc, skdc.alignment as a\n"
@@ -265,7 +280,7 @@ def test_sweep_missing_config(tmp_path, capsys):
 
 def test_demo_writes_the_frontier(tmp_path, capsys):
     png = tmp_path / "frontier.png"
-    status, out, _ = _run(["demo", "--participants", "3", "--levels", "1", "--draws", "2",
+    status, out, _ = _run(["demo", "--n-participants", "3", "--levels", "1", "--draws", "2",
                            "--n-jobs", "1", "--out", str(png)], capsys)
     assert status in (0, None)
     assert "I-GDP + reference" in out  # the accuracy table
@@ -346,9 +361,9 @@ def test_reproduce_mnist_sweep_levels():
 def test_reproduce_kti_on_digits(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)  # as on a terminal: a progress bar
     status, out, err = _run(["reproduce", "kti", "--dataset", "digits", "--trials", "2",
-                             "--participants", "4", "--out-dir", str(tmp_path)], capsys)
+                             "--n-participants", "4", "--out-dir", str(tmp_path)], capsys)
     assert status == 0
-    # the sweep of Fig. 3 up to --participants: K = 2 and 4, two trials, seven methods each
+    # the sweep of Fig. 3 up to --n-participants: K = 2 and 4, two trials, seven methods each
     assert "kti: 100%" in err and "28/28" in err and "setting" in err
     assert "K = 2, 4, 2 trial(s) (paper: 100), n(k)=100" in out
     methods = ("Central", "Local", "MPP", "GEP", "ODC", "LTI", "KTI")
@@ -371,11 +386,11 @@ def test_reproduce_kti_on_digits(tmp_path, capsys, monkeypatch):
 
 @pytest.mark.parametrize("argv, match", [
     (["reproduce", "kti", "--dataset", "digits", "--trials", "0"],
-     r"--draws, --trials and --participants must be at least 1; got --trials 0"),
-    (["reproduce", "kti", "--dataset", "digits", "--participants", "0"],
-     r"must be at least 1; got --participants 0"),
-    (["reproduce", "kti", "--dataset", "digits", "--participants", "12"],
-     r"--participants 12 needs 12 x 100 training rows .* has 1200\. Lower --participants"),
+     r"--draws, --trials and --n-participants must be at least 1; got --trials 0"),
+    (["reproduce", "kti", "--dataset", "digits", "--n-participants", "0"],
+     r"must be at least 1; got --n-participants 0"),
+    (["reproduce", "kti", "--dataset", "digits", "--n-participants", "12"],
+     r"--n-participants 12 needs 12 x 100 training rows .* has 1200\. Lower --n-participants"),
     (["reproduce", "mnist-sweep", "--draws", "0"], r"must be at least 1; got --draws 0"),
 ])
 def test_reproduce_bad_options_one_line(argv, match, capsys):

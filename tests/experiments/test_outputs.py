@@ -206,7 +206,7 @@ def test_reproduce_refuses_its_earlier_outputs_before_any_work(tmp_path, capsys,
 
 
 # the audit's smallest run: 150 digits, three parties, one attack, few draws
-_AUDIT = ["--participants", "3", "--attack", "procrustes", "--target-error", "0.3",
+_AUDIT = ["--n-participants", "3", "--attack", "procrustes", "--target-error", "0.3",
           "--max-linkage", "1", "--confidence", "0.75", "--range", "0", "0.1", "--draws", "3",
           "--grid", "2", "--grid-draws", "1", "--model", "ridge", "--seed", "0"]
 

@@ -56,7 +56,7 @@ def test_reproduce_kti_tables_on_digits(tmp_path, capsys):
     """Tables 3-4 of the KTI paper at a tiny size through the command line: the printed
     cells, the CSV of the cells with the paper's numbers, and the trials."""
     status, out, err = _run(["reproduce", "kti-tables", "--dataset", "digits", "--trials", "2",
-                             "--participants", "3", "--reductions", "PCA,K-PCA", "--widths",
+                             "--n-participants", "3", "--reductions", "PCA,K-PCA", "--widths",
                              "4", "--out-dir", str(tmp_path)], capsys)
     assert status == 0, err
     assert "2 trial(s) (paper: 30), K=3, n(k)=40, real anchor 30 per digit" in out

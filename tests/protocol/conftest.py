@@ -67,6 +67,6 @@ def deploy(site, *, n_rows=20, labels=None, seeds=None):
     (site / "uploads").mkdir()
     for i in range(P):
         seed = ({} if seeds is None else
-                {"--seed": seeds[i], "--anchor-noise-seed": seeds[i] + 1000})
+                {"--seed": seeds[i], "--noise-seed": seeds[i] + 1000})
         assert main([str(a) for a in upload_argv(site, i, **seed)]) == 0
     return [str(site / "uploads" / f"upload_{i}.npz") for i in range(P)]

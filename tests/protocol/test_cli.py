@@ -15,6 +15,8 @@ from skdc.__main__ import main
 from skdc.alignment import GOPPAligner
 from skdc.mechanisms import IGDP
 
+from .conftest import deploy, run_cli, upload_argv
+
 # the processes of cli_run take about 15 s: the module's tests share one pytest-xdist worker,
 # so the run is made once
 pytestmark = pytest.mark.xdist_group("protocol-cli")
@@ -59,7 +61,7 @@ def cli_run(tmp_path_factory):
     uploads = _wait([
         _skdc("participant", "upload", "--id", i, "--n-participants", P, "--data", "X.npy",
               "--labels", "y.npy", "--anchor", "../anchor.npy", "--anchor-noise", V,
-              "--seed", S0, "--anchor-noise-seed", S, "--secret-out", "secret.npz",
+              "--seed", S0, "--noise-seed", S, "--secret-out", "secret.npz",
               "--out", f"../uploads/upload_{i}.npz", cwd=tmp / f"site{i}")
         for i in range(P)
     ])
@@ -128,3 +130,25 @@ def test_cli_errors_are_one_line(cli_run, capsys, monkeypatch):
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert match in err and err.count("\n") == 1, err
+
+
+def test_anchor_noise_seed_is_the_deprecated_spelling_of_noise_seed(tmp_path, capsys):
+    """``--anchor-noise-seed`` (it seeds the private-data noise too) uploads what
+    ``--noise-seed`` uploads, bit for bit, after one warning line."""
+    deploy(tmp_path)
+    uploads, warned = {}, {}
+    for flag in ("--noise-seed", "--anchor-noise-seed"):
+        out = tmp_path / f"upload{flag}.npz"
+        status, _, err = run_cli(upload_argv(tmp_path, 0, **{
+            "--seed": 5, flag: 7, "--noise": 0.1, "--out": out,
+            "--secret-out": tmp_path / f"secret{flag}.npz"}), capsys)
+        assert status == 0, err
+        uploads[flag] = np.load(out, allow_pickle=False)
+        warned[flag] = [ln for ln in err.splitlines() if "deprecated" in ln]
+    assert warned == {"--noise-seed": [], "--anchor-noise-seed": [
+        "skdc participant upload: warning: --anchor-noise-seed is deprecated and will be removed "
+        "in skdc 0.3; use --noise-seed instead."]}
+    new, old = uploads["--noise-seed"], uploads["--anchor-noise-seed"]
+    assert sorted(new.files) == sorted(old.files)
+    for name in new.files:
+        assert_array_equal(new[name], old[name])

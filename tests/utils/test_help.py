@@ -26,7 +26,9 @@ COMMANDS = dict(_commands(build_parser()))
 
 
 def _actions(parser):
-    return [a for a in parser._actions if a.option_strings and a.dest != "help"]
+    """The flags ``--help`` shows (a deprecated spelling is hidden)."""
+    return [a for a in parser._actions
+            if a.option_strings and a.dest != "help" and a.help is not argparse.SUPPRESS]
 
 
 def test_every_command_is_walked():
@@ -103,3 +105,47 @@ def test_a_warning_is_one_line_in_the_command_lines_words(capsys):
     assert lines[0] == "skdc audit: warning: raise --range or lower --target-error"
     assert lines[1].startswith("skdc analyst: warning: x x ") and lines[1].endswith("...")
     assert len(lines[1]) == len("skdc analyst: warning: ") + 1000
+
+
+def _renamed_parser():
+    from skdc.utils._help import ArgumentParser, add_renamed_flag
+
+    parser = ArgumentParser(prog="skdc audit")
+    add_renamed_flag(parser, "--n-participants", "--participants", type=int, default=5,
+                     help="parties the rows are split into")
+    return parser
+
+
+def test_a_renamed_flag_keeps_its_old_spelling_with_one_warning_line(capsys):
+    parser = _renamed_parser()
+    new = parser.parse_args(["--n-participants", "3"])
+    assert capsys.readouterr().err == ""
+    old = parser.parse_args(["--participants", "3"])
+    assert vars(old) == vars(new) == {"n_participants": 3}
+    assert capsys.readouterr().err == (
+        "skdc audit: warning: --participants is deprecated and will be removed in skdc 0.3; "
+        "use --n-participants instead.\n")
+    assert parser.parse_args([]).n_participants == 5  # the new flag's default
+    page = parser.format_help()
+    assert "--n-participants" in page and "--participants" not in page
+
+
+@pytest.mark.parametrize("argv", [["--participants", "3", "--n-participants", "4"],
+                                  ["--n-participants", "4", "--participants", "3"]])
+def test_a_renamed_flag_and_its_old_spelling_together_are_a_usage_error(argv, capsys):
+    with pytest.raises(SystemExit) as exc:
+        _renamed_parser().parse_args(argv)
+    assert exc.value.code == 2
+    assert "not allowed with argument" in capsys.readouterr().err
+
+
+def test_every_renamed_flag_warns_in_the_words_of_warn_renamed():
+    """One sentence for a deprecated spelling, in Python and on the command line."""
+    import warnings
+
+    from skdc.utils._deprecation import renamed_message, warn_renamed
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warn_renamed("--participants", "--n-participants")
+    assert str(caught[0].message) == renamed_message("--participants", "--n-participants")
