@@ -301,3 +301,63 @@ def test_the_exception_lists_are_current():
 def test_the_mirror_maps_a_module_to_its_test_and_back(module, test):
     assert _key(_mirror_of_module(PACKAGE.parent / module)) == test
     assert PACKAGE.parent / module in _mirrors_of_test(PACKAGE.parent / test)
+
+
+# -- the developer guide's layout block is the tree ---------------------------------------------
+GUIDE = PACKAGE.parent / "docs" / "developer_guide.rst"
+
+
+def _layout_block():
+    """The entries of the guide's "Layout" code block: ``(indent, name)`` per listed path."""
+    text = GUIDE.read_text(encoding="utf-8")
+    block = text[text.index("5. Layout"):].split(".. code-block:: text", 1)[1]
+    entries = []
+    for line in block.splitlines()[1:]:
+        if line and not line.startswith(" "):
+            break
+        words = line.split()
+        if words and (words[0].endswith("/") or words[0].endswith(".py")) \
+                and len(line) - len(line.lstrip()) in (3, 5):
+            entries.append((len(line) - len(line.lstrip()), words[0]))
+    return entries
+
+
+def test_the_guides_layout_block_lists_the_tree():
+    entries = _layout_block()
+    listed = {name for indent, name in entries if indent == 5}
+    on_disk = {f"{p.name}/" for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+    on_disk |= {p.name for p in PACKAGE.glob("*.py")}
+    assert listed == on_disk, (
+        f"the guide's layout block lacks {sorted(on_disk - listed)} and lists "
+        f"{sorted(listed - on_disk)}, which skdc/ does not have")
+    top = [name for indent, name in entries if indent == 3]
+    missing = [name for name in top if not (PACKAGE.parent / name).exists()]
+    assert top[0] == "skdc/" and not missing, missing
+
+
+def _house():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("house", PACKAGE.parent / "tools" / "house.py")
+    house = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(house)
+    return house
+
+
+@pytest.mark.parametrize("source, long_functions", [
+    ("def f():\n    '''doc'''\n" + "    x = 1\n" * 61, 1),
+    ("def f():\n    '''doc\n\n    more\n    '''\n" + "    x = 1\n" * 60, 0),
+])
+def test_the_house_counts_a_function_body_without_its_docstring(source, long_functions):
+    import ast
+
+    lengths = [n for *_, n in _house()._function_lengths(ast.parse(source))]
+    assert sum(n > 60 for n in lengths) == long_functions
+
+
+def test_the_house_finds_a_cycle_and_floors():
+    house = _house()
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert house._cycles(graph) == [["a", "b", "c"]]
+    floors = house._floors({"top": {"mid", "low"}, "mid": {"low"}, "low": set()})
+    assert floors == {"top": 2, "mid": 1, "low": 0}
