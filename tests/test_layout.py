@@ -126,8 +126,6 @@ TESTED_ELSEWHERE = {
     "skdc/experiments/_cli_papers.py": "the bound, GaussMix and GDP-solver reproductions' "
                                         "command line, run by tests/experiments/"
                                         "test_reproduce_{bound,gaussmix,gdp}.py",
-    "skdc/audit/_criteria.py": "the calibration's criteria, judged through calibrate_noise by "
-                               "tests/audit/test_calibrate.py",
     "skdc/audit/_deployments.py": "the deployments the audit and the comparison build, run by "
                                   "tests/audit/test_audit.py and tests/audit/test_compare.py",
     "skdc/audit/_draws.py": "the audit's draw engine (checkpoints, fingerprints, the search), "
