@@ -132,8 +132,6 @@ TESTED_ELSEWHERE = {
                             "run by tests/audit/test_calibrate.py",
     "skdc/audit/_split.py": "the one train/held-out split (HeldOut), read back by "
                             "tests/audit/test_compare.py and tests/audit/test_calibrate.py",
-    "skdc/audit/_targets.py": "the colluder, the attacked party and the attacks' targets, run "
-                              "by tests/audit/test_calibrate.py",
     "skdc/audit/_commands.py": "the deployment commands of a compared option, run for real "
                                "by tests/audit/test_compare.py",
     "skdc/audit/_inputs.py": "the audit command's inputs, read by tests/audit/test_cli.py "
