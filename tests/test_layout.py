@@ -149,8 +149,6 @@ TESTED_ELSEWHERE = {
                             "tests/audit/test_audit.py and tests/audit/test_compare.py",
     "skdc/audit/_tables.py": "the audit's tables and reconstruction picture, read back by "
                              "tests/audit/test_audit.py",
-    "skdc/audit/_words.py": "the audit's words (noise, attacks, targets), checked by their "
-                            "doctests and by tests/audit/test_audit.py",
     "skdc/audit/_compare_report.py": "the comparison's report, read back (and rendered in "
                                      "Chromium) by tests/audit/test_compare.py",
     "skdc/linear_model/_base.py": "the private linear models' template, run by their tests",
