@@ -170,8 +170,8 @@ def run_demo_sweeps(n_participants=10, n_levels=_N_LEVELS, n_draws=_N_DRAWS, see
         Pipeline([("gdp", CGDP(n_participants, random_state=seed)), ("clf", _clf())]),
         Pipeline([("gdp", IGDP(n_participants, random_state=seed)),
                   ("align", GOPPAligner()), ("clf", _clf())]),
-        X_tr, y_tr, X_te, y_te, private_values=_grid(4 * rms, n_levels),
-        anchor_values=_grid(2.5 * v_pt, n_levels), n_draws=n_draws, attacks=attacks,
+        X_tr, y_tr, X_te, y_te, noise_values=_grid(4 * rms, n_levels),
+        v_values=_grid(2.5 * v_pt, n_levels), n_draws=n_draws, attacks=attacks,
         auditor="pca", labels=_LABELS, random_state=seed, n_jobs=n_jobs,
         progress=progress)
     unaligned = Pipeline([("gdp", IGDP(n_participants, random_state=seed)), ("clf", _clf())])
