@@ -16,8 +16,8 @@ import argparse
 import importlib
 import sys
 
-from .utils._files import track_inputs
 from .utils._help import ArgumentParser
+from .utils._input_tracking import track_inputs
 
 # modules whose ``register(subparsers)`` adds sub-commands, in the order shown by --help
 _COMMAND_MODULES = [

@@ -28,7 +28,8 @@ import warnings
 
 import numpy as np
 
-from .utils._files import check_output, peek_regular, write_output
+from .utils._files import peek_regular
+from .utils._outputs import check_output, write_output
 
 __all__ = ["register", "run_demo", "run_demo_sweeps"]
 

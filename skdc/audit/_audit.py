@@ -20,7 +20,7 @@ from numbers import Integral
 import numpy as np
 
 from ..utils._checkpoint import DrawCheckpoint
-from ..utils._files import write_outputs
+from ..utils._folders import write_outputs
 from ..utils._progress import run_progress
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 from ._calibrate import (

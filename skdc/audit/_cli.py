@@ -358,7 +358,7 @@ def _checkpoint_folder(args):
     only the checkpoint files skdc wrote there are removed; a folder holding anything else,
     or a checkpoint that is a file or a link, is refused."""
     from ..utils._checkpoint import is_checkpoint
-    from ..utils._files import ensure_folder, remove_written
+    from ..utils._folders import ensure_folder, remove_written
 
     out = ensure_folder(args.out, "--out")
     checkpoint = os.path.join(out, "checkpoint")
@@ -380,7 +380,7 @@ def _check_report_files(args, out):
     """Refuse, before the audit runs, an ``--out`` where a report file would replace one of its
     inputs (``--data out/draws.csv``) or an skdc file of another kind (a secret), or that holds
     another audit's report (unless ``--force``: ``args.earlier`` names its files)."""
-    from ..utils._files import check_output
+    from ..utils._outputs import check_output
     from ._audit import _TABLES
 
     names = (["comparison", "regulator", "draws", "decisions"] if args.compare
@@ -388,7 +388,7 @@ def _check_report_files(args, out):
     extra = ["deployment.json", "deployment.txt"] if args.compare else []
     for name in ["report.html", *(f"{n}.csv" for n in names), *extra]:
         check_output(os.path.join(out, name), f"--out's {name}")
-    from ..utils._files import check_run_folder
+    from ..utils._folders import check_run_folder
 
     # another audit's report (or one no record describes): refused unless --force
     args.earlier = check_run_folder(out, args.run, _REPORT_FILES, "--out", force=args.force)
@@ -591,7 +591,7 @@ def _run_audit(args):
     if report.setting["n_resumed"]:
         print(f"skdc audit: resumed from {checkpoint}: {report.setting['n_resumed']} draws "
               "read back, not rerun", file=sys.stderr)
-    from ..utils._files import clear_run_folder, write_run_record
+    from ..utils._folders import clear_run_folder, write_run_record
 
     removed = clear_run_folder(out, args.earlier, "--out")
     if removed:

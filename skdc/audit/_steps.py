@@ -11,7 +11,7 @@ from numbers import Integral
 
 import numpy as np
 
-from ..utils._files import ensure_folder
+from ..utils._folders import ensure_folder
 from ._calibrate import (
     calibrate_noise,
 )

@@ -33,7 +33,8 @@ import zlib
 
 import numpy as np
 
-from ..utils._files import check_folder, check_output, ensure_folder, write_output
+from ..utils._folders import check_folder, ensure_folder
+from ..utils._outputs import check_output, write_output
 from ._cli_papers import PAPER_REPRODUCTIONS, add_paper_flags
 
 __all__ = ["register"]

@@ -37,7 +37,7 @@ import numpy as np
 
 from ..utils._deprecation import renamed_argument
 from ..utils._docstring import Substitution
-from ..utils._files import write_outputs
+from ..utils._folders import write_outputs
 from ..utils._progress import progress_bar
 from ..utils._references import gdp_paper_references
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params

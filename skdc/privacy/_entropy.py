@@ -36,7 +36,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array
 
 from ..utils._device import resolve_device
-from ..utils._files import FileError, is_int, output_mode, read_text, write_file
+from ..utils._files import FileError, is_int, read_text
+from ..utils._outputs import output_mode, write_file
 from ..utils._parallel import available_cpus
 from ..utils._progress import progress_bar
 from ..utils._sklearn_compat import (
@@ -352,7 +353,7 @@ def _write_checkpoint(path, fingerprint, pairs):
     """Replace the checkpoint with the records finished so far, through the file boundary.
 
     The records go to a fresh temporary file next to ``path`` that is then renamed over it
-    (:func:`~skdc.utils._files.write_file`), so two fits writing the same path at once never
+    (:func:`~skdc.utils._outputs.write_file`), so two fits writing the same path at once never
     interleave their bytes (the last complete write wins), and a link at ``path`` is replaced,
     never written through.
     """

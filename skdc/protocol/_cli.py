@@ -36,17 +36,10 @@ import warnings
 
 import numpy as np
 
-from ..utils._files import (
-    check_folder,
-    check_output,
-    declare_inputs,
-    ensure_folder,
-    output_mode,
-    remove_written,
-    write_file,
-    written_kind,
-)
+from ..utils._folders import check_folder, ensure_folder, remove_written
 from ..utils._help import print_warning
+from ..utils._input_tracking import declare_inputs
+from ..utils._outputs import check_output, output_mode, write_file, written_kind
 from ..utils._params import parse_model_params
 from ._container import LABEL_KINDS, UploadError, is_int, one_line, read_npy
 

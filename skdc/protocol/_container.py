@@ -37,7 +37,8 @@ import zipfile
 
 import numpy as np
 
-from ..utils._files import FileError, file_kind, is_int, one_line, open_regular, write_file
+from ..utils._files import FileError, file_kind, is_int, one_line, open_regular
+from ..utils._outputs import write_file
 
 __all__ = [
     "CHUNK_BYTES",
@@ -225,7 +226,7 @@ def write_members(fh, kind, header, arrays, *, header_digests=False):
 def atomic_file(path, mode, *, exclusive=False, what="the file", kind=None):
     """Write ``path`` whole or not at all, never through a link, with permission bits ``mode``.
 
-    :func:`skdc.utils._files.write_file` (the file boundary), refusing with
+    :func:`skdc.utils._outputs.write_file` (the file boundary), refusing with
     :class:`UploadError`: a link, pipe or device at ``path`` is replaced, never written
     into; ``exclusive=True`` refuses any existing entry instead.
 

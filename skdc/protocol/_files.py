@@ -26,7 +26,7 @@ from sklearn.base import is_classifier
 
 from ..anchors import orthonormal_anchor, uniform_anchor
 from ..utils._docstring import Substitution
-from ..utils._files import write_npy
+from ..utils._outputs import write_npy
 from ..utils._references import gdp_paper_references
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
 from ._container import (

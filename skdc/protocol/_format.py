@@ -21,7 +21,8 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import Uploads
-from ..utils._files import ensure_folder, output_mode
+from ..utils._folders import ensure_folder
+from ..utils._outputs import output_mode
 from ..utils._sklearn_compat import HasMethods, Interval, validate_params
 from ._container import (
     DEFAULT_MAX_BYTES,

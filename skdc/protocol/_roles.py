@@ -45,7 +45,8 @@ from .. import Uploads
 from ..alignment import GOPPAligner, ReferenceAligner
 from ..mechanisms import CGDP, IGDP
 from ..utils._docstring import Substitution
-from ..utils._files import ensure_folder, output_mode
+from ..utils._folders import ensure_folder
+from ..utils._outputs import output_mode
 from ..utils._random import fresh_seed
 from ..utils._references import gdp_paper_references
 from ._container import (

@@ -26,7 +26,8 @@ import stat
 
 import numpy as np
 
-from ._files import FileError, file_kind, open_regular, output_mode, read_text, write_file
+from ._files import FileError, file_kind, open_regular, read_text
+from ._outputs import output_mode, write_file
 
 __all__ = ["CheckpointError", "DrawCheckpoint", "is_checkpoint"]
 
