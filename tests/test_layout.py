@@ -189,9 +189,6 @@ CROSS_CUTTING = {
                                          "report) only with --force "
                                          "(skdc/utils/_files.py through skdc/audit/ and "
                                          "skdc/experiments/)",
-    "tests/utils/test_files_no_destroy.py": "the file boundary's output rules of "
-                                            "skdc/utils/_files.py (inputs tracked, kinds read "
-                                            "from the bytes), beside tests/utils/test_files.py",
     "tests/protocol/test_secret_entropy.py": "a search of the old seed space against a "
                                              "participant's upload (skdc/utils/_random.py "
                                              "through skdc/protocol/_roles.py and the CLI)",
