@@ -32,12 +32,9 @@ from ..attacks import (
     collusion_view,
 )
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
-from ._linkage import (
-    _MATCHERS,
-    identity_linkage_accuracy,
-    linkage_accuracy,
-    reconstruction_label_accuracy,
-)
+from ._identity_linkage import identity_linkage_accuracy
+from ._label_accuracy import reconstruction_label_accuracy
+from ._linkage import _MATCHERS, linkage_accuracy
 from ._reconstruction import psnr, record_mse, relative_error
 
 __all__ = ["make_attack", "make_attack_scorer"]
