@@ -25,7 +25,7 @@ from sklearn.preprocessing import StandardScaler
 from skdc.__main__ import main
 from skdc.alignment import GOPPAligner, KTIAligner
 from skdc.anchors import SMOTEAnchor
-from skdc.attacks import AnchorRegressionAttack, collusion_view
+from skdc.attacks import AnchorRegressionAttack, collusion_view, make_attack
 from skdc.audit import Central, Local, compare_options
 from skdc.audit._deployments import _DEPLOYMENTS
 from skdc.audit._targets import _linkage_params
@@ -33,7 +33,6 @@ from skdc.linear_model import MixingLogisticRegression
 from skdc.mechanisms import CGDP, IGDP, KernelPCAMechanism, calibrate_gaussmix, gaussmix_release
 from skdc.metrics import (
     linkage_accuracy,
-    make_attack,
     reconstruction_label_accuracy,
     relative_error,
 )
