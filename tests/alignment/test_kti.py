@@ -99,7 +99,7 @@ def test_linear_kernel_tends_to_lti():
     rng = np.random.RandomState(3)
     anchors = [rng.standard_normal((60, 5)) for _ in range(4)]
     Y = _uploads(anchors)
-    Zl = LTIAligner().fit(Y).target_
+    Zl = LTIAligner().fit(Y).target_matrix_
     dists = []
     for lam in (1e-2, 1e-4, 1e-6):
         Zk = KTIAligner(kernel="linear", alpha=lam).fit(Y).target_matrix_
