@@ -4,6 +4,8 @@ from ._bound import ReconstructionBound as ReconstructionBound
 from ._bound import mechanism_leakage_bits as mechanism_leakage_bits
 from ._bound import per_block_bound as per_block_bound
 from ._bound import shannon_lower_bound as shannon_lower_bound
+from ._dpsgd import DPSGDLeakageAccountant as DPSGDLeakageAccountant
+from ._dpsgd import calibrate_sigma as calibrate_sigma
 from ._entropy import BlockEntropyLowerBound as BlockEntropyLowerBound
 from ._entropy import mc_constant as mc_constant
 from ._entropy import mc_margin as mc_margin
@@ -23,11 +25,9 @@ from ._hadamard import apply_hadamard as apply_hadamard
 from ._hadamard import hadamard as hadamard
 from ._hadamard import hadamard_factors as hadamard_factors
 from ._hadamard import hadamard_order as hadamard_order
-from ._leakage import DPSGDLeakageAccountant as DPSGDLeakageAccountant
-from ._leakage import GaussianReleaseLeakage as GaussianReleaseLeakage
-from ._leakage import GaussMixLeakage as GaussMixLeakage
-from ._leakage import binary_symmetric_leakage as binary_symmetric_leakage
-from ._leakage import calibrate_sigma as calibrate_sigma
-from ._leakage import rdp_to_dp as rdp_to_dp
-from ._leakage import subsampled_gaussian_kl as subsampled_gaussian_kl
-from ._leakage import subsampled_gaussian_rdp as subsampled_gaussian_rdp
+from ._release_leakage import GaussianReleaseLeakage as GaussianReleaseLeakage
+from ._release_leakage import GaussMixLeakage as GaussMixLeakage
+from ._release_leakage import binary_symmetric_leakage as binary_symmetric_leakage
+from ._subsampled_gaussian import rdp_to_dp as rdp_to_dp
+from ._subsampled_gaussian import subsampled_gaussian_kl as subsampled_gaussian_kl
+from ._subsampled_gaussian import subsampled_gaussian_rdp as subsampled_gaussian_rdp
