@@ -20,7 +20,7 @@ from scipy import integrate
 from scipy.special import logsumexp
 
 from skdc.privacy import BlockEntropyLowerBound, DPSGDLeakageAccountant
-from skdc.privacy._entropy import _block_entropies_numpy
+from skdc.privacy._plugin_entropy import _block_entropies_numpy
 
 
 def _median_time(fn, repeat=7):

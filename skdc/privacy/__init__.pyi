@@ -7,11 +7,10 @@ from ._bound import shannon_lower_bound as shannon_lower_bound
 from ._dpsgd import DPSGDLeakageAccountant as DPSGDLeakageAccountant
 from ._dpsgd import calibrate_sigma as calibrate_sigma
 from ._entropy import BlockEntropyLowerBound as BlockEntropyLowerBound
-from ._entropy import mc_constant as mc_constant
-from ._entropy import mc_margin as mc_margin
-from ._entropy import plugin_entropy as plugin_entropy
-from ._entropy import sampling_margin as sampling_margin
-from ._entropy import trace_ucb as trace_ucb
+from ._entropy_margins import mc_constant as mc_constant
+from ._entropy_margins import mc_margin as mc_margin
+from ._entropy_margins import sampling_margin as sampling_margin
+from ._entropy_margins import trace_ucb as trace_ucb
 from ._gaussmix_rdp import GaussMixAccountant as GaussMixAccountant
 from ._gaussmix_rdp import RDPCurve as RDPCurve
 from ._gaussmix_rdp import adaptive_threshold as adaptive_threshold
@@ -25,6 +24,7 @@ from ._hadamard import apply_hadamard as apply_hadamard
 from ._hadamard import hadamard as hadamard
 from ._hadamard import hadamard_factors as hadamard_factors
 from ._hadamard import hadamard_order as hadamard_order
+from ._plugin_entropy import plugin_entropy as plugin_entropy
 from ._release_leakage import GaussianReleaseLeakage as GaussianReleaseLeakage
 from ._release_leakage import GaussMixLeakage as GaussMixLeakage
 from ._release_leakage import binary_symmetric_leakage as binary_symmetric_leakage
