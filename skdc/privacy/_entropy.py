@@ -15,6 +15,9 @@ estimator, :class:`BlockEntropyLowerBound`, which follows Sec 4-5 of [1]_:
   (``t_MD``, Prop. 5.1), each Bonferroni-corrected over the grid, fixed before estimation
   (:mod:`skdc.privacy._entropy_margins`).
 
+A long grid keeps each finished pair in a checkpoint, the draw checkpoint of
+:mod:`skdc.utils._checkpoint` that the audit's draws use too, and a stopped fit resumes from it.
+
 References
 ----------
 .. [1] Bourne and Allison, "From Pixels to Privacy-Sensitive Features: An Information-Theoretic
@@ -25,10 +28,9 @@ References
 
 # Licence: BSD 3 clause
 
+import functools
 import hashlib
-import json
 import math
-import os
 from numbers import Integral, Real
 
 import numpy as np
@@ -36,9 +38,8 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array
 
+from ..utils._checkpoint import DrawCheckpoint
 from ..utils._device import resolve_device
-from ..utils._files import FileError, is_int, read_text
-from ..utils._outputs import output_mode, write_file
 from ..utils._progress import progress_bar
 from ..utils._sklearn_compat import (
     HasMethods,
@@ -62,99 +63,59 @@ def _n_mc_paper(k):
     return 2 if k == 1 else max(k, 4)
 
 
-def _fingerprint(Y, K, nu2, n_mc_of, alpha, seed):
-    """Digest of everything a pair's record depends on: the standardised rows and settings."""
-    h = hashlib.sha256(np.ascontiguousarray(Y).view(np.uint8))
-    h.update(json.dumps([K, nu2, sorted(n_mc_of.items()), alpha, seed]).encode())
-    return h.hexdigest()
-
-
+# -- the checkpoint of grid pairs: a DrawCheckpoint, one record per pair ------------------------
 _CHECKPOINT_MAX_BYTES = 2**24  # a grid of 32 block sizes x 100 dithers takes about 1 MB
-_RECORD_INTS = ("k", "n_mc")
-_RECORD_FLOATS = ("nu2", "s", "h_hat", "h_lb", "t_mc", "t_md", "c_mc_bar")
+_PAIR_FIELDS = {"k": "int", "nu2": "finite", "s": "finite", "n_mc": "int", "h_hat": "finite",
+                "h_lb": "finite", "t_mc": "finite", "t_md": "finite", "c_mc_bar": "finite"}
 
 
-def _read_checkpoint(path, fingerprint, n_mc_of, t_md):
-    """Finished pair records of an earlier run on the same data, keyed by ``(k, nu2)``.
+def _pair_key(ki, vi):
+    """A pair's key: its place in the grid, which also seeds its dither."""
+    return f"{ki},{vi}"
 
-    The file is read through the file boundary (a regular file, at most
-    ``_CHECKPOINT_MAX_BYTES``) and every record is checked (:func:`_check_record`), so a
-    damaged or edited file is refused in one line naming it, never mixed into the bound.
+
+def _open_checkpoint(path, Y, K, nu2, n_mc_of, alpha, seed, t_md):
+    """The fit's checkpoint of grid pairs (``path=None``: kept in memory only).
+
+    Its fingerprint is everything a pair's record depends on (a digest of the standardised
+    rows, which fixes the data, the calibration and the rotation, then the grid, ``n_mc``,
+    ``alpha`` and the seed), so the file of another run is refused naming what differs; every
+    record read back is checked by :func:`_pair_problem`.
     """
-    if path is None or not os.path.exists(path):  # a dangling link: replaced at the write
-        return {}
-    path, what = os.fspath(path), "the entropy checkpoint (checkpoint=)"
-    text = read_text(path, what, max_bytes=_CHECKPOINT_MAX_BYTES)
-    try:
-        saved = json.loads(text)
-    except RecursionError:
-        raise FileError(f"{path}: {what} is nested too deeply; it is not an entropy-grid "
-                        "checkpoint. Remove it or pass another path.") from None
-    except ValueError as exc:
-        raise FileError(f"{path}: {what} is not an entropy-grid checkpoint (not JSON: {exc}); "
-                        "remove it or pass another path.") from None
-    if not isinstance(saved, dict) or set(saved) != {"fingerprint", "pairs"}:
-        keys = sorted(saved) if isinstance(saved, dict) else type(saved).__name__
-        raise FileError(f"{path}: {what} is not an entropy-grid checkpoint (a table of "
-                        f"'fingerprint' and 'pairs' expected; got {keys}); remove it or pass "
-                        "another path.")
-    if not isinstance(saved["fingerprint"], str) or saved["fingerprint"] != fingerprint:
-        raise FileError(
-            f"{path}: {what} was written for other data or settings (rows, rotation, grid, "
-            "n_mc, alpha or random_state differ); remove it or pass another path."
-        )
-    if not isinstance(saved["pairs"], list):
-        raise FileError(f"{path}: {what}: 'pairs' must be a list of records; got "
-                        f"{type(saved['pairs']).__name__}. Remove the file or pass another path.")
-    for i, record in enumerate(saved["pairs"]):
-        problem = _check_record(record, n_mc_of, t_md)
-        if problem:
-            raise FileError(f"{path}: {what}: record {i}: {problem}; the file is damaged or "
-                            "edited. Remove it or pass another path.")
-    return {(r["k"], r["nu2"]): r for r in saved["pairs"]}
+    fingerprint = {
+        "estimator": "BlockEntropyLowerBound",
+        "rows": hashlib.sha256(np.ascontiguousarray(Y).view(np.uint8)).hexdigest(),
+        "block_sizes": K, "nu2": nu2, "n_mc": [n_mc_of[k] for k in K], "alpha": float(alpha),
+        "random_state": seed,
+    }
+    grid = {_pair_key(ki, vi): (k, v) for ki, k in enumerate(K) for vi, v in enumerate(nu2)}
+    (n, m), n_pairs = Y.shape, len(grid)
+
+    def t_mc(k, c_bar):  # as _estimate_pair computes it
+        return mc_margin(c_bar, m // k, n, n_mc_of[k], n_pairs, alpha / 2)
+
+    check = functools.partial(_pair_problem, grid=grid, n_mc_of=n_mc_of, t_md=t_md, t_mc=t_mc)
+    return DrawCheckpoint(path, fingerprint, _PAIR_FIELDS, check=check,
+                          max_bytes=_CHECKPOINT_MAX_BYTES)
 
 
-def _check_record(record, n_mc_of, t_md):
-    """What is wrong with one pair record read back (``None`` when nothing): its fields, their
-    types, finiteness, and the identities the estimate keeps (``s = sqrt(nu2 / k)``,
-    ``h_lb = h_hat - t_mc - t_md``, the run's ``t_md`` and ``n_mc``)."""
-    if not isinstance(record, dict):
-        return f"is not a table of {list(_RECORD_INTS + _RECORD_FLOATS)}"
-    lacking = [f for f in _RECORD_INTS + _RECORD_FLOATS if f not in record]
-    extra = sorted(set(record) - set(_RECORD_INTS + _RECORD_FLOATS))
-    if lacking or extra:
-        return f"lacks {lacking}" if lacking else f"has unknown fields {extra}"
-    for field in _RECORD_INTS:
-        if not is_int(record[field]) or record[field] < 1:
-            return f"{field} must be a positive integer; got {record[field]!r}"
-    for field in _RECORD_FLOATS:
-        value = record[field]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                or not math.isfinite(value):
-            return f"{field} must be a finite number; got {value!r}"
+def _pair_problem(key, record, *, grid, n_mc_of, t_md, t_mc):
+    """What is wrong with one pair record read back (``None`` when nothing), its fields' kinds
+    checked already: the pair its key places it at, and the identities the estimate keeps
+    (the run's ``n_mc`` and ``t_md``, ``s = sqrt(nu2 / k)``, ``t_mc`` of ``c_mc_bar``,
+    ``h_lb = h_hat - t_mc - t_md``)."""
     k, v = record["k"], record["nu2"]
-    if v <= 0 or record["s"] != math.sqrt(v / k):
+    if grid.get(key) != (k, v):
+        return f"the key {key!r} is not the grid place of the pair k = {k!r}, nu2 = {v!r}"
+    if record["n_mc"] != n_mc_of[k] or record["t_md"] != t_md:
+        return "n_mc or t_md differ from this run's"
+    if record["s"] != math.sqrt(v / k):
         return f"s = {record['s']!r} is not sqrt(nu2 / k) for nu2 = {v!r}, k = {k}"
+    if record["c_mc_bar"] < 0 or record["t_mc"] != t_mc(k, record["c_mc_bar"]):
+        return "t_mc is not the Cantelli margin of c_mc_bar"
     if record["h_lb"] != record["h_hat"] - record["t_mc"] - record["t_md"]:
         return "h_lb is not h_hat - t_mc - t_md"
-    if record["t_md"] != t_md or (k in n_mc_of and record["n_mc"] != n_mc_of[k]):
-        return "t_md or n_mc differ from this run's"
     return None
-
-
-def _write_checkpoint(path, fingerprint, pairs):
-    """Replace the checkpoint with the records finished so far, through the file boundary.
-
-    The records go to a fresh temporary file next to ``path`` that is then renamed over it
-    (:func:`~skdc.utils._outputs.write_file`), so two fits writing the same path at once never
-    interleave their bytes (the last complete write wins), and a link at ``path`` is replaced,
-    never written through.
-    """
-    if path is None:
-        return
-    with write_file(path, "the entropy checkpoint (checkpoint=)",
-                    mode=output_mode(0o644)) as fh:
-        fh.write(json.dumps({"fingerprint": fingerprint, "pairs": pairs}).encode())
 
 
 def _resolve_device(device):
@@ -330,12 +291,15 @@ class BlockEntropyLowerBound(BaseEstimator):
             Calibration rows ``D_perp``, disjoint from ``X``; fixes rotation, centre and scale.
             Without it the rotation must be ``"signs"`` and ``trace`` declared.
         checkpoint : str, path or None, default=None
-            A JSON file that receives each grid pair's record as soon as it is estimated. A
-            later ``fit`` on the same data (same standardised rows, grid, ``n_mc``, ``alpha``
-            and integer seed) reads the finished pairs back and estimates only the rest, so a
-            run of hours can be stopped and resumed; a file from other data or settings is
-            refused. It is given to ``fit`` with the data it belongs to, not to the
-            constructor, so clones of one estimator (a grid search) never share a file.
+            A file that receives each grid pair's record as soon as it is estimated (JSON
+            lines, the format of the audit's checkpoints: the run's fingerprint, then one
+            record a line). A later ``fit`` on the same data (same standardised rows, grid,
+            ``n_mc``, ``alpha`` and integer seed) reads the finished pairs back and estimates
+            only the rest, so a run of hours can be stopped and resumed; a file from other data
+            or settings is refused, naming what differs, and so is a link, a damaged record
+            and an entropy checkpoint of skdc 0.1 (delete it to start again). It is given to
+            ``fit`` with the data it belongs to, not to the constructor, so clones of one
+            estimator (a grid search) never share a file.
 
         Returns
         -------
@@ -470,17 +434,16 @@ class BlockEntropyLowerBound(BaseEstimator):
     def _estimate_grid(self, Y, K, nu2, t_md, checkpoint):
         """The record of every grid pair, read back from ``checkpoint`` or estimated."""
         n_mc_of = {k: _n_mc_paper(k) if self.n_mc == "paper" else int(self.n_mc) for k in K}
-        fingerprint = _fingerprint(Y, K, nu2, n_mc_of, self.alpha, self._seed)
-        done = _read_checkpoint(checkpoint, fingerprint, n_mc_of, t_md)
+        done = _open_checkpoint(checkpoint, Y, K, nu2, n_mc_of, self.alpha, self._seed, t_md)
         n_pairs = len(K) * len(nu2)
         pairs = []
         grid = [(ki, k, vi, v) for ki, k in enumerate(K) for vi, v in enumerate(nu2)]
         for ki, k, vi, v in progress_bar(grid, self.progress, desc="entropy grid", unit="pair"):
-            if (k, v) in done:
-                pairs.append(done[(k, v)])
-                continue
-            pairs.append(self._estimate_pair(Y, k, v, n_mc_of[k], n_pairs, t_md, [ki, vi]))
-            _write_checkpoint(checkpoint, fingerprint, pairs)
+            record = done.get(_pair_key(ki, vi))
+            if record is None:
+                record = self._estimate_pair(Y, k, v, n_mc_of[k], n_pairs, t_md, [ki, vi])
+                done.put(_pair_key(ki, vi), record)
+            pairs.append(record)
         return pairs
 
     def _estimate_pair(self, Y, k, v, n_mc, n_pairs, t_md, index):

@@ -15,6 +15,11 @@ the file and the line; the file is created exclusively, and appended to only whe
 regular file reached without a link. A line cut short by an interruption (the last one, without
 its newline) is dropped and the file rewritten without it, so a later line never follows a
 broken one.
+
+It is the one checkpoint format of skdc: the audit, the noise calibration and the comparison
+keep their draws in it, and the entropy bound its grid pairs
+(:class:`~skdc.privacy.BlockEntropyLowerBound`). The entropy bound's own format of skdc 0.1 (one
+JSON table of ``"fingerprint"`` and ``"pairs"``) is recognised and refused in words, never read.
 """
 
 # Licence: BSD 3 clause
@@ -74,6 +79,9 @@ def _is_kind(value, kind):
 _WORDS = {"number": "a number", "finite": "a finite number", "int": "an integer",
           "bool": "true or false", "share": "a share from 0 to 1",
           "error": f"an error from 0 to {_MAX_ERROR:g}"}
+
+# the entropy bound's checkpoint of skdc 0.1: one JSON table, no line of records
+_OLD_ENTROPY_GRID = {"fingerprint", "pairs"}
 
 
 def is_checkpoint(path):
@@ -224,6 +232,11 @@ class DrawCheckpoint:
             raise self._error(
                 "is not a draw checkpoint (its first line holds no fingerprint); delete it or "
                 "pass another checkpoint path.") from None
+        if set(first) == _OLD_ENTROPY_GRID:
+            raise self._error(
+                "is an entropy-grid checkpoint in the format of skdc 0.1, which this skdc no "
+                "longer reads; delete that file (skdc wrote it) to start the grid again, or "
+                "pass another checkpoint path.")
         if head != self.fingerprint:
             keys = set(head) | set(self.fingerprint) if isinstance(head, dict) else {"all"}
             changed = sorted(k for k in keys if not isinstance(head, dict)

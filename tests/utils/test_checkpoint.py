@@ -197,6 +197,20 @@ def test_a_row_the_check_faults_is_kept_for_the_run_but_not_written(tmp_path):
     assert back.read_keys == {"a"}  # the resumed run computes "b" again
 
 
+def test_the_entropy_checkpoint_of_skdc_0_1_is_refused_in_words(tmp_path):
+    """skdc 0.1's entropy bound wrote one JSON table of a digest and the pairs; it is no
+    draw checkpoint of another run ("they differ in all") but a file to delete."""
+    CASES["checkpoint"] += 1
+    path = tmp_path / "grid.json"
+    old = json.dumps({"fingerprint": "ab" * 32, "pairs": [{"k": 1, "nu2": 0.4}]})
+    path.write_text(old)
+    with pytest.raises(CheckpointError, match="is an entropy-grid checkpoint in the format of "
+                                              r"skdc 0\.1.*delete that file") as exc:
+        DrawCheckpoint(path, {"seed": 0})
+    assert str(path) in str(exc.value) and "\n" not in str(exc.value)
+    assert path.read_text() == old  # not rewritten
+
+
 @pytest.mark.parametrize("lines, match", [
     (["[" * 100_000 + "]" * 100_000], "is not a draw checkpoint"),
     ([_header(), "[" * 100_000 + "]" * 100_000], "line 2 is not a JSON record"),
