@@ -1,6 +1,7 @@
 """The audit: one participant simulates the collaboration on its own rows before joining.
 
-:func:`audit` splits the participant's rows into parties (or uses a partition it is given),
+:func:`audit` splits the participant's rows into parties (or uses the ``participant`` ids it
+is given),
 deploys the chosen mechanism and aligner, calibrates the noise for a target attack error
 (:func:`calibrate_noise`: every draw a fresh deployment on the fixed partition, judged by a
 distribution-free rule), sweeps a grid of noise values for the frontier, and computes the
@@ -20,6 +21,7 @@ from numbers import Integral
 import numpy as np
 
 from ..utils._checkpoint import DrawCheckpoint
+from ..utils._deprecation import renamed_argument
 from ..utils._folders import write_outputs
 from ..utils._progress import run_progress
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
@@ -183,15 +185,15 @@ class AuditReport:
 )
 def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=None,
           max_linkage=_MAX_LINKAGE, target_error=None, sensitive=None,
-          max_sensitive_gain=None, confidence=0.95, colluder=0, target=None, partition=None,
+          max_sensitive_gain=None, confidence=0.95, colluder=0, target=None, participant=None,
           model="logistic", model_params=None, n_anchors=None, images=False, n_draws=None,
           criterion="order", n_grid=10, grid_draws=2, bounds=None, xtol=None, test_size=0.3,
           random_state=0, n_jobs=None, batch_size=None, checkpoint=None, progress="auto",
-          command_line=None):
+          command_line=None, partition=None):
     """Audit a data collaboration on one participant's rows: calibrated noise and a report.
 
     The rows are split into ``n_participants`` parties (by the mechanism's keyed hash of each
-    row under ``random_state``, or by ``partition``) that each obfuscate their share with the
+    row under ``random_state``, or by ``participant``) that each obfuscate their share with the
     chosen mechanism; the analyst aligns and trains the model. Under the collusion of the
     analyst with participant ``colluder``, every applicable attack reconstructs participant
     ``target``'s rows. :func:`calibrate_noise` finds the smallest noise at which a fresh
@@ -220,7 +222,7 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
     y : array-like of shape (n_samples,)
         Their labels (the utility model is a classifier).
     n_participants : int, default=5
-        Parties the rows are split into (ignored with ``partition``).
+        Parties the rows are split into (ignored with ``participant``).
     mechanism : {"igdp", "cgdp"}, default="igdp"
         Independent secrets (I-GDP) or one common secret (C-GDP).
     aligner : {"gopp", "none"}, default="gopp"
@@ -254,8 +256,9 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
         The participant colluding with the analyst.
     target : int, default=None
         The attacked participant (the auditor); ``None``: 1, or 0 when the colluder is 1.
-    partition : array-like of int of shape (n_samples,), default=None
-        The participants' partition: party of each row. Parties are then formed from it
+    participant : array-like of int of shape (n_samples,), default=None
+        The participants' partition: the participant of each row, as in
+        :func:`calibrate_noise` and the mechanisms. Parties are then formed from it
         (their count sets ``n_participants``); it reaches every draw.
     model : {"logistic", "ridge"} or estimator, default="logistic"
         The analyst's utility model. When the labels are imbalanced (the smallest class holds
@@ -313,6 +316,8 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
         given, the report's advice and the progress's estimate name the command line's
         flags (``--n-anchors``, ``--n-jobs``) instead of this function's parameters
         (``n_anchors=``, ``n_jobs=``).
+    partition : array-like of int of shape (n_samples,), default=None
+        Deprecated spelling of ``participant``, removed in skdc 0.3.
 
     Returns
     -------
@@ -332,6 +337,7 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
     >>> rep.html.index("<b>Collaborate</b>:") < rep.html.index("The setting")
     True
     """
+    participant = renamed_argument("partition", partition, "participant", participant)
     columns = _column_names(X)
     X, y, param, names = _check_data_and_deployment(X, y, mechanism, aligner, attacks,
                                                     target_error, random_state)
@@ -341,7 +347,7 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
     targets = dict(target_error=target_error, max_linkage=max_linkage, sensitive=sensitive,
                    max_sensitive_gain=max_sensitive_gain)
     rng = np.random.RandomState(random_state)
-    parties, n_participants = _parties(partition, n_participants, X)
+    parties, n_participants = _parties(participant, n_participants, X)
     target = _resolve_target(colluder, target, n_participants)
     labels = _labels(y)
     params, balanced = _model_params(model, model_params, labels)
@@ -373,7 +379,7 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
                 criterion=criterion, n_grid=n_grid, grid_draws=grid_draws,
                 bounds=(low, high), xtol=xtol, test_size=test_size, random_state=random_state,
                 model_params=model_params, n_anchors=n_anchors, images=images)
-    setting = _setting(X, y, partition, split, call, param, names, grid,
+    setting = _setting(X, y, participant, split, call, param, names, grid,
                        command_line or _python_call(call))
     setting.update(labels, model_params=params, balanced=balanced, n_anchors=n_anchors,
                    images=bool(images), cli=command_line is not None, columns=columns)

@@ -422,7 +422,7 @@ def _audit_kwargs(args, partition, checkpoint):
         max_linkage=args.max_linkage, sensitive=args.sensitive_index,
         max_sensitive_gain=args.max_sensitive_gain,
         confidence=args.confidence, criterion=args.criterion, colluder=args.colluder,
-        target=args.target, partition=partition, model=args.model,
+        target=args.target, participant=partition, model=args.model,
         model_params=args.model_params, n_anchors=args.n_anchors, images=bool(args.images),
         n_draws=args.draws,
         n_grid=args.grid,
@@ -436,7 +436,7 @@ def _audit_kwargs(args, partition, checkpoint):
 def _compare_kwargs(args, partition, checkpoint):
     """The arguments of :func:`compare_options` the flags give, with the command line."""
     kwargs = dict(
-        options=args.compare, n_participants=args.participants, partition=partition,
+        options=args.compare, n_participants=args.participants, participant=partition,
         target_error=args.target_error, max_linkage=args.max_linkage,
         sensitive=args.sensitive_index, max_sensitive_gain=args.max_sensitive_gain,
         confidence=args.confidence, colluder=args.colluder,

@@ -50,23 +50,23 @@ def _check_rows(X, y, target_error, random_state):
     return X, y
 
 
-def _parties(partition, n_participants, X):
-    """``(parties, n_participants)``: each row's party index from ``partition`` (``None``
+def _parties(participant, n_participants, X):
+    """``(parties, n_participants)``: each row's party index from ``participant`` (``None``
     without one: the mechanism's keyed hash assigns rows) and the number of parties."""
-    if partition is None:
+    if participant is None:
         if not isinstance(n_participants, Integral) or isinstance(n_participants, bool) \
                 or not 2 <= n_participants <= X.shape[0] // 2:
             raise ValueError(f"n_participants must be an int from 2 to half the rows "
                              f"({X.shape[0] // 2}); got {n_participants!r}.")
         return None, int(n_participants)
-    partition = np.asarray(partition)
-    if partition.shape != (X.shape[0],) or partition.dtype.kind not in "iu":
-        raise ValueError(f"partition must hold one integer party id per row of X "
-                         f"({X.shape[0]}); got shape {partition.shape}, dtype "
-                         f"{partition.dtype}.")
-    ids, parties = np.unique(partition, return_inverse=True)
+    participant = np.asarray(participant)
+    if participant.shape != (X.shape[0],) or participant.dtype.kind not in "iu":
+        raise ValueError(f"participant must hold one integer party id per row of X "
+                         f"({X.shape[0]}); got shape {participant.shape}, dtype "
+                         f"{participant.dtype}.")
+    ids, parties = np.unique(participant, return_inverse=True)
     if ids.size < 2:
-        raise ValueError("partition names a single party; a collaboration needs two.")
+        raise ValueError("participant names a single party; a collaboration needs two.")
     return parties, int(ids.size)
 
 

@@ -504,6 +504,20 @@ def test_tiny_epsilon_is_refused_early_in_one_line(tmp_path, capsys, eps):
     assert not (tmp_path / "out").exists()
 
 
+def test_partition_is_the_deprecated_spelling_of_participant(data):
+    X, y = data
+    ids = np.arange(len(X)) % 2
+    kwargs = dict(options=["local", "gaussmix"], epsilons=[4.0], confidence=0.75,
+                  progress=False)
+    new = compare_options(X, y, participant=ids, **kwargs)
+    with pytest.warns(FutureWarning, match="partition= is deprecated .* use participant="):
+        old = compare_options(X, y, partition=ids, **kwargs)
+    assert old.setting == new.setting and old.setting["partition"]
+    assert old.table.equals(new.table) and old.html == new.html
+    with pytest.raises(TypeError, match="pass participant= only"):
+        compare_options(X, y, participant=ids, partition=ids, **kwargs)
+
+
 def test_tiny_epsilon_is_refused_by_the_function():
     X = np.random.RandomState(0).rand(30, 3)
     with pytest.raises(ValueError, match=r"in \[0.001, 1000\] \(below, GaussMix's model"):
