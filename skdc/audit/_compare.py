@@ -52,7 +52,7 @@ from ..utils._sklearn_compat import (
     validate_params,
 )
 from ._calibrate import _AUDIT_CONSTRAINTS, _RUN_CONSTRAINTS, _check_draws
-from ._deployments import _DEPLOYMENTS, _labels, _model, _model_params, _pipeline
+from ._deployments import _DEPLOYMENTS, _pipeline
 from ._draws import _planned_values
 from ._options import (
     _MAX_EPSILONS,
@@ -66,7 +66,7 @@ from ._options import (
 )
 from ._results import ComparedOption, Comparison
 from ._split import HeldOut, _split_parties
-from ._steps import _advice, _check_rows, _checkpoint_folder, _parties
+from ._steps import _advice, _analyst_model, _check_rows, _checkpoint_folder, _parties
 from ._targets import _MAX_LINKAGE, _resolve_target
 from ._verdict import _assemble
 
@@ -366,9 +366,7 @@ def _context(X, y, *, participant, n_participants, colluder, target, model, targ
     rng = np.random.RandomState(random_state)
     parties, n_participants = _parties(participant, n_participants, X)
     target = _resolve_target(colluder, target, n_participants)
-    labels = _labels(y)
-    params, balanced = _model_params(model, model_params, labels)
-    estimator = _model(model, params)
+    estimator, words = _analyst_model(model, model_params, y, cli)
     # the partition by the I-GDP mechanism's keyed hash (as the audit makes it), then fixed
     pipe = _pipeline("igdp", "gopp", n_participants, estimator, random_state, n_anchors)
     split = _split_parties(X, y, parties, test_size, rng, pipe)
@@ -393,6 +391,5 @@ def _context(X, y, *, participant, n_participants, colluder, target, model, targ
         delta=float(delta),
         row_bound=float(math.sqrt(X.shape[1]) if row_bound is None else row_bound),
         nonlinear=nonlinear, max_components=max_components, public=public,
-        estimator=estimator, model_params=params, n_anchors=n_anchors,
-        words={**labels, "cli": cli, "balanced": balanced, "model_params": params,
-               "model": model if isinstance(model, str) else type(model).__name__})
+        estimator=estimator, model_params=words["model_params"], n_anchors=n_anchors,
+        words=words)

@@ -11,14 +11,14 @@ from ._results import Comparison
 # ----------------------------------------------------------------------------- the verdict
 
 
-def _assemble(ctx, X, y, partition, results, epsilons, command_line, random_state):
+def _assemble(ctx, X, y, participant, results, epsilons, command_line, random_state):
     from ._compare_report import render_comparison
 
     table = _table(results)
     verdict = _verdict(ctx, results)
     deployment = None if verdict["deploy"] is None else _deployment(ctx,
                                                                    results[verdict["deploy"]])
-    setting = _setting(ctx, X, y, partition, results, epsilons, command_line, random_state)
+    setting = _setting(ctx, X, y, participant, results, epsilons, command_line, random_state)
     regulator = _regulator(results)
     html = render_comparison(setting, results, table, verdict, regulator, deployment)
     return Comparison(table=table, options=results, verdict=verdict, regulator=regulator,
