@@ -81,8 +81,7 @@ class _Context:
     """What every option of one comparison shares."""
 
     X: np.ndarray
-    held: HeldOut
-    split: object
+    held: HeldOut  # the one train/held-out split every option uses
     n_participants: int
     colluder: int
     target: int
@@ -380,9 +379,8 @@ def _context(X, y, *, participant, n_participants, colluder, target, model, targ
         raise ValueError(f"xtol must be a share of each noise range in (0, 1); got {xtol!r}.")
     if public is not None and len(public) != 2:
         raise ValueError("public must be (X_public, y_public).")
-    held = split
     return _Context(
-        X=X, held=held, split=split, n_participants=n_participants, colluder=int(colluder),
+        X=X, held=split, n_participants=n_participants, colluder=int(colluder),
         target=target, model=model,
         target_error=None if target_error is None else float(target_error),
         confidence=float(confidence), n_draws=_check_draws(n_draws, confidence, criterion),

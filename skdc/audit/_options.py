@@ -239,7 +239,7 @@ def _run_gdp(ctx, kind):
     pipe = _pipeline(mechanism, aligner, ctx.n_participants, ctx.estimator, ctx.seeds[kind],
                      ctx.n_anchors)
     _, low, high, xtol = _gdp_range(ctx, kind)
-    cal = _calibrate(pipe, ctx.split, param, list(names), ctx.targets, ctx.confidence,
+    cal = _calibrate(pipe, ctx.held, param, list(names), ctx.targets, ctx.confidence,
                      ctx.n_draws, (low, high), xtol, ctx.criterion, ctx.colluder, ctx.target,
                      np.random.RandomState(ctx.seeds[kind]), ctx.n_jobs, ctx.batch_size,
                      ctx.folder, ctx.progress, filename=f"compare_{kind}.jsonl",
