@@ -506,8 +506,10 @@ def test_partition_is_the_deprecated_spelling_of_participant():
                   bounds=(0.0, 0.1), confidence=0.75, n_grid=1, grid_draws=1, model="ridge",
                   progress=False)
     new = audit(X, y, participant=ids, **kwargs)
-    with pytest.warns(FutureWarning, match="partition= is deprecated .* use participant="):
+    with pytest.warns(FutureWarning, match="partition= is deprecated .* use participant=") \
+            as caught:
         old = audit(X, y, partition=ids, **kwargs)
+    assert caught[0].filename == __file__  # the warning points at the caller's line
     assert old.setting["partition"] and old.html == new.html
     assert old.summary.equals(new.summary)
     assert old.draws.drop(columns="seconds").equals(new.draws.drop(columns="seconds"))

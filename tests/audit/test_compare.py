@@ -510,8 +510,10 @@ def test_partition_is_the_deprecated_spelling_of_participant(data):
     kwargs = dict(options=["local", "gaussmix"], epsilons=[4.0], confidence=0.75,
                   progress=False)
     new = compare_options(X, y, participant=ids, **kwargs)
-    with pytest.warns(FutureWarning, match="partition= is deprecated .* use participant="):
+    with pytest.warns(FutureWarning, match="partition= is deprecated .* use participant=") \
+            as caught:
         old = compare_options(X, y, partition=ids, **kwargs)
+    assert caught[0].filename == __file__  # the warning points at the caller's line
     assert old.setting == new.setting and old.setting["partition"]
     assert old.table.equals(new.table) and old.html == new.html
     with pytest.raises(TypeError, match="pass participant= only"):
