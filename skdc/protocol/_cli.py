@@ -220,7 +220,7 @@ def _anchor_make(args, caught):
                              ("--n-anchors", args.n_anchors, 2)):
         if value is not None and value < low:
             raise ValueError(f"{flag} must be >= {low}; got {value}.")
-    from ._files import make_anchor
+    from ._anchor import make_anchor
 
     A = make_anchor(args.out, args.n_features, n_anchors=args.n_anchors, kind=args.kind,
                     random_state=args.seed)
@@ -238,8 +238,8 @@ _CLEAN_ANCHOR = (
 @_command("participant")
 def _participant_upload(args, caught):
     from ..mechanisms import CGDP, IGDP
-    from ._files import load_anchor
-    from ._roles import Participant
+    from ._anchor import load_anchor
+    from ._participant import Participant
 
     # every output is checked before anything is read or written, never one of the inputs
     # nor another kind of skdc file; without --force both are created exclusively (of racing
@@ -293,7 +293,7 @@ def _participant_upload(args, caught):
 
 @_command("participant")
 def _participant_predict(args, caught):
-    from ._roles import Participant
+    from ._participant import Participant
 
     if not (args.out or args.transform_out):
         raise ValueError("nothing to write: give --out (predictions) or --transform-out.")
@@ -386,7 +386,7 @@ def _in_uploaded_order(X, names, me, args):
     order are put in the uploaded order, which one warning line says. Otherwise only the
     count of columns is checked; the second value then says why (for the final line).
     """
-    from ._format import match_columns
+    from ._upload import match_columns
 
     recorded = me.feature_names_in_
     if names is not None and recorded is not None:
@@ -432,8 +432,8 @@ def _analyst_fit(args, caught):
     from sklearn.exceptions import ConvergenceWarning
 
     from ..alignment import GOPPAligner, ReferenceAligner
-    from ._format import load_uploads
-    from ._roles import Analyst
+    from ._analyst import Analyst
+    from ._upload_set import load_uploads
 
     check_folder(args.out, "--out", error=UploadError)
     declare_inputs([(path, "an upload") for path in args.uploads]
@@ -610,7 +610,7 @@ def _check_audited(audited, paths):
     """Refuse, before any fit, an upload whose declared settings are not the audited ones."""
     from ._container import Container
     from ._fingerprint import settings_fingerprint, upload_settings
-    from ._format import _UPLOAD
+    from ._upload import _UPLOAD
 
     expected, settings = audited
     for path in paths:

@@ -17,10 +17,11 @@ copy, so checking a file costs no second copy of it). Anything off (kind, versio
 zip CRC, member set, dtype, shape, finiteness, size) raises :class:`UploadError` naming the
 file and the field.
 
-The file kinds sit on top of this module: uploads in ``_format.py``, maps and models in
-``_files.py``, secrets in ``_roles.py``. Each writes with :func:`write_container` and reads
-with :class:`Container` (its header, then its member shapes, then the arrays, verified), and
-reads plain ``.npy`` inputs (a participant's rows, the anchor) with :func:`read_npy`. Of its
+The file kinds sit on top of this module, one module each: uploads in ``_upload.py`` (read
+together by ``_upload_set.py``), secrets in ``_secret.py``, maps in ``_map.py``, models in
+``_model.py``. Each writes with :func:`write_container` and reads with :class:`Container` (its
+header, then its member shapes, then the arrays, verified); plain ``.npy`` inputs (a
+participant's rows, the anchor of ``_anchor.py``) are read with :func:`read_npy`. Of its
 names only :data:`FORMAT_VERSION` and :class:`UploadError` are part of :mod:`skdc.protocol`:
 users read and write files through the functions of each kind.
 """

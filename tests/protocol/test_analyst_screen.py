@@ -374,7 +374,7 @@ def test_cli_anchor_noise_range_is_checked_before_any_upload_is_read(tmp_path, c
 def test_cli_audit_fingerprint_pins_the_anchor_noise(tmp_path, capsys):
     from skdc.protocol import settings_fingerprint, upload_settings
     from skdc.protocol._container import Container
-    from skdc.protocol._format import _UPLOAD
+    from skdc.protocol._upload import _UPLOAD
 
     paths = deploy(tmp_path)
     with Container(paths[0], _UPLOAD) as c:

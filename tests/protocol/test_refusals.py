@@ -52,7 +52,7 @@ def test_export_ties_maps_and_model_with_one_run_id(uploads, tmp_path):
     a = Analyst(model=LogisticRegression()).fit(paths)
     files = a.export(tmp_path / "a")
     ids = {AlignmentMap.load(p).run_id for p in files[:-1]}
-    from skdc.protocol._files import read_model
+    from skdc.protocol._model import read_model
 
     _, model_id = read_model(files[-1])
     assert ids == {model_id} and len(model_id) == 64
