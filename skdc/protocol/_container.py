@@ -52,7 +52,6 @@ __all__ = [
     "check_digest_field",
     "check_feature_names",
     "check_values",
-    "container_digest",
     "file_kind",
     "is_int",
     "max_magnitude",
@@ -171,19 +170,6 @@ def _contents(kind, header, arrays, header_digests):
         return np.frombuffer(json.dumps(full, sort_keys=True).encode(), np.uint8)
 
     return arrays, header_member
-
-
-def container_digest(kind, header, arrays, *, header_digests=False):
-    """The digests :func:`write_container` stores for these contents, without writing them.
-
-    Returns
-    -------
-    digest : str
-        The file digest (64 hex digits).
-    member_digests : dict of str to str
-        Each array member's digest.
-    """
-    return write_members(None, kind, header, arrays, header_digests=header_digests)
 
 
 def write_members(fh, kind, header, arrays, *, header_digests=False):

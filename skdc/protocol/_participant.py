@@ -61,14 +61,7 @@ from ._secret import (
     write_pair,
     write_secret,
 )
-from ._upload import (
-    anchor_fingerprint,
-    column_difference,
-    match_columns,
-    upload_contents,
-    upload_digests,
-    write_upload,
-)
+from ._upload import column_difference, match_columns, upload_contents, upload_digests, write_upload
 
 __all__ = ["Participant"]
 
@@ -311,7 +304,6 @@ class Participant:
         header, arrays = upload_contents(
             uploads, self.participant_id, labels=self.labels_,
             mechanism=self.mechanism_, anchor_noise=self.anchor_noise,
-            anchor_id=None if self.anchor_ is None else anchor_fingerprint(self.anchor_),
             feature_names=self.feature_names_in_,
         )
         header["chosen_seed"] = bool(self.chosen_seed_)

@@ -24,7 +24,7 @@ from .. import Uploads
 from ..utils._folders import ensure_folder
 from ..utils._outputs import output_mode
 from ..utils._sklearn_compat import HasMethods, Interval, validate_params
-from ._container import UploadError, container_digest, write_container
+from ._container import UploadError, write_container, write_members
 
 __all__ = ["save_simulated_uploads", "save_upload"]
 
@@ -261,16 +261,16 @@ def _simulation_paths(folder_or_paths, n_participants):
     return paths
 
 
-def write_upload(path, header, arrays, *, exclusive=False, what="the upload"):
+def write_upload(path, header, arrays):
     """Write an upload's ``(header, arrays)`` (shared: ``output_mode(0o644)``); return path."""
     return write_container(path, _UPLOAD, header, arrays, mode=output_mode(0o644),
-                           exclusive=exclusive, what=what, header_digests=True)
+                           what="the upload", header_digests=True)
 
 
 def upload_digests(header, arrays):
     """The digests of the upload file ``(header, arrays)`` makes: the file's, the anchor
     upload's (``None`` without one)."""
-    digest, members = container_digest(_UPLOAD, header, arrays, header_digests=True)
+    digest, members = write_members(None, _UPLOAD, header, arrays, header_digests=True)
     return digest, members.get("anchor_upload")
 
 
