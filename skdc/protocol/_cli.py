@@ -278,12 +278,12 @@ def _participant_upload(args, caught):
     mech = kind(p, noise=args.noise, translation_scale=args.translation_scale,
                 anchor=None if anchor is None else "orthonormal", random_state=args.seed,
                 noise_random_state=args.anchor_noise_seed)
-    me = Participant(args.id, mech, anchor_noise=args.anchor_noise)
+    me = Participant(args.id, mech, v=args.anchor_noise)
     me._declares_size = args.n_participants is not None  # the upload declares no size
     up = me.upload(X, y, anchor=anchor, feature_names=names)
     if anchor is not None and args.anchor_noise == 0:
         # said above, in the command line's words (the flag, not the Python parameter)
-        caught[:] = [w for w in caught if "anchor_noise" not in str(w.message)]
+        caught[:] = [w for w in caught if "clean anchor upload" not in str(w.message)]
     me.save(args.out, args.secret_out, up, overwrite=args.force)
     columns = (f"its {len(names)} columns' names recorded" if names is not None else
                f"{X.shape[1]} columns without names (a .npy: checked by count only)")

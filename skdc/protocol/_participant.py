@@ -42,6 +42,7 @@ from sklearn.utils import check_array
 
 from .. import Uploads
 from ..mechanisms import CGDP, IGDP
+from ..utils._deprecation import DEPRECATED, renamed_argument, renamed_attribute
 from ..utils._docstring import Substitution
 from ..utils._random import fresh_seed
 from ..utils._references import gdp_paper_references
@@ -64,6 +65,11 @@ from ._secret import (
 from ._upload import column_difference, match_columns, upload_contents, upload_digests, write_upload
 
 __all__ = ["Participant"]
+
+
+def _is_zero(v):
+    """Whether ``v`` is its default, 0 (then a deprecated ``anchor_noise=`` speaks for it)."""
+    return isinstance(v, Real) and v == 0
 
 
 def _as_rows(X, name="X"):
@@ -95,10 +101,14 @@ class Participant:
         participant's noise stream: the unit anchor noise ``W_i`` and the private-data
         noise. Its ``anchor`` parameter is replaced by the shared anchor passed to
         :meth:`upload`.
-    anchor_noise : float, default=0.0
-        Standard deviation ``v`` of the noise added to the anchor upload before it leaves home:
-        the upload carries ``B_i + v W_i`` (Def 4.1 of [1]_). ``0`` lets a colluding analyst
-        recover the secret exactly (Prop 3.1 of [1]_) and warns.
+    v : float, default=0.0
+        The anchor-noise scale: the standard deviation of the noise added to the anchor upload
+        before it leaves home, which then carries ``B_i + v W_i`` (Def 4.1 of [1]_; ``v`` of
+        :class:`~skdc.alignment.GOPPAligner`, ``--anchor-noise`` on the command line and
+        ``anchor_noise`` in the upload's header). ``0`` lets a colluding analyst recover the
+        secret exactly (Prop 3.1 of [1]_) and warns.
+    anchor_noise : float
+        Deprecated spelling of ``v``, removed in skdc 0.3 (the attribute ``anchor_noise`` too).
 
     Attributes
     ----------
@@ -148,16 +158,21 @@ class Participant:
     >>> from skdc.protocol import Participant
     >>> A = orthonormal_anchor(12, 3, random_state=0)
     >>> me = Participant(1, IGDP(n_participants=3, random_state=5, noise_random_state=7),
-    ...                  anchor_noise=0.05)
+    ...                  v=0.05)
     >>> up = me.upload(np.random.RandomState(0).rand(10, 3), anchor=A)
     >>> up.shape, up.anchors[0].shape
     ((10, 3), (12, 3))
     """
 
-    def __init__(self, participant_id, mechanism, *, anchor_noise=0.0):
+    def __init__(self, participant_id, mechanism, *, v=0.0, anchor_noise=DEPRECATED):
         self.participant_id = participant_id
         self.mechanism = mechanism
-        self.anchor_noise = anchor_noise
+        if anchor_noise is not DEPRECATED:  # the old spelling, refused beside a given v
+            v = renamed_argument("anchor_noise", anchor_noise, "v",
+                                 DEPRECATED if _is_zero(v) else v, unset=DEPRECATED)
+        self.v = v
+
+    anchor_noise = renamed_attribute("anchor_noise", "v")
 
     def _check_params(self):
         if not isinstance(self.mechanism, (IGDP, CGDP)):
@@ -179,9 +194,9 @@ class Participant:
                 f"n_participants={p} is above {_MAX_PARTICIPANTS} (participant ids are 64-bit "
                 "ints). Give the collaboration's real size."
             )
-        v = self.anchor_noise
+        v = self.v
         if not isinstance(v, Real) or isinstance(v, bool) or not np.isfinite(v) or v < 0:
-            raise ValueError(f"anchor_noise must be a finite float >= 0; got {v!r}.")
+            raise ValueError(f"v must be a finite float >= 0; got {v!r}.")
 
     def _fit_mechanism(self, n_features, anchor):
         # Participant i draws participant i's secret and noise of the mechanism with these
@@ -287,15 +302,15 @@ class Participant:
         Y = self.mechanism_.transform(X, participant=np.full(X.shape[0], i))
         anchors = None
         if Y.anchors is not None:
-            if self.anchor_noise == 0:
+            if self.v == 0:
                 warnings.warn(
-                    f"Participant {i} uploads a clean anchor upload (anchor_noise=0): with one "
-                    "colluding participant the analyst recovers this participant's secret "
-                    "exactly (Prop 3.1 of the GDP paper). Set anchor_noise > 0.",
+                    f"Participant {i} uploads a clean anchor upload (v=0): with one colluding "
+                    "participant the analyst recovers this participant's secret exactly (Prop "
+                    "3.1 of the GDP paper). Set v > 0.",
                     UserWarning,
                 )
             # B_i + v W_i, formed as the simulated GOPPAligner(v) forms it; only this leaves
-            anchors = Y.noisy_anchors(self.anchor_noise)  # its own, under local id 0
+            anchors = Y.noisy_anchors(self.v)  # its own, under local id 0
         return Uploads(np.asarray(Y), np.zeros(X.shape[0], dtype=np.intp), anchors=anchors,
                        anchor_y=Y.anchor_y)
 
@@ -303,7 +318,7 @@ class Participant:
         """The header and arrays of the upload file of ``uploads``."""
         header, arrays = upload_contents(
             uploads, self.participant_id, labels=self.labels_,
-            mechanism=self.mechanism_, anchor_noise=self.anchor_noise,
+            mechanism=self.mechanism_, anchor_noise=self.v,
             feature_names=self.feature_names_in_,
         )
         header["chosen_seed"] = bool(self.chosen_seed_)
@@ -341,7 +356,7 @@ class Participant:
         params = {k: mech.get_params()[k] for k in _SECRET_PARAMS}
         header = {
             "participant_id": int(i), "mechanism": type(mech).__name__, "params": params,
-            "seed": self.seed_, "anchor_noise": float(self.anchor_noise),
+            "seed": self.seed_, "anchor_noise": float(self.v),
             "noise_seed": self.noise_seed_, "chosen_seed": bool(self.chosen_seed_),
             "n_features_in": int(self.n_features_in_),
             # the columns' names in order (a table's header), or null: only counted
@@ -414,7 +429,7 @@ class Participant:
         try:
             mech = _MECHANISMS[h["mechanism"]](**h["params"], random_state=h["seed"],
                                                noise_random_state=h["noise_seed"])
-            self = cls(h["participant_id"], mech, anchor_noise=h["anchor_noise"])
+            self = cls(h["participant_id"], mech, v=h["anchor_noise"])
             self._check_params()
             self.seed_ = check_seed(h["seed"], "seed")
             self.noise_seed_ = check_noise_seed(h["noise_seed"], "noise_seed")

@@ -129,7 +129,7 @@ def save_upload(path, uploads, participant_id, *, labels=None, mechanism=None,
     >>> from skdc.mechanisms import IGDP
     >>> from skdc.protocol import Participant, load_uploads, save_upload
     >>> A = orthonormal_anchor(12, 3, random_state=0)
-    >>> me = Participant(0, IGDP(n_participants=2, random_state=5), anchor_noise=0.05)
+    >>> me = Participant(0, IGDP(n_participants=2, random_state=5), v=0.05)
     >>> up = me.upload(np.random.RandomState(0).rand(10, 3), anchor=A)
     >>> path = save_upload(os.path.join(tempfile.mkdtemp(), "u0.npz"), up, 0,
     ...                    mechanism=me.mechanism_, anchor_noise=0.05)
@@ -289,7 +289,7 @@ def _check_own_upload(uploads, participant_id):
             "save_upload writes a participant's own upload as it is, its anchor upload already "
             "noisy; these Uploads still carry unit anchor noise draws W_i (a mechanism's own "
             "output), so their anchor uploads are clean. In a deployment call "
-            f"Participant({participant_id}, mechanism, anchor_noise=v).upload(X, y, anchor=A) "
+            f"Participant({participant_id}, mechanism, v=v).upload(X, y, anchor=A) "
             "and write what it returns (Participant.save); for a simulated deployment call "
             "save_simulated_uploads(folder, uploads, anchor_noise=v)."
         )

@@ -105,7 +105,7 @@ def api_deploy(tmp, X, y, ids, A, *, s0, s, v, mechanism=IGDP, aligner=None, mod
     os.makedirs(tmp, exist_ok=True)
     paths = []
     for i in range(P):
-        me = Participant(i, mechanism(P, random_state=s0, noise_random_state=s), anchor_noise=v)
+        me = Participant(i, mechanism(P, random_state=s0, noise_random_state=s), v=v)
         up = me.upload(X[ids == i], y[ids == i], anchor=A)
         paths.append(me.save_upload(os.path.join(tmp, f"upload_{i}.npz"), up))
         me.save_secret(os.path.join(tmp, f"secret_{i}.npz"))

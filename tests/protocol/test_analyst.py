@@ -72,7 +72,7 @@ def test_analyst_warns_on_shared_secrets(tmp_path):
         # participants 0 and 1 wrongly share one common secret (C-GDP with one seed); the
         # anchor noise, drawn per participant, is too small to hide it
         mech = CGDP(P, anchor="orthonormal", random_state=5 if i < 2 else 6)
-        me = Participant(i, mech.set_params(noise_random_state=7), anchor_noise=1e-12)
+        me = Participant(i, mech.set_params(noise_random_state=7), v=1e-12)
         up = me.upload(X[ids == i], y[ids == i], anchor=A)
         paths.append(me.save_upload(tmp_path / f"u{i}.npz", up))
     with pytest.warns(UserWarning, match=r"participants \[\(0, 1\)\] have nearly identical"):

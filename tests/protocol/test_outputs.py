@@ -72,7 +72,7 @@ def test_racing_uploads_leave_a_pair_that_belongs_together(site, tmp_path):
 
 def test_a_secret_whose_upload_was_taken_meanwhile_is_removed(site, tmp_path, monkeypatch):
     rng = np.random.RandomState(0)
-    me = Participant(0, IGDP(P, random_state=1), anchor_noise=0.05)
+    me = Participant(0, IGDP(P, random_state=1), v=0.05)
     up = me.upload(rng.rand(10, D), anchor=orthonormal_anchor(16, D, random_state=0))
     upload, secret = tmp_path / "u.npz", tmp_path / "s.npz"
     write_members = _secret.write_members

@@ -1,5 +1,5 @@
 """Participant (skdc/protocol/_participant.py): the deployment equals the simulation, bit for
-bit; what a participant refuses."""
+bit; what a participant refuses; its anchor-noise scale ``v`` (``anchor_noise=``, deprecated)."""
 
 import os
 
@@ -41,7 +41,7 @@ def test_round_trip_equals_simulation_bit_for_bit(deployment):
 
 def test_participant_noise_is_the_mechanism_stream(deployment):
     # what participant i uploads is B_i + v W_i with the simulated mechanism's W_i
-    me = Participant(2, IGDP(P, random_state=11, noise_random_state=22), anchor_noise=0.05)
+    me = Participant(2, IGDP(P, random_state=11, noise_random_state=22), v=0.05)
     up = me.upload(deployment["X"][:4], anchor=deployment["A"])
     sim = IGDP(P, anchor=deployment["A"], random_state=11, noise_random_state=22).fit(
         deployment["X"], participant=deployment["ids"])
@@ -50,7 +50,7 @@ def test_participant_noise_is_the_mechanism_stream(deployment):
     clean = deployment["A"] @ sim.rotations_[2] + sim.translations_[2]
     assert_allclose(up.anchors[0], clean + 0.05 * U.unit_anchor_noise[2], rtol=0, atol=1e-14)
     assert up.unit_anchor_noise is None  # what leaves home carries no unit noise
-    other = Participant(2, IGDP(P, random_state=11, noise_random_state=23), anchor_noise=0.05)
+    other = Participant(2, IGDP(P, random_state=11, noise_random_state=23), v=0.05)
     assert not np.array_equal(other.upload(deployment["X"][:4], anchor=deployment["A"])
                               .anchors[0], up.anchors[0])
 
@@ -87,18 +87,18 @@ def test_participant_refuses_bad_setups(deployment):
     with pytest.raises(ValueError, match="needs a mechanism with n_participants > 3"):
         Participant(3, IGDP(3)).upload(X, anchor=A)
     with pytest.raises(ValueError, match="needs the shared anchor"):
-        Participant(0, IGDP(3), anchor_noise=0.1).upload(X)
+        Participant(0, IGDP(3), v=0.1).upload(X)
     with pytest.raises(ValueError, match="anchor has 4 columns but X has 5"):
-        Participant(0, IGDP(3), anchor_noise=0.1).upload(X, anchor=A[:, :4])
+        Participant(0, IGDP(3), v=0.1).upload(X, anchor=A[:, :4])
     with pytest.raises(TypeError, match="must be an int in"):
         Participant(0, IGDP(3, random_state=np.random.RandomState(0))).upload(X, anchor=A)
-    with pytest.raises(ValueError, match="anchor_noise must be a finite float"):
-        Participant(0, IGDP(3), anchor_noise=np.nan).upload(X, anchor=A)
+    with pytest.raises(ValueError, match="v must be a finite float"):
+        Participant(0, IGDP(3), v=np.nan).upload(X, anchor=A)
     with pytest.raises(ValueError, match="y must have shape"):
-        Participant(0, IGDP(3), anchor_noise=0.1).upload(X, np.zeros(3), anchor=A)
+        Participant(0, IGDP(3), v=0.1).upload(X, np.zeros(3), anchor=A)
     with pytest.raises(ValueError, match="X contains NaN"):
-        Participant(0, IGDP(3), anchor_noise=0.1).upload(np.full((3, 5), np.nan), anchor=A)
-    me = Participant(0, IGDP(3), anchor_noise=0.1)
+        Participant(0, IGDP(3), v=0.1).upload(np.full((3, 5), np.nan), anchor=A)
+    me = Participant(0, IGDP(3), v=0.1)
     with pytest.raises(ValueError, match="not set up"):
         me.transform(X, AlignmentMap(0, "identity"))
     me.upload(X, anchor=A)
@@ -112,8 +112,8 @@ def test_participant_refuses_bad_setups(deployment):
 
 
 def test_fresh_seeds_are_drawn_and_differ(deployment):
-    a = Participant(0, IGDP(3), anchor_noise=0.1)
-    b = Participant(0, IGDP(3), anchor_noise=0.1)
+    a = Participant(0, IGDP(3), v=0.1)
+    b = Participant(0, IGDP(3), v=0.1)
     a.upload(deployment["X"][:5], anchor=deployment["A"])
     b.upload(deployment["X"][:5], anchor=deployment["A"])
     assert a.seed_ != b.seed_
@@ -127,11 +127,11 @@ def test_private_data_noise_matches_simulation(deployment):
         Y = sim.fit_transform(X, participant=ids)
     for i in range(P):
         me = Participant(i, IGDP(P, noise=0.1, random_state=11, noise_random_state=13),
-                         anchor_noise=0.05)
+                         v=0.05)
         assert_array_equal(np.asarray(me.upload(X[ids == i], anchor=A)), np.asarray(Y)[ids == i])
     # a given secret seed alone may be shared (C-GDP): the noise is then the participant's own,
     # from the operating system, not the simulation's (derived from that seed)
-    me = Participant(0, IGDP(P, noise=0.1, random_state=11), anchor_noise=0.05)
+    me = Participant(0, IGDP(P, noise=0.1, random_state=11), v=0.05)
     assert not np.array_equal(np.asarray(me.upload(X[ids == 0], anchor=A)),
                               np.asarray(Y)[ids == 0])
     assert me.noise_seed_.bit_length() == 129
@@ -145,7 +145,7 @@ def test_participant_records_a_dataframes_column_names(tmp_path):
     names = [f"c{j}" for j in range(D)]
     frame = pd.DataFrame(rng.rand(20, D), columns=names)
     me = Participant(0, IGDP(n_participants=2, random_state=1, noise_random_state=2),
-                     anchor_noise=0.05)
+                     v=0.05)
     me.upload(frame, anchor=A)
     assert me.feature_names_in_ == names
     own = AlignmentMap(0, "identity", upload_digest=me.upload_digest_)
@@ -164,3 +164,17 @@ def test_participant_records_a_dataframes_column_names(tmp_path):
     with pytest.raises(UploadError, match="distinct column names"):
         me.upload(frame.to_numpy(), anchor=A, feature_names=["a"] * D)
 
+
+def test_anchor_noise_is_a_deprecated_spelling_of_v(deployment):
+    X, A = deployment["X"][:10], deployment["A"]
+    mech = IGDP(P, random_state=11, noise_random_state=22)
+    new = Participant(2, mech, v=0.05)
+    with pytest.warns(FutureWarning, match="anchor_noise= is deprecated.*use v= instead"):
+        old = Participant(2, mech, anchor_noise=0.05)
+    assert old.v == 0.05
+    assert_array_equal(old.upload(X, anchor=A).anchors[0], new.upload(X, anchor=A).anchors[0])
+    assert old.upload_digest_ == new.upload_digest_  # the same upload file, to the bit
+    with pytest.warns(FutureWarning, match="Participant.anchor_noise is deprecated"):
+        assert new.anchor_noise == 0.05
+    with pytest.raises(TypeError, match="pass v= only"):
+        Participant(2, mech, v=0.1, anchor_noise=0.05)

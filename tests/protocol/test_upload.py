@@ -28,7 +28,7 @@ from .conftest import simulated_uploads
 def _own_upload(seed=0, n=10, d=4):
     """Participant 0's own upload, as Participant.upload makes it, with its labels."""
     rng = np.random.RandomState(seed)
-    me = Participant(0, IGDP(n_participants=3, random_state=seed), anchor_noise=0.1)
+    me = Participant(0, IGDP(n_participants=3, random_state=seed), v=0.1)
     A = orthonormal_anchor(16, d, random_state=seed)
     return me.upload(rng.rand(n, d), anchor=A), rng.randint(3, size=n)
 
@@ -72,7 +72,7 @@ def test_save_upload_writes_only_an_own_noisy_upload(tmp_path):
     # uploads) is refused with what to call instead, and so are several participants' rows
     mech, Y, y, _ = simulated_uploads()
     with pytest.raises(ValueError, match=r"still carry unit anchor noise draws W_i.*"
-                       r"Participant\(0, mechanism, anchor_noise=v\)\.upload.*"
+                       r"Participant\(0, mechanism, v=v\)\.upload.*"
                        r"save_simulated_uploads\(folder, uploads, anchor_noise=v\)"):
         save_upload(tmp_path / "u.npz", Y, 0, anchor_noise=0.1)
     one = IGDP(n_participants=3, random_state=0).fit_one(1, 4).transform(
@@ -114,7 +114,7 @@ def test_simulated_files_hold_what_each_participantsimulated_uploads(tmp_path):
             assert_array_equal(z["anchor_upload"], Y.anchors[i] + 0.05 * Y.unit_anchor_noise[i])
             assert_array_equal(z["labels"], y[rows])
         me = Participant(i, IGDP(3, noise=0.1, random_state=11, noise_random_state=22),
-                         anchor_noise=0.05)
+                         v=0.05)
         up = me.upload(X[rows], y[rows], anchor=A)
         home = me.save_upload(tmp_path / f"home_{i}.npz", up)
         h_sim, h_home = (_header(p) for p in (path, home))
