@@ -3,7 +3,7 @@ call that run, for real, the deployment the comparison audited (with its setting
 
 # Licence: BSD 3 clause
 
-from ..protocol import settings_fingerprint
+from ..protocol import deployment_commands
 from ..utils._draw_jobs import _Maker
 from ._steps import _recorded_setting, _reproducing_call
 
@@ -23,64 +23,19 @@ def _deployment(ctx, option):
                 "translation_scale": float(params["translation_scale"]),
                 "anchor_noise": float(option.value) if igdp else 0.0,
                 "n_anchors": 0 if mech.anchor_ is None else int(mech.anchor_.shape[0])}
-    flags = ["--n-participants", str(ctx.n_participants), "--mechanism", option.name,
-             "--noise", repr(settings["noise"]), "--translation-scale",
-             repr(settings["translation_scale"])]
-    if igdp:
-        flags += ["--anchor", "anchor.npy", "--anchor-noise", repr(settings["anchor_noise"])]
-    fingerprint = settings_fingerprint(settings)
-    commands, text = _commands(ctx, option, settings, flags, fingerprint)
-    return {"option": option.name, "settings": settings, "fingerprint": fingerprint,
-            "flags": flags, "commands": commands, "text": text,
+    return {"option": option.name, "settings": settings, **_commands(ctx, option, settings),
             "draw": {"draw_seed": int(row["draw_seed"]),
                      "random_state": int(params["random_state"]),
                      "noise_random_state": int(params["noise_random_state"])}}
 
 
-def _commands(ctx, option, settings, flags, fingerprint):
-    """The commands of the deployment, and the text of ``deployment.txt`` (the analyst's
-    model carries the comparison's model parameters)."""
-    import json
-    import shlex
-
-    igdp = option.name == "igdp"
-    anchor = (["python", "-m", "skdc", "anchor", "make", "--n-features",
-               str(settings["n_features"]), "--n-anchors", str(settings["n_anchors"]),
-               "--out", "anchor.npy"] if igdp else None)
-    seeds = ([] if igdp else ["--seed", "SHARED_SEED"])
-    uploads = [["python", "-m", "skdc", "participant", "upload", "--id", str(i), *flags,
-                *seeds, "--data", f"X_{i}.npy", "--labels", f"y_{i}.npy", "--secret-out",
-                f"secret_{i}.npz", "--out", f"upload_{i}.npz"]
-               for i in range(ctx.n_participants)]
-    model = (["--model", "logistic", "--model-param", "max_iter=1000",
-              *(w for k, v in ctx.model_params.items()
-                for w in ("--model-param", f"{k}={v if isinstance(v, str) else json.dumps(v)}"))]
-             if ctx.model == "logistic" else [])
-    fit = ["python", "-m", "skdc", "analyst", "fit",
-           *[f"upload_{i}.npz" for i in range(ctx.n_participants)],
-           "--aligner", "gopp" if igdp else "none", *model, "--audit-fingerprint",
-           "deployment.json", "--out", "model/"]
-    lines = [f"# The audited deployment: {option.label} at {option.setting}.",
-             f"# Fingerprint of its settings: {fingerprint}",
-             "# `skdc analyst fit --audit-fingerprint deployment.json` refuses any upload "
-             "whose declared settings differ.", ""]
-    if igdp:
-        lines += ["# 1. Once, by one participant; give anchor.npy to every participant, "
-                  "never to the analyst:", shlex.join(anchor), ""]
-    lines += [f"# {'2' if igdp else '1'}. Each participant at home, on its own rows "
-              "(X_i.npy, y_i.npy)."]
-    if igdp:
-        lines += ["#    No --seed: each draws its own private seeds from the operating "
-                  "system."]
-    else:
-        lines += ["#    C-GDP shares one secret: one participant runs `python -m skdc "
-                  "participant new-seed` (128 bits from the operating system) and gives its "
-                  "output to every participant, never to the analyst; each passes it as "
-                  "SHARED_SEED. Each draws its own noise seed from the operating system."]
-    lines += [shlex.join(u) for u in uploads] + [""]
-    lines += [f"# {'3' if igdp else '2'}. The analyst:", shlex.join(fit), ""]
-    commands = ([anchor] if igdp else []) + uploads + [fit]
-    return commands, "\n".join(lines)
+def _commands(ctx, option, settings):
+    """The settings' fingerprint, flags, commands and ``deployment.txt`` text, built by
+    :func:`~skdc.protocol.deployment_commands` (the analyst's model carries the comparison's
+    model parameters)."""
+    model = ({"model": "logistic", "model_params": {"max_iter": 1000, **ctx.model_params}}
+             if ctx.model == "logistic" else {})
+    return deployment_commands(settings, label=f"{option.label} at {option.setting}", **model)
 
 
 def _setting(ctx, X, y, participant, results, epsilons, command_line, random_state):

@@ -6,6 +6,7 @@ from ._anchor import make_anchor as make_anchor
 from ._container import FORMAT_VERSION as FORMAT_VERSION
 from ._container import UploadError as UploadError
 from ._fingerprint import DEPLOYED_FIELDS as DEPLOYED_FIELDS
+from ._fingerprint import deployment_commands as deployment_commands
 from ._fingerprint import read_audit_fingerprint as read_audit_fingerprint
 from ._fingerprint import settings_fingerprint as settings_fingerprint
 from ._fingerprint import upload_settings as upload_settings

@@ -625,8 +625,9 @@ def test_the_deployed_analyst_fit_carries_the_model_params():
     ctx = SimpleNamespace(n_participants=2, model="logistic",
                           model_params={"class_weight": "balanced", "C": 0.5, "tol": None})
     option = SimpleNamespace(name="cgdp", label="C-GDP", setting="sigma = 1")
-    commands, _ = _commands(ctx, option, {"n_features": 3, "n_anchors": 0}, [], "f")
-    fit = commands[-1]
+    settings = {"mechanism": "CGDP", "n_participants": 2, "n_features": 3, "noise": 1.0,
+                "translation_scale": 1.0, "anchor_noise": 0.0, "n_anchors": 0}
+    fit = _commands(ctx, option, settings)["commands"][-1]
     given = [fit[k + 1] for k, w in enumerate(fit) if w == "--model-param"]
     assert parse_model_params(given) == {"max_iter": 1000, "class_weight": "balanced",
                                          "C": 0.5, "tol": None}
