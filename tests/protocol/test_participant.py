@@ -169,8 +169,10 @@ def test_anchor_noise_is_a_deprecated_spelling_of_v(deployment):
     X, A = deployment["X"][:10], deployment["A"]
     mech = IGDP(P, random_state=11, noise_random_state=22)
     new = Participant(2, mech, v=0.05)
-    with pytest.warns(FutureWarning, match="anchor_noise= is deprecated.*use v= instead"):
+    with pytest.warns(FutureWarning, match="anchor_noise= is deprecated.*use v= instead") \
+            as caught:
         old = Participant(2, mech, anchor_noise=0.05)
+    assert caught[0].filename == __file__  # the warning points at the caller's line
     assert old.v == 0.05
     assert_array_equal(old.upload(X, anchor=A).anchors[0], new.upload(X, anchor=A).anchors[0])
     assert old.upload_digest_ == new.upload_digest_  # the same upload file, to the bit
