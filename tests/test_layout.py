@@ -105,8 +105,8 @@ def test_the_rule_catches_a_private_import(source, module, expected):
         ("from ._base import _BaseAligner", "skdc.alignment._kti"),  # the same room
         ("from ..utils._linalg import polar", "skdc.attacks._gdp"),  # the ground floor
         ("from .._uploads import Uploads", "skdc.mechanisms._base"),  # a public name
-        ("from ..mechanisms import IGDP", "skdc.protocol._roles"),  # through the door
-        ("from .. import __version__", "skdc.protocol._format"),  # a dunder is public
+        ("from ..mechanisms import IGDP", "skdc.protocol._participant"),  # through the door
+        ("from .. import __version__", "skdc.protocol._upload"),  # a dunder is public
     ],
 )
 def test_the_rule_allows_public_doors(source, module):
@@ -154,7 +154,8 @@ TESTED_ELSEWHERE = {
     "skdc/linear_model/_base.py": "the private linear models' template, run by their tests",
     "skdc/mechanisms/_base.py": "the mechanisms' template, run by every mechanism's tests",
     "skdc/protocol/_container.py": "the upload file's container, tested through the files of "
-                                   "tests/protocol/test_format.py and test_fuzz.py",
+                                   "tests/protocol/test_upload.py, test_upload_set.py and "
+                                   "test_fuzz.py",
     "skdc/protocol/_screen.py": "the analyst's anchor screen, tested by "
                                 "tests/protocol/test_analyst_screen.py",
     "skdc/utils/_config.py": "the config reader, run by the sweep's config "
@@ -191,7 +192,7 @@ CROSS_CUTTING = {
                                          "skdc/experiments/)",
     "tests/protocol/test_secret_entropy.py": "a search of the old seed space against a "
                                              "participant's upload (skdc/utils/_random.py "
-                                             "through skdc/protocol/_roles.py and the CLI)",
+                                             "through skdc/protocol/_participant.py and the CLI)",
     "tests/test_anchors_smote.py": "the SMOTE anchors of skdc/anchors.py, which need "
                                    "imbalanced-learn",
     "tests/test_docs_links.py": "the built documentation: every module's source page, no "
