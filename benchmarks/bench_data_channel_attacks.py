@@ -18,9 +18,9 @@ from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
 from skdc.alignment import GOPPAligner
-from skdc.attacks import collusion_view
+from skdc.attacks import collusion_view, make_attack
 from skdc.mechanisms import IGDP
-from skdc.metrics import linkage_accuracy, make_attack
+from skdc.metrics import linkage_accuracy
 
 ATTACKS = ("procrustes", "sample_axes", "joint_likelihood")
 

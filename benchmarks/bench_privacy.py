@@ -20,7 +20,7 @@ from scipy import integrate
 from scipy.special import logsumexp
 
 from skdc.privacy import BlockEntropyLowerBound, DPSGDLeakageAccountant
-from skdc.privacy._entropy import _block_entropies_numpy
+from skdc.privacy._plugin_entropy import _block_entropies_numpy
 
 
 def _median_time(fn, repeat=7):
@@ -38,9 +38,9 @@ def bench_leakage():
     def ours():
         return DPSGDLeakageAccountant().add_run(q, sigma, steps).leakage_bits_
 
-    from skdc.privacy import _leakage
+    from skdc.privacy import _subsampled_gaussian
 
-    _leakage._GH_CACHE.clear()
+    _subsampled_gaussian._GH_CACHE.clear()
     t = time.perf_counter()
     ours()  # cold: includes computing the 256 Gauss-Hermite nodes (once per process)
     t_cold = time.perf_counter() - t

@@ -78,7 +78,7 @@ def _run(seed, tmp, declared=None, **analyst):
         Xtr, Xte, ytr, yte = train_test_split(Xi, yi, test_size=0.3, random_state=seed,
                                               stratify=yi)
         me = Participant(i, IGDP(P, random_state=1000 * seed + i,
-                                 noise_random_state=1000 * seed + 100 + i), anchor_noise=V)
+                                 noise_random_state=1000 * seed + 100 + i), v=V)
         up = me.upload(Xtr, ytr, anchor=A)
         paths.append(me.save_upload(os.path.join(tmp, f"u{i}.npz"), up))
         people.append(me)
@@ -86,7 +86,7 @@ def _run(seed, tmp, declared=None, **analyst):
     if declared is not None:
         other = Participant(ATTACKER, IGDP(P, random_state=1000 * seed + 99,
                                            noise_random_state=1000 * seed + 98),
-                            anchor_noise=V).upload(tests[ATTACKER][0], anchor=A).anchors[0]
+                            v=V).upload(tests[ATTACKER][0], anchor=A).anchors[0]
         _poison(paths[ATTACKER], declared, rng, other)
     try:
         a = Analyst(**analyst).fit(paths)

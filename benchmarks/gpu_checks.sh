@@ -41,7 +41,8 @@ stage() {  # stage NAME SECONDS COMMAND...
 case "${1:-quick}" in
 quick)
     # the CUDA paths of the nets, batched training and the entropy kernel, against CPU runs
-    stage cuda_tests 120 python3 -m pytest -q -p no:cacheprovider tests/nn tests/privacy/test_entropy.py
+    stage cuda_tests 120 python3 -m pytest -q -p no:cacheprovider tests/nn \
+        tests/privacy/test_entropy.py tests/privacy/test_plugin_entropy.py
     # 50 digits draws, batched against 50 sequential skorch fits (target >= 5x)
     stage sweep_digits 180 python3 benchmarks/bench_sweep.py --device cuda --n-draws 50
     # the entropy bound: the default 48-pair grid on 10,000 x 784 rows (target < 60 s)

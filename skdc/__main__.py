@@ -20,8 +20,8 @@ import argparse
 import sys
 
 from . import audit, experiments, privacy, protocol  # lazy: no command module loads here
-from .utils._files import track_inputs
 from .utils._help import ArgumentParser
+from .utils._input_tracking import track_inputs
 
 
 def _demo_commands(subparsers):

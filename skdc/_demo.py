@@ -28,8 +28,9 @@ import warnings
 
 import numpy as np
 
-from .utils._files import check_output, peek_regular, write_output
+from .utils._files import peek_regular
 from .utils._help import add_renamed_flag
+from .utils._outputs import check_output, write_output
 
 __all__ = ["register_commands", "run_demo", "run_demo_sweeps"]
 
@@ -171,8 +172,8 @@ def run_demo_sweeps(n_participants=10, n_levels=_N_LEVELS, n_draws=_N_DRAWS, see
         Pipeline([("gdp", CGDP(n_participants, random_state=seed)), ("clf", _clf())]),
         Pipeline([("gdp", IGDP(n_participants, random_state=seed)),
                   ("align", GOPPAligner()), ("clf", _clf())]),
-        X_tr, y_tr, X_te, y_te, private_values=_grid(4 * rms, n_levels),
-        anchor_values=_grid(2.5 * v_pt, n_levels), n_draws=n_draws, attacks=attacks,
+        X_tr, y_tr, X_te, y_te, noise_values=_grid(4 * rms, n_levels),
+        v_values=_grid(2.5 * v_pt, n_levels), n_draws=n_draws, attacks=attacks,
         auditor="pca", labels=_LABELS, random_state=seed, n_jobs=n_jobs,
         progress=progress)
     unaligned = Pipeline([("gdp", IGDP(n_participants, random_state=seed)), ("clf", _clf())])

@@ -28,6 +28,7 @@ from skdc.attacks import PriorAwareLikelihoodAttack
 from skdc.audit import Central, Local
 from skdc.linear_model import (
     AdaSSPRegressor,
+    GaussMixCollaborationClassifier,
     LinearMixingRegressor,
     MixingLogisticRegression,
     SheffetSketchRegressor,
@@ -72,6 +73,7 @@ PRIVATE_MODELS = [
     LinearMixingRegressor(clip=True, random_state=0),
     LinearMixingRegressor(adaptive=False, fit_intercept=True, clip=True, random_state=0),
     MixingLogisticRegression(clip=True, random_state=0),
+    GaussMixCollaborationClassifier(random_state=0),  # clips always (no clip parameter)
     AdaSSPRegressor(clip=True, random_state=0),
     SheffetSketchRegressor(clip=True, random_state=0),
 ]

@@ -105,8 +105,8 @@ def test_the_rule_catches_a_private_import(source, module, expected):
         ("from ._base import _BaseAligner", "skdc.alignment._kti"),  # the same room
         ("from ..utils._linalg import polar", "skdc.attacks._gdp"),  # the ground floor
         ("from .._uploads import Uploads", "skdc.mechanisms._base"),  # a public name
-        ("from ..mechanisms import IGDP", "skdc.protocol._roles"),  # through the door
-        ("from .. import __version__", "skdc.protocol._format"),  # a dunder is public
+        ("from ..mechanisms import IGDP", "skdc.protocol._participant"),  # through the door
+        ("from .. import __version__", "skdc.protocol._upload"),  # a dunder is public
     ],
 )
 def test_the_rule_allows_public_doors(source, module):
@@ -126,16 +126,12 @@ TESTED_ELSEWHERE = {
     "skdc/experiments/_cli_papers.py": "the bound, GaussMix and GDP-solver reproductions' "
                                         "command line, run by tests/experiments/"
                                         "test_reproduce_{bound,gaussmix,gdp}.py",
-    "skdc/audit/_criteria.py": "the calibration's criteria, judged through calibrate_noise by "
-                               "tests/audit/test_calibrate.py",
     "skdc/audit/_deployments.py": "the deployments the audit and the comparison build, run by "
                                   "tests/audit/test_audit.py and tests/audit/test_compare.py",
     "skdc/audit/_draws.py": "the audit's draw engine (checkpoints, fingerprints, the search), "
                             "run by tests/audit/test_calibrate.py",
     "skdc/audit/_split.py": "the one train/held-out split (HeldOut), read back by "
                             "tests/audit/test_compare.py and tests/audit/test_calibrate.py",
-    "skdc/audit/_targets.py": "the colluder, the attacked party and the attacks' targets, run "
-                              "by tests/audit/test_calibrate.py",
     "skdc/audit/_commands.py": "the deployment commands of a compared option, run for real "
                                "by tests/audit/test_compare.py",
     "skdc/audit/_inputs.py": "the audit command's inputs, read by tests/audit/test_cli.py "
@@ -153,14 +149,13 @@ TESTED_ELSEWHERE = {
                             "tests/audit/test_audit.py and tests/audit/test_compare.py",
     "skdc/audit/_tables.py": "the audit's tables and reconstruction picture, read back by "
                              "tests/audit/test_audit.py",
-    "skdc/audit/_words.py": "the audit's words (noise, attacks, targets), checked by their "
-                            "doctests and by tests/audit/test_audit.py",
     "skdc/audit/_compare_report.py": "the comparison's report, read back (and rendered in "
                                      "Chromium) by tests/audit/test_compare.py",
     "skdc/linear_model/_base.py": "the private linear models' template, run by their tests",
     "skdc/mechanisms/_base.py": "the mechanisms' template, run by every mechanism's tests",
     "skdc/protocol/_container.py": "the upload file's container, tested through the files of "
-                                   "tests/protocol/test_format.py and test_fuzz.py",
+                                   "tests/protocol/test_upload.py, test_upload_set.py and "
+                                   "test_fuzz.py",
     "skdc/protocol/_screen.py": "the analyst's anchor screen, tested by "
                                 "tests/protocol/test_analyst_screen.py",
     "skdc/utils/_config.py": "the config reader, run by the sweep's config "
@@ -195,12 +190,9 @@ CROSS_CUTTING = {
                                          "report) only with --force "
                                          "(skdc/utils/_files.py through skdc/audit/ and "
                                          "skdc/experiments/)",
-    "tests/utils/test_files_no_destroy.py": "the file boundary's output rules of "
-                                            "skdc/utils/_files.py (inputs tracked, kinds read "
-                                            "from the bytes), beside tests/utils/test_files.py",
     "tests/protocol/test_secret_entropy.py": "a search of the old seed space against a "
                                              "participant's upload (skdc/utils/_random.py "
-                                             "through skdc/protocol/_roles.py and the CLI)",
+                                             "through skdc/protocol/_participant.py and the CLI)",
     "tests/test_anchors_smote.py": "the SMOTE anchors of skdc/anchors.py, which need "
                                    "imbalanced-learn",
     "tests/test_docs_links.py": "the built documentation: every module's source page, no "
@@ -301,3 +293,63 @@ def test_the_exception_lists_are_current():
 def test_the_mirror_maps_a_module_to_its_test_and_back(module, test):
     assert _key(_mirror_of_module(PACKAGE.parent / module)) == test
     assert PACKAGE.parent / module in _mirrors_of_test(PACKAGE.parent / test)
+
+
+# -- the developer guide's layout block is the tree ---------------------------------------------
+GUIDE = PACKAGE.parent / "docs" / "developer_guide.rst"
+
+
+def _layout_block():
+    """The entries of the guide's "Layout" code block: ``(indent, name)`` per listed path."""
+    text = GUIDE.read_text(encoding="utf-8")
+    block = text[text.index("5. Layout"):].split(".. code-block:: text", 1)[1]
+    entries = []
+    for line in block.splitlines()[1:]:
+        if line and not line.startswith(" "):
+            break
+        words = line.split()
+        if words and (words[0].endswith("/") or words[0].endswith(".py")) \
+                and len(line) - len(line.lstrip()) in (3, 5):
+            entries.append((len(line) - len(line.lstrip()), words[0]))
+    return entries
+
+
+def test_the_guides_layout_block_lists_the_tree():
+    entries = _layout_block()
+    listed = {name for indent, name in entries if indent == 5}
+    on_disk = {f"{p.name}/" for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+    on_disk |= {p.name for p in PACKAGE.glob("*.py")}
+    assert listed == on_disk, (
+        f"the guide's layout block lacks {sorted(on_disk - listed)} and lists "
+        f"{sorted(listed - on_disk)}, which skdc/ does not have")
+    top = [name for indent, name in entries if indent == 3]
+    missing = [name for name in top if not (PACKAGE.parent / name).exists()]
+    assert top[0] == "skdc/" and not missing, missing
+
+
+def _house():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("house", PACKAGE.parent / "tools" / "house.py")
+    house = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(house)
+    return house
+
+
+@pytest.mark.parametrize("source, long_functions", [
+    ("def f():\n    '''doc'''\n" + "    x = 1\n" * 61, 1),
+    ("def f():\n    '''doc\n\n    more\n    '''\n" + "    x = 1\n" * 60, 0),
+])
+def test_the_house_counts_a_function_body_without_its_docstring(source, long_functions):
+    import ast
+
+    lengths = [n for *_, n in _house()._function_lengths(ast.parse(source))]
+    assert sum(n > 60 for n in lengths) == long_functions
+
+
+def test_the_house_finds_a_cycle_and_floors():
+    house = _house()
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert house._cycles(graph) == [["a", "b", "c"]]
+    floors = house._floors({"top": {"mid", "low"}, "mid": {"low"}, "low": set()})
+    assert floors == {"top": 2, "mid": 1, "low": 0}

@@ -21,6 +21,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.validation import check_is_fitted
 
 from .._uploads import check_uploads
+from ..utils._deprecation import renamed_attribute
 from ..utils._sklearn_compat import Interval, _fit_context, validate_data
 
 __all__ = ["BaseAligner"]
@@ -263,6 +264,9 @@ def _helmert_dot(Y):
 
 class _LinearIntegration(BaseAligner):
     """Shared map of linear integrations: participant ``k``'s rows ``x~ -> x~[:h_k] G^(k)``."""
+
+    # the deprecated spelling of target_matrix_ (``target`` names the attacked party)
+    target_ = renamed_attribute("target_", "target_matrix_")
 
     def _prepare_anchors(self, anchors):
         """The anchor uploads, checked for one common row count; stores ``widths_``."""

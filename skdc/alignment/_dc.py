@@ -66,8 +66,11 @@ class MPPAligner(_LinearIntegration):
 
     Attributes
     ----------
-    target_ : ndarray of shape (n_anchors, n_components)
+    target_matrix_ : ndarray of shape (n_anchors, n_components)
         The anchor target ``Z``.
+    target_ : ndarray or None
+        Deprecated spelling of ``target_matrix_`` (``target`` names the attacked party);
+        removed in skdc 0.3.
     coef_ : list of ndarray of shape (h_k, n_components)
         The maps ``G^(k)``.
     singular_values_ : ndarray of shape (n_components,)
@@ -100,7 +103,7 @@ class MPPAligner(_LinearIntegration):
                                   "total upload width)")
         U, s, _ = np.linalg.svd(W, full_matrices=False)
         Z = U[:, :d] * _sign_flip(U[:, :d])
-        self.target_ = Z
+        self.target_matrix_ = Z
         self.singular_values_ = s[:d]
         self.coef_ = [np.linalg.pinv(b) @ Z for b in anchors]  # G = pinv(A~) Z, Section 3.1 of [1]
         return d
@@ -130,8 +133,11 @@ class GEPAligner(_LinearIntegration):
 
     Attributes
     ----------
-    target_ : None
+    target_matrix_ : None
         GEP has no prescribed target.
+    target_ : ndarray or None
+        Deprecated spelling of ``target_matrix_`` (``target`` names the attacked party);
+        removed in skdc 0.3.
     coef_ : list of ndarray of shape (h_k, n_components)
         The maps ``G^(k)``.
     eigenvalues_ : ndarray of shape (n_components,)
@@ -176,7 +182,7 @@ class GEPAligner(_LinearIntegration):
         eta, V = eta[::-1], V[:, ::-1]
         # sign convention on the common anchor representation sum_k A~(k) G^(k)
         V = V * _sign_flip(W @ V)
-        self.target_ = None
+        self.target_matrix_ = None
         self.eigenvalues_ = eta
         bounds = np.cumsum([0] + self.widths_)
         self.coef_ = [V[bounds[k] : bounds[k + 1]] for k in range(len(anchors))]
@@ -205,8 +211,11 @@ class ODCAligner(_LinearIntegration):
 
     Attributes
     ----------
-    target_ : ndarray of shape (n_anchors, n_components)
+    target_matrix_ : ndarray of shape (n_anchors, n_components)
         The anchor target ``Z = A~(s)``.
+    target_ : ndarray or None
+        Deprecated spelling of ``target_matrix_`` (``target`` names the attacked party);
+        removed in skdc 0.3.
     coef_ : list of ndarray of shape (n_components, n_components)
         The orthogonal maps ``G^(k)``.
     widths_ : list of int
@@ -237,6 +246,6 @@ class ODCAligner(_LinearIntegration):
         anchors = self._prepare_anchors(anchors)
         B, s = _reference_stack(anchors, self)
         Z = B[s]
-        self.target_ = Z
+        self.target_matrix_ = Z
         self.coef_ = [polar(b.T @ Z) for b in B]  # argmin_{G^T G = I} ||A~ G - Z||
         return B.shape[2]

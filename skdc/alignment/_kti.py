@@ -54,6 +54,7 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import type_of_target
 
+from ..utils._deprecation import renamed_attribute
 from ..utils._docstring import Substitution
 from ..utils._kernels import median_heuristic_gamma
 from ..utils._references import kti_paper_references
@@ -286,8 +287,14 @@ class KTIAligner(BaseAligner):
 
     Attributes
     ----------
+    target_matrix_ : ndarray of shape (n_anchors, n_components)
+        The integration target ``Z`` of Eq. (31) of [1]_, to which every participant's map
+        ``g_k`` sends its anchor upload: the eigenvectors of the ``d^`` smallest eigenvalues
+        of ``M_lambda`` (Eq. 37, or the matrix ``target_objective`` names; with a graph, of
+        ``(M_lambda + mu B) u = nu C u``, Eqs. 40/43), so ``Z^T C Z = I``.
     target_ : ndarray of shape (n_anchors, n_components)
-        The anchor target ``Z``.
+        Deprecated spelling of ``target_matrix_`` (``target`` names the attacked party);
+        removed in skdc 0.3.
     eigenvalues_ : ndarray of shape (n_components,)
         The ``d^`` smallest (generalized) eigenvalues ``nu``, ascending; for plain KTI they lie
         in ``(0, K]``.
@@ -334,7 +341,7 @@ class KTIAligner(BaseAligner):
     >>> Y = KernelPCAMechanism(3, n_components=3, anchor="uniform", n_anchors=30,
     ...                        random_state=0).fit_transform(X)
     >>> kti = KTIAligner(gamma=1.0, alpha=1.0, center=True).fit(Y)
-    >>> Z = kti.target_
+    >>> Z = kti.target_matrix_
     >>> bool(np.allclose(Z.T @ Z, np.eye(3))), bool(np.allclose(Z.sum(0), 0))
     (True, True)
     >>> kti.transform(Y).shape
@@ -371,6 +378,9 @@ class KTIAligner(BaseAligner):
         "solver": [StrOptions({"cholesky", "eigh"})],
         "random_state": ["random_state"],
     }
+
+    # the deprecated spelling of target_matrix_ (``target`` names the attacked party)
+    target_ = renamed_attribute("target_", "target_matrix_")
 
     def __init__(
         self,
@@ -653,7 +663,7 @@ class KTIAligner(BaseAligner):
         nu, Y = scipy.linalg.eigh((A + A.T) / 2, C, subset_by_index=[0, d - 1])
         Z = _helmert_dot(Y) if self.center else Y
         Z = Z * _sign_flip(Z)
-        self.target_ = Z
+        self.target_matrix_ = Z
         self.eigenvalues_ = nu
         # alpha^(k) = (K^(k) + lambda I)^{-1} Z, Eq. (36); over rho_k for the raw kernel
         self.coef_ = [solve(Z) / rho for _, solve, rho in factors]
@@ -678,7 +688,7 @@ class KTIAligner(BaseAligner):
         LB, _ = self._graphs(anchors, anchor_y, trace_M)
         self.intrinsic_laplacian_, self.penalty_laplacian_ = LB, None
         Z, self.eigenvalues_ = self._nystroem_target([f[0] for f in factors], Ds, LB, d, rng)
-        self.target_ = Z
+        self.target_matrix_ = Z
         coefs, kanchors = [], []
         for b, (U, D, P, Phi, _) in zip(anchors, factors):
             alpha_k = (Z - U @ (D[:, None] * (U.T @ Z))) / lam_ridge  # (Phi Phi^T+lambda I)^-1 Z

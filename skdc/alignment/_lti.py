@@ -78,8 +78,11 @@ class LTIAligner(_LinearIntegration):
 
     Attributes
     ----------
-    target_ : ndarray of shape (n_anchors, n_components)
+    target_matrix_ : ndarray of shape (n_anchors, n_components)
         The anchor target ``Z`` (``Z^T Z = I``).
+    target_ : ndarray or None
+        Deprecated spelling of ``target_matrix_`` (``target`` names the attacked party);
+        removed in skdc 0.3.
     coef_ : list of ndarray of shape (h_k, n_components)
         The maps ``G^(k)``.
     singular_values_ : ndarray of shape (n_components,)
@@ -100,10 +103,10 @@ class LTIAligner(_LinearIntegration):
     {example}
     >>> from skdc.alignment import LTIAligner
     >>> lti = LTIAligner().fit(Y)
-    >>> bool(np.allclose(lti.target_.T @ lti.target_, np.eye(3)))
+    >>> bool(np.allclose(lti.target_matrix_.T @ lti.target_matrix_, np.eye(3)))
     True
     >>> centred = LTIAligner(center=True).fit(Y)
-    >>> bool(np.allclose(centred.target_.sum(axis=0), 0))
+    >>> bool(np.allclose(centred.target_matrix_.sum(axis=0), 0))
     True
     """
 
@@ -142,7 +145,7 @@ class LTIAligner(_LinearIntegration):
         if self.center:
             U = _helmert_dot(U)  # Z = T Y is orthonormal and column-centred
         Z = U * _sign_flip(U)  # Theorem 1: Z = U_{Q,d} O, O pinned by the sign convention
-        self.target_ = Z
+        self.target_matrix_ = Z
         self.singular_values_ = s
         self.coef_ = [np.linalg.pinv(b) @ Z for b in anchors]  # G^(k) = pinv(A~(k)) Z
         return d

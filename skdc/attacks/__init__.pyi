@@ -10,6 +10,8 @@ from ._gdp import KnownAnchorAttack as KnownAnchorAttack
 from ._gdp import KnownSecretAttack as KnownSecretAttack
 from ._joint_likelihood import JointLikelihoodAttack as JointLikelihoodAttack
 from ._likelihood import PriorAwareLikelihoodAttack as PriorAwareLikelihoodAttack
+from ._registry import get_attack_names as get_attack_names
+from ._registry import make_attack as make_attack
 from ._sample_axes import SampleAxesAttack as SampleAxesAttack
 from ._view import CollusionView as CollusionView
 from ._view import GroundTruth as GroundTruth

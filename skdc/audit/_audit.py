@@ -1,6 +1,7 @@
 """The audit: one participant simulates the collaboration on its own rows before joining.
 
-:func:`audit` splits the participant's rows into parties (or uses a partition it is given),
+:func:`audit` splits the participant's rows into parties (or uses the ``participant`` ids it
+is given),
 deploys the chosen mechanism and aligner, calibrates the noise for a target attack error
 (:func:`calibrate_noise`: every draw a fresh deployment on the fixed partition, judged by a
 distribution-free rule), sweeps a grid of noise values for the frontier, and computes the
@@ -20,7 +21,8 @@ from numbers import Integral
 import numpy as np
 
 from ..utils._checkpoint import DrawCheckpoint
-from ..utils._files import write_outputs
+from ..utils._deprecation import renamed_argument
+from ..utils._folders import write_outputs
 from ..utils._progress import run_progress
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 from ._calibrate import (
@@ -34,14 +36,10 @@ from ._calibrate import (
 from ._deployments import (
     _DEPLOYMENTS,
     _default_bounds,
-    _labels,
-    _model,
-    _model_params,
     _pipeline,
 )
 from ._draws import (
     _content_hash,
-    _data_digest,
     _planned_values,
     _row_fields,
     _runner,
@@ -50,11 +48,13 @@ from ._report import render
 from ._split import _split_parties
 from ._steps import (
     _advice,
+    _analyst_model,
     _calibrate,
     _check_rows,
     _checkpoint_folder,
     _parties,
-    _scale,
+    _recorded_setting,
+    _reproducing_call,
 )
 from ._tables import _column_names, _reconstruction_picture, _tables
 from ._targets import (
@@ -183,15 +183,15 @@ class AuditReport:
 )
 def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=None,
           max_linkage=_MAX_LINKAGE, target_error=None, sensitive=None,
-          max_sensitive_gain=None, confidence=0.95, colluder=0, target=None, partition=None,
+          max_sensitive_gain=None, confidence=0.95, colluder=0, target=None, participant=None,
           model="logistic", model_params=None, n_anchors=None, images=False, n_draws=None,
           criterion="order", n_grid=10, grid_draws=2, bounds=None, xtol=None, test_size=0.3,
           random_state=0, n_jobs=None, batch_size=None, checkpoint=None, progress="auto",
-          command_line=None):
+          command_line=None, partition=None):
     """Audit a data collaboration on one participant's rows: calibrated noise and a report.
 
     The rows are split into ``n_participants`` parties (by the mechanism's keyed hash of each
-    row under ``random_state``, or by ``partition``) that each obfuscate their share with the
+    row under ``random_state``, or by ``participant``) that each obfuscate their share with the
     chosen mechanism; the analyst aligns and trains the model. Under the collusion of the
     analyst with participant ``colluder``, every applicable attack reconstructs participant
     ``target``'s rows. :func:`calibrate_noise` finds the smallest noise at which a fresh
@@ -220,7 +220,7 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
     y : array-like of shape (n_samples,)
         Their labels (the utility model is a classifier).
     n_participants : int, default=5
-        Parties the rows are split into (ignored with ``partition``).
+        Parties the rows are split into (ignored with ``participant``).
     mechanism : {"igdp", "cgdp"}, default="igdp"
         Independent secrets (I-GDP) or one common secret (C-GDP).
     aligner : {"gopp", "none"}, default="gopp"
@@ -254,8 +254,9 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
         The participant colluding with the analyst.
     target : int, default=None
         The attacked participant (the auditor); ``None``: 1, or 0 when the colluder is 1.
-    partition : array-like of int of shape (n_samples,), default=None
-        The participants' partition: party of each row. Parties are then formed from it
+    participant : array-like of int of shape (n_samples,), default=None
+        The participants' partition: the participant of each row, as in
+        :func:`calibrate_noise` and the mechanisms. Parties are then formed from it
         (their count sets ``n_participants``); it reaches every draw.
     model : {"logistic", "ridge"} or estimator, default="logistic"
         The analyst's utility model. When the labels are imbalanced (the smallest class holds
@@ -313,6 +314,8 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
         given, the report's advice and the progress's estimate name the command line's
         flags (``--n-anchors``, ``--n-jobs``) instead of this function's parameters
         (``n_anchors=``, ``n_jobs=``).
+    partition : array-like of int of shape (n_samples,), default=None
+        Deprecated spelling of ``participant``, removed in skdc 0.3.
 
     Returns
     -------
@@ -332,6 +335,7 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
     >>> rep.html.index("<b>Collaborate</b>:") < rep.html.index("The setting")
     True
     """
+    participant = renamed_argument("partition", partition, "participant", participant)
     columns = _column_names(X)
     X, y, param, names = _check_data_and_deployment(X, y, mechanism, aligner, attacks,
                                                     target_error, random_state)
@@ -341,11 +345,9 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
     targets = dict(target_error=target_error, max_linkage=max_linkage, sensitive=sensitive,
                    max_sensitive_gain=max_sensitive_gain)
     rng = np.random.RandomState(random_state)
-    parties, n_participants = _parties(partition, n_participants, X)
+    parties, n_participants = _parties(participant, n_participants, X)
     target = _resolve_target(colluder, target, n_participants)
-    labels = _labels(y)
-    params, balanced = _model_params(model, model_params, labels)
-    estimator = _model(model, params)
+    estimator, words = _analyst_model(model, model_params, y, command_line is not None)
     pipe = _pipeline(mechanism, aligner, n_participants, estimator, random_state, n_anchors)
     split = _split_parties(X, y, parties, test_size, rng, pipe)
     low, high, xtol = _check_range(_default_bounds(param, n_participants, X, n_anchors)
@@ -365,20 +367,18 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
             pipe, split, param, names, targets, colluder, target, (low, high), n_grid,
             grid_draws, rng, folder, n_jobs, progress)
     draws = _all_draws(calibration, grid_table)
+    # the arguments, in the order of the Python call that reproduces the audit
     call = dict(n_participants=n_participants, mechanism=mechanism, aligner=aligner,
                 attacks=attacks, max_linkage=max_linkage, target_error=target_error,
                 sensitive=sensitive, max_sensitive_gain=max_sensitive_gain,
-                confidence=confidence,
-                colluder=colluder, target=target, model=model, n_draws=n_draws,
-                criterion=criterion, n_grid=n_grid, grid_draws=grid_draws,
-                bounds=(low, high), xtol=xtol, test_size=test_size, random_state=random_state,
-                model_params=model_params, n_anchors=n_anchors, images=images)
-    setting = _setting(X, y, partition, split, call, param, names, grid,
-                       command_line or _python_call(call))
-    setting.update(labels, model_params=params, balanced=balanced, n_anchors=n_anchors,
-                   images=bool(images), cli=command_line is not None, columns=columns)
-    setting["n_resumed"] = calibration.n_draws_resumed + grid_resumed
-    setting["n_draws_all"] = len(draws)
+                confidence=confidence, colluder=colluder, target=target, model=model,
+                model_params=model_params, n_anchors=n_anchors, images=images,
+                n_draws=n_draws, criterion=criterion, n_grid=n_grid, grid_draws=grid_draws,
+                bounds=(low, high), xtol=xtol, test_size=test_size, random_state=random_state)
+    setting = _setting(X, y, participant, split, call, param, names, grid, words,
+                       command_line or _reproducing_call("audit", call),
+                       calibration.n_draws_resumed + grid_resumed, len(draws))
+    setting.update(images=bool(images), columns=columns)
     leakage = _gaussian_leakage(param, calibration, split.X_train)
     tables = _tables(calibration, draws, names, param, setting, leakage)
     setting["linkage"] = tables["linkage"]  # the strongest attack's, where the verdict is read
@@ -466,28 +466,29 @@ def _all_draws(calibration, grid_table):
     return draws
 
 
-def _setting(X, y, partition, split, call, param, names, grid, command_line):
-    """The deployment in words and numbers, as the report prints it."""
-    model = call["model"]
-    return {
-        "n_rows": int(X.shape[0]), "n_features": int(X.shape[1]),
-        "n_train": int(split.X_train.shape[0]), "n_test": int(split.X_test.shape[0]),
-        "n_participants": int(call["n_participants"]), "mechanism": call["mechanism"],
-        "aligner": call["aligner"], "param": param, "noise": noise_label(param),
-        "colluder": int(call["colluder"]), "target": int(call["target"]), "attacks": names,
-        "target_error": None if call["target_error"] is None else float(call["target_error"]),
-        "max_linkage": None if call["max_linkage"] is None else float(call["max_linkage"]),
-        "sensitive": call["sensitive"], "max_sensitive_gain": call["max_sensitive_gain"],
-        "confidence": float(call["confidence"]),
-        "criterion": call["criterion"], "bounds": tuple(map(float, call["bounds"])),
-        "n_grid": int(grid.size), "grid_draws": int(call["grid_draws"]),
-        "random_state": int(call["random_state"]), "partition": partition is not None,
-        "target_rows": int(np.sum(split.participant_train == call["target"])
-                           + np.sum(split.participant_test == call["target"])),  # the attacked rows
-        "model": model if isinstance(model, str) else type(model).__name__,
-        "input_sha256": _data_digest(X, y, partition), "scale": _scale(X),
-        "command_line": command_line,
-    }
+def _setting(X, y, participant, split, call, param, names, grid, words, command_line,
+             n_resumed, n_draws_all):
+    """The deployment in words and numbers, as the report prints it: what every run records
+    (:func:`_recorded_setting`) and the audit's deployment, attacks and frontier grid."""
+    setting = _recorded_setting(
+        X, y, participant, split, n_participants=call["n_participants"],
+        colluder=call["colluder"], target=call["target"],
+        targets={"target_error": _float_or_none(call["target_error"]),
+                 "max_linkage": _float_or_none(call["max_linkage"]),
+                 "sensitive": call["sensitive"],
+                 "max_sensitive_gain": call["max_sensitive_gain"]},
+        confidence=call["confidence"], criterion=call["criterion"],
+        random_state=call["random_state"], words=words, n_anchors=call["n_anchors"],
+        command_line=command_line, n_resumed=n_resumed, n_draws_all=n_draws_all)
+    setting.update(mechanism=call["mechanism"], aligner=call["aligner"], param=param,
+                   noise=noise_label(param), attacks=names,
+                   bounds=tuple(map(float, call["bounds"])), n_grid=int(grid.size),
+                   grid_draws=int(call["grid_draws"]))
+    return setting
+
+
+def _float_or_none(value):
+    return None if value is None else float(value)
 
 
 def _gaussian_leakage(param, calibration, X_tr):
@@ -501,11 +502,3 @@ def _gaussian_leakage(param, calibration, X_tr):
     return GaussianReleaseLeakage(calibration.value,
                                   cov=np.cov(X_tr, rowvar=False)).leakage_bits()
 
-
-def _python_call(args):
-    keys = ("n_participants", "mechanism", "aligner", "attacks", "max_linkage", "target_error",
-            "sensitive", "max_sensitive_gain", "confidence",
-            "colluder", "target", "model", "model_params", "n_anchors", "images", "n_draws",
-            "criterion", "n_grid", "grid_draws", "bounds", "xtol", "test_size", "random_state")
-    inner = ", ".join(f"{k}={args[k]!r}" for k in keys if not hasattr(args[k], "fit"))
-    return f"skdc.audit.audit(X, y, {inner})"

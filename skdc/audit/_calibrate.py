@@ -405,7 +405,8 @@ _AUDIT_CONSTRAINTS = {
     "sensitive": [Interval(Integral, 0, None, closed="left"), None],
     "max_sensitive_gain": [Interval(Real, 0, 1, closed="both"), None],
     "colluder": [Interval(Integral, 0, None, closed="left")],
-    "partition": ["array-like", None],
+    "participant": ["array-like", None],
+    "partition": ["array-like", None],  # the deprecated spelling of participant
     "model": [StrOptions({"logistic", "ridge"}), HasMethods(["fit"])],
     "model_params": [dict, None],
     "n_anchors": [Interval(Integral, 2, None, closed="left"), None],

@@ -208,7 +208,7 @@ def _checkpoint_folder(args):
     only the checkpoint files skdc wrote there are removed; a folder holding anything else,
     or a checkpoint that is a file or a link, is refused."""
     from ..utils._checkpoint import is_checkpoint
-    from ..utils._files import ensure_folder, remove_written
+    from ..utils._folders import ensure_folder, remove_written
 
     out = ensure_folder(args.out, "--out")
     checkpoint = os.path.join(out, "checkpoint")
@@ -230,7 +230,7 @@ def _check_report_files(args, out):
     """Refuse, before the audit runs, an ``--out`` where a report file would replace one of its
     inputs (``--data out/draws.csv``) or an skdc file of another kind (a secret), or that holds
     another audit's report (unless ``--force``: ``args.earlier`` names its files)."""
-    from ..utils._files import check_output
+    from ..utils._outputs import check_output
     from ._audit import _TABLES
 
     names = (["comparison", "regulator", "draws", "decisions"] if args.compare
@@ -238,7 +238,7 @@ def _check_report_files(args, out):
     extra = ["deployment.json", "deployment.txt"] if args.compare else []
     for name in ["report.html", *(f"{n}.csv" for n in names), *extra]:
         check_output(os.path.join(out, name), f"--out's {name}")
-    from ..utils._files import check_run_folder
+    from ..utils._folders import check_run_folder
 
     # another audit's report (or one no record describes): refused unless --force
     args.earlier = check_run_folder(out, args.run, _REPORT_FILES, "--out", force=args.force)
@@ -275,7 +275,7 @@ def _audit_kwargs(args, partition, checkpoint):
         max_linkage=args.max_linkage, sensitive=args.sensitive_index,
         max_sensitive_gain=args.max_sensitive_gain,
         confidence=args.confidence, criterion=args.criterion, colluder=args.colluder,
-        target=args.target, partition=partition, model=args.model,
+        target=args.target, participant=partition, model=args.model,
         model_params=args.model_params, n_anchors=args.n_anchors, images=bool(args.images),
         n_draws=args.draws,
         n_grid=args.grid,
@@ -289,7 +289,7 @@ def _audit_kwargs(args, partition, checkpoint):
 def _compare_kwargs(args, partition, checkpoint):
     """The arguments of :func:`compare_options` the flags give, with the command line."""
     kwargs = dict(
-        options=args.compare, n_participants=args.n_participants, partition=partition,
+        options=args.compare, n_participants=args.n_participants, participant=partition,
         target_error=args.target_error, max_linkage=args.max_linkage,
         sensitive=args.sensitive_index, max_sensitive_gain=args.max_sensitive_gain,
         confidence=args.confidence, colluder=args.colluder,
@@ -460,7 +460,7 @@ def _audit_or_compare(args, X, y, partition, checkpoint):
 def _write_report(args, report, out, checkpoint):
     """Write the report into ``out`` (after removing, with ``--force``, another audit's
     files), leave its run record, and print the result."""
-    from ..utils._files import clear_run_folder, write_run_record
+    from ..utils._folders import clear_run_folder, write_run_record
 
     if report.setting["n_resumed"]:
         print(f"skdc audit: resumed from {checkpoint}: {report.setting['n_resumed']} draws "

@@ -3,12 +3,9 @@ call that run, for real, the deployment the comparison audited (with its setting
 
 # Licence: BSD 3 clause
 
-import numpy as np
-
-from ..protocol import settings_fingerprint
+from ..protocol import deployment_commands
 from ..utils._draw_jobs import _Maker
-from ._draws import _data_digest
-from ._steps import _scale
+from ._steps import _recorded_setting, _reproducing_call
 
 
 def _deployment(ctx, option):
@@ -26,105 +23,54 @@ def _deployment(ctx, option):
                 "translation_scale": float(params["translation_scale"]),
                 "anchor_noise": float(option.value) if igdp else 0.0,
                 "n_anchors": 0 if mech.anchor_ is None else int(mech.anchor_.shape[0])}
-    flags = ["--n-participants", str(ctx.n_participants), "--mechanism", option.name,
-             "--noise", repr(settings["noise"]), "--translation-scale",
-             repr(settings["translation_scale"])]
-    if igdp:
-        flags += ["--anchor", "anchor.npy", "--anchor-noise", repr(settings["anchor_noise"])]
-    fingerprint = settings_fingerprint(settings)
-    commands, text = _commands(ctx, option, settings, flags, fingerprint)
-    return {"option": option.name, "settings": settings, "fingerprint": fingerprint,
-            "flags": flags, "commands": commands, "text": text,
+    return {"option": option.name, "settings": settings, **_commands(ctx, option, settings),
             "draw": {"draw_seed": int(row["draw_seed"]),
                      "random_state": int(params["random_state"]),
                      "noise_random_state": int(params["noise_random_state"])}}
 
 
-def _commands(ctx, option, settings, flags, fingerprint):
-    """The commands of the deployment, and the text of ``deployment.txt`` (the analyst's
-    model carries the comparison's model parameters)."""
-    import json
-    import shlex
-
-    igdp = option.name == "igdp"
-    anchor = (["python", "-m", "skdc", "anchor", "make", "--n-features",
-               str(settings["n_features"]), "--n-anchors", str(settings["n_anchors"]),
-               "--out", "anchor.npy"] if igdp else None)
-    seeds = ([] if igdp else ["--seed", "SHARED_SEED"])
-    uploads = [["python", "-m", "skdc", "participant", "upload", "--id", str(i), *flags,
-                *seeds, "--data", f"X_{i}.npy", "--labels", f"y_{i}.npy", "--secret-out",
-                f"secret_{i}.npz", "--out", f"upload_{i}.npz"]
-               for i in range(ctx.n_participants)]
-    model = (["--model", "logistic", "--model-param", "max_iter=1000",
-              *(w for k, v in ctx.model_params.items()
-                for w in ("--model-param", f"{k}={v if isinstance(v, str) else json.dumps(v)}"))]
-             if ctx.model == "logistic" else [])
-    fit = ["python", "-m", "skdc", "analyst", "fit",
-           *[f"upload_{i}.npz" for i in range(ctx.n_participants)],
-           "--aligner", "gopp" if igdp else "none", *model, "--audit-fingerprint",
-           "deployment.json", "--out", "model/"]
-    lines = [f"# The audited deployment: {option.label} at {option.setting}.",
-             f"# Fingerprint of its settings: {fingerprint}",
-             "# `skdc analyst fit --audit-fingerprint deployment.json` refuses any upload "
-             "whose declared settings differ.", ""]
-    if igdp:
-        lines += ["# 1. Once, by one participant; give anchor.npy to every participant, "
-                  "never to the analyst:", shlex.join(anchor), ""]
-    lines += [f"# {'2' if igdp else '1'}. Each participant at home, on its own rows "
-              "(X_i.npy, y_i.npy)."]
-    if igdp:
-        lines += ["#    No --seed: each draws its own private seeds from the operating "
-                  "system."]
-    else:
-        lines += ["#    C-GDP shares one secret: one participant runs `python -m skdc "
-                  "participant new-seed` (128 bits from the operating system) and gives its "
-                  "output to every participant, never to the analyst; each passes it as "
-                  "SHARED_SEED. Each draws its own noise seed from the operating system."]
-    lines += [shlex.join(u) for u in uploads] + [""]
-    lines += [f"# {'3' if igdp else '2'}. The analyst:", shlex.join(fit), ""]
-    commands = ([anchor] if igdp else []) + uploads + [fit]
-    return commands, "\n".join(lines)
+def _commands(ctx, option, settings):
+    """The settings' fingerprint, flags, commands and ``deployment.txt`` text, built by
+    :func:`~skdc.protocol.deployment_commands` (the analyst's model carries the comparison's
+    model parameters)."""
+    model = ({"model": "logistic", "model_params": {"max_iter": 1000, **ctx.model_params}}
+             if ctx.model == "logistic" else {})
+    return deployment_commands(settings, label=f"{option.label} at {option.setting}", **model)
 
 
-def _setting(ctx, X, y, partition, results, epsilons, command_line, random_state):
-    h = ctx.held
-    n_draws = sum(0 if o.draws is None else len(o.draws) for o in results.values())
-    return {
-        "n_rows": int(X.shape[0]), "n_features": int(X.shape[1]),
-        "n_train": int(len(h.X_train)), "n_test": int(len(h.X_test)),
-        "n_participants": ctx.n_participants, "colluder": ctx.colluder, "target": ctx.target,
-        "target_rows": int(np.sum(h.participant_train == ctx.target)
-                           + np.sum(h.participant_test == ctx.target)),  # the attacked rows
-        "target_error": ctx.target_error, "max_linkage": ctx.max_linkage,
-        "sensitive": ctx.sensitive, "max_sensitive_gain": ctx.max_sensitive_gain,
-        "confidence": ctx.confidence,
-        "criterion": ctx.criterion, "n_draws": ctx.n_draws, "options": list(results),
-        "epsilons": list(epsilons), "delta": ctx.delta, "row_bound": ctx.row_bound,
-        "nonlinear": ctx.nonlinear, "n_measure": ctx.n_measure,
-        **ctx.words, "n_anchors": ctx.n_anchors,
-        "random_state": int(random_state), "partition": partition is not None,
-        "input_sha256": _data_digest(X, y, partition), "scale": _scale(X),
-        "command_line": command_line or _python_call(ctx, results, epsilons, random_state),
-        "n_resumed": int(sum(ctx.resumed)), "n_draws_all": int(n_draws),
-    }
+def _setting(ctx, X, y, participant, results, epsilons, command_line, random_state):
+    """The comparison's settings in words and numbers, as its report prints them: what every
+    run records (:func:`_recorded_setting`) and the options compared."""
+    setting = _recorded_setting(
+        X, y, participant, ctx.held, n_participants=ctx.n_participants, colluder=ctx.colluder,
+        target=ctx.target, targets=ctx.targets, confidence=ctx.confidence,
+        criterion=ctx.criterion, random_state=random_state, words=ctx.words,
+        n_anchors=ctx.n_anchors,
+        command_line=command_line or _python_call(ctx, results, epsilons, random_state),
+        n_resumed=sum(ctx.resumed),
+        n_draws_all=sum(0 if o.draws is None else len(o.draws) for o in results.values()))
+    setting.update(n_draws=ctx.n_draws, options=list(results), epsilons=list(epsilons),
+                   delta=ctx.delta, row_bound=ctx.row_bound, nonlinear=ctx.nonlinear,
+                   n_measure=ctx.n_measure)
+    return setting
 
 
 def _python_call(ctx, results, epsilons, random_state):
-    names = list(dict.fromkeys("gaussmix" if n.startswith("gaussmix@") else n
-                               for n in results))
-    args = [f"options={names!r}", f"epsilons={list(epsilons)!r}",
-            f"n_participants={ctx.n_participants}", f"max_linkage={ctx.max_linkage!r}",
-            f"target_error={ctx.target_error!r}", f"sensitive={ctx.sensitive!r}",
-            f"max_sensitive_gain={ctx.max_sensitive_gain!r}",
-            f"confidence={ctx.confidence!r}", f"colluder={ctx.colluder}",
-            f"target={ctx.target}", f"criterion={ctx.criterion!r}",
-            f"nonlinear={ctx.nonlinear!r}", f"random_state={random_state!r}"]
-    if isinstance(ctx.model, str):
-        args.append(f"model={ctx.model!r}")
+    """The :func:`compare_options` call that reproduces the comparison (the model's
+    parameters as the user gave them, without the ``class_weight`` the labels added)."""
+    kwargs = {
+        "options": list(dict.fromkeys("gaussmix" if n.startswith("gaussmix@") else n
+                                      for n in results)),
+        "epsilons": list(epsilons), "n_participants": ctx.n_participants,
+        "max_linkage": ctx.max_linkage, "target_error": ctx.target_error,
+        "sensitive": ctx.sensitive, "max_sensitive_gain": ctx.max_sensitive_gain,
+        "confidence": ctx.confidence, "colluder": ctx.colluder, "target": ctx.target,
+        "criterion": ctx.criterion, "nonlinear": ctx.nonlinear, "random_state": random_state,
+        "model": ctx.model}
     given = {k: v for k, v in ctx.model_params.items()
              if not (k == "class_weight" and ctx.words.get("balanced"))}
     if given:
-        args.append(f"model_params={given!r}")
+        kwargs["model_params"] = given
     if ctx.n_anchors is not None:
-        args.append(f"n_anchors={ctx.n_anchors!r}")
-    return f"skdc.audit.compare_options(X, y, {', '.join(args)})"
+        kwargs["n_anchors"] = ctx.n_anchors
+    return _reproducing_call("compare_options", kwargs)

@@ -44,6 +44,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from ..utils._deprecation import renamed_argument
 from ..utils._progress import run_progress
 from ..utils._sklearn_compat import (
     Interval,
@@ -51,7 +52,7 @@ from ..utils._sklearn_compat import (
     validate_params,
 )
 from ._calibrate import _AUDIT_CONSTRAINTS, _RUN_CONSTRAINTS, _check_draws
-from ._deployments import _DEPLOYMENTS, _labels, _model, _model_params, _pipeline
+from ._deployments import _DEPLOYMENTS, _pipeline
 from ._draws import _planned_values
 from ._options import (
     _MAX_EPSILONS,
@@ -65,7 +66,7 @@ from ._options import (
 )
 from ._results import ComparedOption, Comparison
 from ._split import HeldOut, _split_parties
-from ._steps import _advice, _check_rows, _checkpoint_folder, _parties
+from ._steps import _advice, _analyst_model, _check_rows, _checkpoint_folder, _parties
 from ._targets import _MAX_LINKAGE, _resolve_target
 from ._verdict import _assemble
 
@@ -80,8 +81,7 @@ class _Context:
     """What every option of one comparison shares."""
 
     X: np.ndarray
-    held: HeldOut
-    split: object
+    held: HeldOut  # the one train/held-out split every option uses
     n_participants: int
     colluder: int
     target: int
@@ -158,17 +158,18 @@ def _check_options(options, epsilons):
     prefer_skip_nested_validation=True,
 )
 def compare_options(X, y, *, options=None, epsilons=(1.0, 8.0), n_participants=5,
-                    partition=None, max_linkage=_MAX_LINKAGE, target_error=None,
+                    participant=None, max_linkage=_MAX_LINKAGE, target_error=None,
                     sensitive=None, max_sensitive_gain=None, confidence=0.95, colluder=0,
                     target=None, model="logistic", model_params=None, n_anchors=None,
                     n_draws=None, criterion="order", xtol=None,
                     nonlinear="kpca", max_components=None, public=None, delta=1e-6,
                     row_bound=None, n_measure=5, test_size=0.3, random_state=0, n_jobs=None,
-                    batch_size=None, checkpoint=None, progress="auto", command_line=None):
+                    batch_size=None, checkpoint=None, progress="auto", command_line=None,
+                    partition=None):
     """Compare every way to collaborate on the same rows: utility, attacks and epsilon.
 
     The rows are split once into training and held-out rows and into ``n_participants``
-    parties (or as in ``partition``); every option uses that split. Each option runs at its
+    parties (or as in ``participant``); every option uses that split. Each option runs at its
     calibrated or stated setting (see the module's summary): Local and Central as the floor
     and the ceiling; I-GDP + GOPP, C-GDP and the nonlinear KTI route calibrated for
     the targets (``max_linkage``, and ``target_error`` and ``max_sensitive_gain`` when given)
@@ -199,9 +200,9 @@ def compare_options(X, y, *, options=None, epsilons=(1.0, 8.0), n_participants=5
     epsilons : array-like of float, default=(1.0, 8.0)
         The privacy budgets at which GaussMix runs (one option each, at most 16).
     n_participants : int, default=5
-        Parties the rows are split into (ignored with ``partition``).
-    partition : array-like of int of shape (n_samples,), default=None
-        The party of each row.
+        Parties the rows are split into (ignored with ``participant``).
+    participant : array-like of int of shape (n_samples,), default=None
+        The participant of each row, as in :func:`calibrate_noise` and the mechanisms.
     max_linkage : float or None, default=0.15
         The largest acceptable exact-source linkage accuracy under every attack (chance 0.1
         with ten-way galleries; the default is chance + 0.05), by the attacker's best
@@ -277,6 +278,8 @@ def compare_options(X, y, *, options=None, epsilons=(1.0, 8.0), n_participants=5
         The command printed under "How to reproduce it"; when given, the verdict's and the
         report's advice and the progress's estimate name the command line's flags instead
         of this function's parameters.
+    partition : array-like of int of shape (n_samples,), default=None
+        Deprecated spelling of ``participant``, removed in skdc 0.3.
 
     Returns
     -------
@@ -293,9 +296,10 @@ def compare_options(X, y, *, options=None, epsilons=(1.0, 8.0), n_participants=5
     >>> cmp.options["central"].attack_error, cmp.options["gaussmix@4"].protection
     (0.0, 'formal')
     """
+    participant = renamed_argument("partition", partition, "participant", participant)
     X, y = _check_rows(X, y, target_error, random_state)
     names, eps = _check_options(options, epsilons)
-    ctx = _context(X, y, partition=partition, n_participants=n_participants,
+    ctx = _context(X, y, participant=participant, n_participants=n_participants,
                    colluder=colluder, target=target, model=model, target_error=target_error,
                    confidence=confidence, n_draws=n_draws, criterion=criterion, xtol=xtol,
                    random_state=random_state, n_jobs=n_jobs, batch_size=batch_size,
@@ -327,7 +331,7 @@ def compare_options(X, y, *, options=None, epsilons=(1.0, 8.0), n_participants=5
                     results.update((o.name, o) for o in _run_gaussmix(ctx, eps))
                 else:
                     results[name] = _RUNNERS[name](ctx)
-    return _assemble(ctx, X, y, partition, results, eps, command_line, random_state)
+    return _assemble(ctx, X, y, participant, results, eps, command_line, random_state)
 
 
 def _plan(ctx, names, epsilons):
@@ -353,17 +357,15 @@ def _plan(ctx, names, epsilons):
     return plan
 
 
-def _context(X, y, *, partition, n_participants, colluder, target, model, target_error,
+def _context(X, y, *, participant, n_participants, colluder, target, model, target_error,
              confidence, n_draws, criterion, xtol, random_state, n_jobs, batch_size,
              checkpoint, progress, n_measure, delta, row_bound, nonlinear, max_components,
              public, test_size, model_params=None, n_anchors=None, cli=False):
     """The split, the partition, the roles and every option's seed, fixed once."""
     rng = np.random.RandomState(random_state)
-    parties, n_participants = _parties(partition, n_participants, X)
+    parties, n_participants = _parties(participant, n_participants, X)
     target = _resolve_target(colluder, target, n_participants)
-    labels = _labels(y)
-    params, balanced = _model_params(model, model_params, labels)
-    estimator = _model(model, params)
+    estimator, words = _analyst_model(model, model_params, y, cli)
     # the partition by the I-GDP mechanism's keyed hash (as the audit makes it), then fixed
     pipe = _pipeline("igdp", "gopp", n_participants, estimator, random_state, n_anchors)
     split = _split_parties(X, y, parties, test_size, rng, pipe)
@@ -377,9 +379,8 @@ def _context(X, y, *, partition, n_participants, colluder, target, model, target
         raise ValueError(f"xtol must be a share of each noise range in (0, 1); got {xtol!r}.")
     if public is not None and len(public) != 2:
         raise ValueError("public must be (X_public, y_public).")
-    held = split
     return _Context(
-        X=X, held=held, split=split, n_participants=n_participants, colluder=int(colluder),
+        X=X, held=split, n_participants=n_participants, colluder=int(colluder),
         target=target, model=model,
         target_error=None if target_error is None else float(target_error),
         confidence=float(confidence), n_draws=_check_draws(n_draws, confidence, criterion),
@@ -388,6 +389,5 @@ def _context(X, y, *, partition, n_participants, colluder, target, model, target
         delta=float(delta),
         row_bound=float(math.sqrt(X.shape[1]) if row_bound is None else row_bound),
         nonlinear=nonlinear, max_components=max_components, public=public,
-        estimator=estimator, model_params=params, n_anchors=n_anchors,
-        words={**labels, "cli": cli, "balanced": balanced, "model_params": params,
-               "model": model if isinstance(model, str) else type(model).__name__})
+        estimator=estimator, model_params=words["model_params"], n_anchors=n_anchors,
+        words=words)

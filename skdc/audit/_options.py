@@ -1,28 +1,21 @@
 """The comparison's options, one runner each: Local and Central (the floor and the ceiling),
-the calibrated I-GDP, C-GDP and KTI routes, and the GaussMix sketches at stated epsilons.
+the calibrated I-GDP, C-GDP and KTI routes, and the GaussMix sketches at stated epsilons
+(:class:`~skdc.linear_model.GaussMixCollaborationClassifier`).
 
 Each runner takes the comparison's context and returns its :class:`ComparedOption` rows.
 """
 
 # Licence: BSD 3 clause
 
-import math
 import os
 import warnings
 from functools import partial
-from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ..utils._checkpoint import DrawCheckpoint
 from ..utils._draw_jobs import _Maker, _resolve_scoring, _SweepContext
 from ..utils._progress import stage_progress
-from ..utils._sklearn_compat import (
-    Interval,
-    _fit_context,
-    validate_data,
-)
 from ._calibrate import (
     _V_PT_COLUMN,
     _attacked_rows,
@@ -68,85 +61,6 @@ _MAX_EPSILONS = 16
 # below it GaussMix's noise is thousands of times the rows' bound: its model is at chance
 # (balanced accuracy 0.500 measured at 0.001), and far below (1e-30) the report's log axis fails
 _MIN_EPSILON = 1e-3
-
-
-
-# ----------------------------------------------------------------------------- the sketch option
-
-
-class _SketchCollaboration(ClassifierMixin, BaseEstimator):
-    """Each participant releases one GaussMix sketch of its rows ``[x / C, 1, onehot(y)]``;
-    the analyst stacks the releases and fits the Chebyshev-surrogate logistic regression
-    (Corollary 2 of [3]).
-
-    A participant's release is ``S_i Z_i + sqrt(gamma) C_Z xi`` with ``C_Z = sqrt(3)`` (rows
-    clipped to norm 1, the constant 1 and a one-hot label), ``gamma`` calibrated so that it is
-    ``(epsilon, delta)``-DP for the participant's rows (Lemma 1 and Proposition 1 of [3]); a
-    record belongs to one participant, so the collaboration is ``(epsilon, delta)``-DP per
-    record. ``C`` (``row_bound``) must be public and data-independent.
-    """
-
-    __metadata_request__fit = {"participant": True}
-
-    _parameter_constraints = {
-        "n_participants": [Interval(Integral, 1, None, closed="left")],
-        "epsilon": [Interval(Real, 0, None, closed="neither")],
-        "delta": [Interval(Real, 0, 1, closed="neither")],
-        "row_bound": [Interval(Real, 0, None, closed="neither")],
-        "Q": [Interval(Real, 0, None, closed="neither")],
-        "random_state": ["random_state"],
-    }
-
-    def __init__(self, n_participants=2, *, epsilon=1.0, delta=1e-6, row_bound=1.0, Q=2.0,
-                 random_state=None):
-        self.n_participants = n_participants
-        self.epsilon = epsilon
-        self.delta = delta
-        self.row_bound = row_bound
-        self.Q = Q
-        self.random_state = random_state
-
-    def _rows(self, X):
-        from ..mechanisms import check_row_bound
-
-        return check_row_bound(X / float(self.row_bound), 1.0, clip=True)
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, participant=None):
-        from sklearn.utils import check_random_state
-
-        from ..linear_model import MixingLogisticRegression
-        from ..mechanisms import gaussmix_release
-        from ..privacy import auto_sketch_rows, calibrate_gaussmix, gaussmix_epsilon
-
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        participant = np.zeros(len(X), dtype=int) if participant is None \
-            else np.asarray(participant)
-        classes, codes = np.unique(y, return_inverse=True)
-        Z = np.hstack([self._rows(X), np.ones((len(X), 1)), np.eye(classes.size)[codes]])
-        self.clipped_ = float(np.mean(np.linalg.norm(X, axis=1) > float(self.row_bound)))
-        self.k_ = auto_sketch_rows(Z.shape[1])  # MixingLogisticRegression's k="auto"
-        self.scale_, _ = calibrate_gaussmix(self.k_, float(self.epsilon), float(self.delta),
-                                            False)
-        self.row_bound_z_ = math.sqrt(3.0)
-        rng = check_random_state(self.random_state)
-        releases = []
-        for i in range(self.n_participants):
-            M, info = gaussmix_release(Z[participant == i], k=self.k_,
-                                       row_bound=self.row_bound_z_, gamma=self.scale_,
-                                       random_state=rng)
-            releases.append(M)
-        self.noise_ = float(info["sigma"])
-        # Proposition 1 of [3]: the epsilon of the noise actually added, per record
-        self.epsilon_ = gaussmix_epsilon(self.k_, self.scale_, float(self.delta))[0]
-        self.model_ = MixingLogisticRegression(Q=self.Q).fit_sketch(np.vstack(releases),
-                                                                    classes)
-        self.classes_ = classes
-        return self
-
-    def predict(self, X):
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        return self.model_.predict(self._rows(X))
 
 
 # ----------------------------------------------------------------------------- Local, Central
@@ -325,7 +239,7 @@ def _run_gdp(ctx, kind):
     pipe = _pipeline(mechanism, aligner, ctx.n_participants, ctx.estimator, ctx.seeds[kind],
                      ctx.n_anchors)
     _, low, high, xtol = _gdp_range(ctx, kind)
-    cal = _calibrate(pipe, ctx.split, param, list(names), ctx.targets, ctx.confidence,
+    cal = _calibrate(pipe, ctx.held, param, list(names), ctx.targets, ctx.confidence,
                      ctx.n_draws, (low, high), xtol, ctx.criterion, ctx.colluder, ctx.target,
                      np.random.RandomState(ctx.seeds[kind]), ctx.n_jobs, ctx.batch_size,
                      ctx.folder, ctx.progress, filename=f"compare_{kind}.jsonl",
@@ -548,8 +462,11 @@ def _run_gaussmix(ctx, epsilons):
     import pandas as pd
     from sklearn.utils import check_random_state
 
-    est = _SketchCollaboration(ctx.n_participants, delta=ctx.delta, row_bound=ctx.row_bound,
-                               random_state=ctx.seeds["gaussmix"])
+    from ..linear_model import GaussMixCollaborationClassifier
+
+    est = GaussMixCollaborationClassifier(ctx.n_participants, delta=ctx.delta,
+                                          row_bound_x=ctx.row_bound,
+                                          random_state=ctx.seeds["gaussmix"])
     rng = check_random_state(ctx.seeds["gaussmix"])
     seeds = [int(s) for s in rng.randint(2**31 - 1, size=ctx.n_draws)]
     maker = _Maker(est, "epsilon", "deployment")

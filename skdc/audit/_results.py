@@ -5,7 +5,7 @@ they were scored on, and the :class:`Comparison` with its tables, figure and rep
 
 from dataclasses import dataclass, field
 
-from ..utils._files import write_outputs
+from ..utils._folders import write_outputs
 from ._split import HeldOut
 
 __all__ = ["ComparedOption", "Comparison"]

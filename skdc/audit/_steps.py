@@ -1,6 +1,7 @@
 """The steps the audit and the comparison share: the rows and the parties checked, the
-checkpoint folder, a calibration on the split that speaks the audit's words, the advice on
-time and draws, and the scale of the rows."""
+analyst's model, the checkpoint folder, a calibration on the split that speaks the audit's
+words, the advice on time and draws, the scale of the rows, and what both record of a run
+(its setting and the Python call that reproduces it)."""
 
 # Licence: BSD 3 clause
 
@@ -11,10 +12,12 @@ from numbers import Integral
 
 import numpy as np
 
-from ..utils._files import ensure_folder
+from ..utils._folders import ensure_folder
 from ._calibrate import (
     calibrate_noise,
 )
+from ._deployments import _labels, _model, _model_params
+from ._draws import _data_digest
 from ._words import noise_label
 
 
@@ -50,23 +53,23 @@ def _check_rows(X, y, target_error, random_state):
     return X, y
 
 
-def _parties(partition, n_participants, X):
-    """``(parties, n_participants)``: each row's party index from ``partition`` (``None``
+def _parties(participant, n_participants, X):
+    """``(parties, n_participants)``: each row's party index from ``participant`` (``None``
     without one: the mechanism's keyed hash assigns rows) and the number of parties."""
-    if partition is None:
+    if participant is None:
         if not isinstance(n_participants, Integral) or isinstance(n_participants, bool) \
                 or not 2 <= n_participants <= X.shape[0] // 2:
             raise ValueError(f"n_participants must be an int from 2 to half the rows "
                              f"({X.shape[0] // 2}); got {n_participants!r}.")
         return None, int(n_participants)
-    partition = np.asarray(partition)
-    if partition.shape != (X.shape[0],) or partition.dtype.kind not in "iu":
-        raise ValueError(f"partition must hold one integer party id per row of X "
-                         f"({X.shape[0]}); got shape {partition.shape}, dtype "
-                         f"{partition.dtype}.")
-    ids, parties = np.unique(partition, return_inverse=True)
+    participant = np.asarray(participant)
+    if participant.shape != (X.shape[0],) or participant.dtype.kind not in "iu":
+        raise ValueError(f"participant must hold one integer party id per row of X "
+                         f"({X.shape[0]}); got shape {participant.shape}, dtype "
+                         f"{participant.dtype}.")
+    ids, parties = np.unique(participant, return_inverse=True)
     if ids.size < 2:
-        raise ValueError("partition names a single party; a collaboration needs two.")
+        raise ValueError("participant names a single party; a collaboration needs two.")
     return parties, int(ids.size)
 
 
@@ -75,6 +78,17 @@ def _checkpoint_folder(checkpoint):
     if checkpoint is None:
         return None
     return ensure_folder(checkpoint, "the checkpoint folder", allow_link=False)
+
+
+def _analyst_model(model, model_params, y, cli):
+    """``(estimator, words)``: the analyst's utility model, and what a run's setting records of
+    it: the labels in numbers, ``cli`` (whether the command line runs it), whether the classes
+    were weighed alike (``balanced``), the parameters set and the model's name."""
+    labels = _labels(y)
+    params, balanced = _model_params(model, model_params, labels)
+    words = {**labels, "cli": cli, "balanced": balanced, "model_params": params,
+             "model": model if isinstance(model, str) else type(model).__name__}
+    return _model(model, params), words
 
 
 # The audit's own names for calibrate_noise's parameters and words, in its warnings.
@@ -161,3 +175,41 @@ def _scale(X):
     return {"standardized": standardized, "scale_spread": spread,
             "largest_rms": float(rms.max()), "largest_column": int(np.argmax(rms)),
             "mean_offset": float(np.linalg.norm(mean) / max(np.linalg.norm(rms), 1e-300))}
+
+
+def _recorded_setting(X, y, participant, split, *, n_participants, colluder, target, targets,
+                      confidence, criterion, random_state, words, n_anchors, command_line,
+                      n_resumed, n_draws_all):
+    """What the audit and the comparison record alike in their ``setting``: the rows and their
+    split, the roles, the targets as ``targets`` gives them and the rule, the analyst's model
+    (``words``, from :func:`_analyst_model`), the seed, the input's digest and scale, the
+    command that reproduces the run, and the draws resumed and run."""
+    return {
+        "n_rows": int(X.shape[0]), "n_features": int(X.shape[1]),
+        "n_train": int(split.X_train.shape[0]), "n_test": int(split.X_test.shape[0]),
+        "n_participants": int(n_participants), "colluder": int(colluder),
+        "target": int(target),
+        "target_rows": int(np.sum(split.participant_train == target)
+                           + np.sum(split.participant_test == target)),  # the attacked rows
+        **targets, "confidence": float(confidence), "criterion": criterion,
+        **words, "n_anchors": n_anchors,
+        "random_state": int(random_state), "partition": participant is not None,
+        "input_sha256": _data_digest(X, y, participant), "scale": _scale(X),
+        "command_line": command_line,
+        "n_resumed": int(n_resumed), "n_draws_all": int(n_draws_all),
+    }
+
+
+def _reproducing_call(function, kwargs):
+    """The Python call of ``skdc.audit.<function>`` on ``X, y`` with ``kwargs`` in order (an
+    estimator, which no repr rebuilds, is left out): what the report prints to reproduce a run
+    that the command line did not start.
+
+    Examples
+    --------
+    >>> from skdc.audit._steps import _reproducing_call
+    >>> _reproducing_call("audit", {"n_participants": 3, "model": "ridge"})
+    "skdc.audit.audit(X, y, n_participants=3, model='ridge')"
+    """
+    inner = ", ".join(f"{k}={v!r}" for k, v in kwargs.items() if not hasattr(v, "fit"))
+    return f"skdc.audit.{function}(X, y, {inner})"

@@ -153,8 +153,8 @@ def _reconstruction_picture(cal, pipe, split, param, colluder, target, images=Fa
     from sklearn import config_context
     from threadpoolctl import threadpool_limits
 
-    from ..attacks import collusion_view
-    from ..metrics import make_attack, relative_error
+    from ..attacks import collusion_view, make_attack
+    from ..metrics import relative_error
     from ..utils._draw_jobs import _Maker
 
     at, _ = _where(cal)

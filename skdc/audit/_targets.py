@@ -173,8 +173,7 @@ class _Sensitive:
         self.colluder, self.target, self.participant = colluder, target, participant
 
     def __call__(self, estimator, X, y=None):
-        from ..attacks import collusion_view
-        from ..metrics import make_attack
+        from ..attacks import collusion_view, make_attack
 
         view = collusion_view(estimator, X, colluder=self.colluder, target=self.target,
                               participant=self.participant)

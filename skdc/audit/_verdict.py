@@ -11,14 +11,14 @@ from ._results import Comparison
 # ----------------------------------------------------------------------------- the verdict
 
 
-def _assemble(ctx, X, y, partition, results, epsilons, command_line, random_state):
+def _assemble(ctx, X, y, participant, results, epsilons, command_line, random_state):
     from ._compare_report import render_comparison
 
     table = _table(results)
     verdict = _verdict(ctx, results)
     deployment = None if verdict["deploy"] is None else _deployment(ctx,
                                                                    results[verdict["deploy"]])
-    setting = _setting(ctx, X, y, partition, results, epsilons, command_line, random_state)
+    setting = _setting(ctx, X, y, participant, results, epsilons, command_line, random_state)
     regulator = _regulator(results)
     html = render_comparison(setting, results, table, verdict, regulator, deployment)
     return Comparison(table=table, options=results, verdict=verdict, regulator=regulator,
@@ -71,19 +71,39 @@ def _verdict(ctx, results):
     """The decision ("collaborate" or "do not collaborate") and the answer in words that opens
     with it; the options meeting the targets, the formal ones, the best and the deployable
     one, and the warnings it needs."""
-    from ._words import learns_nothing, say, targets_words
-
     empirical = [o for o in results.values() if o.protection == "empirical"]
     meeting = sorted((o.name for o in empirical if o.meets), key=lambda n: -results[n].utility)
     formal = [o.name for o in results.values() if o.protection == "formal"]
     best = meeting[0] if meeting else None
     local = results.get("local")
+    collaborate = best is not None and (local is None or results[best].utility
+                                        > local.utility)
+    deployable = [n for n in meeting if n in ("igdp", "cgdp")]
+    deploy = deployable[0] if deployable else None
+    sentence = _decision_words(ctx, results, empirical, formal, best, collaborate)
+    if collaborate and deploy is not None and deploy != best:
+        sentence += (f" The best that skdc participant upload deploys is "
+                     f"{results[deploy].label}.")
+    elif collaborate and deploy is None:
+        sentence += (" skdc participant upload runs I-GDP and C-GDP only, and neither "
+                     "meets the targets.")
+    sentence += (" The verdict holds for the attacks run here, not for every attack; anchor "
+                 "noise and private-data noise are no differential privacy.")
+    return {"decision": "collaborate" if collaborate else "do not collaborate",
+            "meeting": meeting, "formal": formal, "best": best, "deploy": deploy,
+            "sentence": sentence, "warnings": _verdict_warnings(ctx, results, meeting)}
+
+
+def _decision_words(ctx, results, empirical, formal, best, collaborate):
+    """The verdict's opening: the decision and why (the best option that meets the targets
+    against Local, or what no option meets), then GaussMix's formal guarantee."""
+    from ._words import targets_words
+
+    local = results.get("local")
     what = targets_words({"max_linkage": ctx.max_linkage, "target_error": ctx.target_error,
                           "sensitive": ctx.sensitive,
                           "max_sensitive_gain": ctx.max_sensitive_gain})
     c = ctx.confidence
-    collaborate = best is not None and (local is None or results[best].utility
-                                        > local.utility)
     if collaborate:
         b = results[best]
         sentence = (f"Collaborate: {b.label} at {b.setting}: a fresh deployment keeps {what} "
@@ -95,36 +115,42 @@ def _verdict(ctx, results):
                     f"more than any option that meets the targets (the best, {b.label} at "
                     f"{b.setting}, gets {b.utility:.3f}).")
     elif empirical:
-        sentence = f"Do not collaborate: no option meets {what} in the ranges tried"
-        sentence += "".join(f"; GaussMix at epsilon = {results[n].epsilon:.3g} carries a "
-                            f"formal guarantee at {results[n].utility:.3f}" for n in formal)
-        sentence += "."
-        kept = [o for o in empirical if np.isfinite(o.linkage)]
-        if kept:
-            sentence += " At the largest setting tried the strongest attack still links " + \
-                ", ".join(f"{o.linkage:.0%} of the rows under {o.label} ({o.setting})"
-                          for o in kept) + " (chance 10%)."
-        sentence += " What would help: " + _helps(ctx.words)
+        sentence = _nothing_meets_words(ctx, results, empirical, formal, what)
     else:
         sentence = ("Do not collaborate: no collaboration judged by attacks was compared"
-                    + ("".join(f"; GaussMix at epsilon = {results[n].epsilon:.3g} carries a "
-                               f"formal guarantee at {results[n].utility:.3f}"
-                               for n in formal)) + ".")
+                    + _formal_clauses(results, formal) + ".")
     if formal and (collaborate or best is not None):
         listed = ", ".join(f"{results[n].utility:.3f} at epsilon = {results[n].epsilon:.3g}"
                            for n in formal)
         sentence += (f" GaussMix carries a formal (epsilon, delta = {ctx.delta:g})-DP "
                      f"guarantee, its attacks not measured: balanced accuracy {listed}.")
-    deployable = [n for n in meeting if n in ("igdp", "cgdp")]
-    deploy = deployable[0] if deployable else None
-    if collaborate and deploy is not None and deploy != best:
-        sentence += (f" The best that skdc participant upload deploys is "
-                     f"{results[deploy].label}.")
-    elif collaborate and deploy is None:
-        sentence += (" skdc participant upload runs I-GDP and C-GDP only, and neither "
-                     "meets the targets.")
-    sentence += (" The verdict holds for the attacks run here, not for every attack; anchor "
-                 "noise and private-data noise are no differential privacy.")
+    return sentence
+
+
+def _nothing_meets_words(ctx, results, empirical, formal, what):
+    """Why not to collaborate when no option meets the targets: the formal options, the
+    linkage the strongest attack keeps at the largest setting tried, and what would help."""
+    sentence = (f"Do not collaborate: no option meets {what} in the ranges tried"
+                + _formal_clauses(results, formal) + ".")
+    kept = [o for o in empirical if np.isfinite(o.linkage)]
+    if kept:
+        sentence += " At the largest setting tried the strongest attack still links " + \
+            ", ".join(f"{o.linkage:.0%} of the rows under {o.label} ({o.setting})"
+                      for o in kept) + " (chance 10%)."
+    return sentence + " What would help: " + _helps(ctx.words)
+
+
+def _formal_clauses(results, formal):
+    """A clause for each formal option: its epsilon and its utility."""
+    return "".join(f"; GaussMix at epsilon = {results[n].epsilon:.3g} carries a formal "
+                   f"guarantee at {results[n].utility:.3f}" for n in formal)
+
+
+def _verdict_warnings(ctx, results, meeting):
+    """The verdict's warnings: options meeting an error target alone whose reconstructions
+    still link to their own rows, and a model that learns nothing even without noise."""
+    from ._words import learns_nothing, say
+
     linked = [results[n] for n in meeting if _linked(results[n])]
     warns = [] if not linked or ctx.max_linkage is not None else [
         "Meeting the error target is not enough against singling out: "
@@ -138,9 +164,7 @@ def _verdict(ctx, results):
         nothing = learns_nothing(ctx.words, ceiling.utility, where)
         if nothing:
             warns.append(nothing)
-    return {"decision": "collaborate" if collaborate else "do not collaborate",
-            "meeting": meeting, "formal": formal, "best": best, "deploy": deploy,
-            "sentence": sentence, "warnings": warns}
+    return warns
 
 
 def _helps(words):

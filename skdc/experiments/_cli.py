@@ -32,8 +32,9 @@ import time
 
 import numpy as np
 
-from ..utils._files import check_folder, check_output, ensure_folder, write_output
+from ..utils._folders import check_folder, ensure_folder
 from ..utils._help import add_renamed_flag
+from ..utils._outputs import check_output, write_output
 from ._cli_files import (
     _SAMPLE_TEST_ROWS,
     _check_reproduction_outputs,

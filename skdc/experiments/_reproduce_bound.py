@@ -136,39 +136,17 @@ def reproduce_bound_attack(X, *, leakages=_LEAKAGES, n_targets=100, n_perp=1000,
     """
     import pandas as pd
 
-    from ..attacks import PriorAwareLikelihoodAttack
-    from ..privacy import (
-        BlockEntropyLowerBound,
-        DPSGDLeakageAccountant,
-        ReconstructionBound,
-        trace_ucb,
-    )
+    from ..privacy import DPSGDLeakageAccountant
 
     X = np.asarray(X, dtype=np.float64)
-    n, d = X.shape
+    n = X.shape[0]
     if n_targets + n_perp + 2 > n:
         raise ValueError(f"n_targets={n_targets} and n_perp={n_perp} leave no shadow rows of "
                          f"the {n} given; lower them.")
     seed = int(random_state) if random_state is not None else 0
-    perm = np.random.RandomState(seed).permutation(n)
-    targets = X[perm[:n_targets]]
-    perp = X[perm[n_targets:n_targets + n_perp]]
-    shadow = X[perm[n_targets + n_perp:]]
-    est = shadow[:n_est]
-    # Table 3: the reference scale on D_perp and its empirical-Bernstein UCB (App. G.2)
-    trace = float(np.trace(np.cov(perp, rowvar=False)))
-    ucb = trace_ucb(perp, diameter_sq=255.0**2 * d, random_state=seed)
-    table3 = pd.DataFrame([
-        {"quantity": "tr Sigma_hat", "measured": trace, "paper": _TABLE3["trace"]},
-        {"quantity": "UCB margin", "measured": ucb / trace - 1, "paper": _TABLE3["ucb_margin"]},
-        {"quantity": "RMSE_prior / sqrt(d)", "measured": np.sqrt(trace / d),
-         "paper": _TABLE3["rmse_per_pixel"]},
-    ])
-    ent = BlockEntropyLowerBound(block_sizes=[int(k) for k in block_sizes],
-                                 nu2=tuple(float(v) for v in nu2), device="cpu",
-                                 diameter_sq=255.0**2 * d, random_state=seed,
-                                 progress=False).fit(est, X_perp=perp)
-    bound = ReconstructionBound(ent)
+    targets, perp, shadow, est = _partitions(X, n_targets, n_perp, n_est, seed)
+    trace, ucb, table3 = _reference_scale(perp, seed)
+    bound = _entropy_floor(est, perp, block_sizes, nu2, seed)
     acct = DPSGDLeakageAccountant()
     rng = np.random.RandomState(seed)
     boots = rng.randint(0, n_targets, size=(n_bootstrap, n_targets))
@@ -178,26 +156,13 @@ def reproduce_bound_attack(X, *, leakages=_LEAKAGES, n_targets=100, n_perp=1000,
     jobs = [(float(g), q, T) for g in np.atleast_1d(leakages) for q, T in _CONFIGS]
     for gamma, q, T in progress_bar(jobs, progress, desc="bound-attack", unit="attack"):
         sigma = acct.calibrate_sigma(gamma, q=q, steps=T)
-        attack = PriorAwareLikelihoodAttack(sigma, max_grad_norm=max_grad_norm, sample_rate=q,
-                                            steps=T, random_state=seed).fit(shadow)
-        X_hat = attack.release_and_attack(targets)
-        err = np.sum((targets - X_hat) ** 2, axis=1) / trace
-        rho = float(np.sqrt(err.mean()))
-        se = float(np.std(np.sqrt(err[boots].mean(axis=1)), ddof=1))
-        per = np.sqrt(err)
-        floor = bound.rho_star(gamma)[0]
-        paper = _TABLE6.get(round(gamma, 2))
-        paper_rho = (paper[0] if q == 1.0 else paper[1]) if paper else (
-            _FIG9.get(round(gamma, 2), np.nan) if q == 1.0 else np.nan)
-        rows.append({"gamma": gamma, "q": q, "T": T, "sigma": sigma, "rho": rho, "se": se,
-                     "low": rho - 1.96 * se, "high": rho + 1.96 * se,
-                     "p10": float(np.percentile(per, 10)), "p90": float(np.percentile(per, 90)),
-                     "below_bound": float(np.mean(per < floor)), "bound": floor,
-                     "paper_rho": paper_rho, "paper_bound": paper[2] if paper else np.nan})
+        X_hat = _release_and_attack(targets, shadow, sigma, q, T, max_grad_norm, seed)
+        rows.append(_attack_row(gamma, q, T, sigma, targets, X_hat, trace, boots,
+                                bound.rho_star(gamma)[0]))
         if q == 1.0:
             gallery["leakages"].append(gamma)
             gallery["images"].append(X_hat[gallery_rows])
-            gallery["rho"].append(rho)
+            gallery["rho"].append(rows[-1]["rho"])
     table = pd.DataFrame(rows)
     details = {"gallery": gallery, "trace": trace, "trace_ucb": ucb, "sizes": {
         "targets": n_targets, "perp": len(perp), "shadow": len(shadow), "est": len(est)},
@@ -205,6 +170,75 @@ def reproduce_bound_attack(X, *, leakages=_LEAKAGES, n_targets=100, n_perp=1000,
     return Reproduction("bound-attack", table, extra_tables={"table3": table3},
                         details=details, figure=_bound_figure,
                         title="Attack vs bound on MNIST pixels (Tables 3, 6; Figs 6, 9)")
+
+
+def _partitions(X, n_targets, n_perp, n_est, seed):
+    """The random split of App. F.4 of the paper: the held-out targets, ``D_perp``, ``D_shadow``
+    (the rest) and ``D_est`` (the first ``n_est`` shadow rows)."""
+    perm = np.random.RandomState(seed).permutation(X.shape[0])
+    targets = X[perm[:n_targets]]
+    perp = X[perm[n_targets:n_targets + n_perp]]
+    shadow = X[perm[n_targets + n_perp:]]
+    return targets, perp, shadow, shadow[:n_est]
+
+
+def _reference_scale(perp, seed):
+    """Table 3: ``tr Sigma_hat`` on ``D_perp``, its empirical-Bernstein UCB (App. G.2 of the
+    paper) and the table beside the paper's numbers."""
+    import pandas as pd
+
+    from ..privacy import trace_ucb
+
+    d = perp.shape[1]
+    trace = float(np.trace(np.cov(perp, rowvar=False)))
+    ucb = trace_ucb(perp, diameter_sq=255.0**2 * d, random_state=seed)
+    table3 = pd.DataFrame([
+        {"quantity": "tr Sigma_hat", "measured": trace, "paper": _TABLE3["trace"]},
+        {"quantity": "UCB margin", "measured": ucb / trace - 1, "paper": _TABLE3["ucb_margin"]},
+        {"quantity": "RMSE_prior / sqrt(d)", "measured": np.sqrt(trace / d),
+         "paper": _TABLE3["rmse_per_pixel"]},
+    ])
+    return trace, ucb, table3
+
+
+def _entropy_floor(est, perp, block_sizes, nu2, seed):
+    """The floor ``rho*`` of Theorem 5.1 of the paper: the block entropy lower bound on ``D_est``,
+    with the rotation and scale of ``D_perp``, over the grid ``block_sizes x nu2``."""
+    from ..privacy import BlockEntropyLowerBound, ReconstructionBound
+
+    ent = BlockEntropyLowerBound(block_sizes=[int(k) for k in block_sizes],
+                                 nu2=tuple(float(v) for v in nu2), device="cpu",
+                                 diameter_sq=255.0**2 * est.shape[1], random_state=seed,
+                                 progress=False).fit(est, X_perp=perp)
+    return ReconstructionBound(ent)
+
+
+def _release_and_attack(targets, shadow, sigma, q, T, max_grad_norm, seed):
+    """Each target's DP-SGD release at noise multiplier ``sigma`` and the prior-aware
+    likelihood attack's reconstruction of it, the shadow rows its prior (App. G.5 of the paper)."""
+    from ..attacks import PriorAwareLikelihoodAttack
+
+    attack = PriorAwareLikelihoodAttack(sigma, max_grad_norm=max_grad_norm, sample_rate=q,
+                                        steps=T, random_state=seed).fit(shadow)
+    return attack.release_and_attack(targets)
+
+
+def _attack_row(gamma, q, T, sigma, targets, X_hat, trace, boots, floor):
+    """Table 6's row of one leakage and configuration: ``rho``, the root of the targets' mean
+    squared error over ``tr Sigma_hat``, its bootstrap standard error, Fig. 6's spread, the
+    share below the bound ``floor``, and the paper's numbers."""
+    err = np.sum((targets - X_hat) ** 2, axis=1) / trace
+    rho = float(np.sqrt(err.mean()))
+    se = float(np.std(np.sqrt(err[boots].mean(axis=1)), ddof=1))
+    per = np.sqrt(err)
+    paper = _TABLE6.get(round(gamma, 2))
+    paper_rho = (paper[0] if q == 1.0 else paper[1]) if paper else (
+        _FIG9.get(round(gamma, 2), np.nan) if q == 1.0 else np.nan)
+    return {"gamma": gamma, "q": q, "T": T, "sigma": sigma, "rho": rho, "se": se,
+            "low": rho - 1.96 * se, "high": rho + 1.96 * se,
+            "p10": float(np.percentile(per, 10)), "p90": float(np.percentile(per, 90)),
+            "below_bound": float(np.mean(per < floor)), "bound": floor,
+            "paper_rho": paper_rho, "paper_bound": paper[2] if paper else np.nan}
 
 
 def _bound_figure(rep):

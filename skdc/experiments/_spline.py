@@ -339,12 +339,32 @@ def fit_spline_band(x, y, *, x_range=None, y_range=None, n_knots="auto", monoton
     >>> bool(np.all(band.lower <= band.upper))
     True
     """
+    x, Y, x_range, n_knots, directions = _checked_data(x, y, x_range, n_knots, monotone)
+    t, t_grid = _normalize(x, x_range), np.linspace(0.0, 1.0, n_grid)
+    coef, fit = _fit_curves(t, t_grid, Y, directions, n_knots)
+    lower = np.full_like(fit, np.nan)
+    upper = np.full_like(fit, np.nan)
+    if n_boot > 0:
+        counts = _resample_counts(x.shape[0], strata, n_boot, check_random_state(random_state))
+        boot = _resample_curves(counts, t, t_grid, Y, directions, n_knots)
+        lower, upper = _percentile_band(boot, y_range, level)
+    if y_range is not None:
+        fit = np.clip(fit, *y_range)
+    grid = x_range[0] + np.linspace(0.0, 1.0, n_grid) * (x_range[1] - x_range[0])
+    shaped = any(d is not None for d in directions)
+    return SplineBand(grid=grid, fit=fit, lower=lower, upper=upper, coef=coef,
+                      x_range=x_range, level=float(level), n_obs=int(x.shape[0]),
+                      basis="b-spline" if shaped else "truncated-power")
+
+
+def _checked_data(x, y, x_range, n_knots, monotone):
+    """``x``, ``y`` as one column per response, ``x_range``, the knots and the directions,
+    checked: one finite row per observation, at least as many as the spline's coefficients."""
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     if x.ndim != 1:
         raise ValueError(f"x must be 1-D (one value per observation); got shape {x.shape}.")
-    squeeze = y.ndim == 1
-    Y = y[:, None] if squeeze else y
+    Y = y[:, None] if y.ndim == 1 else y
     if Y.ndim != 2 or Y.shape[0] != x.shape[0]:
         raise ValueError(
             f"y must have one row per value of x ({x.shape[0]}); got shape {y.shape}. Pass "
@@ -369,42 +389,43 @@ def fit_spline_band(x, y, *, x_range=None, y_range=None, n_knots="auto", monoton
             f"x_range must be (low, high) with low < high; got {x_range}. All x equal? "
             "Pass x_range explicitly."
         )
+    return x, Y, x_range, n_knots, directions
 
-    shaped = any(d is not None for d in directions)
-    basis = _bspline_basis if shaped else _basis
-    D = basis(_normalize(x, x_range), n_knots)
-    G = basis(np.linspace(0.0, 1.0, n_grid), n_knots)
-    t, t_grid = _normalize(x, x_range), np.linspace(0.0, 1.0, n_grid)
-    if shaped:
-        coef = _monotone_solve(D, Y, np.ones(x.shape[0]), directions)
-        fit = _monotone_curves(t_grid, t, Y, np.ones(x.shape[0]), directions, n_knots)
-    else:
-        coef = _ridge_solve(D.T @ D, D.T @ Y)
-        fit = G @ coef
 
-    lower = np.full_like(fit, np.nan)
-    upper = np.full_like(fit, np.nan)
-    if n_boot > 0:
-        rng = check_random_state(random_state)
-        counts = _resample_counts(x.shape[0], strata, n_boot, rng)
-        if shaped:
-            boot = np.stack([_monotone_curves(t_grid, t, Y, w, directions, n_knots)
-                             for w in counts])
-        else:
-            grams = np.einsum("bn,ni,nj->bij", counts, D, D, optimize=True)
-            rhs = np.einsum("bn,ni,nk->bik", counts, D, Y, optimize=True)
-            boot = G @ _ridge_solve(grams, rhs)  # (n_boot, n_grid, n_responses)
-        if y_range is not None:
-            boot = np.clip(boot, *y_range)
-        alpha = (1.0 - level) / 2.0
-        # a point's band comes from the resamples whose draws reach it (all of them, unless a
-        # monotone fit's resample missed the end draws)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # a point no resample reaches
-            lower, upper = np.nanquantile(boot, [alpha, 1.0 - alpha], axis=0)
+def _fit_curves(t, t_grid, Y, directions, n_knots):
+    """The coefficients fitted to every observation and the curves they give on ``t_grid``:
+    the paper's truncated-power spline with a tiny ridge, or monotone B-splines where asked."""
+    if any(d is not None for d in directions):
+        weights = np.ones(t.shape[0])
+        coef = _monotone_solve(_bspline_basis(t, n_knots), Y, weights, directions)
+        return coef, _monotone_curves(t_grid, t, Y, weights, directions, n_knots)
+    D = _basis(t, n_knots)
+    coef = _ridge_solve(D.T @ D, D.T @ Y)
+    return coef, _basis(t_grid, n_knots) @ coef
+
+
+def _resample_curves(counts, t, t_grid, Y, directions, n_knots):
+    """The curves of every resample (row of ``counts``) on ``t_grid``, of shape ``(n_boot,
+    n_grid, n_responses)``: weighted refits, all at once for the paper's linear spline."""
+    if any(d is not None for d in directions):
+        return np.stack([_monotone_curves(t_grid, t, Y, w, directions, n_knots)
+                         for w in counts])
+    D = _basis(t, n_knots)
+    grams = np.einsum("bn,ni,nj->bij", counts, D, D, optimize=True)
+    rhs = np.einsum("bn,ni,nk->bik", counts, D, Y, optimize=True)
+    return _basis(t_grid, n_knots) @ _ridge_solve(grams, rhs)
+
+
+def _percentile_band(boot, y_range, level):
+    """The pointwise percentile band of the resampled curves ``boot``, clipped to ``y_range``.
+
+    A point's band comes from the resamples whose draws reach it (all of them, unless a
+    monotone fit's resample missed the end draws).
+    """
     if y_range is not None:
-        fit = np.clip(fit, *y_range)
-    grid = x_range[0] + np.linspace(0.0, 1.0, n_grid) * (x_range[1] - x_range[0])
-    return SplineBand(grid=grid, fit=fit, lower=lower, upper=upper, coef=coef,
-                      x_range=x_range, level=float(level), n_obs=int(x.shape[0]),
-                      basis="b-spline" if shaped else "truncated-power")
+        boot = np.clip(boot, *y_range)
+    alpha = (1.0 - level) / 2.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a point no resample reaches
+        lower, upper = np.nanquantile(boot, [alpha, 1.0 - alpha], axis=0)
+    return lower, upper

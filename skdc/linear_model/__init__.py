@@ -1,7 +1,9 @@
-"""Private linear models: Gaussian-mixing linear and logistic regression, and baselines.
+"""Private linear models: Gaussian-mixing linear and logistic regression (from one sketch, or
+from one sketch per participant of a collaboration), and baselines.
 
 Every estimator exposes ``privacy_spent_ = {"eps", "delta", "rdp"}`` after ``fit`` and refuses
-rows beyond its declared public bounds unless ``clip=True``.
+rows beyond its declared public bounds unless ``clip=True`` (the collaboration's classifier
+always clips and says how many rows it clipped).
 """
 
 from ..utils._lazy import lazy_exports

@@ -15,7 +15,7 @@ gamma`` on the good event ``{z <= tau}``. The printed non-adaptive branch adds `
 
 This module is the paper's home; the rest of [1]_ lives in ``privacy/_gaussmix_rdp.py`` (the
 RDP curve of Lemma 1, its conversion, :func:`~skdc.privacy.calibrate_gaussmix` and the
-``k = ceil(2.5 d)`` rule :func:`~skdc.privacy.auto_sketch_rows`), ``privacy/_leakage.py``
+``k = ceil(2.5 d)`` rule :func:`~skdc.privacy.auto_sketch_rows`), ``privacy/_release_leakage.py``
 (:class:`~skdc.privacy.GaussMixLeakage`), ``linear_model/_mixing.py`` and ``_baselines.py``
 (the private regressions and their baselines) and ``experiments/_reproduce_gaussmix.py``. The
 developer guide maps each paper to its modules.

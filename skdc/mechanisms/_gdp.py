@@ -15,8 +15,9 @@ This module is the paper's home; the rest of [1]_ lives in :mod:`skdc.anchors` (
 anchor), ``alignment/_reference.py`` and ``_gopp.py`` with its solver (the analyst's
 :class:`~skdc.alignment.GOPPAligner`, the phase transition ``v_PT``), ``attacks/_view.py``,
 ``_gdp.py`` and ``_classical.py`` (the collusion view and the attacks of Sec. 3 and 5),
-``metrics/_reconstruction.py`` and ``_linkage.py``, :mod:`skdc.nn` (the paper's CNNs and the
-linkage auditor), :mod:`skdc.protocol` (the deployment) and ``experiments/_reproduce.py`` and
+``metrics/_reconstruction.py``, ``_linkage.py`` and ``_identity_linkage.py`` (its MNIST and
+CelebA linkage protocols), :mod:`skdc.nn` (the paper's CNNs and the linkage auditor),
+:mod:`skdc.protocol` (the deployment) and ``experiments/_reproduce.py`` and
 ``_reproduce_gdp.py`` (its figures). The developer guide maps each paper to its modules.
 
 References

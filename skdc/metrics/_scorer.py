@@ -18,74 +18,19 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.utils.metadata_routing import MetadataRequest
 
 from ..attacks import (
-    AlignmentMapAttack,
-    AnchorRegressionAttack,
     BaseAttack,
-    ICAAttack,
-    JointLikelihoodAttack,
-    KnownAnchorAttack,
-    KnownInputAttack,
-    KnownSampleAttack,
-    KnownSecretAttack,
-    SampleAxesAttack,
     check_colluders,
     collusion_view,
+    get_attack_names,
+    make_attack,
 )
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
-from ._linkage import (
-    _MATCHERS,
-    identity_linkage_accuracy,
-    linkage_accuracy,
-    reconstruction_label_accuracy,
-)
+from ._identity_linkage import identity_linkage_accuracy
+from ._label_accuracy import reconstruction_label_accuracy
+from ._linkage import _MATCHERS, linkage_accuracy
 from ._reconstruction import psnr, record_mse, relative_error
 
-__all__ = ["make_attack", "make_attack_scorer"]
-
-_ATTACKS = {
-    "known_secret": (KnownSecretAttack, {}),
-    "known_anchor": (KnownAnchorAttack, {"estimator": "exact"}),
-    "mp": (KnownAnchorAttack, {"estimator": "mp"}),
-    "procrustes": (KnownAnchorAttack, {"estimator": "procrustes"}),
-    "alignment_map": (AlignmentMapAttack, {}),
-    "known_input": (KnownInputAttack, {}),
-    "known_sample": (KnownSampleAttack, {}),
-    "ica": (ICAAttack, {}),
-    "anchor_regression": (AnchorRegressionAttack, {}),
-    "sample_axes": (SampleAxesAttack, {}),
-    "joint_likelihood": (JointLikelihoodAttack, {}),
-}
-
-
-@validate_params({"attack": [StrOptions(set(_ATTACKS))]}, prefer_skip_nested_validation=True)
-def make_attack(attack, **params):
-    """The attack object a name of :func:`make_attack_scorer` stands for.
-
-    Read more in the :ref:`User Guide <what_an_attacker_knows>`.
-
-    Parameters
-    ----------
-    attack : str
-        One of ``'known_secret'``, ``'known_anchor'``, ``'mp'``, ``'procrustes'``,
-        ``'alignment_map'``, ``'known_input'``, ``'known_sample'``, ``'ica'``,
-        ``'anchor_regression'``, ``'sample_axes'``, ``'joint_likelihood'``.
-    **params : dict
-        Parameters of the attack, over the name's defaults.
-
-    Returns
-    -------
-    attack : BaseAttack
-        The unfitted attack, with a ``reconstruct(view)`` method.
-
-    Examples
-    --------
-    >>> from skdc.metrics import make_attack
-    >>> make_attack("procrustes")
-    KnownAnchorAttack(estimator='procrustes')
-    """
-    cls, defaults = _ATTACKS[attack]
-    return cls(**{**defaults, **params})
-
+__all__ = ["make_attack_scorer"]
 
 _METRICS = ("relative_error", "mse", "psnr", "linkage", "identity_linkage", "label_accuracy")
 _METRIC_PARAMS = {
@@ -267,7 +212,7 @@ class _AttackScorer:
 
 @validate_params(
     {
-        "attack": [StrOptions(set(_ATTACKS)), HasMethods(["reconstruct"])],
+        "attack": [StrOptions(set(get_attack_names())), HasMethods(["reconstruct"])],
         "metric": [StrOptions(set(_METRICS))],
         "colluder": [Interval(Integral, 0, None, closed="left"), "array-like"],
         "target": [Interval(Integral, 0, None, closed="left")],
@@ -315,9 +260,10 @@ def make_attack_scorer(attack, metric="relative_error", colluder=0, target=1, *,
     Parameters
     ----------
     attack : str or attack instance
-        One of ``'known_secret'``, ``'known_anchor'``, ``'mp'``, ``'procrustes'``,
-        ``'alignment_map'``, ``'known_input'``, ``'known_sample'``, ``'ica'``,
-        ``'anchor_regression'``, ``'sample_axes'``, ``'joint_likelihood'``, or an object with
+        A name of :func:`skdc.attacks.make_attack`, one of ``'known_secret'``,
+        ``'known_anchor'``, ``'mp'``, ``'procrustes'``, ``'alignment_map'``, ``'known_input'``,
+        ``'known_sample'``, ``'ica'``, ``'anchor_regression'``, ``'sample_axes'``,
+        ``'joint_likelihood'``, or an object with
         ``reconstruct(view)`` (e.g. :class:`~skdc.attacks.KnownAnchorAttack`).
     metric : {'relative_error', 'mse', 'psnr', 'linkage', 'identity_linkage', \
             'label_accuracy'}, default='relative_error'

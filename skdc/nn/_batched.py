@@ -37,8 +37,9 @@ from torch.utils.data import DataLoader
 
 from ..utils._progress import progress_bar
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
+from ._base import _BaseCNN
+from ._callbacks import BestValidCheckpoint
 from ._modules import RepresentationModule
-from ._net import BestValidCheckpoint, _BaseCNN
 
 __all__ = ["fit_batched"]
 

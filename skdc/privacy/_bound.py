@@ -17,11 +17,14 @@ that put the bound next to the attack scorers live in :mod:`skdc.metrics`
 (:func:`~skdc.metrics.make_bound_scorer`, :func:`~skdc.metrics.bound_slack_score`).
 
 This module is the paper's home; the rest of [1]_ lives in ``privacy/_entropy.py`` (the block
-entropy's lower confidence bound), ``privacy/_hadamard.py``, ``privacy/_leakage.py`` (the
-leakage accountants), ``mechanisms/_codebook.py`` (:class:`~skdc.mechanisms.CodebookRelease`),
-``attacks/_likelihood.py`` (:class:`~skdc.attacks.PriorAwareLikelihoodAttack`),
-``metrics/_bound_scorer.py``, ``utils/_reconstruction.py``, ``nn/_dpsgd.py`` and
-``experiments/_reproduce_bound.py``. The developer guide maps each paper to its modules.
+entropy's lower confidence bound), ``privacy/_entropy_margins.py`` (its margins),
+``privacy/_plugin_entropy.py`` (its plug-in estimate), ``privacy/_hadamard.py``, the leakage
+accountants ``privacy/_dpsgd.py``, ``privacy/_subsampled_gaussian.py`` (one DP-SGD step) and
+``privacy/_release_leakage.py`` (one-shot releases), ``mechanisms/_codebook.py``
+(:class:`~skdc.mechanisms.CodebookRelease`), ``attacks/_likelihood.py``
+(:class:`~skdc.attacks.PriorAwareLikelihoodAttack`), ``metrics/_bound_scorer.py``,
+``utils/_reconstruction.py``, ``nn/_dpsgd.py`` and ``experiments/_reproduce_bound.py``. The
+developer guide maps each paper to its modules.
 
 References
 ----------
@@ -39,8 +42,8 @@ import numpy as np
 from sklearn.utils.validation import check_array
 
 from ..utils._sklearn_compat import Interval, validate_params
-from ._entropy import _block_entropies_numpy
-from ._leakage import GaussianReleaseLeakage
+from ._plugin_entropy import _block_entropies_numpy
+from ._release_leakage import GaussianReleaseLeakage
 
 __all__ = [
     "ReconstructionBound",

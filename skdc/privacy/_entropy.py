@@ -2,17 +2,21 @@
 
 The reconstruction bound needs, for each grid pair ``(k, nu^2)``, a lower bound ``h_LB`` on the
 block-averaged differential entropy ``h_bar_U(k)`` of ``Pi_b Psi(x) + N(0, s^2 I_k)`` (Cor. 3.7
-of [1]_) that holds for every pair at once with probability ``1 - alpha``. We follow Sec 4-5 of
-[1]_:
+of [1]_) that holds for every pair at once with probability ``1 - alpha``. This module holds the
+estimator, :class:`BlockEntropyLowerBound`, which follows Sec 4-5 of [1]_:
 
 * a rotation ``U = m^{-1/2} H V^T`` (Hadamard times the eigenbasis of the covariance on a
   disjoint calibration sample ``D_perp``; or ``H D`` with random signs), so every block of ``k``
   rotated coordinates (scaled by ``sqrt(m / k)``) carries the whole trace;
-* the plug-in estimator of Goldfeld et al. (2020): the entropy of the empirical measure convolved
+* the plug-in estimator of Goldfeld et al. [2]_: the entropy of the empirical measure convolved
   with the dither, biased downwards at every ``n``, evaluated by Monte Carlo over all ``n``
-  centres with log-sum-exp (eq. 11 and 31 of [1]_);
+  centres with log-sum-exp (eq. 11 and 31 of [1]_; :mod:`skdc.privacy._plugin_entropy`);
 * two margins, in bits: Monte Carlo by Cantelli (``t_MC``, eq. 33) and sampling by McDiarmid
-  (``t_MD``, Prop. 5.1), each Bonferroni-corrected over the grid, fixed before estimation.
+  (``t_MD``, Prop. 5.1), each Bonferroni-corrected over the grid, fixed before estimation
+  (:mod:`skdc.privacy._entropy_margins`).
+
+A long grid keeps each finished pair in a checkpoint, the draw checkpoint of
+:mod:`skdc.utils._checkpoint` that the audit's draws use too, and a stopped fit resumes from it.
 
 References
 ----------
@@ -24,10 +28,9 @@ References
 
 # Licence: BSD 3 clause
 
+import functools
 import hashlib
-import json
 import math
-import os
 from numbers import Integral, Real
 
 import numpy as np
@@ -35,9 +38,8 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array
 
+from ..utils._checkpoint import DrawCheckpoint
 from ..utils._device import resolve_device
-from ..utils._files import FileError, is_int, output_mode, read_text, write_file
-from ..utils._parallel import available_cpus
 from ..utils._progress import progress_bar
 from ..utils._sklearn_compat import (
     HasMethods,
@@ -45,219 +47,12 @@ from ..utils._sklearn_compat import (
     StrOptions,
     _fit_context,
     validate_data,
-    validate_params,
 )
+from ._entropy_margins import _mc_constant, _required_rows, _sampling_margin, mc_margin, trace_ucb
 from ._hadamard import _DEFAULT_FACTORS, apply_hadamard, hadamard_factors, hadamard_order
+from ._plugin_entropy import _block_entropies_numpy, _block_entropies_torch
 
-__all__ = [
-    "BlockEntropyLowerBound",
-    "plugin_entropy",
-    "mc_constant",
-    "mc_margin",
-    "sampling_margin",
-    "trace_ucb",
-]
-
-LN2 = math.log(2.0)
-
-
-def _binary_entropy(p):
-    return -p * math.log2(p) - (1 - p) * math.log2(1 - p)
-
-
-def _mc_constant(k, s, m_hat):
-    rk = s * math.sqrt(k)
-    return (9 * k * s**2 + 8 * (2 + rk) * m_hat + 3 * (11 * rk + 1) * math.sqrt(m_hat)) / s**2
-
-
-@validate_params(
-    {
-        "k": [Interval(Integral, 1, None, closed="left")],
-        "s": [Interval(Real, 0, None, closed="neither")],
-        "m_hat": [Interval(Real, 0, None, closed="left")],
-    },
-    prefer_skip_nested_validation=True,
-)
-def mc_constant(k, s, m_hat):
-    """Monte Carlo variance constant ``c_MC`` (nats^2), eq. 33 of [1]_.
-
-    Read more in the :ref:`User Guide <reconstruction_floor>`.
-
-    The printed eq. 33 is garbled; this is the form consistent with its fragments and with
-    the authors' code.
-
-    ``c_MC = [9 k s^2 + 8 (2 + s sqrt(k)) m_hat + 3 (11 s sqrt(k) + 1) sqrt(m_hat)] / s^2``,
-    with ``m_hat`` the mean squared norm of the block centres.
-
-    Examples
-    --------
-    >>> from skdc.privacy import mc_constant
-    >>> round(mc_constant(1, 0.2 ** 0.5, 1.0), 2)
-    195.68
-    """
-    return _mc_constant(k, s, m_hat)
-
-
-@validate_params(
-    {
-        "c_bar": [Interval(Real, 0, None, closed="left")],
-        "n_blocks": [Interval(Integral, 1, None, closed="left")],
-        "n": [Interval(Integral, 1, None, closed="left")],
-        "n_mc": [Interval(Integral, 1, None, closed="left")],
-        "n_pairs": [Interval(Integral, 1, None, closed="left")],
-        "alpha1": [Interval(Real, 0, 1, closed="neither")],
-    },
-    prefer_skip_nested_validation=True,
-)
-def mc_margin(c_bar, n_blocks, n, n_mc, n_pairs, alpha1):
-    """Cantelli margin ``t_MC`` (bits) on the Monte Carlo estimate of the block entropy.
-
-    Read more in the :ref:`User Guide <reconstruction_floor>`.
-
-    ``sigma_MC^2 = c_bar / ((ln 2)^2 N_k n n_MC)`` and ``t_MC = sigma_MC sqrt(|G| / alpha_1 - 1)``.
-
-    Examples
-    --------
-    >>> from skdc.privacy import mc_margin
-    >>> round(mc_margin(195.5515, 784, 59000, 2, 48, 0.025), 6)
-    0.091885
-    """
-    sigma2 = c_bar / (LN2**2 * n_blocks * n * n_mc)
-    return math.sqrt(sigma2) * math.sqrt(n_pairs / alpha1 - 1)
-
-
-def _sampling_margin(n, n_pairs, alpha2):
-    if n < 2:
-        raise ValueError(f"the sampling margin needs n >= 2 estimation rows; got {n}.")
-    return _binary_entropy(1.0 / n) * math.sqrt(0.5 * n * math.log(n_pairs / alpha2))
-
-
-@validate_params(
-    {
-        "n": [Interval(Integral, 2, None, closed="left")],
-        "n_pairs": [Interval(Integral, 1, None, closed="left")],
-        "alpha2": [Interval(Real, 0, 1, closed="neither")],
-    },
-    prefer_skip_nested_validation=True,
-)
-def sampling_margin(n, n_pairs, alpha2):
-    """McDiarmid margin ``t_MD = H_b(1/n) sqrt((n/2) ln(|G| / alpha_2))`` (bits).
-
-    Read more in the :ref:`User Guide <reconstruction_floor>`.
-
-    Examples
-    --------
-    >>> from skdc.privacy import sampling_margin
-    >>> round(sampling_margin(59000, 48, 0.025), 5)
-    0.1384
-    """
-    return _sampling_margin(n, n_pairs, alpha2)
-
-
-@validate_params(
-    {
-        "centres": ["array-like"],
-        "s": [Interval(Real, 0, None, closed="neither")],
-        "n_mc": [Interval(Integral, 1, None, closed="left")],
-        "random_state": [None, Interval(Integral, 0, None, closed="left")],
-    },
-    prefer_skip_nested_validation=True,
-)
-def plugin_entropy(centres, s, n_mc, random_state=None):
-    """Monte Carlo plug-in entropy (bits) of the empirical measure convolved with ``N(0, s^2 I)``.
-
-    Read more in the :ref:`User Guide <reconstruction_floor>`.
-
-    ``h_hat_MC = -(1/(n n_MC)) sum_i sum_r log2 f_hat(c_i + W_ir)``, eq. 31 of [1]_, with
-    ``f_hat`` evaluated exactly over all ``n`` centres.
-
-    Parameters
-    ----------
-    centres : array-like of shape (n, k)
-        The mixture centres.
-    s : float
-        Dither standard deviation.
-    n_mc : int
-        Replicates per centre.
-    random_state : int or None
-        Seed of the dither.
-
-    Returns
-    -------
-    h : float
-        The estimate, in bits.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from skdc.privacy import plugin_entropy
-    >>> c = np.random.RandomState(0).standard_normal((2000, 1))
-    >>> round(plugin_entropy(c, 0.5, 4, random_state=0), 1)
-    2.2
-    """
-    C = np.asarray(centres, dtype=np.float64)
-    seed = [np.random.SeedSequence(random_state).entropy]
-    return float(_block_entropies_numpy(C[None], float(s), int(n_mc), seed, n_threads=1)[0])
-
-
-@validate_params(
-    {
-        "Z": ["array-like"],
-        "diameter_sq": [Interval(Real, 0, None, closed="neither")],
-        "delta": [Interval(Real, 0, 1, closed="neither")],
-        "random_state": [None, Interval(Integral, 0, None, closed="left"), np.random.Generator],
-    },
-    prefer_skip_nested_validation=True,
-)
-def trace_ucb(Z, diameter_sq, delta=0.05, random_state=None):
-    """Upper confidence bound on ``tr Cov(Z)`` by empirical Bernstein (App. G.2 of [1]_).
-
-    Read more in the :ref:`User Guide <reconstruction_floor>`.
-
-    Random disjoint pairs give ``Y = ||z - z'||^2 / 2`` with ``E Y = tr Sigma`` and
-    ``Y in [0, B/2]``; Theorem 4 of Maurer and Pontil (2009) bounds the mean of ``Y/(B/2)``.
-
-    Parameters
-    ----------
-    Z : array-like of shape (n, m)
-        Calibration rows (representation space).
-    diameter_sq : float
-        ``B``, an upper bound on ``||z - z'||^2`` (e.g. ``255**2 * d`` for 8-bit pixels).
-    delta : float, default=0.05
-        Failure probability.
-    random_state : int or None
-        Seed of the pairing.
-
-    Returns
-    -------
-    ucb : float
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from skdc.privacy import trace_ucb
-    >>> Z = np.random.RandomState(0).uniform(0, 1, (2000, 5))  # tr Cov = 5 / 12 = 0.4167
-    >>> round(trace_ucb(Z, diameter_sq=5.0, random_state=0), 4)
-    0.4597
-    """
-    Z = np.asarray(Z, dtype=np.float64)
-    m_pairs = Z.shape[0] // 2
-    if m_pairs < 2:
-        raise ValueError(
-            f"the trace upper bound needs at least 4 calibration rows (2 pairs); got {Z.shape[0]}."
-        )
-    perm = np.random.default_rng(random_state).permutation(Z.shape[0])[: 2 * m_pairs]
-    D = Z[perm[:m_pairs]] - Z[perm[m_pairs:]]
-    half_b = 0.5 * float(diameter_sq)
-    Y = 0.5 * np.einsum("ij,ij->i", D, D) / half_b
-    if np.any(Y > 1 + 1e-12):
-        raise ValueError(
-            f"diameter_sq={diameter_sq} is not an upper bound on ||z - z'||^2: a pair reaches "
-            f"{float(Y.max() * 2 * half_b):.6g}. Pass a valid bound."
-        )
-    L = math.log(2 / delta)
-    ub = Y.mean() + math.sqrt(2 * Y.var(ddof=1) * L / m_pairs) + 7 * L / (3 * (m_pairs - 1))
-    return float(min(ub, 1.0) * half_b)
+__all__ = ["BlockEntropyLowerBound"]
 
 
 def _divisors_upto(m, cap):
@@ -268,99 +63,59 @@ def _n_mc_paper(k):
     return 2 if k == 1 else max(k, 4)
 
 
-def _fingerprint(Y, K, nu2, n_mc_of, alpha, seed):
-    """Digest of everything a pair's record depends on: the standardised rows and settings."""
-    h = hashlib.sha256(np.ascontiguousarray(Y).view(np.uint8))
-    h.update(json.dumps([K, nu2, sorted(n_mc_of.items()), alpha, seed]).encode())
-    return h.hexdigest()
-
-
+# -- the checkpoint of grid pairs: a DrawCheckpoint, one record per pair ------------------------
 _CHECKPOINT_MAX_BYTES = 2**24  # a grid of 32 block sizes x 100 dithers takes about 1 MB
-_RECORD_INTS = ("k", "n_mc")
-_RECORD_FLOATS = ("nu2", "s", "h_hat", "h_lb", "t_mc", "t_md", "c_mc_bar")
+_PAIR_FIELDS = {"k": "int", "nu2": "finite", "s": "finite", "n_mc": "int", "h_hat": "finite",
+                "h_lb": "finite", "t_mc": "finite", "t_md": "finite", "c_mc_bar": "finite"}
 
 
-def _read_checkpoint(path, fingerprint, n_mc_of, t_md):
-    """Finished pair records of an earlier run on the same data, keyed by ``(k, nu2)``.
+def _pair_key(ki, vi):
+    """A pair's key: its place in the grid, which also seeds its dither."""
+    return f"{ki},{vi}"
 
-    The file is read through the file boundary (a regular file, at most
-    ``_CHECKPOINT_MAX_BYTES``) and every record is checked (:func:`_check_record`), so a
-    damaged or edited file is refused in one line naming it, never mixed into the bound.
+
+def _open_checkpoint(path, Y, K, nu2, n_mc_of, alpha, seed, t_md):
+    """The fit's checkpoint of grid pairs (``path=None``: kept in memory only).
+
+    Its fingerprint is everything a pair's record depends on (a digest of the standardised
+    rows, which fixes the data, the calibration and the rotation, then the grid, ``n_mc``,
+    ``alpha`` and the seed), so the file of another run is refused naming what differs; every
+    record read back is checked by :func:`_pair_problem`.
     """
-    if path is None or not os.path.exists(path):  # a dangling link: replaced at the write
-        return {}
-    path, what = os.fspath(path), "the entropy checkpoint (checkpoint=)"
-    text = read_text(path, what, max_bytes=_CHECKPOINT_MAX_BYTES)
-    try:
-        saved = json.loads(text)
-    except RecursionError:
-        raise FileError(f"{path}: {what} is nested too deeply; it is not an entropy-grid "
-                        "checkpoint. Remove it or pass another path.") from None
-    except ValueError as exc:
-        raise FileError(f"{path}: {what} is not an entropy-grid checkpoint (not JSON: {exc}); "
-                        "remove it or pass another path.") from None
-    if not isinstance(saved, dict) or set(saved) != {"fingerprint", "pairs"}:
-        keys = sorted(saved) if isinstance(saved, dict) else type(saved).__name__
-        raise FileError(f"{path}: {what} is not an entropy-grid checkpoint (a table of "
-                        f"'fingerprint' and 'pairs' expected; got {keys}); remove it or pass "
-                        "another path.")
-    if not isinstance(saved["fingerprint"], str) or saved["fingerprint"] != fingerprint:
-        raise FileError(
-            f"{path}: {what} was written for other data or settings (rows, rotation, grid, "
-            "n_mc, alpha or random_state differ); remove it or pass another path."
-        )
-    if not isinstance(saved["pairs"], list):
-        raise FileError(f"{path}: {what}: 'pairs' must be a list of records; got "
-                        f"{type(saved['pairs']).__name__}. Remove the file or pass another path.")
-    for i, record in enumerate(saved["pairs"]):
-        problem = _check_record(record, n_mc_of, t_md)
-        if problem:
-            raise FileError(f"{path}: {what}: record {i}: {problem}; the file is damaged or "
-                            "edited. Remove it or pass another path.")
-    return {(r["k"], r["nu2"]): r for r in saved["pairs"]}
+    fingerprint = {
+        "estimator": "BlockEntropyLowerBound",
+        "rows": hashlib.sha256(np.ascontiguousarray(Y).view(np.uint8)).hexdigest(),
+        "block_sizes": K, "nu2": nu2, "n_mc": [n_mc_of[k] for k in K], "alpha": float(alpha),
+        "random_state": seed,
+    }
+    grid = {_pair_key(ki, vi): (k, v) for ki, k in enumerate(K) for vi, v in enumerate(nu2)}
+    (n, m), n_pairs = Y.shape, len(grid)
+
+    def t_mc(k, c_bar):  # as _estimate_pair computes it
+        return mc_margin(c_bar, m // k, n, n_mc_of[k], n_pairs, alpha / 2)
+
+    check = functools.partial(_pair_problem, grid=grid, n_mc_of=n_mc_of, t_md=t_md, t_mc=t_mc)
+    return DrawCheckpoint(path, fingerprint, _PAIR_FIELDS, check=check,
+                          max_bytes=_CHECKPOINT_MAX_BYTES)
 
 
-def _check_record(record, n_mc_of, t_md):
-    """What is wrong with one pair record read back (``None`` when nothing): its fields, their
-    types, finiteness, and the identities the estimate keeps (``s = sqrt(nu2 / k)``,
-    ``h_lb = h_hat - t_mc - t_md``, the run's ``t_md`` and ``n_mc``)."""
-    if not isinstance(record, dict):
-        return f"is not a table of {list(_RECORD_INTS + _RECORD_FLOATS)}"
-    lacking = [f for f in _RECORD_INTS + _RECORD_FLOATS if f not in record]
-    extra = sorted(set(record) - set(_RECORD_INTS + _RECORD_FLOATS))
-    if lacking or extra:
-        return f"lacks {lacking}" if lacking else f"has unknown fields {extra}"
-    for field in _RECORD_INTS:
-        if not is_int(record[field]) or record[field] < 1:
-            return f"{field} must be a positive integer; got {record[field]!r}"
-    for field in _RECORD_FLOATS:
-        value = record[field]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                or not math.isfinite(value):
-            return f"{field} must be a finite number; got {value!r}"
+def _pair_problem(key, record, *, grid, n_mc_of, t_md, t_mc):
+    """What is wrong with one pair record read back (``None`` when nothing), its fields' kinds
+    checked already: the pair its key places it at, and the identities the estimate keeps
+    (the run's ``n_mc`` and ``t_md``, ``s = sqrt(nu2 / k)``, ``t_mc`` of ``c_mc_bar``,
+    ``h_lb = h_hat - t_mc - t_md``)."""
     k, v = record["k"], record["nu2"]
-    if v <= 0 or record["s"] != math.sqrt(v / k):
+    if grid.get(key) != (k, v):
+        return f"the key {key!r} is not the grid place of the pair k = {k!r}, nu2 = {v!r}"
+    if record["n_mc"] != n_mc_of[k] or record["t_md"] != t_md:
+        return "n_mc or t_md differ from this run's"
+    if record["s"] != math.sqrt(v / k):
         return f"s = {record['s']!r} is not sqrt(nu2 / k) for nu2 = {v!r}, k = {k}"
+    if record["c_mc_bar"] < 0 or record["t_mc"] != t_mc(k, record["c_mc_bar"]):
+        return "t_mc is not the Cantelli margin of c_mc_bar"
     if record["h_lb"] != record["h_hat"] - record["t_mc"] - record["t_md"]:
         return "h_lb is not h_hat - t_mc - t_md"
-    if record["t_md"] != t_md or (k in n_mc_of and record["n_mc"] != n_mc_of[k]):
-        return "t_md or n_mc differ from this run's"
     return None
-
-
-def _write_checkpoint(path, fingerprint, pairs):
-    """Replace the checkpoint with the records finished so far, through the file boundary.
-
-    The records go to a fresh temporary file next to ``path`` that is then renamed over it
-    (:func:`~skdc.utils._files.write_file`), so two fits writing the same path at once never
-    interleave their bytes (the last complete write wins), and a link at ``path`` is replaced,
-    never written through.
-    """
-    if path is None:
-        return
-    with write_file(path, "the entropy checkpoint (checkpoint=)",
-                    mode=output_mode(0o644)) as fh:
-        fh.write(json.dumps({"fingerprint": fingerprint, "pairs": pairs}).encode())
 
 
 def _resolve_device(device):
@@ -384,14 +139,6 @@ def _int_seed(random_state):
     if isinstance(random_state, Integral):
         return int(random_state)
     return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
-
-
-def _required_rows(n, n_pairs, alpha2):
-    """The smallest power-of-two multiple of ``n`` whose ``t_MD`` is below ``log2(n) / 2``."""
-    need = n
-    while _sampling_margin(need, n_pairs, alpha2) >= 0.5 * math.log2(need):
-        need *= 2
-    return need
 
 
 class BlockEntropyLowerBound(BaseEstimator):
@@ -544,12 +291,15 @@ class BlockEntropyLowerBound(BaseEstimator):
             Calibration rows ``D_perp``, disjoint from ``X``; fixes rotation, centre and scale.
             Without it the rotation must be ``"signs"`` and ``trace`` declared.
         checkpoint : str, path or None, default=None
-            A JSON file that receives each grid pair's record as soon as it is estimated. A
-            later ``fit`` on the same data (same standardised rows, grid, ``n_mc``, ``alpha``
-            and integer seed) reads the finished pairs back and estimates only the rest, so a
-            run of hours can be stopped and resumed; a file from other data or settings is
-            refused. It is given to ``fit`` with the data it belongs to, not to the
-            constructor, so clones of one estimator (a grid search) never share a file.
+            A file that receives each grid pair's record as soon as it is estimated (JSON
+            lines, the format of the audit's checkpoints: the run's fingerprint, then one
+            record a line). A later ``fit`` on the same data (same standardised rows, grid,
+            ``n_mc``, ``alpha`` and integer seed) reads the finished pairs back and estimates
+            only the rest, so a run of hours can be stopped and resumed; a file from other data
+            or settings is refused, naming what differs, and so is a link, a damaged record
+            and an entropy checkpoint of skdc 0.1 (delete it to start again). It is given to
+            ``fit`` with the data it belongs to, not to the constructor, so clones of one
+            estimator (a grid search) never share a file.
 
         Returns
         -------
@@ -684,17 +434,16 @@ class BlockEntropyLowerBound(BaseEstimator):
     def _estimate_grid(self, Y, K, nu2, t_md, checkpoint):
         """The record of every grid pair, read back from ``checkpoint`` or estimated."""
         n_mc_of = {k: _n_mc_paper(k) if self.n_mc == "paper" else int(self.n_mc) for k in K}
-        fingerprint = _fingerprint(Y, K, nu2, n_mc_of, self.alpha, self._seed)
-        done = _read_checkpoint(checkpoint, fingerprint, n_mc_of, t_md)
+        done = _open_checkpoint(checkpoint, Y, K, nu2, n_mc_of, self.alpha, self._seed, t_md)
         n_pairs = len(K) * len(nu2)
         pairs = []
         grid = [(ki, k, vi, v) for ki, k in enumerate(K) for vi, v in enumerate(nu2)]
         for ki, k, vi, v in progress_bar(grid, self.progress, desc="entropy grid", unit="pair"):
-            if (k, v) in done:
-                pairs.append(done[(k, v)])
-                continue
-            pairs.append(self._estimate_pair(Y, k, v, n_mc_of[k], n_pairs, t_md, [ki, vi]))
-            _write_checkpoint(checkpoint, fingerprint, pairs)
+            record = done.get(_pair_key(ki, vi))
+            if record is None:
+                record = self._estimate_pair(Y, k, v, n_mc_of[k], n_pairs, t_md, [ki, vi])
+                done.put(_pair_key(ki, vi), record)
+            pairs.append(record)
         return pairs
 
     def _estimate_pair(self, Y, k, v, n_mc, n_pairs, t_md, index):
@@ -716,115 +465,3 @@ class BlockEntropyLowerBound(BaseEstimator):
         if self.device_ == "cpu":
             return _block_entropies_numpy(C, s, n_mc, seed)
         return _block_entropies_torch(C, s, n_mc, seed, self.device_)
-
-
-# exp(E) with E <= ||w||^2 / (2 s^2) stays finite below this (float64 overflows past 709)
-_SHIFT_LIMIT = 600.0
-
-
-def _block_log_density_sum(c, s, n_mc, rng, chunk_elems):
-    """``sum_{i, r} ln f_hat(c_i + W_ir)`` (nats) for one block's centres ``c`` of shape (n, k).
-
-    With ``y = c_i + w``, eq. 11 of [1]_ reads ``ln f_hat(y) = const - ||w||^2 / (2 s^2) +
-    ln sum_j exp(E_j)`` with ``E_j = (||w||^2 - ||y - c_j||^2) / (2 s^2)``: the log-sum-exp
-    shifted by the point's own centre (``E_i = 0``, so the sum is >= 1) instead of its maximum,
-    which saves a pass over the ``n`` logits. ``E`` comes from one matrix product of the
-    augmented rows ``[y / s^2, 1, a]`` and ``[c_j, -||c_j||^2 / (2 s^2), 1]``, where
-    ``a = ||c_i||^2 / (2 s^2) - <y, c_i> / s^2``. Every centre enters exactly (no truncation).
-    ``E_j <= ||w||^2 / (2 s^2)``; a chunk where that could overflow falls back to the row
-    maximum.
-    """
-    n, k = c.shape
-    inv = 1.0 / s**2
-    centres = np.empty((k + 2, n))
-    centres[:k] = c.T
-    centres[k] = -0.5 * inv * np.einsum("ij,ij->i", c, c)
-    centres[k + 1] = 1.0
-    own = np.repeat(np.arange(n), n_mc)
-    W = s * rng.standard_normal((own.size, k))
-    rows = max(1, chunk_elems // n)
-    buf = np.empty((min(rows, own.size), n))
-    total = -0.5 * inv * float(np.einsum("ij,ij->", W, W))
-    for a in range(0, own.size, rows):
-        ci, w = c[own[a : a + rows]], W[a : a + rows]
-        y = ci + w
-        aug = np.empty((y.shape[0], k + 2))
-        aug[:, :k] = y * inv
-        aug[:, k] = 1.0
-        aug[:, k + 1] = inv * (0.5 * np.einsum("ij,ij->i", ci, ci) - np.einsum("ij,ij->i", y, ci))
-        E = buf[: y.shape[0]]
-        np.matmul(aug, centres, out=E)
-        if 0.5 * inv * float(np.einsum("ij,ij->i", w, w).max()) > _SHIFT_LIMIT:
-            top = E.max(axis=1, keepdims=True)
-            E -= top
-            total += float(top.sum())
-        np.exp(E, out=E)
-        total += float(np.log(E.sum(axis=1)).sum())
-    return total
-
-
-def _block_entropies_numpy(C, s, n_mc, seed, n_threads=None, chunk_elems=2**20):
-    """Plug-in block entropies (bits), eq. 31 of [1]_, float64, blocks spread over threads.
-
-    Block ``b``'s dither comes from ``default_rng([*seed, b])``, so the result does not depend
-    on the number of threads or on the chunking. NumPy releases the GIL in the products and
-    exponentials; BLAS runs single-threaded inside the pool.
-    """
-    from concurrent.futures import ThreadPoolExecutor
-
-    from threadpoolctl import threadpool_limits
-
-    n_blocks, n, k = C.shape
-    const = -math.log(n) - 0.5 * k * math.log(2 * math.pi * s**2)
-
-    def one(b):
-        rng = np.random.default_rng([*seed, b])
-        return _block_log_density_sum(C[b], s, n_mc, rng, chunk_elems)
-
-    workers = min(n_blocks, n_threads or available_cpus())
-    with threadpool_limits(limits=1, user_api="blas"):
-        if workers == 1:
-            sums = [one(b) for b in range(n_blocks)]
-        else:
-            with ThreadPoolExecutor(max_workers=workers) as pool:
-                sums = list(pool.map(one, range(n_blocks)))
-    return -(const + np.asarray(sums) / (n * n_mc)) / LN2
-
-
-def _block_entropies_torch(C, s, n_mc, seed, device, budget=2**28):
-    """Plug-in block entropies on a torch device, batched over blocks, float64.
-
-    The same own-centre-shifted sum as :func:`_block_log_density_sum` (one batched product of
-    the augmented rows, then ``exp_`` in place and a sum), with the dither drawn on the device.
-    """
-    import torch
-
-    n_blocks, n, k = C.shape
-    gen = torch.Generator(device=device)
-    gen.manual_seed(int(np.random.SeedSequence(seed).generate_state(1)[0]))
-    inv = 1.0 / s**2
-    Ct = torch.as_tensor(C, dtype=torch.float64, device=device)
-    c_half = 0.5 * inv * (Ct * Ct).sum(-1)  # (B, n)
-    Ca = torch.cat([Ct, -c_half[..., None], torch.ones_like(c_half)[..., None]], dim=-1)
-    const = -math.log(n) - 0.5 * k * math.log(2 * math.pi * s**2)
-    total = torch.zeros(n_blocks, dtype=torch.float64, device=device)
-    n_points = n * n_mc
-    bb = max(1, min(n_blocks, budget // max(1, n * n)))  # blocks per batch
-    pc = max(1, budget // (bb * n))  # points per chunk
-    for b0 in range(0, n_blocks, bb):
-        Cb, Cab, hb = Ct[b0 : b0 + bb], Ca[b0 : b0 + bb], c_half[b0 : b0 + bb]
-        for p0 in range(0, n_points, pc):
-            idx = torch.arange(p0, min(p0 + pc, n_points), device=device) // n_mc
-            ci = Cb[:, idx, :]
-            w = s * torch.randn(ci.shape, generator=gen, dtype=torch.float64, device=device)
-            y = ci + w
-            w_half = 0.5 * inv * (w * w).sum(-1)
-            shift = hb[:, idx] - inv * (y * ci).sum(-1)
-            Ya = torch.cat([y * inv, torch.ones_like(shift)[..., None], shift[..., None]], -1)
-            E = torch.bmm(Ya, Cab.transpose(1, 2))
-            if float(w_half.max()) > _SHIFT_LIMIT:
-                lse = torch.logsumexp(E, dim=-1)
-            else:
-                lse = E.exp_().sum(-1).log()
-            total[b0 : b0 + bb] += (const - w_half + lse).sum(-1)
-    return (-(total / n_points) / LN2).cpu().numpy()

@@ -30,7 +30,8 @@ from scipy import optimize
 
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 from ..utils._validation import check_delta
-from ._leakage import LN2, _finite, gaussmix_kl
+from ._release_leakage import gaussmix_kl
+from ._subsampled_gaussian import LN2, _finite
 
 __all__ = [
     "GaussMixAccountant",

@@ -36,17 +36,10 @@ import warnings
 
 import numpy as np
 
-from ..utils._files import (
-    check_folder,
-    check_output,
-    declare_inputs,
-    ensure_folder,
-    output_mode,
-    remove_written,
-    write_file,
-    written_kind,
-)
+from ..utils._folders import check_folder, ensure_folder, remove_written
 from ..utils._help import add_renamed_flag, print_warning
+from ..utils._input_tracking import declare_inputs
+from ..utils._outputs import check_output, output_mode, write_file, written_kind
 from ..utils._params import parse_model_params
 from ._container import UploadError, is_int, one_line
 
@@ -187,7 +180,7 @@ def _anchor_make(args, caught):
                              ("--n-anchors", args.n_anchors, 2)):
         if value is not None and value < low:
             raise ValueError(f"{flag} must be >= {low}; got {value}.")
-    from ._files import make_anchor
+    from ._anchor import make_anchor
 
     A = make_anchor(args.out, args.n_features, n_anchors=args.n_anchors, kind=args.kind,
                     random_state=args.seed)
@@ -205,8 +198,8 @@ _CLEAN_ANCHOR = (
 @_command("participant")
 def _participant_upload(args, caught):
     from ..mechanisms import CGDP, IGDP
-    from ._files import load_anchor
-    from ._roles import Participant
+    from ._anchor import load_anchor
+    from ._participant import Participant
 
     # every output is checked before anything is read or written, never one of the inputs
     # nor another kind of skdc file; without --force both are created exclusively (of racing
@@ -245,12 +238,12 @@ def _participant_upload(args, caught):
     mech = kind(p, noise=args.noise, translation_scale=args.translation_scale,
                 anchor=None if anchor is None else "orthonormal", random_state=args.seed,
                 noise_random_state=args.noise_seed)
-    me = Participant(args.id, mech, anchor_noise=args.anchor_noise)
+    me = Participant(args.id, mech, v=args.anchor_noise)
     me._declares_size = args.n_participants is not None  # the upload declares no size
     up = me.upload(X, y, anchor=anchor, feature_names=names)
     if anchor is not None and args.anchor_noise == 0:
         # said above, in the command line's words (the flag, not the Python parameter)
-        caught[:] = [w for w in caught if "anchor_noise" not in str(w.message)]
+        caught[:] = [w for w in caught if "clean anchor upload" not in str(w.message)]
     me.save(args.out, args.secret_out, up, overwrite=args.force)
     columns = (f"its {len(names)} columns' names recorded" if names is not None else
                f"{X.shape[1]} columns without names (a .npy: checked by count only)")
@@ -260,7 +253,7 @@ def _participant_upload(args, caught):
 
 @_command("participant")
 def _participant_predict(args, caught):
-    from ._roles import Participant
+    from ._participant import Participant
 
     if not (args.out or args.transform_out):
         raise ValueError("nothing to write: give --out (predictions) or --transform-out.")
@@ -353,7 +346,7 @@ def _in_uploaded_order(X, names, me, args):
     order are put in the uploaded order, which one warning line says. Otherwise only the
     count of columns is checked; the second value then says why (for the final line).
     """
-    from ._format import match_columns
+    from ._upload import match_columns
 
     recorded = me.feature_names_in_
     if names is not None and recorded is not None:
@@ -396,8 +389,8 @@ def _iteration_advice(model, Z, y):
 
 @_command("analyst")
 def _analyst_fit(args, caught):
-    from ._format import load_uploads
-    from ._roles import Analyst
+    from ._analyst import Analyst
+    from ._upload_set import load_uploads
 
     check_folder(args.out, "--out", error=UploadError)
     declare_inputs([(path, "an upload") for path in args.uploads]
@@ -606,7 +599,7 @@ def _check_audited(audited, paths):
     """Refuse, before any fit, an upload whose declared settings are not the audited ones."""
     from ._container import Container
     from ._fingerprint import settings_fingerprint, upload_settings
-    from ._format import _UPLOAD
+    from ._upload import _UPLOAD
 
     expected, settings = audited
     for path in paths:

@@ -17,13 +17,14 @@ copy, so checking a file costs no second copy of it). Anything off (kind, versio
 zip CRC, member set, dtype, shape, finiteness, size) raises :class:`UploadError` naming the
 file and the field.
 
-The file kinds sit on top of this module: uploads in ``_format.py``, maps and models in
-``_files.py``, secrets in ``_roles.py``. Each writes with :func:`write_container` and reads
-with :class:`Container` (its header, then its member shapes, then the arrays, verified), and
-reads the anchor, a plain ``.npy``, with :func:`read_npy` (``skdc.utils._npy``'s reader, which
-parses every member's ``.npy`` header here too). Of its
-names only :data:`FORMAT_VERSION` and :class:`UploadError` are part of :mod:`skdc.protocol`:
-users read and write files through the functions of each kind.
+The file kinds sit on top of this module, one module each: uploads in ``_upload.py`` (read
+together by ``_upload_set.py``), secrets in ``_secret.py``, maps in ``_map.py``, models in
+``_model.py``. Each writes with :func:`write_container` and reads with :class:`Container` (its
+header, then its member shapes, then the arrays, verified); the anchor of ``_anchor.py``, a
+plain ``.npy``, is read with :func:`read_npy`, skdc's one ``.npy`` reader (``skdc.utils._npy``,
+which parses every member's header here too). Of its names only :data:`FORMAT_VERSION` and
+:class:`UploadError` are part of :mod:`skdc.protocol`: users read and write files through the
+functions of each kind.
 """
 
 # Licence: BSD 3 clause
@@ -38,10 +39,11 @@ import zipfile
 
 import numpy as np
 
-from ..utils._files import FileError, file_kind, is_int, one_line, open_regular, write_file
+from ..utils._files import FileError, file_kind, is_int, one_line, open_regular
 from ..utils._npy import npy_bytes as _n_bytes
 from ..utils._npy import npy_header
 from ..utils._npy import read_npy as _read_npy
+from ..utils._outputs import write_file
 
 __all__ = [
     "CHUNK_BYTES",
@@ -54,7 +56,6 @@ __all__ = [
     "check_digest_field",
     "check_feature_names",
     "check_values",
-    "container_digest",
     "file_kind",
     "is_int",
     "max_magnitude",
@@ -173,19 +174,6 @@ def _contents(kind, header, arrays, header_digests):
     return arrays, header_member
 
 
-def container_digest(kind, header, arrays, *, header_digests=False):
-    """The digests :func:`write_container` stores for these contents, without writing them.
-
-    Returns
-    -------
-    digest : str
-        The file digest (64 hex digits).
-    member_digests : dict of str to str
-        Each array member's digest.
-    """
-    return write_members(None, kind, header, arrays, header_digests=header_digests)
-
-
 def write_members(fh, kind, header, arrays, *, header_digests=False):
     """Write an skdc ``.npz`` into the open binary file ``fh``; return its digests.
 
@@ -227,7 +215,7 @@ def write_members(fh, kind, header, arrays, *, header_digests=False):
 def atomic_file(path, mode, *, exclusive=False, what="the file", kind=None):
     """Write ``path`` whole or not at all, never through a link, with permission bits ``mode``.
 
-    :func:`skdc.utils._files.write_file` (the file boundary), refusing with
+    :func:`skdc.utils._outputs.write_file` (the file boundary), refusing with
     :class:`UploadError`: a link, pipe or device at ``path`` is replaced, never written
     into; ``exclusive=True`` refuses any existing entry instead.
 

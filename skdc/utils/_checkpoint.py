@@ -15,6 +15,11 @@ the file and the line; the file is created exclusively, and appended to only whe
 regular file reached without a link. A line cut short by an interruption (the last one, without
 its newline) is dropped and the file rewritten without it, so a later line never follows a
 broken one.
+
+It is the one checkpoint format of skdc: the audit, the noise calibration and the comparison
+keep their draws in it, and the entropy bound its grid pairs
+(:class:`~skdc.privacy.BlockEntropyLowerBound`). The entropy bound's own format of skdc 0.1 (one
+JSON table of ``"fingerprint"`` and ``"pairs"``) is recognised and refused in words, never read.
 """
 
 # Licence: BSD 3 clause
@@ -26,7 +31,8 @@ import stat
 
 import numpy as np
 
-from ._files import FileError, file_kind, open_regular, output_mode, read_text, write_file
+from ._files import FileError, file_kind, open_regular, read_text
+from ._outputs import output_mode, write_file
 
 __all__ = ["CheckpointError", "DrawCheckpoint", "is_checkpoint"]
 
@@ -57,7 +63,12 @@ def _is_kind(value, kind):
     if kind == "int":
         return isinstance(value, int)
     if kind in ("number", "finite"):
-        return isinstance(value, (int, float)) and (kind == "number" or math.isfinite(value))
+        if not isinstance(value, (int, float)):
+            return False
+        try:
+            return kind == "number" or math.isfinite(value)
+        except OverflowError:  # an integer beyond the floats: not a finite float
+            return False
     if kind == "share":
         return isinstance(value, (int, float)) and 0.0 <= value <= 1.0  # NaN is refused
     if kind == "error":
@@ -68,6 +79,9 @@ def _is_kind(value, kind):
 _WORDS = {"number": "a number", "finite": "a finite number", "int": "an integer",
           "bool": "true or false", "share": "a share from 0 to 1",
           "error": f"an error from 0 to {_MAX_ERROR:g}"}
+
+# the entropy bound's checkpoint of skdc 0.1: one JSON table, no line of records
+_OLD_ENTROPY_GRID = {"fingerprint", "pairs"}
 
 
 def is_checkpoint(path):
@@ -91,7 +105,7 @@ def is_checkpoint(path):
         with open_regular(path, "checkpoint") as fh:
             head = json.loads(fh.readline(1 << 20))
         return isinstance(head, dict) and "fingerprint" in head
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return False
 
 
@@ -117,6 +131,11 @@ class DrawCheckpoint:
         resumed run computes it again rather than refusing its own file.
     max_bytes : int, default=256 MiB
         The largest checkpoint read.
+    check : callable or None, default=None
+        What ``fields`` cannot say about a row: ``check(key, row)`` returns what is wrong
+        with a row whose fields passed (an identity its values must keep, a key that must
+        match them), or ``None``. A row it faults is refused when read back and not written
+        when stored, as for ``fields``.
 
     Attributes
     ----------
@@ -137,10 +156,11 @@ class DrawCheckpoint:
     ({'error': 0.25}, 1)
     """
 
-    def __init__(self, path, fingerprint, fields=None, *, max_bytes=_MAX_BYTES):
+    def __init__(self, path, fingerprint, fields=None, *, max_bytes=_MAX_BYTES, check=None):
         self.path = None if path is None else os.fspath(path)
         self.fingerprint = json.loads(json.dumps(fingerprint))
         self.fields = None if fields is None else dict(fields)
+        self.check = check
         for name, kind in (self.fields or {}).items():
             if kind not in _KINDS:
                 raise ValueError(f"field {name!r}: kind must be one of {_KINDS}; got {kind!r}.")
@@ -206,18 +226,25 @@ class DrawCheckpoint:
 
     def _check_header(self, line):
         try:
-            head = json.loads(line)["fingerprint"]
-        except (ValueError, KeyError, TypeError, IndexError):
+            first = json.loads(line)
+            head = first["fingerprint"]
+        except (ValueError, KeyError, TypeError, IndexError, RecursionError):
             raise self._error(
                 "is not a draw checkpoint (its first line holds no fingerprint); delete it or "
                 "pass another checkpoint path.") from None
+        if set(first) == _OLD_ENTROPY_GRID:
+            raise self._error(
+                "is an entropy-grid checkpoint in the format of skdc 0.1, which this skdc no "
+                "longer reads; delete that file (skdc wrote it) to start the grid again, or "
+                "pass another checkpoint path.")
         if head != self.fingerprint:
             keys = set(head) | set(self.fingerprint) if isinstance(head, dict) else {"all"}
             changed = sorted(k for k in keys if not isinstance(head, dict)
                              or head.get(k) != self.fingerprint.get(k))
+            named = (k if k.isprintable() else repr(k) for k in changed)  # one line
             raise self._error(
                 f"was written by a run with other settings (they differ in "
-                f"{', '.join(changed)}); delete it to start afresh or pass another checkpoint "
+                f"{', '.join(named)}); delete it to start afresh or pass another checkpoint "
                 "path.")
 
     def _record(self, line, number):
@@ -225,7 +252,7 @@ class DrawCheckpoint:
         where = f"line {number}"
         try:
             entry = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise self._error(f"{where} is not a JSON record; the file was changed by "
                               "something else than skdc. Delete it to start afresh.") from None
         if not isinstance(entry, dict) or set(entry) != {"key", "row"}:
@@ -236,12 +263,18 @@ class DrawCheckpoint:
         if not isinstance(key, str) or not isinstance(row, dict):
             raise self._error(f"{where}: the key must be a string and the row an object; got "
                               f"{type(key).__name__} and {type(row).__name__}.")
-        problem = self._row_problem(row)
+        problem = self._row_problem(key, row)
         if problem:
             raise self._error(f"{where}: {problem}. Delete the file to start afresh.")
         return key, row
 
-    def _row_problem(self, row):
+    def _row_problem(self, key, row):
+        problem = self._field_problem(row)
+        if problem is None and self.check is not None:
+            problem = self.check(key, row)
+        return problem
+
+    def _field_problem(self, row):
         if self.fields is None:
             bad = sorted(k for k, v in row.items()
                          if v is not None and not isinstance(v, (int, float, bool)))
@@ -284,8 +317,8 @@ class DrawCheckpoint:
         row = {k: _plain(v) for k, v in row.items()}
         line = json.dumps({"key": key, "row": row}) + "\n"
         self._rows[key] = json.loads(line)["row"]
-        if self.path is None or (self.fields is not None
-                                 and self._row_problem(self._rows[key])):
+        if self.path is None or ((self.fields is not None or self.check is not None)
+                                 and self._row_problem(key, self._rows[key])):
             return
         flags = os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0) \
             | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)

@@ -8,13 +8,28 @@ spelling works as before and emits a ``FutureWarning`` (shown to users by defaul
 # Licence: BSD 3 clause
 
 import functools
+import os
+import sys
 import warnings
 
 REMOVED_IN = "0.3"
 DEPRECATED = "deprecated"  # the default of a renamed estimator parameter's old spelling
 
 
-def warn_renamed(old, new, *, stacklevel=3):
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _callers_level():
+    """The ``stacklevel`` of the first frame outside skdc and scikit-learn's parameter
+    validation: the user's line that used the old spelling."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and (frame.f_code.co_filename.startswith(_PACKAGE)
+                                 or frame.f_code.co_filename.endswith("_param_validation.py")):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def warn_renamed(old, new, *, stacklevel=None):
     """Warn that ``old`` is a deprecated spelling of ``new``.
 
     Parameters
@@ -22,8 +37,9 @@ def warn_renamed(old, new, *, stacklevel=3):
     old, new : str
         The old and the new spelling, as a user writes them (``"partition="``,
         ``"skdc.metrics.make_attack"``, ``"--participants"``).
-    stacklevel : int, default=3
-        Passed to :func:`warnings.warn`: 3 points at the caller of the function that warns.
+    stacklevel : int, default=None
+        Passed to :func:`warnings.warn`; ``None`` points at the first line outside skdc (and
+        outside scikit-learn's parameter validation), the user's.
 
     Examples
     --------
@@ -35,7 +51,8 @@ def warn_renamed(old, new, *, stacklevel=3):
     >>> print(caught[0].message)
     old_name= is deprecated and will be removed in skdc 0.3; use new_name= instead.
     """
-    warnings.warn(renamed_message(old, new), FutureWarning, stacklevel=stacklevel)
+    warnings.warn(renamed_message(old, new), FutureWarning,
+                  stacklevel=_callers_level() if stacklevel is None else stacklevel)
 
 
 def renamed_message(old, new):
@@ -102,7 +119,7 @@ def renamed_argument(old, old_value, new, new_value, *, unset=None):
     if new_value is not unset:
         raise TypeError(f"pass {new}= only; {old}= is its deprecated spelling, and both were "
                         "given.")
-    warn_renamed(f"{old}=", f"{new}=", stacklevel=4)
+    warn_renamed(f"{old}=", f"{new}=")
     return old_value
 
 

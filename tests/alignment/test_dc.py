@@ -31,12 +31,12 @@ def test_mpp_target_is_top_left_singular_subspace():
     anchors = _problem(rng)
     mpp = MPPAligner(n_components=4).fit(_uploads(anchors))
     U, s, _ = np.linalg.svd(np.hstack(anchors), full_matrices=False)
-    assert_allclose(np.abs(mpp.target_), np.abs(U[:, :4]), rtol=0, atol=1e-10)
+    assert_allclose(np.abs(mpp.target_matrix_), np.abs(U[:, :4]), rtol=0, atol=1e-10)
     assert_allclose(mpp.singular_values_, s[:4], rtol=1e-10)
     for b, G in zip(anchors, mpp.coef_):
-        assert_allclose(G, np.linalg.pinv(b) @ mpp.target_, rtol=0, atol=1e-10)
+        assert_allclose(G, np.linalg.pinv(b) @ mpp.target_matrix_, rtol=0, atol=1e-10)
     # sign convention: each column's largest-magnitude entry is positive
-    Z = mpp.target_
+    Z = mpp.target_matrix_
     assert np.all(Z[np.argmax(np.abs(Z), axis=0), np.arange(4)] > 0)
 
 
@@ -53,7 +53,7 @@ def test_gep_constraint_and_relation_to_lti():
         ratio = Gg / Gl
         assert_allclose(ratio.std(axis=0), 0, rtol=0, atol=1e-6)
         assert_allclose(np.abs(ratio.mean(axis=0)), 1 / lti.singular_values_, rtol=1e-6)
-    assert gep.target_ is None
+    assert gep.target_matrix_ is None
 
 
 def test_gep_singular_blocks_get_a_ridge():
@@ -85,8 +85,8 @@ def test_odc_depends_on_reference():
     a, b = ODCAligner(reference=0).fit(_uploads(anchors)), ODCAligner(reference=2).fit(
         _uploads(anchors)
     )
-    assert_allclose(a.target_, anchors[0], rtol=1e-12)
-    assert_allclose(b.target_, anchors[2], rtol=1e-12)
+    assert_allclose(a.target_matrix_, anchors[0], rtol=1e-12)
+    assert_allclose(b.target_matrix_, anchors[2], rtol=1e-12)
     assert_allclose(b.coef_[2], np.eye(3), rtol=0, atol=1e-10)
 
 
@@ -112,3 +112,15 @@ def test_bad_inputs():
         GEPAligner(n_components=9).fit(_uploads(anchors))
     with pytest.raises(ValueError, match="n_components=30 exceeds"):
         MPPAligner(n_components=30).fit(_uploads(anchors))
+
+
+@pytest.mark.parametrize("Aligner", [MPPAligner, GEPAligner, ODCAligner, LTIAligner])
+def test_target_is_a_deprecated_spelling_of_target_matrix(Aligner):
+    """``target`` names the attacked party; the integration target is ``target_matrix_``, and
+    ``target_`` reads it with a FutureWarning until skdc 0.3."""
+    rng = np.random.default_rng(0)
+    anchors = [rng.standard_normal((30, 3)) for _ in range(3)]
+    fitted = Aligner().fit(_uploads(anchors))
+    with pytest.warns(FutureWarning, match=rf"{Aligner.__name__}\.target_ is deprecated"):
+        old = fitted.target_
+    assert old is fitted.target_matrix_

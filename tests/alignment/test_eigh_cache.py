@@ -67,11 +67,11 @@ def test_aligners_share_the_public_cache_and_fit_the_same_without_it(monkeypatch
     rng = np.random.RandomState(0)
     anchors = [rng.uniform(-1, 1, (30, 3)) for _ in range(3)]
     Y = Uploads(np.vstack(anchors), participant=np.repeat(np.arange(3), 30), anchors=anchors)
-    cached = KTIAligner(alpha=0.3, solver="eigh").fit(Y).target_
+    cached = KTIAligner(alpha=0.3, solver="eigh").fit(Y).target_matrix_
     assert len(cache) == 3  # one decomposition per participant
     cache.max_bytes = 0
     cache.clear()
-    uncached = KTIAligner(alpha=0.3, solver="eigh").fit(Y).target_
+    uncached = KTIAligner(alpha=0.3, solver="eigh").fit(Y).target_matrix_
     assert len(cache) == 0
     assert_allclose(cached, uncached, rtol=0, atol=1e-12)
 

@@ -50,7 +50,7 @@ def test_target_is_bottom_eigenspace_of_M(solver):
     anchors = _problem(rng)
     kti = KTIAligner(alpha=0.5, solver=solver).fit(_uploads(anchors))
     M = _M(anchors, 0.5)
-    Z, nu = kti.target_, kti.eigenvalues_
+    Z, nu = kti.target_matrix_, kti.eigenvalues_
     assert_allclose(Z.T @ Z, np.eye(5), rtol=0, atol=1e-10)
     assert np.linalg.norm(M @ Z - Z * nu) < 1e-7 * np.linalg.norm(M)
     assert_allclose(nu, np.linalg.eigvalsh(M)[:5], rtol=0, atol=1e-10)
@@ -63,7 +63,7 @@ def test_krr_coefficients_and_anchor_outputs(solver):
     anchors = _problem(rng)
     lam = 0.3
     kti = KTIAligner(alpha=lam, solver=solver).fit(_uploads(anchors))
-    Z = kti.target_
+    Z = kti.target_matrix_
     total = 0.0
     for b, a in zip(anchors, kti.coef_):
         K = rbf_kernel(b, gamma=1.0)
@@ -92,17 +92,17 @@ def test_small_ridge_reproduces_target_on_anchors():
     kti = KTIAligner(alpha=1e-8, gamma=5.0).fit(_uploads(anchors))
     out = kti.transform(_uploads(anchors)).reshape(4, 30, 3)
     for k in range(4):
-        assert_allclose(out[k], kti.target_, rtol=0, atol=1e-5)
+        assert_allclose(out[k], kti.target_matrix_, rtol=0, atol=1e-5)
 
 
 def test_linear_kernel_tends_to_lti():
     rng = np.random.RandomState(3)
     anchors = [rng.standard_normal((60, 5)) for _ in range(4)]
     Y = _uploads(anchors)
-    Zl = LTIAligner().fit(Y).target_
+    Zl = LTIAligner().fit(Y).target_matrix_
     dists = []
     for lam in (1e-2, 1e-4, 1e-6):
-        Zk = KTIAligner(kernel="linear", alpha=lam).fit(Y).target_
+        Zk = KTIAligner(kernel="linear", alpha=lam).fit(Y).target_matrix_
         dists.append(np.linalg.norm(Zk @ Zk.T - Zl @ Zl.T))
     assert dists[2] < 1e-4
     assert dists[0] > dists[1] > dists[2]
@@ -119,7 +119,7 @@ def test_rigid_motion_invariance(graph):
     moved_data = [x @ R + t for x, (R, t) in zip(data, moves)]
     a = KTIAligner(graph=graph).fit(_uploads(anchors, anchor_y=y_a))
     b = KTIAligner(graph=graph).fit(_uploads(moved, anchor_y=y_a))
-    assert_allclose(b.target_, a.target_, rtol=0, atol=1e-8)
+    assert_allclose(b.target_matrix_, a.target_matrix_, rtol=0, atol=1e-8)
     assert_allclose(b.transform(_uploads(moved, moved_data)),
                     a.transform(_uploads(anchors, data)), rtol=0, atol=1e-8)
 
@@ -147,12 +147,12 @@ def test_participant_order_and_anchor_row_permutation():
     out = base.transform(_uploads(anchors, data))
     perm = [1, 3, 0, 2]
     sw = KTIAligner(center=True).fit(_uploads([anchors[k] for k in perm]))
-    assert_allclose(sw.target_, base.target_, rtol=0, atol=1e-9)
+    assert_allclose(sw.target_matrix_, base.target_matrix_, rtol=0, atol=1e-9)
     for j, k in enumerate(perm):
         assert_allclose(sw.coef_[j], base.coef_[k], rtol=0, atol=1e-9)
     pi = rng.permutation(60)
     rows = KTIAligner(center=True).fit(_uploads([b[pi] for b in anchors]))
-    assert_allclose(rows.target_, base.target_[pi], rtol=0, atol=1e-9)
+    assert_allclose(rows.target_matrix_, base.target_matrix_[pi], rtol=0, atol=1e-9)
     assert_allclose(rows.transform(_uploads([b[pi] for b in anchors], data)), out,
                     rtol=0, atol=1e-9)
 
@@ -190,7 +190,7 @@ def test_graph_trace_scaling_and_mu_zero():
     assert np.all(L - np.diag(np.diag(L)) <= 0)
     plain = KTIAligner(alpha=0.7).fit(Y)
     zero = KTIAligner(graph="gl", mu=0.0, alpha=0.7).fit(Y)
-    assert_allclose(zero.target_, plain.target_, rtol=0, atol=1e-10)
+    assert_allclose(zero.target_matrix_, plain.target_matrix_, rtol=0, atol=1e-10)
     assert kti.penalty_laplacian_ is None
 
 
@@ -201,7 +201,7 @@ def test_tdl_penalty_constraint():
     kti = KTIAligner(graph="tdl").fit(_uploads(anchors, anchor_y=y))
     C = kti.penalty_laplacian_.toarray()
     assert_allclose(np.trace(C), 60, rtol=1e-12)
-    Z = kti.target_
+    Z = kti.target_matrix_
     assert_allclose(Z.T @ (C + 1e-9 * np.eye(60)) @ Z, np.eye(5), rtol=0, atol=1e-8)
 
 
@@ -219,7 +219,7 @@ def test_centering():
     anchors = _problem(rng)
     Y = _uploads(anchors)
     kti = KTIAligner(center=True).fit(Y)
-    Z = kti.target_
+    Z = kti.target_matrix_
     assert np.all(np.abs(Z.sum(0)) < 1e-10)
     assert_allclose(Z.T @ Z, np.eye(5), rtol=0, atol=1e-10)
     M = _M(anchors, 1.0)
@@ -228,7 +228,8 @@ def test_centering():
     Zt = T @ V[:, :5]
     assert_allclose(Z @ Z.T, Zt @ Zt.T, rtol=0, atol=1e-8)
     plain = KTIAligner().fit(Y)
-    assert np.trace(Z.T @ M @ Z) >= np.trace(plain.target_.T @ M @ plain.target_) - 1e-12
+    Zp = plain.target_matrix_
+    assert np.trace(Z.T @ M @ Z) >= np.trace(Zp.T @ M @ Zp) - 1e-12
 
 
 def test_large_mu_collapses_onto_graph_components():
@@ -239,7 +240,7 @@ def test_large_mu_collapses_onto_graph_components():
     anchors = [centers[y] + 0.3 * rng.standard_normal((60, 2)) for _ in range(3)]
     kti = KTIAligner(graph="tsl", mu=1e6, center=True, n_components=3, n_neighbors=5)
     kti.fit(_uploads(anchors, anchor_y=y))
-    Z, L = kti.target_, kti.intrinsic_laplacian_.toarray()
+    Z, L = kti.target_matrix_, kti.intrinsic_laplacian_.toarray()
     assert np.trace(Z.T @ L @ Z) / np.trace(L) < 1e-6
 
 
@@ -259,7 +260,7 @@ def test_nystroem_matches_dense_nystroem_problem():
     T = _helmert(80)
     w, V = np.linalg.eigh(T.T @ M @ T)
     Zd = T @ V[:, :3]
-    Z = kti.target_
+    Z = kti.target_matrix_
     assert_allclose(Z @ Z.T, Zd @ Zd.T, rtol=0, atol=1e-6)
     assert_allclose(kti.eigenvalues_, w[:3], rtol=0, atol=1e-8)
     out = kti.transform(_uploads(anchors)).reshape(3, 80, 3)
@@ -311,7 +312,7 @@ def test_custom_psd_kernel_accepted():
     rng = np.random.RandomState(17)
     anchors = _problem(rng, n_a=20, K=2, h=2)
     kti = KTIAligner(kernel=lambda X, Z: (1 + X @ Z.T) ** 2, alpha=1.0).fit(_uploads(anchors))
-    assert_allclose(kti.target_.T @ kti.target_, np.eye(2), rtol=0, atol=1e-10)
+    assert_allclose(kti.target_matrix_.T @ kti.target_matrix_, np.eye(2), rtol=0, atol=1e-10)
 
 
 def test_generalized_eigen_solution_matches_scipy_reference():
@@ -423,10 +424,10 @@ def test_eigh_solver_reuses_kernel_eigendecompositions_across_alpha(monkeypatch)
     Y = _uploads(anchors)
     targets = {}
     for alpha in (0.1, 1.0, 10.0):
-        targets[alpha] = KTIAligner(alpha=alpha, solver="eigh").fit(Y).target_
+        targets[alpha] = KTIAligner(alpha=alpha, solver="eigh").fit(Y).target_matrix_
     assert len(calls) == 3  # once per participant, not per alpha
     for alpha, Z in targets.items():
-        fresh = KTIAligner(alpha=alpha, solver="cholesky").fit(Y).target_
+        fresh = KTIAligner(alpha=alpha, solver="cholesky").fit(Y).target_matrix_
         # same subspace, same sign convention
         assert_allclose(Z, fresh, rtol=0, atol=1e-8)
 
@@ -450,7 +451,7 @@ def test_spectral_normalization_is_ridge_on_the_scaled_kernels(solver):
     Rs = [np.linalg.inv(K / r + lam * np.eye(70)) for K, r in zip(Ks, rho)]
     M = lam * sum(Rs)
     w, V = np.linalg.eigh(M)
-    Z = kti.target_
+    Z = kti.target_matrix_
     assert_allclose(kti.eigenvalues_, w[:2], rtol=1e-9)
     assert_allclose(Z @ Z.T, V[:, :2] @ V[:, :2].T, rtol=0, atol=1e-8)
     # new rows: g_k(x) = (kappa(x, A~(k)) / rho_k) (K^(k) / rho_k + lambda I)^{-1} Z
@@ -471,7 +472,7 @@ def test_spectral_normalization_removes_the_kernel_scale():
 
     ref = KTIAligner(kernel=scaled(1.0), kernel_normalization="spectral").fit(Y)
     big = KTIAligner(kernel=scaled(50.0), kernel_normalization="spectral").fit(Y)
-    assert_allclose(big.target_, ref.target_, rtol=0, atol=1e-10)
+    assert_allclose(big.target_matrix_, ref.target_matrix_, rtol=0, atol=1e-10)
     assert_allclose(big.transform(Y), ref.transform(Y), rtol=0, atol=1e-10)
     raw = KTIAligner(kernel=scaled(50.0)).fit(Y)
     assert not np.allclose(raw.eigenvalues_, ref.eigenvalues_, rtol=1e-3)
@@ -508,7 +509,7 @@ def test_residual_objective_is_the_squared_smoother_residual(center):
     T = _helmert(50) if center else np.eye(50)
     w, V = np.linalg.eigh(T.T @ M @ T)
     Zd = T @ V[:, :3]
-    Z = kti.target_
+    Z = kti.target_matrix_
     assert_allclose(kti.eigenvalues_, w[:3], rtol=1e-9)
     assert_allclose(Z @ Z.T, Zd @ Zd.T, rtol=0, atol=1e-8)
     # the objective is the anchor residual alone: sum_k ||S^(k) Z - Z||^2 = sum(nu)
@@ -589,7 +590,7 @@ def test_bandwidths_on_anchor_or_own_rows(rows):
         _uploads([anchors[0]], data=[own[0]]))
     alone = KTIAligner(gamma="knn", gamma_rows=rows, gamma_neighbors=5, n_components=2).fit(
         _uploads([anchors[0]], data=[own[0]]))
-    assert_allclose(alone.target_, ref.target_, rtol=0, atol=1e-12)
+    assert_allclose(alone.target_matrix_, ref.target_matrix_, rtol=0, atol=1e-12)
 
 
 def test_per_participant_fixed_gammas():
@@ -603,7 +604,7 @@ def test_per_participant_fixed_gammas():
                   for b, g in zip(anchors, gammas))
     assert_allclose(kti.eigenvalues_, np.linalg.eigvalsh(M)[:2], rtol=1e-9)
     listed = KTIAligner(gamma=gammas, alpha=0.5, n_components=2).fit(_uploads(anchors))
-    assert_allclose(listed.target_, kti.target_, rtol=0, atol=1e-12)
+    assert_allclose(listed.target_matrix_, kti.target_matrix_, rtol=0, atol=1e-12)
     X = rng.uniform(-1, 1, (4, 2))
     assert_allclose(kti._map(X, 2), rbf_kernel(X, anchors[2], gamma=4.0) @ kti.coef_[2],
                     rtol=1e-12, atol=1e-12)
@@ -746,3 +747,19 @@ def test_transform_in_blocks_of_rows_is_the_kernel_ridge_map(monkeypatch):
     for k in range(2):
         expected = rbf_kernel(rows[k], anchors[k], gamma=1.0) @ kti.coef_[k]
         assert_allclose(out[k], expected, rtol=1e-12, atol=1e-14)
+
+
+def test_target_is_the_deprecated_read_only_spelling_of_target_matrix():
+    """``target`` names the attacked party; KTI's integration target Z is ``target_matrix_``,
+    and ``target_`` reads it with a FutureWarning until skdc 0.3."""
+    kti = KTIAligner(alpha=0.5).fit(_uploads(_problem(np.random.RandomState(3), n_a=20, K=2)))
+    with pytest.warns(FutureWarning, match=r"KTIAligner\.target_ is deprecated and will be "
+                                           r"removed in skdc 0\.3; use "
+                                           r"KTIAligner\.target_matrix_ instead"):
+        old = kti.target_
+    assert old is kti.target_matrix_
+    assert "target_" not in vars(kti)  # one stored attribute: clone and pickle carry the new
+    with pytest.raises(AttributeError):
+        kti.target_ = old  # read-only
+    with pytest.warns(FutureWarning):
+        assert not hasattr(KTIAligner(), "target_")  # unfitted: neither spelling exists

@@ -30,7 +30,7 @@ def test_target_orthonormal_and_top_subspace():
     rng = np.random.RandomState(0)
     anchors = _problem(rng)
     lti = LTIAligner().fit(_uploads(anchors))
-    Z = lti.target_
+    Z = lti.target_matrix_
     assert_allclose(Z.T @ Z, np.eye(5), rtol=0, atol=1e-10)
     U = np.linalg.svd(np.hstack([_orth(b) for b in anchors]), full_matrices=False)[0][:, :5]
     assert_allclose(Z @ Z.T, U @ U.T, rtol=0, atol=1e-10)
@@ -45,7 +45,7 @@ def test_optimal_value_theorem_1():
     def objective(Z):
         return sum(np.linalg.norm(b @ np.linalg.pinv(b) @ Z - Z) ** 2 for b in anchors)
 
-    value = sum(np.linalg.norm(b @ G - lti.target_) ** 2 for b, G in zip(anchors, lti.coef_))
+    value = sum(np.linalg.norm(b @ G - lti.target_matrix_) ** 2 for b, G in zip(anchors, lti.coef_))
     assert_allclose(value, K * d - np.sum(lti.singular_values_**2), rtol=0, atol=1e-9)
     assert np.all(lti.singular_values_**2 <= K + 1e-9)
     for _ in range(100):
@@ -66,13 +66,13 @@ def test_invariant_to_invertible_reparametrization_mpp_is_not():
     data_e = [x @ e for x, e in zip(data, E)]
     lti, lti_e = LTIAligner(), LTIAligner()
     out, out_e = _outputs(lti, anchors, data), _outputs(lti_e, anchors_e, data_e)
-    assert_allclose(lti.target_, lti_e.target_, rtol=0, atol=1e-8)
+    assert_allclose(lti.target_matrix_, lti_e.target_matrix_, rtol=0, atol=1e-8)
     assert_allclose(out, out_e, rtol=0, atol=1e-8)
     # negative control: MPP depends on each participant's parametrization
     mpp, mpp_e = MPPAligner(), MPPAligner()
     _outputs(mpp, anchors, data), _outputs(mpp_e, anchors_e, data_e)
     assert np.linalg.norm(
-        mpp.target_ @ mpp.target_.T - mpp_e.target_ @ mpp_e.target_.T
+        mpp.target_matrix_ @ mpp.target_matrix_.T - mpp_e.target_matrix_ @ mpp_e.target_matrix_.T
     ) > 1e-3
 
 
@@ -97,7 +97,8 @@ def test_rank_deficient_upload_uses_pinv():
     anchors[1] = np.hstack([anchors[1][:, :3], anchors[1][:, :1]])  # duplicated column
     lti = LTIAligner(n_components=3).fit(_uploads(anchors))
     assert lti.ranks_ == [4, 3, 4]
-    assert_allclose(lti.coef_[1], np.linalg.pinv(anchors[1]) @ lti.target_, rtol=0, atol=1e-10)
+    assert_allclose(lti.coef_[1], np.linalg.pinv(anchors[1]) @ lti.target_matrix_, rtol=0,
+                    atol=1e-10)
     assert np.all(np.isfinite(lti.transform(_uploads(anchors))))
 
 
@@ -118,14 +119,14 @@ def test_participant_order_and_anchor_row_permutation():
     perm = [2, 0, 3, 1]
     swapped = LTIAligner()
     out_p = _outputs(swapped, [anchors[k] for k in perm], [data[k] for k in perm])
-    assert_allclose(swapped.target_, base.target_, rtol=0, atol=1e-10)
+    assert_allclose(swapped.target_matrix_, base.target_matrix_, rtol=0, atol=1e-10)
     for j, k in enumerate(perm):
         assert_allclose(swapped.coef_[j], base.coef_[k], rtol=0, atol=1e-10)
     assert_allclose(out_p.reshape(4, 5, -1), out[perm], rtol=0, atol=1e-10)
     pi = rng.permutation(anchors[0].shape[0])
     rows = LTIAligner()
     out_r = _outputs(rows, [b[pi] for b in anchors], data)
-    assert_allclose(rows.target_, base.target_[pi], rtol=0, atol=1e-10)
+    assert_allclose(rows.target_matrix_, base.target_matrix_[pi], rtol=0, atol=1e-10)
     assert_allclose(out_r, out.reshape(20, -1), rtol=0, atol=1e-10)
 
 
@@ -151,13 +152,14 @@ def test_centered_target_is_top_eigenspace_of_the_centered_projector_sum():
     J = np.eye(40) - np.ones((40, 40)) / 40  # the projector on {x : 1^T x = 0}
     w, V = np.linalg.eigh(J @ WQ @ WQ.T @ J)
     top = V[:, ::-1][:, :3]
-    Z = lti.target_
+    Z = lti.target_matrix_
     assert_allclose(Z.sum(axis=0), 0, rtol=0, atol=1e-12)
     assert_allclose(Z.T @ Z, np.eye(3), rtol=0, atol=1e-12)
     assert_allclose(Z @ Z.T, top @ top.T, rtol=0, atol=1e-10)
     assert_allclose(lti.singular_values_**2, w[::-1][:3], rtol=1e-10)
     # the default (uncentred) target is not centred on these uploads
-    assert np.abs(LTIAligner(n_components=3).fit(_uploads(anchors)).target_.sum(0)).max() > 0.1
+    uncentred = LTIAligner(n_components=3).fit(_uploads(anchors)).target_matrix_
+    assert np.abs(uncentred.sum(0)).max() > 0.1
     for b, G in zip(anchors, lti.coef_):  # G^(k) = pinv(A~(k)) Z
         assert_allclose(G, np.linalg.pinv(b) @ Z, rtol=1e-8, atol=1e-12)
 
@@ -167,7 +169,7 @@ def test_centered_width_limit():
     anchors = _problem(rng, n_a=5, K=2, h=5)
     with pytest.raises(ValueError, match=r"n_anchors - 1 \(center=True\)"):
         LTIAligner(n_components=5, center=True).fit(_uploads(anchors))
-    assert LTIAligner(n_components=5).fit(_uploads(anchors)).target_.shape == (5, 5)
+    assert LTIAligner(n_components=5).fit(_uploads(anchors)).target_matrix_.shape == (5, 5)
 
 
 def test_centering_on_digits_against_the_default():
@@ -196,7 +198,7 @@ def test_centering_on_digits_against_the_default():
             lti = LTIAligner(center=center)
             Z = lti.fit_transform(Ytr)
             if center:
-                assert_allclose(lti.target_.sum(axis=0), 0, rtol=0, atol=1e-10)
+                assert_allclose(lti.target_matrix_.sum(axis=0), 0, rtol=0, atol=1e-10)
             clf = LogisticRegression(max_iter=2000).fit(Z, ytr)
             acc[center].append(clf.score(lti.transform(Yte), yte))
     assert np.mean(acc[True]) >= np.mean(acc[False]) - 0.02

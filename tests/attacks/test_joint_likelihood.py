@@ -16,9 +16,10 @@ from skdc.attacks import (
     KnownAnchorAttack,
     SampleAxesAttack,
     collusion_view,
+    make_attack,
 )
 from skdc.mechanisms import IGDP
-from skdc.metrics import make_attack, make_attack_scorer
+from skdc.metrics import make_attack_scorer
 from skdc.utils._sklearn_compat import InvalidParameterError
 
 SCALES = np.array([4.0, 2.0, 1.0, 0.5, 0.3])

@@ -12,9 +12,9 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
 
 from skdc.alignment import GOPPAligner
-from skdc.attacks import KnownAnchorAttack, SampleAxesAttack, collusion_view
+from skdc.attacks import KnownAnchorAttack, SampleAxesAttack, collusion_view, make_attack
 from skdc.mechanisms import IGDP
-from skdc.metrics import linkage_accuracy, make_attack
+from skdc.metrics import linkage_accuracy
 from skdc.utils._sklearn_compat import InvalidParameterError
 
 SCALES = np.array([4.0, 2.0, 1.0, 0.5])  # distinct variances

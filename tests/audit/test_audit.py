@@ -469,7 +469,7 @@ def test_partition_reaches_every_draw_and_cgdp(monkeypatch):
         return fit(self, X, y, participant=participant)
 
     monkeypatch.setattr(IGDP, "fit", spy)
-    rep = audit(X, y, partition=part, attacks=["procrustes"], max_linkage=None,
+    rep = audit(X, y, participant=part, attacks=["procrustes"], max_linkage=None,
                 bounds=(0.0, 0.1),
                 target_error=0.3, confidence=0.75, n_grid=2, grid_draws=1, model="ridge",
                 progress=False)
@@ -495,6 +495,26 @@ def test_partition_reaches_every_draw_and_cgdp(monkeypatch):
     assert 0 < bits < np.inf and f"{bits:.4g} bits" in rep.html
     with pytest.raises(ValueError, match="not audited"):
         audit(X, y, mechanism="cgdp", aligner="gopp")
+
+
+def test_partition_is_the_deprecated_spelling_of_participant():
+    from skdc.audit import audit
+
+    X, y = load_digits(return_X_y=True)
+    X, y, ids = X[:150] / 16.0, y[:150], np.arange(150) % 3
+    kwargs = dict(attacks=["procrustes"], max_linkage=None, target_error=0.3,
+                  bounds=(0.0, 0.1), confidence=0.75, n_grid=1, grid_draws=1, model="ridge",
+                  progress=False)
+    new = audit(X, y, participant=ids, **kwargs)
+    with pytest.warns(FutureWarning, match="partition= is deprecated .* use participant=") \
+            as caught:
+        old = audit(X, y, partition=ids, **kwargs)
+    assert caught[0].filename == __file__  # the warning points at the caller's line
+    assert old.setting["partition"] and old.html == new.html
+    assert old.summary.equals(new.summary)
+    assert old.draws.drop(columns="seconds").equals(new.draws.drop(columns="seconds"))
+    with pytest.raises(TypeError, match="pass participant= only"):
+        audit(X, y, participant=ids, partition=ids, **kwargs)
 
 
 @pytest.mark.parametrize("kwargs, match", [

@@ -488,9 +488,8 @@ def test_linkage_target_is_judged_per_draw_by_the_linkage_accuracy(small, linkag
     deployment; a draw meets when it is at least 1 - max_linkage."""
     from sklearn import config_context
 
-    from skdc.attacks import collusion_view
+    from skdc.attacks import collusion_view, make_attack
     from skdc.audit._targets import _fixed_partition, _linkage_params
-    from skdc.metrics import make_attack
     from skdc.utils._draw_jobs import _Maker
 
     pipe, X_tr, y_tr, (X_te, y_te) = small

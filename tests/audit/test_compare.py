@@ -25,7 +25,7 @@ from sklearn.preprocessing import StandardScaler
 from skdc.__main__ import main
 from skdc.alignment import GOPPAligner, KTIAligner
 from skdc.anchors import SMOTEAnchor
-from skdc.attacks import AnchorRegressionAttack, collusion_view
+from skdc.attacks import AnchorRegressionAttack, collusion_view, make_attack
 from skdc.audit import Central, Local, compare_options
 from skdc.audit._deployments import _DEPLOYMENTS
 from skdc.audit._targets import _linkage_params
@@ -33,7 +33,6 @@ from skdc.linear_model import MixingLogisticRegression
 from skdc.mechanisms import CGDP, IGDP, KernelPCAMechanism, calibrate_gaussmix, gaussmix_release
 from skdc.metrics import (
     linkage_accuracy,
-    make_attack,
     reconstruction_label_accuracy,
     relative_error,
 )
@@ -505,6 +504,22 @@ def test_tiny_epsilon_is_refused_early_in_one_line(tmp_path, capsys, eps):
     assert not (tmp_path / "out").exists()
 
 
+def test_partition_is_the_deprecated_spelling_of_participant(data):
+    X, y = data
+    ids = np.arange(len(X)) % 2
+    kwargs = dict(options=["local", "gaussmix"], epsilons=[4.0], confidence=0.75,
+                  progress=False)
+    new = compare_options(X, y, participant=ids, **kwargs)
+    with pytest.warns(FutureWarning, match="partition= is deprecated .* use participant=") \
+            as caught:
+        old = compare_options(X, y, partition=ids, **kwargs)
+    assert caught[0].filename == __file__  # the warning points at the caller's line
+    assert old.setting == new.setting and old.setting["partition"]
+    assert old.table.equals(new.table) and old.html == new.html
+    with pytest.raises(TypeError, match="pass participant= only"):
+        compare_options(X, y, participant=ids, partition=ids, **kwargs)
+
+
 def test_tiny_epsilon_is_refused_by_the_function():
     X = np.random.RandomState(0).rand(30, 3)
     with pytest.raises(ValueError, match=r"in \[0.001, 1000\] \(below, GaussMix's model"):
@@ -610,8 +625,9 @@ def test_the_deployed_analyst_fit_carries_the_model_params():
     ctx = SimpleNamespace(n_participants=2, model="logistic",
                           model_params={"class_weight": "balanced", "C": 0.5, "tol": None})
     option = SimpleNamespace(name="cgdp", label="C-GDP", setting="sigma = 1")
-    commands, _ = _commands(ctx, option, {"n_features": 3, "n_anchors": 0}, [], "f")
-    fit = commands[-1]
+    settings = {"mechanism": "CGDP", "n_participants": 2, "n_features": 3, "noise": 1.0,
+                "translation_scale": 1.0, "anchor_noise": 0.0, "n_anchors": 0}
+    fit = _commands(ctx, option, settings)["commands"][-1]
     given = [fit[k + 1] for k, w in enumerate(fit) if w == "--model-param"]
     assert parse_model_params(given) == {"max_iter": 1000, "class_weight": "balanced",
                                          "C": 0.5, "tol": None}

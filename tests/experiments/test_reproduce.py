@@ -67,8 +67,8 @@ def _pipelines():
 def test_the_two_sweeps_and_their_strongest_attack():
     X, y = make_classification(n_samples=300, n_features=6, random_state=np.random.RandomState(1))
     results = sweep_private_and_anchor_noise(
-        *_pipelines(), X[:200], y[:200], X[200:], y[200:], private_values=[0.3, 0.6],
-        anchor_values=[0.02, 0.05], labels=("private", "anchor"), progress=False)
+        *_pipelines(), X[:200], y[:200], X[200:], y[200:], noise_values=[0.3, 0.6],
+        v_values=[0.02, 0.05], labels=("private", "anchor"), progress=False)
     assert results["method"].tolist() == ["private"] * 2 + ["anchor"] * 2
     assert results["param"].tolist() == ["gdp__noise"] * 2 + ["align__v"] * 2
     private, anchor = results.iloc[:2], results.iloc[2:]
@@ -88,10 +88,33 @@ def test_the_two_sweeps_and_their_strongest_attack():
 def test_the_sweeps_without_attacks_score_utility_only():
     X, y = make_classification(n_samples=240, n_features=6, random_state=np.random.RandomState(2))
     results = sweep_private_and_anchor_noise(
-        *_pipelines(), X[:160], y[:160], X[160:], y[160:], private_values=[0.3],
-        anchor_values=[0.05], attacks=False, progress=False)
+        *_pipelines(), X[:160], y[:160], X[160:], y[160:], noise_values=[0.3],
+        v_values=[0.05], attacks=False, progress=False)
     assert "strongest" not in results and "mp" not in results
     assert results["balanced_accuracy"].between(0, 1).all()
+
+
+@pytest.mark.parametrize("old, new", [("private_values", "noise_values"),
+                                      ("anchor_values", "v_values")])
+def test_the_sweeps_old_value_names_still_work_and_warn(old, new):
+    """private_values= and anchor_values= are the deprecated spellings of noise_values= (the
+    mechanisms' noise) and v_values= (the aligner's v): same sweep, one FutureWarning."""
+    X, y = make_classification(n_samples=120, n_features=6, random_state=np.random.RandomState(3))
+    args = (*_pipelines(), X[:80], y[:80], X[80:], y[80:])
+    values = {"noise_values": [0.3], "v_values": [0.05]}
+    kwargs = dict(attacks=False, random_state=0, progress=False)
+    expected = sweep_private_and_anchor_noise(*args, **values, **kwargs)
+    old_values = {(old if name == new else name): value for name, value in values.items()}
+    with pytest.warns(FutureWarning, match=f"{old}= is deprecated .* use {new}= instead"):
+        results = sweep_private_and_anchor_noise(*args, **old_values, **kwargs)
+    # the same sweep, its wall-clock seconds aside
+    pd.testing.assert_frame_equal(results.drop(columns="seconds"),
+                                  expected.drop(columns="seconds"))
+    with pytest.raises(TypeError, match=f"pass {new}= only"):
+        sweep_private_and_anchor_noise(*args, **values, **{old: [0.1]}, **kwargs)
+    del values[new]
+    with pytest.raises(TypeError, match=f"missing required keyword argument: '{new}'"):
+        sweep_private_and_anchor_noise(*args, **values, **kwargs)
 
 
 def test_mnist_sweep_levels_and_its_report(rows):

@@ -68,7 +68,7 @@ def test_a_function_that_writes_a_file_is_refused(tmp_path, capsys, monkeypatch)
 @pytest.mark.parametrize("cls, match", [
     ("sklearn.base.clone", "is not an estimator class"),
     ("sklearn.utils.estimator_checks.check_estimator", "is not an estimator class"),
-    ("skdc.utils._files.write_file", "private name '_files'"),
+    ("skdc.utils._outputs.write_file", "private name '_outputs'"),
     ("sklearn.linear_model._logistic.LogisticRegression", "private name '_logistic'"),
     ("skdc.experiments._cli._resolve_class", "private name '_cli'"),
     ("os.system", "sklearn, skdc or imblearn"),

@@ -1,4 +1,4 @@
-"""Fixtures for the skdc.nn tests: fixed torch seeds and at most two torch threads."""
+"""Fixtures for the skdc.nn tests: fixed torch seeds, at most two torch threads, a small net."""
 
 import pytest
 
@@ -30,3 +30,16 @@ def digits():
     X, y = load_digits(return_X_y=True)
     keep = np.isin(y, [0, 1, 2])
     return (X[keep] / 16.0)[:240], y[keep][:240]
+
+
+@pytest.fixture(scope="session")
+def small_cnn():
+    """A factory of small seeded CPU utility CNNs: ``small_cnn(**params)`` is a
+    ``RepresentationCNN`` of 2 epochs and batches of 64, ``params`` over those."""
+    from skdc.nn import RepresentationCNN
+
+    def make(**params):
+        return RepresentationCNN(**{**dict(max_epochs=2, batch_size=64, device="cpu",
+                                           random_state=0), **params})
+
+    return make

@@ -1,9 +1,8 @@
 """The block entropy lower bound of Bourne and Allison, "From Pixels to Privacy-Sensitive
-Features" (arXiv:2610.13768, 2026): the two margins of Proposition 5.1 (App. E; the sampling
-margin at the estimation-sample sizes of Table 3 and of the shipped MNIST grid, the Monte Carlo
-margin and its constant, eq. 33), the plug-in estimator (eq. 11, 31) on a source of known
-entropy, the sanity caps of each grid pair (App. E), and the Hadamard rotation that equalises
-block traces (Remark C.1)."""
+Features" (arXiv:2610.13768, 2026): the sanity caps of each grid pair (App. E), the Hadamard
+rotation that equalises block traces (Remark C.1), invariances, refusals, the device, and the
+checkpoint of grid pairs (a draw checkpoint of skdc.utils._checkpoint) that a stopped fit resumes
+from."""
 
 import json
 import math
@@ -11,55 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from skdc.privacy import (
-    BlockEntropyLowerBound,
-    mc_constant,
-    mc_margin,
-    plugin_entropy,
-    sampling_margin,
-    trace_ucb,
-)
-
-
-@pytest.mark.parametrize(
-    "n, n_pairs, expected",
-    [(59000, 48, 0.13840), (49000, 60, 0.15171), (44000, 60, 0.15864), (10000, 60, 0.29059),
-     (59000, 36, 0.13574)],
-)
-def test_sampling_margin(n, n_pairs, expected):
-    assert sampling_margin(n, n_pairs, 0.025) == pytest.approx(expected, abs=6e-6)
-
-
-def test_sampling_margin_of_the_shipped_mnist_grid():
-    assert sampling_margin(59000, 48, 0.025) == pytest.approx(0.13840286575, rel=1e-9)
-
-
-def test_mc_margin():
-    assert mc_margin(195.5515, 784, 59000, 2, 48, 0.025) == pytest.approx(0.091885, abs=6e-7)
-    assert mc_margin(1491.329, 28, 59000, 28, 48, 0.025) == pytest.approx(0.358851, abs=6e-7)
-
-
-def test_mc_constant_eq33():
-    assert mc_constant(1, math.sqrt(0.2), 1.0) == pytest.approx(195.68, abs=5e-3)
-    assert mc_constant(1, math.sqrt(0.2), 0.9985) < 195.68
-
-
-def test_plugin_entropy_of_a_one_dimensional_gaussian():
-    truth = 0.5 * math.log2(2 * math.pi * math.e * 1.25)
-    assert truth == pytest.approx(2.2081, abs=1e-4)
-    estimates = []
-    for seed in range(16):
-        c = np.random.RandomState(seed).standard_normal((2000, 1))
-        estimates.append(plugin_entropy(c, 0.5, 4, random_state=seed))
-    # One estimate moves by about 0.024 bits from sample to sample (most of it the n = 2000
-    # sample, not the Monte Carlo), so "2.208 +- 0.01" is a statement about the estimator's
-    # mean: the mean of 16 independent estimates (standard error ~0.006) lies within 0.01.
-    assert np.mean(estimates) == pytest.approx(truth, abs=0.01)
-    assert max(estimates) < truth + 0.07
-    # m_hat = E c^2 = 1 for the N(0, 1) source
-    t_mc = mc_margin(mc_constant(1, 0.5, 1.0), 1, 2000, 4, 1, 0.025)
-    assert t_mc == pytest.approx(1.31, abs=0.01)
-    assert sampling_margin(2000, 1, 0.025) == pytest.approx(0.377, abs=1e-3)
+from skdc.privacy import BlockEntropyLowerBound, sampling_margin
 
 
 @pytest.fixture(scope="module")
@@ -131,15 +82,6 @@ def test_representation_is_applied():
     assert ent.n_components_ == 4 and ent.padded_dim_ == 4
 
 
-def test_trace_ucb_covers_the_trace():
-    rng = np.random.RandomState(0)
-    Z = rng.uniform(0, 1, size=(2000, 5))
-    ucb = trace_ucb(Z, diameter_sq=5.0, delta=0.05, random_state=0)
-    assert 5 / 12 < ucb < 5 / 12 * 1.5
-    with pytest.raises(ValueError, match="not an upper bound"):
-        trace_ucb(Z, diameter_sq=0.1)
-
-
 def test_blocks_must_divide_dimension():
     rng = np.random.RandomState(0)
     X = rng.standard_normal((200, 8))
@@ -168,116 +110,6 @@ def test_without_calibration_rows_needs_declared_trace():
     ent = BlockEntropyLowerBound(block_sizes=[2], nu2=(1.6,), rotation="signs", trace=4.0,
                                  device="cpu").fit(X)
     assert ent.trace_ == 4.0 and len(ent.pairs_) == 1
-
-
-def test_torch_kernel_agrees_with_numpy():
-    """The GPU code path (run here on the CPU) estimates the same entropies."""
-    torch = pytest.importorskip("torch")
-    from skdc.privacy._entropy import _block_entropies_numpy, _block_entropies_torch
-
-    rng = np.random.RandomState(0)
-    C = rng.standard_normal((3, 300, 1))
-    h_np = _block_entropies_numpy(C, 0.5, 64, [0, 0, 0])
-    h_t = _block_entropies_torch(C, 0.5, 64, [0, 0, 0], "cpu", budget=2**20)
-    np.testing.assert_allclose(h_t, h_np, rtol=0, atol=0.05)
-    assert torch.get_default_dtype() == torch.float32  # the kernel forces float64 itself
-
-
-def _printed_block_entropies(C, s, n_mc, seed):
-    """Eq. 11 and 31 as printed: max-shifted log-sum-exp over all centres, one block at a time,
-    with the kernel's dither stream (block b draws from default_rng([*seed, b]))."""
-    from scipy.special import logsumexp
-
-    out = []
-    for b, c in enumerate(C):
-        n, k = c.shape
-        W = s * np.random.default_rng([*seed, b]).standard_normal((n * n_mc, k))
-        P = np.repeat(c, n_mc, axis=0) + W
-        logits = P @ c.T / s**2 - np.sum(c * c, axis=1) / (2 * s**2)
-        lf = (-math.log(n) - 0.5 * k * math.log(2 * math.pi * s**2)
-              - np.sum(P * P, axis=1) / (2 * s**2) + logsumexp(logits, axis=1))
-        out.append(-lf.mean() / math.log(2))
-    return np.array(out)
-
-
-@pytest.mark.parametrize("k, s", [(1, 0.45), (4, 0.2), (16, 0.05)])
-def test_kernel_equals_the_printed_formula_whatever_threads_and_chunks(k, s):
-    """The own-centre-shifted kernel is the printed estimator to rounding, and the threads
-    and chunk sizes do not change a bit of it."""
-    from skdc.privacy._entropy import _block_entropies_numpy
-
-    C = np.random.RandomState(k).standard_normal((5, 240, k)) / math.sqrt(k)
-    n_mc = max(k, 2)
-    expected = _printed_block_entropies(C, s, n_mc, [3, 1])
-    one = _block_entropies_numpy(C, s, n_mc, [3, 1], n_threads=1)
-    np.testing.assert_allclose(one, expected, rtol=0, atol=1e-12)
-    two = _block_entropies_numpy(C, s, n_mc, [3, 1], n_threads=2, chunk_elems=1000)
-    np.testing.assert_array_equal(np.round(two, 12), np.round(one, 12))
-
-
-def test_kernel_falls_back_to_the_row_maximum(monkeypatch):
-    """Where exp(E) could overflow (a dither of chi^2 / 2 > 600, never seen at k <= 32 but
-    possible for a huge k) the kernel subtracts each row's maximum instead."""
-    from skdc.privacy import _entropy
-
-    C = np.random.RandomState(0).standard_normal((2, 80, 3))
-    monkeypatch.setattr(_entropy, "_SHIFT_LIMIT", -1.0)
-    h = _entropy._block_entropies_numpy(C, 0.3, 4, [0], n_threads=1)
-    np.testing.assert_allclose(h, _printed_block_entropies(C, 0.3, 4, [0]), rtol=0, atol=1e-12)
-
-
-def test_checkpoint_resumes_where_a_run_stopped(tmp_path, monkeypatch):
-    rng = np.random.RandomState(0)
-    X, X_perp = rng.standard_normal((200, 4)), rng.standard_normal((60, 4))
-    path = tmp_path / "grid.json"
-    params = dict(block_sizes=[1, 2], nu2=(0.4, 1.6), device="cpu", progress=False)
-    full = BlockEntropyLowerBound(**params).fit(X, X_perp=X_perp, checkpoint=str(path))
-    assert json.loads(path.read_text())["pairs"] == full.pairs_
-    # a run stopped after two pairs: the resumed fit estimates only the other two
-    saved = json.loads(path.read_text())
-    saved["pairs"] = saved["pairs"][:2]
-    path.write_text(json.dumps(saved))
-    calls = []
-    original = BlockEntropyLowerBound._block_entropies
-
-    def counting(self, C, s, n_mc, seed):
-        calls.append(seed)
-        return original(self, C, s, n_mc, seed)
-
-    monkeypatch.setattr(BlockEntropyLowerBound, "_block_entropies", counting)
-    resumed = BlockEntropyLowerBound(**params).fit(X, X_perp=X_perp, checkpoint=path)
-    assert len(calls) == 2
-    assert resumed.pairs_ == full.pairs_
-    # other data, or a file that is not a checkpoint, is refused rather than mixed in
-    with pytest.raises(ValueError, match="written for other data or settings"):
-        BlockEntropyLowerBound(**params).fit(X + 1, X_perp=X_perp * 2, checkpoint=path)
-    with pytest.raises(ValueError, match="written for other data or settings"):
-        BlockEntropyLowerBound(**params, random_state=1).fit(X, X_perp=X_perp, checkpoint=path)
-    path.write_text("not json")
-    with pytest.raises(ValueError, match="is not an entropy-grid checkpoint"):
-        BlockEntropyLowerBound(**params).fit(X, X_perp=X_perp, checkpoint=path)
-
-
-@pytest.mark.parametrize("limit", [600.0, -1.0])
-def test_torch_kernel_is_the_printed_formula(monkeypatch, limit):
-    """The device kernel (run here on the CPU) equals eq. 11/31 on its own dither, with the
-    own-centre shift (limit 600) and with the row-maximum fallback (limit -1)."""
-    torch = pytest.importorskip("torch")
-    from scipy.special import logsumexp
-
-    from skdc.privacy import _entropy
-
-    monkeypatch.setattr(_entropy, "_SHIFT_LIMIT", limit)
-    rng = np.random.RandomState(1)
-    C, s, n_mc = rng.standard_normal((3, 120, 4)) / 2, 0.3, 4
-    h = _entropy._block_entropies_torch(C, s, n_mc, [5], "cpu", budget=3 * 120 * 120 * n_mc)
-    gen = torch.Generator().manual_seed(int(np.random.SeedSequence([5]).generate_state(1)[0]))
-    W = s * torch.randn((3, 120 * n_mc, 4), generator=gen, dtype=torch.float64).numpy()
-    for b, c in enumerate(C):  # one batch of blocks, one chunk of points: one draw of W
-        P = np.repeat(c, n_mc, axis=0) + W[b]
-        lf = (-math.log(120) - 2 * math.log(2 * math.pi * s**2) - np.sum(P * P, 1) / (2 * s**2)
-              + logsumexp(P @ c.T / s**2 - np.sum(c * c, 1) / (2 * s**2), axis=1))
-        assert h[b] == pytest.approx(-lf.mean() / math.log(2), abs=1e-12)
 
 
 def test_gpu_requested_where_none_is():
@@ -320,28 +152,23 @@ def test_random_state_takes_a_generator_or_none():
         BlockEntropyLowerBound(random_state=-1, **params).fit(X, X_perp=X_perp)
 
 
-def test_clones_keep_no_checkpoint_path(tmp_path):
-    """The checkpoint belongs to one fit's data, not to the estimator: a clone fitted on other
-    rows writes its own file and never meets the first one's."""
-    from sklearn.base import clone
-
-    rng = np.random.RandomState(0)
-    X, X_perp = rng.standard_normal((200, 4)), rng.standard_normal((60, 4))
-    ent = BlockEntropyLowerBound(block_sizes=[2], nu2=(1.6,), device="cpu", progress=False)
-    ent.fit(X, X_perp=X_perp, checkpoint=tmp_path / "a.json")
-    twin = clone(ent).fit(X + 1, X_perp=X_perp, checkpoint=tmp_path / "b.json")
-    assert "checkpoint" not in ent.get_params()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json", "b.json"]
-    assert json.loads((tmp_path / "b.json").read_text())["pairs"] == twin.pairs_
-
-
-# -- hostile checkpoints: every record validated, the file read through the boundary
+# -- the checkpoint of grid pairs: a draw checkpoint (skdc.utils._checkpoint) ------------------
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from tests._fuzz import CASES, deadline  # noqa: E402
 
 _CK_PARAMS = dict(block_sizes=[1, 2], nu2=(0.4, 1.6), device="cpu", progress=False)
+
+
+def _entries(text):
+    """The checkpoint's lines, decoded: the header, then one ``{"key", "row"}`` per pair."""
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def _write_entries(path, entries):
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    return path
 
 
 @pytest.fixture(scope="module")
@@ -354,34 +181,160 @@ def checkpointed(tmp_path_factory):
     return X, X_perp, full.pairs_, path.read_text()
 
 
-def _refused(checkpointed, path, match):
+def _fit_counting(checkpointed, path, monkeypatch, **params):
+    """The fit resumed from ``path``, and how many pairs it estimated."""
     X, X_perp, _, _ = checkpointed
+    calls = []
+    original = BlockEntropyLowerBound._block_entropies
+
+    def counting(self, C, s, n_mc, seed):
+        calls.append(seed)
+        return original(self, C, s, n_mc, seed)
+
+    monkeypatch.setattr(BlockEntropyLowerBound, "_block_entropies", counting)
+    fitted = BlockEntropyLowerBound(**{**_CK_PARAMS, **params}).fit(X, X_perp=X_perp,
+                                                                    checkpoint=path)
+    return fitted, len(calls)
+
+
+def _refused(checkpointed, path, match, **params):
+    """The fit refuses ``path`` in one line naming it, and leaves the file as it was."""
+    X, X_perp, _, _ = checkpointed
+    before = path.read_bytes() if path.is_file() and not path.is_symlink() else None
     with deadline(10), pytest.raises(ValueError, match=match or None) as info:
-        BlockEntropyLowerBound(**_CK_PARAMS).fit(X, X_perp=X_perp, checkpoint=path)
+        BlockEntropyLowerBound(**{**_CK_PARAMS, **params}).fit(X, X_perp=X_perp, checkpoint=path)
     msg = str(info.value)
     assert str(path) in msg and "\n" not in msg, msg
+    if before is not None:
+        assert path.read_bytes() == before
+    return msg
 
 
-def _edited(checkpointed, tmp_path, edit):
-    saved = json.loads(checkpointed[3])
-    edit(saved)
+def test_checkpoint_holds_every_pair_under_the_runs_fingerprint(checkpointed):
+    _, _, pairs, text = checkpointed
+    header, *records = _entries(text)
+    assert header["fingerprint"]["estimator"] == "BlockEntropyLowerBound"
+    assert header["fingerprint"]["block_sizes"] == [1, 2]
+    assert [r["key"] for r in records] == ["0,0", "0,1", "1,0", "1,1"]
+    assert [r["row"] for r in records] == pairs
+
+
+def test_checkpoint_resumes_where_a_run_stopped(checkpointed, tmp_path, monkeypatch):
+    _, _, pairs, text = checkpointed
+    path = _write_entries(tmp_path / "grid.json", _entries(text)[:3])  # stopped after 2 pairs
+    resumed, estimated = _fit_counting(checkpointed, path, monkeypatch)
+    assert estimated == 2 and resumed.pairs_ == pairs
+    assert [e["row"] for e in _entries(path.read_text())[1:]] == pairs
+    again, estimated = _fit_counting(checkpointed, path, monkeypatch)  # a finished grid
+    assert estimated == 0 and again.pairs_ == pairs
+
+
+def test_checkpoint_resumes_past_a_record_cut_short(checkpointed, tmp_path, monkeypatch):
+    """An interruption in the middle of a write leaves a last line without its end: that pair
+    is estimated again, and the resumed bound is the uninterrupted one to the last bit."""
+    _, _, pairs, text = checkpointed
+    lines = text.splitlines(keepends=True)
     path = tmp_path / "grid.json"
-    path.write_text(json.dumps(saved))
-    return path
+    path.write_text("".join(lines[:3]) + lines[3][:40])
+    resumed, estimated = _fit_counting(checkpointed, path, monkeypatch)
+    assert estimated == 2 and resumed.pairs_ == pairs
+    assert path.read_text() == text
+
+
+@pytest.mark.parametrize("params, differ", [
+    (dict(random_state=1), "random_state"),
+    (dict(nu2=(0.4, 3.2)), "nu2"),
+    (dict(alpha=0.1), "alpha"),
+    (dict(n_mc=3), "n_mc"),
+])
+def test_another_runs_checkpoint_is_refused(checkpointed, tmp_path, params, differ):
+    path = tmp_path / "grid.json"
+    path.write_text(checkpointed[3])
+    msg = _refused(checkpointed, path, "written by a run with other settings", **params)
+    assert f"differ in {differ})" in msg and "delete it to start afresh" in msg
+
+
+def test_a_checkpoint_of_other_data_is_refused(checkpointed, tmp_path):
+    X, X_perp, _, text = checkpointed
+    path = tmp_path / "grid.json"
+    path.write_text(text)
+    for X2, X2_perp in ((X + 1, X_perp), (X, X_perp * 2)):
+        with pytest.raises(ValueError, match=r"other settings \(they differ in rows\)"):
+            BlockEntropyLowerBound(**_CK_PARAMS).fit(X2, X_perp=X2_perp, checkpoint=path)
+    assert path.read_text() == text
+
+
+def test_a_checkpoint_of_skdc_0_1_is_refused_in_words(checkpointed, tmp_path):
+    """skdc 0.1 kept the grid as one JSON table; it is refused, saying what to do, not
+    misread (its "fingerprint" was a digest, its "pairs" a list of the same records)."""
+    _, _, pairs, _ = checkpointed
+    path = tmp_path / "grid.json"
+    path.write_text(json.dumps({"fingerprint": "0f" * 32, "pairs": pairs}))
+    msg = _refused(checkpointed, path, "an entropy-grid checkpoint in the format of skdc 0.1")
+    assert "delete that file (skdc wrote it) to start the grid again" in msg
+    path.write_text(json.dumps({"fingerprint": "0f" * 32, "pairs": pairs[:1]}) + "\n")
+    _refused(checkpointed, path, "format of skdc 0.1")
+
+
+def test_clones_keep_no_checkpoint_path(tmp_path):
+    """The checkpoint belongs to one fit's data, not to the estimator: a clone fitted on other
+    rows writes its own file and never meets the first one's."""
+    from sklearn.base import clone
+
+    rng = np.random.RandomState(0)
+    X, X_perp = rng.standard_normal((200, 4)), rng.standard_normal((60, 4))
+    ent = BlockEntropyLowerBound(block_sizes=[2], nu2=(1.6,), device="cpu", progress=False)
+    ent.fit(X, X_perp=X_perp, checkpoint=tmp_path / "a.json")
+    twin = clone(ent).fit(X + 1, X_perp=X_perp, checkpoint=tmp_path / "b.json")
+    assert "checkpoint" not in ent.get_params()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json", "b.json"]
+    assert [e["row"] for e in _entries((tmp_path / "b.json").read_text())[1:]] == twin.pairs_
+
+
+# -- hostile checkpoints: every record validated, the file read through the boundary
+def _edited(checkpointed, tmp_path, edit):
+    entries = _entries(checkpointed[3])
+    edit(entries)
+    return _write_entries(tmp_path / "grid.json", entries)
+
+
+def _shift_h(row, field, by):
+    row[field] += by
+    row["h_lb"] = row["h_hat"] - row["t_mc"] - row["t_md"]
+
+
+def _another_estimate(entry):
+    """The pair of ``entry`` with another (self-consistent) estimate, as another run's."""
+    row = dict(entry["row"])
+    _shift_h(row, "h_hat", 0.25)
+    return {"key": entry["key"], "row": row}
 
 
 @pytest.mark.parametrize("edit, match", [
-    (lambda s: s.update(pairs={"k": 1}), "'pairs' must be a list"),
-    (lambda s: s["pairs"][1].pop("h_lb"), r"record 1: lacks \['h_lb'\]"),
-    (lambda s: s["pairs"][0].update(h_lb="big"), r"record 0: h_lb must be a finite number"),
-    (lambda s: s["pairs"][0].update(h_lb=float("nan")), "h_lb must be a finite number"),
-    (lambda s: s["pairs"][2].update(h_hat=float("inf")), "h_hat must be a finite number"),
-    (lambda s: s["pairs"][0].update(k=True), "k must be"),
-    (lambda s: s["pairs"][0].update(extra=1), r"unknown fields \['extra'\]"),
-    (lambda s: s["pairs"][0].update(h_lb=s["pairs"][0]["h_lb"] + 5),
+    (lambda e: e[2]["row"].pop("h_lb"), "line 3: the row lacks the field 'h_lb'"),
+    (lambda e: e[1]["row"].update(h_lb="big"), "line 2: the field 'h_lb' must be a finite"),
+    (lambda e: e[1]["row"].update(h_lb=float("nan")), "'h_lb' must be a finite number"),
+    (lambda e: e[3]["row"].update(h_hat=float("inf")), "'h_hat' must be a finite number"),
+    (lambda e: e[1]["row"].update(c_mc_bar=10**400), "'c_mc_bar' must be a finite number"),
+    (lambda e: e[1]["row"].update(k=True), "the field 'k' must be an integer"),
+    (lambda e: e[1]["row"].update(extra=1), r"fields \['extra'\] this run does not write"),
+    (lambda e: e[1]["row"].update(h_lb=e[1]["row"]["h_lb"] + 5),
      "h_lb is not h_hat - t_mc - t_md"),
-    (lambda s: s["pairs"].append(7), "record 4: is not a table"),
-    (lambda s: s.update(fingerprint=3), "other data or settings"),
+    (lambda e: e[1]["row"].update(s=1.0), r"is not sqrt\(nu2 / k\)"),
+    (lambda e: _shift_h(e[1]["row"], "t_mc", -1.0), "t_mc is not the Cantelli margin"),
+    (lambda e: e[1]["row"].update(c_mc_bar=1.0), "t_mc is not the Cantelli margin"),
+    (lambda e: e[1]["row"].update(c_mc_bar=-1.0), "t_mc is not the Cantelli margin"),
+    (lambda e: _shift_h(e[1]["row"], "t_md", 0.5), "n_mc or t_md differ"),
+    (lambda e: e[1]["row"].update(n_mc=3), "n_mc or t_md differ"),
+    (lambda e: e[1].update(key="1,1"), "the key '1,1' is not the grid place of the pair k = 1"),
+    (lambda e: e[1].update(key="9,9"), "the key '9,9' is not the grid place"),
+    (lambda e: e[1]["row"].update(k=2), "is not the grid place of the pair k = 2"),
+    (lambda e: e.append(_another_estimate(e[1])), "line 6 repeats the key '0,0'"),
+    (lambda e: e.append(7), "line 6 must be a record"),
+    (lambda e: e[0].update(fingerprint=3), r"other settings \(they differ in all\)"),
+    (lambda e: e[0]["fingerprint"].update(rows="0"), r"other settings \(they differ in rows\)"),
+    (lambda e: e[0]["fingerprint"].update({"\n": 1}), r"differ in '\\n'\)"),
+    (lambda e: e.insert(0, {"pairs": []}), "not a draw checkpoint"),
 ])
 def test_checkpoint_records_are_validated(checkpointed, tmp_path, edit, match):
     """Issue 24: a dict of pairs raised TypeError without the path; records lacking h_lb, or
@@ -396,26 +349,26 @@ def test_checkpoint_that_is_not_a_regular_file(checkpointed, tmp_path):
     (tmp_path / "dir.json").mkdir()
     (tmp_path / "zero.json").symlink_to("/dev/zero")
     for name, kind in (("fifo.json", "a named pipe"), ("dir.json", "a directory"),
-                       ("zero.json", "a character device")):
-        _refused(checkpointed, tmp_path / name, kind)
+                       ("zero.json", "a link")):
+        _refused(checkpointed, tmp_path / name, f"is {kind}, not a regular file")
     big = tmp_path / "big.json"
     with open(big, "wb") as f:
         f.truncate(2**25)  # 32 MiB of zeros, never read whole
     _refused(checkpointed, big, "more than 16777216 bytes")
     deep = tmp_path / "deep.json"
     deep.write_text("[" * 100_000 + "]" * 100_000)
-    _refused(checkpointed, deep, "nested too deeply")
+    _refused(checkpointed, deep, "is not a draw checkpoint")
 
 
-def test_checkpoint_replaces_a_link_instead_of_writing_through_it(checkpointed, tmp_path):
-    X, X_perp, pairs, _ = checkpointed
+def test_checkpoint_is_never_written_through_a_link(checkpointed, tmp_path):
     target = tmp_path / "elsewhere.txt"
     link = tmp_path / "grid.json"
     link.symlink_to(target)  # dangling: no checkpoint yet
-    fitted = BlockEntropyLowerBound(**_CK_PARAMS).fit(X, X_perp=X_perp, checkpoint=link)
-    assert fitted.pairs_ == pairs
-    assert not target.exists() and not link.is_symlink()
-    assert json.loads(link.read_text())["pairs"] == pairs
+    _refused(checkpointed, link, "is a link, not a regular file")
+    assert not target.exists() and link.is_symlink()
+    target.write_text(checkpointed[3])  # a link to a valid checkpoint: refused as well
+    _refused(checkpointed, link, "is a link")
+    assert target.read_text() == checkpointed[3]
 
 
 _JSON_VALUES = st.recursive(
@@ -425,25 +378,32 @@ _JSON_VALUES = st.recursive(
                                                                max_size=3),
     max_leaves=6)
 _FIELDS = ["k", "nu2", "s", "n_mc", "h_hat", "h_lb", "t_mc", "t_md", "c_mc_bar"]
+_FINGERPRINT = ["estimator", "rows", "block_sizes", "nu2", "n_mc", "alpha", "random_state"]
 
 
 @settings(max_examples=60, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(record=st.integers(0, 3), field=st.sampled_from(_FIELDS + ["pairs", "fingerprint"]),
-       value=_JSON_VALUES, drop=st.booleans())
-def test_fuzz_entropy_checkpoint(checkpointed, tmp_path, record, field, value, drop):
-    """One field of a valid checkpoint replaced by any JSON value (or dropped): the fit either
-    resumes to the uninterrupted run's records or refuses in one line naming the file."""
+@given(line=st.integers(0, 4), record_field=st.sampled_from(_FIELDS + ["key"]),
+       header_field=st.sampled_from(_FINGERPRINT), value=_JSON_VALUES, drop=st.booleans())
+def test_fuzz_entropy_checkpoint(checkpointed, tmp_path, line, record_field, header_field, value,
+                                 drop):
+    """One field of a valid checkpoint (of a record, its key, or the header's fingerprint)
+    replaced by any JSON value, or dropped: the fit either resumes to the uninterrupted run's
+    records or refuses in one line naming the file."""
     CASES["entropy checkpoint"] += 1
     X, X_perp, pairs, text = checkpointed
-    saved = json.loads(text)
-    where = saved if field in ("pairs", "fingerprint") else saved["pairs"][record]
+    entries = _entries(text)
+    if line == 0:
+        where, field = entries[0]["fingerprint"], header_field
+    elif record_field == "key":
+        where, field = entries[line], "key"
+    else:
+        where, field = entries[line]["row"], record_field
     if drop:
         where.pop(field)
     else:
         where[field] = value
-    path = tmp_path / "grid.json"
-    path.write_text(json.dumps(saved))
+    path = _write_entries(tmp_path / "grid.json", entries)
     try:
         fitted = BlockEntropyLowerBound(**_CK_PARAMS).fit(X, X_perp=X_perp, checkpoint=path)
     except ValueError as exc:
@@ -456,10 +416,19 @@ def test_fuzz_entropy_checkpoint(checkpointed, tmp_path, record, field, value, d
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(blob=st.binary(max_size=200), cut=st.floats(0, 1))
 def test_fuzz_entropy_checkpoint_bytes(checkpointed, tmp_path, blob, cut):
-    """Random bytes, and a valid checkpoint cut short, are refused naming the file."""
+    """Random bytes, and a valid checkpoint cut anywhere: the fit either resumes to the
+    uninterrupted run's records (an empty file is a new checkpoint; a cut record is estimated
+    again) or refuses in one line naming the file."""
     CASES["entropy checkpoint"] += 2
-    text = checkpointed[3].encode()
-    for content in (blob, text[: int(cut * (len(text) - 1))]):
+    X, X_perp, pairs, text = checkpointed
+    for content in (blob, text.encode()[: int(cut * (len(text) - 1))]):
         path = tmp_path / "grid.json"
         path.write_bytes(content)
-        _refused(checkpointed, path, "")
+        try:
+            with deadline(10):
+                fitted = BlockEntropyLowerBound(**_CK_PARAMS).fit(X, X_perp=X_perp,
+                                                                  checkpoint=path)
+        except ValueError as exc:
+            assert str(path) in str(exc) and "\n" not in str(exc), str(exc)
+            continue
+        assert fitted.pairs_ == pairs

@@ -114,7 +114,7 @@ def _site(tmp, v=(0.05, 0.05, 0.05), n_participants=None, seed=0):
     for i in range(P):
         p = P if n_participants is None else n_participants[i]
         me = Participant(i, IGDP(p, random_state=seed + 10 * i, noise_random_state=seed + i),
-                         anchor_noise=v[i])
+                         v=v[i])
         X = rng.rand(40, D)
         up = me.upload(X, (X[:, 0] > 0.5).astype(int), anchor=A)
         paths.append(me.save_upload(os.path.join(tmp, f"u{i}.npz"), up))
@@ -374,7 +374,7 @@ def test_cli_anchor_noise_range_is_checked_before_any_upload_is_read(tmp_path, c
 def test_cli_audit_fingerprint_pins_the_anchor_noise(tmp_path, capsys):
     from skdc.protocol import settings_fingerprint, upload_settings
     from skdc.protocol._container import Container
-    from skdc.protocol._format import _UPLOAD
+    from skdc.protocol._upload import _UPLOAD
 
     paths = deploy(tmp_path)
     with Container(paths[0], _UPLOAD) as c:

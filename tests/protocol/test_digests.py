@@ -133,11 +133,11 @@ def test_digest_fields_that_lie_are_refused(site, tmp_path, kind, edits, words):
 def test_a_participant_writes_only_its_own_upload_and_secret(tmp_path):
     rng = np.random.RandomState(0)
     A = orthonormal_anchor(16, D, random_state=0)
-    me = Participant(0, IGDP(P, random_state=1), anchor_noise=0.05)
+    me = Participant(0, IGDP(P, random_state=1), v=0.05)
     with pytest.raises(ValueError, match="has made no upload: call upload"):
         me.save_secret(tmp_path / "s.npz")
     up = me.upload(rng.rand(10, D), anchor=A)
-    other = Participant(0, IGDP(P, random_state=2), anchor_noise=0.05).upload(
+    other = Participant(0, IGDP(P, random_state=2), v=0.05).upload(
         rng.rand(10, D), anchor=A)
     with pytest.raises(ValueError, match="not the ones participant 0's upload"):
         me.save_upload(tmp_path / "u.npz", other)

@@ -256,15 +256,15 @@ def test_hostile_arrays(step, kind, seed):
         mech = IGDP(2, random_state=seed).fit(good)
         _check_outcome(lambda: mech.transform(bad))
     elif step == "participant upload":
-        me = Participant(1, IGDP(2, random_state=seed), anchor_noise=0.1)
+        me = Participant(1, IGDP(2, random_state=seed), v=0.1)
         _check_outcome(lambda: me.upload(bad, anchor=A))
     elif step == "participant transform":
-        me = Participant(1, IGDP(2, random_state=seed), anchor_noise=0.1)
+        me = Participant(1, IGDP(2, random_state=seed), v=0.1)
         me.upload(good, anchor=A)
         own = AlignmentMap(1, "identity", upload_digest=me.upload_digest_)
         _check_outcome(lambda: me.transform(bad, own))
     else:
-        me = Participant(0, IGDP(2, random_state=seed), anchor_noise=0.1)
+        me = Participant(0, IGDP(2, random_state=seed), v=0.1)
         _check_outcome(lambda: me.upload(good, anchor=bad))
 
 
@@ -324,7 +324,7 @@ def deployment(tmp_path_factory):
     A = orthonormal_anchor(12, 3, random_state=1)
     paths, X_test = [], rng.rand(6, 3)
     for i in range(3):
-        me = Participant(i, IGDP(3, random_state=3, noise_random_state=4 + i), anchor_noise=0.1)
+        me = Participant(i, IGDP(3, random_state=3, noise_random_state=4 + i), v=0.1)
         up = me.upload(rng.rand(20, 3), rng.randint(2, size=20), anchor=A)
         paths.append(me.save_upload(os.path.join(tmp, f"u{i}.npz"), up))
         me.save_secret(os.path.join(tmp, f"secret{i}.npz"))

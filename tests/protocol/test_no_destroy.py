@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from skdc.__main__ import main
-from skdc.utils._files import written_kind
+from skdc.utils._outputs import written_kind
 from tests._fuzz import CASES
 
 from .conftest import P, deploy, run_cli, upload_argv

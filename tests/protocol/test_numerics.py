@@ -67,7 +67,7 @@ def test_rank_deficient_anchor_is_refused_with_a_remedy():
     A[:, 2] = A[:, 0]  # centered columns dependent
     X = np.random.RandomState(0).rand(5, 3)
     with pytest.raises(ValueError, match="rank-deficient.*`skdc anchor make`"):
-        Participant(0, IGDP(2, random_state=0), anchor_noise=0.1).upload(X, anchor=A)
+        Participant(0, IGDP(2, random_state=0), v=0.1).upload(X, anchor=A)
     with pytest.raises(ValueError, match="rank-deficient.*Use anchor='orthonormal'"):
         IGDP(2, anchor=A, random_state=0).fit(X)
 
@@ -75,14 +75,14 @@ def test_rank_deficient_anchor_is_refused_with_a_remedy():
 def test_ill_conditioned_anchor_warns_with_a_remedy():
     A = orthonormal_anchor(12, 3, random_state=0) * np.array([1.0, 1.0, 1e-9])
     with pytest.warns(UserWarning, match="ill-conditioned.*orthonormal"):
-        Participant(0, IGDP(2, random_state=0), anchor_noise=0.1).upload(
+        Participant(0, IGDP(2, random_state=0), v=0.1).upload(
             np.random.RandomState(0).rand(5, 3), anchor=A)
 
 
 def test_too_few_anchor_rows_says_how_many():
     X = np.random.RandomState(0).rand(5, 4)
     with pytest.raises(ValueError, match="needs at least n_features \\+ 1 = 5"):
-        Participant(0, IGDP(2, random_state=0), anchor_noise=0.1).upload(X, anchor=np.eye(4))
+        Participant(0, IGDP(2, random_state=0), v=0.1).upload(X, anchor=np.eye(4))
     with pytest.raises(ValueError, match="needs n_anchors >= n_features \\+ 1 = 5"):
         IGDP(2, n_anchors=4, random_state=0).fit(X)
 

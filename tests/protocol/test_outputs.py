@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-import skdc.protocol._roles as _roles
+import skdc.protocol._secret as _secret
 from skdc.__main__ import main
 from skdc.anchors import orthonormal_anchor
 from skdc.mechanisms import IGDP
@@ -72,24 +72,24 @@ def test_racing_uploads_leave_a_pair_that_belongs_together(site, tmp_path):
 
 def test_a_secret_whose_upload_was_taken_meanwhile_is_removed(site, tmp_path, monkeypatch):
     rng = np.random.RandomState(0)
-    me = Participant(0, IGDP(P, random_state=1), anchor_noise=0.05)
+    me = Participant(0, IGDP(P, random_state=1), v=0.05)
     up = me.upload(rng.rand(10, D), anchor=orthonormal_anchor(16, D, random_state=0))
     upload, secret = tmp_path / "u.npz", tmp_path / "s.npz"
-    write_members = _roles.write_members
+    write_members = _secret.write_members
 
     def intruder(fh, kind, *args, **kwargs):
         if kind == "skdc-secret":  # another writer claims the upload's name meanwhile
             upload.write_bytes(b"theirs")
         return write_members(fh, kind, *args, **kwargs)
 
-    monkeypatch.setattr(_roles, "write_members", intruder)
+    monkeypatch.setattr(_secret, "write_members", intruder)
     with pytest.raises(UploadError, match="u.npz: the upload already exists"):
         me.save(upload, secret, up)
     # the upload is the intruder's, and no secret of ours is left without its upload
     assert upload.read_bytes() == b"theirs" and not secret.exists()
     assert sorted(os.listdir(tmp_path)) == ["u.npz"]
     CASES["racing upload"] += 1
-    monkeypatch.setattr(_roles, "write_members", write_members)
+    monkeypatch.setattr(_secret, "write_members", write_members)
     me.save(tmp_path / "u2.npz", tmp_path / "s2.npz", up)
     assert _pair_matches(tmp_path / "s2.npz", tmp_path / "u2.npz")
     with pytest.raises(UploadError, match="s2.npz: the secret already exists"):

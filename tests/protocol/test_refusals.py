@@ -29,7 +29,7 @@ def uploads(tmp_path_factory):
     A = orthonormal_anchor(12, 3, random_state=0)
     paths = []
     for i in range(3):
-        me = Participant(i, IGDP(3, random_state=1, noise_random_state=2 + i), anchor_noise=0.1)
+        me = Participant(i, IGDP(3, random_state=1, noise_random_state=2 + i), v=0.1)
         up = me.upload(rng.rand(15, 3), rng.randint(2, size=15), anchor=A)
         paths.append(me.save_upload(tmp / f"u{i}.npz", up))
     return tmp, paths
@@ -38,13 +38,13 @@ def uploads(tmp_path_factory):
 def test_a_participant_of_a_huge_collaboration_draws_only_its_own_secret():
     # each participant's secret has its own stream: setting participant 123456 of a million up
     # draws one rotation (it drew all million before, 89 s, and was capped at 10,000)
-    me = Participant(123_456, IGDP(10**6, random_state=5), anchor_noise=0.1)
+    me = Participant(123_456, IGDP(10**6, random_state=5), v=0.1)
     up = me.upload(np.random.RandomState(0).rand(3, 2), anchor=orthonormal_anchor(8, 2,
                                                                                   random_state=0))
     assert me.mechanism_.rotations_.shape == (1, 2, 2)
     assert up.shape == (3, 2) and len(up.anchors) == 1
     with pytest.raises(ValueError, match=r"n_participants=9223372036854775808 is above"):
-        Participant(0, IGDP(2**63), anchor_noise=0.1).upload(np.ones((3, 2)))
+        Participant(0, IGDP(2**63), v=0.1).upload(np.ones((3, 2)))
 
 
 def test_export_ties_maps_and_model_with_one_run_id(uploads, tmp_path):
@@ -52,7 +52,7 @@ def test_export_ties_maps_and_model_with_one_run_id(uploads, tmp_path):
     a = Analyst(model=LogisticRegression()).fit(paths)
     files = a.export(tmp_path / "a")
     ids = {AlignmentMap.load(p).run_id for p in files[:-1]}
-    from skdc.protocol._files import read_model
+    from skdc.protocol._model import read_model
 
     _, model_id = read_model(files[-1])
     assert ids == {model_id} and len(model_id) == 64

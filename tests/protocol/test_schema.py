@@ -17,8 +17,9 @@ import numpy as np
 import pytest
 from numpy.testing import assert_array_equal
 
+from skdc.protocol import AlignmentMap
 from skdc.protocol._container import Container, write_container
-from skdc.protocol._files import AlignmentMap, read_model
+from skdc.protocol._model import read_model
 
 from .conftest import run_cli
 

@@ -44,17 +44,17 @@ def test_a_chosen_seed_is_found_by_a_search_of_the_old_space_and_a_fresh_one_is_
     # a sample of the old space (31-bit seeds), the chosen seed among it
     candidates = [int(c) for c in rng.randint(2**31 - 1, size=300)]
     chosen = candidates[137]
-    up = Participant(1, IGDP(n_participants=3, random_state=chosen), anchor_noise=V).upload(
+    up = Participant(1, IGDP(n_participants=3, random_state=chosen), v=V).upload(
         X, anchor=A)
     assert _search(up, 1, candidates) == [chosen]
     # the same search against a fresh participant finds nothing
-    me = Participant(1, IGDP(n_participants=3), anchor_noise=V)
+    me = Participant(1, IGDP(n_participants=3), v=V)
     up = me.upload(X, anchor=A)
     assert _search(up, 1, candidates) == []
     # its seed is 128 bits of entropy (a marker bit above), and re-derives its upload
     assert me.seed_.bit_length() == SECRET_BITS + 1 and not me.chosen_seed_
     again = Participant(1, IGDP(n_participants=3, random_state=me.seed_,
-                                noise_random_state=me.noise_seed_), anchor_noise=V)
+                                noise_random_state=me.noise_seed_), v=V)
     np.testing.assert_array_equal(again.upload(X, anchor=A).anchors[0], up.anchors[0])
     assert not again.chosen_seed_  # a 128-bit seed given back is no chosen seed
 
@@ -64,7 +64,7 @@ def test_fresh_seeds_carry_128_bits_that_vary():
     # to fewer bits would leave the high bits constant); chance of a false alarm: 2**-56
     drawn = []
     for _ in range(64):
-        me = Participant(0, IGDP(n_participants=2), anchor_noise=V)
+        me = Participant(0, IGDP(n_participants=2), v=V)
         me.upload(np.eye(4)[:2], anchor=_anchor())
         drawn.append(me.seed_ - (1 << SECRET_BITS))
     ones, zeros = 0, (1 << SECRET_BITS) - 1

@@ -169,3 +169,75 @@ def test_is_checkpoint_recognises_only_ours(tmp_path):
     assert is_checkpoint(ours)
     assert not is_checkpoint(other) and not is_checkpoint(link)
     assert not is_checkpoint(tmp_path)
+
+
+def _positive_error(key, row):
+    """A check beyond the fields' kinds, as the entropy bound's identities are."""
+    return None if row["error"] > 0 else f"the error of {key!r} must be positive"
+
+
+def test_a_check_refuses_a_row_read_back_naming_the_line(tmp_path):
+    CASES["checkpoint"] += 1
+    path = tmp_path / "draws.jsonl"
+    _write(path, _header(), json.dumps({"key": "a", "row": ROW}),
+           json.dumps({"key": "b", "row": dict(ROW, error=0.0)}))
+    with pytest.raises(CheckpointError, match="line 3: the error of 'b' must be positive") as exc:
+        DrawCheckpoint(path, {"seed": 0}, FIELDS, check=_positive_error)
+    assert str(path) in str(exc.value) and "\n" not in str(exc.value)
+    assert len(DrawCheckpoint(path, {"seed": 0}, FIELDS)) == 2  # without the check: read
+
+
+def test_a_row_the_check_faults_is_kept_for_the_run_but_not_written(tmp_path):
+    path = tmp_path / "draws.jsonl"
+    ck = DrawCheckpoint(path, {"seed": 0}, FIELDS, check=_positive_error)
+    ck.put("a", ROW)
+    ck.put("b", dict(ROW, error=0.0))
+    assert ck.get("b")["error"] == 0.0
+    back = DrawCheckpoint(path, {"seed": 0}, FIELDS, check=_positive_error)
+    assert back.read_keys == {"a"}  # the resumed run computes "b" again
+
+
+def test_the_entropy_checkpoint_of_skdc_0_1_is_refused_in_words(tmp_path):
+    """skdc 0.1's entropy bound wrote one JSON table of a digest and the pairs; it is no
+    draw checkpoint of another run ("they differ in all") but a file to delete."""
+    CASES["checkpoint"] += 1
+    path = tmp_path / "grid.json"
+    old = json.dumps({"fingerprint": "ab" * 32, "pairs": [{"k": 1, "nu2": 0.4}]})
+    path.write_text(old)
+    with pytest.raises(CheckpointError, match="is an entropy-grid checkpoint in the format of "
+                                              r"skdc 0\.1.*delete that file") as exc:
+        DrawCheckpoint(path, {"seed": 0})
+    assert str(path) in str(exc.value) and "\n" not in str(exc.value)
+    assert path.read_text() == old  # not rewritten
+
+
+@pytest.mark.parametrize("lines, match", [
+    (["[" * 100_000 + "]" * 100_000], "is not a draw checkpoint"),
+    ([_header(), "[" * 100_000 + "]" * 100_000], "line 2 is not a JSON record"),
+])
+def test_deep_nesting_is_refused_not_a_recursion_error(tmp_path, lines, match):
+    CASES["checkpoint"] += 1
+    path = tmp_path / "draws.jsonl"
+    _write(path, *lines)
+    with pytest.raises(CheckpointError, match=match):
+        DrawCheckpoint(path, {"seed": 0}, FIELDS)
+    if len(lines) == 1:
+        assert not is_checkpoint(path)
+
+
+def test_an_integer_beyond_the_floats_is_not_finite(tmp_path):
+    CASES["checkpoint"] += 1
+    path = tmp_path / "draws.jsonl"
+    _write(path, _header(), '{"key": "x", "row": {"error": 0.3, "acc": 1%s, "seconds": 0.1}}'
+           % ("0" * 400))
+    with pytest.raises(CheckpointError, match="the field 'acc' must be a finite number"):
+        DrawCheckpoint(path, {"seed": 0}, FIELDS)
+
+
+def test_a_fingerprint_key_with_a_line_break_stays_on_one_line(tmp_path):
+    CASES["checkpoint"] += 1
+    path = tmp_path / "draws.jsonl"
+    _write(path, _header({"seed": 0, "a\nb": 1}))
+    with pytest.raises(CheckpointError, match=r"differ in 'a\\nb'\)") as exc:
+        DrawCheckpoint(path, {"seed": 0}, FIELDS)
+    assert "\n" not in str(exc.value)

@@ -45,3 +45,18 @@ def test_a_renamed_attribute_warns_and_reads_the_new_one():
     fitted = Fitted()
     with pytest.warns(FutureWarning, match=r"Fitted.old_ is deprecated .* use Fitted.new_"):
         assert fitted.old_ is fitted.new_
+
+
+def test_the_warning_points_at_the_users_line():
+    import warnings
+
+    from sklearn.utils._param_validation import validate_params
+
+    @validate_params({"partition": [None, list]}, prefer_skip_nested_validation=True)
+    def audit_like(partition=None, participant=None):
+        return renamed_argument("partition", partition, "participant", participant)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        audit_like(partition=[0])  # this line
+    assert caught[0].filename == __file__

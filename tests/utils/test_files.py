@@ -1,39 +1,24 @@
-"""The file boundary itself (skdc/utils/_files.py): what each reader refuses, how each writer
-publishes, what the cleaner leaves alone. The readers and writers of the rooms are attacked
-through their own commands (tests/protocol, tests/datasets, tests/experiments); these tests pin
-the rules those rely on, one function at a time."""
+"""The file boundary's entry (skdc/utils/_files.py): what each reader refuses. The readers of
+the rooms are attacked through their own commands (tests/protocol, tests/datasets,
+tests/experiments); these tests pin the rules those rely on, one function at a time. The
+writers are tested in tests/utils/test_outputs.py, the folders in tests/utils/test_folders.py.
+"""
 
 import gzip
 import os
-import stat
 
 import pytest
 
 from skdc.utils._files import (
     FileError,
     check_npy_size,
-    ensure_folder,
     open_input,
     open_regular,
-    output_mode,
+    peek_regular,
     read_bytes,
     read_text,
-    remove_written,
-    write_file,
-    write_output,
 )
 from tests._fuzz import CASES, deadline, npy_declaring
-
-
-class _OurError(FileError):
-    """A caller's own error class (as the protocol's UploadError)."""
-
-
-@pytest.fixture
-def regular(tmp_path):
-    path = tmp_path / "data.bin"
-    path.write_bytes(b"0123456789")
-    return path
 
 
 def _hostile_paths(tmp_path):
@@ -49,11 +34,12 @@ def _hostile_paths(tmp_path):
     return cases
 
 
-def test_open_regular_refuses_what_is_not_a_regular_file_without_blocking(tmp_path):
+def test_open_regular_refuses_what_is_not_a_regular_file_without_blocking(tmp_path,
+                                                                          our_error):
     for kind, path in _hostile_paths(tmp_path).items():
         CASES["open_regular"] += 1
-        with deadline(10), pytest.raises(_OurError, match="not a regular file") as info:
-            open_regular(path, "--data", error=_OurError)
+        with deadline(10), pytest.raises(our_error, match="not a regular file") as info:
+            open_regular(path, "--data", error=our_error)
         assert str(info.value).startswith(f"{path}: --data is "), kind
         assert "\n" not in str(info.value)
 
@@ -145,139 +131,30 @@ def test_a_large_bomb_is_measured_holding_nothing_then_read_in_one_buffer(tmp_pa
         read_bytes(bomb, "--data", max_bytes=100_000)
 
 
-def test_write_file_sets_the_mode_before_the_first_byte(tmp_path):
-    path = tmp_path / "secret.npz"
-    with write_file(path, "--secret-out", mode=0o600) as fh:
-        assert stat.S_IMODE(os.fstat(fh.fileno()).st_mode) == 0o600
-        assert not path.exists()  # published only when the block ends
-        fh.write(b"s")
-    assert stat.S_IMODE(path.stat().st_mode) == 0o600 and path.read_bytes() == b"s"
-
-
-def test_a_failed_write_leaves_the_output_as_it_was_and_no_temporary_file(tmp_path, regular):
-    with pytest.raises(RuntimeError, match="stopped"):
-        with write_file(regular, mode=0o644) as fh:
-            fh.write(b"half")
-            raise RuntimeError("stopped")
-    assert regular.read_bytes() == b"0123456789"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.bin"]
-
-
-def test_a_link_at_the_output_is_replaced_never_written_through(tmp_path, regular):
-    out = tmp_path / "out.bin"
-    out.symlink_to(regular)
-    with write_file(out, mode=0o644) as fh:
-        fh.write(b"new")
-    assert not out.is_symlink() and out.read_bytes() == b"new"
-    assert regular.read_bytes() == b"0123456789"  # the link's target is untouched
-
-
-@pytest.mark.parametrize("entry", ["file", "link", "dangling link", "pipe"])
-def test_an_exclusive_write_refuses_any_entry_at_the_output(tmp_path, regular, entry):
-    out = tmp_path / "out.bin"
-    if entry == "file":
-        out.write_bytes(b"theirs")
-    elif entry == "link":
-        out.symlink_to(regular)
-    elif entry == "dangling link":
-        out.symlink_to(tmp_path / "nowhere")
-    else:
-        os.mkfifo(out)
-    CASES["write_file"] += 1
-    with pytest.raises(_OurError, match="already exists"):
-        with write_file(out, "--out", mode=0o600, exclusive=True, error=_OurError) as fh:
-            fh.write(b"ours")
-    assert regular.read_bytes() == b"0123456789"
-    assert not (tmp_path / "nowhere").exists()
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".skdc-")]
-
-
-def test_a_folder_at_the_output_or_a_missing_parent_is_refused(tmp_path):
-    CASES["write_file"] += 2
-    with pytest.raises(FileError, match="is an existing folder"):
-        with write_file(tmp_path, "--out", mode=0o644):
-            pass
-    with pytest.raises(FileError, match="does not exist"):
-        with write_file(tmp_path / "no" / "out.bin", "--out", mode=0o644):
-            pass
-
-
-def test_output_mode_removes_the_umask_bits():
-    old = os.umask(0o077)
-    try:
-        assert output_mode(0o644) == 0o600
-    finally:
-        os.umask(old)
-    assert output_mode(0o644) == 0o644 & ~old
-
-
-def test_ensure_folder_creates_parents_and_refuses_files_and_links_when_asked(tmp_path):
-    deep = tmp_path / "a" / "b"
-    assert ensure_folder(deep) == str(deep) and deep.is_dir()
-    (tmp_path / "f").write_bytes(b"")
-    CASES["ensure_folder"] += 2
-    with pytest.raises(FileError, match="is a file, not a folder"):
-        ensure_folder(tmp_path / "f", "--out")
-    link = tmp_path / "link"
-    link.symlink_to(deep)
-    assert ensure_folder(link) == str(link)  # a link to a folder is fine by default
-    with pytest.raises(FileError, match="is a link"):
-        ensure_folder(link, "--checkpoint", allow_link=False)
-
-
-def test_remove_written_removes_only_its_own_files(tmp_path):
-    assert remove_written(tmp_path / "missing", ["a"]) == []
-    folder = tmp_path / "run"
-    folder.mkdir()
-    for name in ("grid.jsonl", "w.pt"):
-        (folder / name).write_bytes(b"x")
-    assert remove_written(folder, ["grid.jsonl", "w.pt", "other"]) == ["grid.jsonl", "w.pt"]
-    assert folder.is_dir() and not any(folder.iterdir())
-
-
-@pytest.mark.parametrize("intruder", ["a file of someone else", "a link", "a folder",
-                                      "a file is_ours rejects"])
-def test_remove_written_refuses_a_folder_holding_anything_else_and_removes_nothing(
-        tmp_path, intruder):
-    folder = tmp_path / "run"
-    folder.mkdir()
-    (folder / "grid.jsonl").write_bytes(b"ours")
-    names, is_ours = ["grid.jsonl", "w.pt"], None
-    if intruder == "a file of someone else":
-        (folder / "notes.txt").write_bytes(b"theirs")
-    elif intruder == "a link":
-        (folder / "w.pt").symlink_to(tmp_path / "elsewhere")
-    elif intruder == "a folder":
-        (folder / "w.pt").mkdir()
-    else:
-        (folder / "w.pt").write_bytes(b"theirs")
-        is_ours = lambda path: open(path, "rb").read() == b"ours"  # noqa: E731
-    CASES["remove_written"] += 1
-    with pytest.raises(FileError, match="which skdc did not write; refusing"):
-        remove_written(folder, names, is_ours=is_ours)
-    assert (folder / "grid.jsonl").read_bytes() == b"ours"
-
-
-def test_remove_written_refuses_a_file_or_a_link_in_place_of_the_folder(tmp_path):
-    (tmp_path / "file").write_bytes(b"")
-    (tmp_path / "link").symlink_to(tmp_path)
-    for path in (tmp_path / "file", tmp_path / "link"):
-        CASES["remove_written"] += 1
-        with pytest.raises(FileError, match="is not a folder"):
-            remove_written(path, ["file", "link"])
-    assert (tmp_path / "file").exists()
+def test_peek_regular_opens_regular_files_only(tmp_path):
+    """No link, folder or pipe is opened (a pipe would block), and nothing is noted as an
+    input."""
+    (tmp_path / "f").write_bytes(b"abc")
+    with peek_regular(tmp_path / "f") as fh:
+        assert fh.read() == b"abc"
+    os.symlink(tmp_path / "f", tmp_path / "link")
+    os.mkfifo(tmp_path / "fifo")
+    for name in ("link", "fifo", "missing"):
+        assert peek_regular(tmp_path / name) is None
+    assert peek_regular(tmp_path) is None
 
 
 # -- .npy headers: the declared size is checked before numpy allocates it ---------------------
 @pytest.mark.parametrize("shape, payload", [((10**7, 10**6), bytes(64)), ((3, 2), bytes(40)),
                                             ((2**40,), b"")])
-def test_check_npy_size_refuses_a_header_declaring_more_than_the_file_holds(shape, payload):
+def test_check_npy_size_refuses_a_header_declaring_more_than_the_file_holds(shape, payload,
+                                                                            our_error):
     import io
 
     CASES["npy header"] += 1
     blob = npy_declaring(shape, payload)
-    with pytest.raises(_OurError) as exc:
-        check_npy_size(io.BytesIO(blob), len(blob), "X.npy: --data", error=_OurError)
+    with pytest.raises(our_error) as exc:
+        check_npy_size(io.BytesIO(blob), len(blob), "X.npy: --data", error=our_error)
     msg = str(exc.value)
     assert "\n" not in msg and msg.startswith(f"X.npy: --data declares shape {shape}")
     assert f"but holds {len(payload)}" in msg
@@ -294,15 +171,3 @@ def test_check_npy_size_passes_a_whole_array_and_leaves_garbage_to_the_reader():
     shape, dtype = check_npy_size(io.BytesIO(blob), len(blob), "X.npy")
     assert shape == (3, 2) and dtype == np.float64
     assert check_npy_size(io.BytesIO(b"not an npy file"), 15, "X.npy") is None
-
-
-def test_write_output_replaces_a_link_and_refuses_a_path_under_a_file(tmp_path, regular):
-    CASES["output link"] += 1
-    os.symlink(regular, tmp_path / "out.csv")
-    path = write_output(tmp_path / "out.csv", "a,b\n", "--csv")
-    assert regular.read_bytes() == b"0123456789"
-    assert not os.path.islink(path) and open(path).read() == "a,b\n"
-    assert stat.S_IMODE(os.stat(path).st_mode) == output_mode(0o644)
-    CASES["output under a file"] += 1
-    with pytest.raises(FileError, match=r"cannot write --csv: the folder .* does not exist"):
-        write_output(regular / "out.csv", b"x", "--csv")

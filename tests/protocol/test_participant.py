@@ -1,68 +1,22 @@
-"""Participant and Analyst: the deployment equals the simulation, and secrets stay home."""
+"""Participant (skdc/protocol/_participant.py): the deployment equals the simulation, bit for
+bit; what a participant refuses; its anchor-noise scale ``v`` (``anchor_noise=``, deprecated)."""
 
 import os
-import pickle
-import stat
 
 import numpy as np
 import pytest
 import sklearn
 from numpy.testing import assert_allclose, assert_array_equal
-from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.linear_model import Ridge
 from sklearn.pipeline import Pipeline
 
 from skdc.alignment import GOPPAligner, ReferenceAligner
 from skdc.anchors import orthonormal_anchor
 from skdc.mechanisms import CGDP, IGDP
-from skdc.protocol import (
-    AlignmentMap,
-    Analyst,
-    Participant,
-    UploadError,
-    load_uploads,
-)
+from skdc.protocol import AlignmentMap, Participant, UploadError
 
-P, D, N_EACH = 3, 5, 30
-
-
-def _data(seed):
-    rng = np.random.RandomState(seed)
-    X = rng.rand(P * N_EACH, D)
-    y = rng.randint(3, size=P * N_EACH)
-    ids = np.repeat(np.arange(P), N_EACH)  # rows grouped by participant, in id order
-    X_test = rng.rand(P * 8, D)
-    ids_test = np.repeat(np.arange(P), 8)
-    return X, y, ids, X_test, ids_test
-
-
-def _deploy(tmp, X, y, ids, A, *, s0, s, v, mechanism=IGDP, aligner=None, model=None):
-    os.makedirs(tmp, exist_ok=True)
-    paths = []
-    for i in range(P):
-        me = Participant(i, mechanism(P, random_state=s0, noise_random_state=s), anchor_noise=v)
-        up = me.upload(X[ids == i], y[ids == i], anchor=A)
-        paths.append(me.save_upload(os.path.join(tmp, f"upload_{i}.npz"), up))
-        me.save_secret(os.path.join(tmp, f"secret_{i}.npz"))
-    analyst = Analyst(aligner, model).fit(paths)
-    analyst.export(os.path.join(tmp, "model"))
-    return paths, analyst
-
-
-@pytest.fixture(scope="module")
-def deployment(tmp_path_factory):
-    tmp = str(tmp_path_factory.mktemp("deploy"))
-    X, y, ids, X_test, ids_test = _data(0)
-    A = orthonormal_anchor(4 * D, D, random_state=1)
-    paths, analyst = _deploy(tmp, X, y, ids, A, s0=11, s=22, v=0.05,
-                             aligner=GOPPAligner(v=0), model=LogisticRegression(max_iter=500))
-    with sklearn.config_context(enable_metadata_routing=True):
-        pipe = Pipeline([
-            ("gdp", IGDP(P, anchor=A, random_state=11, noise_random_state=22)),
-            ("align", GOPPAligner(v=0.05)),
-            ("clf", LogisticRegression(max_iter=500)),
-        ]).fit(X, y, participant=ids)
-    return dict(tmp=tmp, X=X, y=y, ids=ids, X_test=X_test, ids_test=ids_test, A=A,
-                paths=paths, analyst=analyst, pipe=pipe)
+from .conftest import API_D as D
+from .conftest import P, api_data, api_deploy
 
 
 def test_round_trip_equals_simulation_bit_for_bit(deployment):
@@ -87,7 +41,7 @@ def test_round_trip_equals_simulation_bit_for_bit(deployment):
 
 def test_participant_noise_is_the_mechanism_stream(deployment):
     # what participant i uploads is B_i + v W_i with the simulated mechanism's W_i
-    me = Participant(2, IGDP(P, random_state=11, noise_random_state=22), anchor_noise=0.05)
+    me = Participant(2, IGDP(P, random_state=11, noise_random_state=22), v=0.05)
     up = me.upload(deployment["X"][:4], anchor=deployment["A"])
     sim = IGDP(P, anchor=deployment["A"], random_state=11, noise_random_state=22).fit(
         deployment["X"], participant=deployment["ids"])
@@ -96,60 +50,16 @@ def test_participant_noise_is_the_mechanism_stream(deployment):
     clean = deployment["A"] @ sim.rotations_[2] + sim.translations_[2]
     assert_allclose(up.anchors[0], clean + 0.05 * U.unit_anchor_noise[2], rtol=0, atol=1e-14)
     assert up.unit_anchor_noise is None  # what leaves home carries no unit noise
-    other = Participant(2, IGDP(P, random_state=11, noise_random_state=23), anchor_noise=0.05)
+    other = Participant(2, IGDP(P, random_state=11, noise_random_state=23), v=0.05)
     assert not np.array_equal(other.upload(deployment["X"][:4], anchor=deployment["A"])
                               .anchors[0], up.anchors[0])
 
 
-def test_secret_file_is_owner_only_and_round_trips(deployment):
-    path = os.path.join(deployment["tmp"], "secret_1.npz")
-    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
-    me = Participant.load_secret(path)
-    sim = deployment["pipe"]["gdp"]
-    # the participant drew its own secret only: the simulation's participant-1 secret
-    assert me.mechanism_.rotations_.shape == (1, D, D)
-    assert_array_equal(me.mechanism_.rotations_[0], sim.rotations_[1])
-    assert_array_equal(me.mechanism_.translations_[0], sim.translations_[1])
-    assert me.seed_ == 11 and me.noise_seed_ == 22
-
-
-def _float_windows(blob):
-    """Every float64 readable at every byte offset of ``blob``."""
-    out = set()
-    for off in range(8):
-        n = (len(blob) - off) // 8
-        out.update(np.frombuffer(blob, dtype="<f8", count=n, offset=off).tolist())
-    return out
-
-
-def test_secrets_stay_home(deployment):
-    """No participant secret, raw anchor or raw row appears in what the analyst holds."""
-    dep = deployment
-    sim = dep["pipe"]["gdp"]
-    blobs = [pickle.dumps(dep["analyst"]), pickle.dumps(dep["analyst"].aligner_)]
-    blobs += [open(p, "rb").read() for p in dep["paths"]]
-    model_dir = os.path.join(dep["tmp"], "model")
-    blobs += [open(os.path.join(model_dir, f), "rb").read() for f in os.listdir(model_dir)]
-    seen = set().union(*(_float_windows(b) for b in blobs))
-    secret_values = {
-        "rotations": sim.rotations_, "translations": sim.translations_,
-        "raw anchor": dep["A"], "raw rows": dep["X"],
-    }
-    for what, values in secret_values.items():
-        leaked = set(np.ravel(values).tolist()) & seen - {0.0}
-        assert not leaked, f"{what} found in the analyst's files: {sorted(leaked)[:3]}"
-    # the test can fail: a pickled mechanism does contain them
-    assert set(sim.rotations_.ravel().tolist()) <= _float_windows(pickle.dumps(sim))
-    # and the secret file, which stays home, holds its own participant's secret
-    secret = open(os.path.join(dep["tmp"], "secret_0.npz"), "rb").read()
-    assert set(sim.rotations_[0].ravel().tolist()) <= _float_windows(secret)
-
-
 def test_reference_and_cgdp_deployments_equal_simulation(tmp_path):
-    X, y, ids, X_test, ids_test = _data(1)
+    X, y, ids, X_test, ids_test = api_data(1)
     A = orthonormal_anchor(4 * D, D, random_state=2)
     with pytest.warns(UserWarning, match="clean anchor upload"):
-        _, analyst = _deploy(str(tmp_path / "ref"), X, y, ids, A, s0=3, s=4, v=0.0,
+        _, analyst = api_deploy(str(tmp_path / "ref"), X, y, ids, A, s0=3, s=4, v=0.0,
                              aligner=ReferenceAligner(reference=1), model=Ridge())
     with sklearn.config_context(enable_metadata_routing=True):
         pipe = Pipeline([("gdp", IGDP(P, anchor=A, random_state=3)),
@@ -161,7 +71,7 @@ def test_reference_and_cgdp_deployments_equal_simulation(tmp_path):
             assert_array_equal(
                 me.predict(X_test[rows], analyst.alignment_map(i), analyst.model_),
                 pipe.predict(X_test[rows], participant=ids_test[rows]))
-        _, analyst = _deploy(str(tmp_path / "cgdp"), X, y, ids, None, s0=3, s=4, v=0.0,
+        _, analyst = api_deploy(str(tmp_path / "cgdp"), X, y, ids, None, s0=3, s=4, v=0.0,
                              mechanism=CGDP, aligner="none", model=Ridge())
         pipe = Pipeline([("gdp", CGDP(P, random_state=3)), ("clf", Ridge())])
         pipe.fit(X, y, participant=ids)
@@ -177,18 +87,18 @@ def test_participant_refuses_bad_setups(deployment):
     with pytest.raises(ValueError, match="needs a mechanism with n_participants > 3"):
         Participant(3, IGDP(3)).upload(X, anchor=A)
     with pytest.raises(ValueError, match="needs the shared anchor"):
-        Participant(0, IGDP(3), anchor_noise=0.1).upload(X)
+        Participant(0, IGDP(3), v=0.1).upload(X)
     with pytest.raises(ValueError, match="anchor has 4 columns but X has 5"):
-        Participant(0, IGDP(3), anchor_noise=0.1).upload(X, anchor=A[:, :4])
+        Participant(0, IGDP(3), v=0.1).upload(X, anchor=A[:, :4])
     with pytest.raises(TypeError, match="must be an int in"):
         Participant(0, IGDP(3, random_state=np.random.RandomState(0))).upload(X, anchor=A)
-    with pytest.raises(ValueError, match="anchor_noise must be a finite float"):
-        Participant(0, IGDP(3), anchor_noise=np.nan).upload(X, anchor=A)
+    with pytest.raises(ValueError, match="v must be a finite float"):
+        Participant(0, IGDP(3), v=np.nan).upload(X, anchor=A)
     with pytest.raises(ValueError, match="y must have shape"):
-        Participant(0, IGDP(3), anchor_noise=0.1).upload(X, np.zeros(3), anchor=A)
+        Participant(0, IGDP(3), v=0.1).upload(X, np.zeros(3), anchor=A)
     with pytest.raises(ValueError, match="X contains NaN"):
-        Participant(0, IGDP(3), anchor_noise=0.1).upload(np.full((3, 5), np.nan), anchor=A)
-    me = Participant(0, IGDP(3), anchor_noise=0.1)
+        Participant(0, IGDP(3), v=0.1).upload(np.full((3, 5), np.nan), anchor=A)
+    me = Participant(0, IGDP(3), v=0.1)
     with pytest.raises(ValueError, match="not set up"):
         me.transform(X, AlignmentMap(0, "identity"))
     me.upload(X, anchor=A)
@@ -202,43 +112,12 @@ def test_participant_refuses_bad_setups(deployment):
 
 
 def test_fresh_seeds_are_drawn_and_differ(deployment):
-    a = Participant(0, IGDP(3), anchor_noise=0.1)
-    b = Participant(0, IGDP(3), anchor_noise=0.1)
+    a = Participant(0, IGDP(3), v=0.1)
+    b = Participant(0, IGDP(3), v=0.1)
     a.upload(deployment["X"][:5], anchor=deployment["A"])
     b.upload(deployment["X"][:5], anchor=deployment["A"])
     assert a.seed_ != b.seed_
     assert not np.array_equal(a.mechanism_.rotations_[0], b.mechanism_.rotations_[0])
-
-
-def test_analyst_refuses_bad_setups(deployment):
-    paths = deployment["paths"]
-    with pytest.raises(ValueError, match=r"GOPPAligner\(v=0.1\) would add anchor noise"):
-        Analyst(GOPPAligner(v=0.1)).fit(paths)
-    with pytest.raises(TypeError, match="aligner must be a GOPPAligner"):
-        Analyst(LogisticRegression()).fit(paths)
-    loaded = load_uploads(paths)
-    with pytest.raises(ValueError, match="carry no labels"):
-        Analyst().fit(loaded._replace(y=None))
-    with pytest.raises(UploadError, match="missing"):
-        Analyst().fit(paths[1:])
-    with pytest.raises(ValueError, match=r"participant_id must be in 0 .. 2"):
-        deployment["analyst"].alignment_map(5)
-
-
-def test_analyst_warns_on_shared_secrets(tmp_path):
-    X, y, ids, *_ = _data(2)
-    A = orthonormal_anchor(4 * D, D, random_state=2)
-    paths = []
-    for i in range(P):
-        # participants 0 and 1 wrongly share one common secret (C-GDP with one seed); the
-        # anchor noise, drawn per participant, is too small to hide it
-        mech = CGDP(P, anchor="orthonormal", random_state=5 if i < 2 else 6)
-        me = Participant(i, mech.set_params(noise_random_state=7), anchor_noise=1e-12)
-        up = me.upload(X[ids == i], y[ids == i], anchor=A)
-        paths.append(me.save_upload(tmp_path / f"u{i}.npz", up))
-    with pytest.warns(UserWarning, match=r"participants \[\(0, 1\)\] have nearly identical"):
-        analyst = Analyst(model=Ridge()).fit(paths)
-    assert analyst.near_duplicates_ == [(0, 1)]
 
 
 def test_private_data_noise_matches_simulation(deployment):
@@ -248,11 +127,11 @@ def test_private_data_noise_matches_simulation(deployment):
         Y = sim.fit_transform(X, participant=ids)
     for i in range(P):
         me = Participant(i, IGDP(P, noise=0.1, random_state=11, noise_random_state=13),
-                         anchor_noise=0.05)
+                         v=0.05)
         assert_array_equal(np.asarray(me.upload(X[ids == i], anchor=A)), np.asarray(Y)[ids == i])
     # a given secret seed alone may be shared (C-GDP): the noise is then the participant's own,
     # from the operating system, not the simulation's (derived from that seed)
-    me = Participant(0, IGDP(P, noise=0.1, random_state=11), anchor_noise=0.05)
+    me = Participant(0, IGDP(P, noise=0.1, random_state=11), v=0.05)
     assert not np.array_equal(np.asarray(me.upload(X[ids == 0], anchor=A)),
                               np.asarray(Y)[ids == 0])
     assert me.noise_seed_.bit_length() == 129
@@ -266,7 +145,7 @@ def test_participant_records_a_dataframes_column_names(tmp_path):
     names = [f"c{j}" for j in range(D)]
     frame = pd.DataFrame(rng.rand(20, D), columns=names)
     me = Participant(0, IGDP(n_participants=2, random_state=1, noise_random_state=2),
-                     anchor_noise=0.05)
+                     v=0.05)
     me.upload(frame, anchor=A)
     assert me.feature_names_in_ == names
     own = AlignmentMap(0, "identity", upload_digest=me.upload_digest_)
@@ -284,3 +163,20 @@ def test_participant_records_a_dataframes_column_names(tmp_path):
         me.transform(frame.to_numpy(), other)
     with pytest.raises(UploadError, match="distinct column names"):
         me.upload(frame.to_numpy(), anchor=A, feature_names=["a"] * D)
+
+
+def test_anchor_noise_is_a_deprecated_spelling_of_v(deployment):
+    X, A = deployment["X"][:10], deployment["A"]
+    mech = IGDP(P, random_state=11, noise_random_state=22)
+    new = Participant(2, mech, v=0.05)
+    with pytest.warns(FutureWarning, match="anchor_noise= is deprecated.*use v= instead") \
+            as caught:
+        old = Participant(2, mech, anchor_noise=0.05)
+    assert caught[0].filename == __file__  # the warning points at the caller's line
+    assert old.v == 0.05
+    assert_array_equal(old.upload(X, anchor=A).anchors[0], new.upload(X, anchor=A).anchors[0])
+    assert old.upload_digest_ == new.upload_digest_  # the same upload file, to the bit
+    with pytest.warns(FutureWarning, match="Participant.anchor_noise is deprecated"):
+        assert new.anchor_noise == 0.05
+    with pytest.raises(TypeError, match="pass v= only"):
+        Participant(2, mech, v=0.1, anchor_noise=0.05)
