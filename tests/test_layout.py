@@ -336,6 +336,16 @@ def _house():
     return house
 
 
+def test_the_house_keeps_its_size_rules_and_has_no_cycle():
+    house = _house()
+    found = house.survey(PACKAGE.parent)
+    assert not found["long_modules"], f"modules over 800 lines: {found['long_modules']}"
+    assert not found["long_functions"], f"function bodies over 60 lines: {found['long_functions']}"
+    assert not found["room_cycles"] and not found["module_cycles"], (
+        found["room_cycles"], found["module_cycles"])
+    assert not found["up"], f"arrows back up: {found['up']}"
+
+
 @pytest.mark.parametrize("source, long_functions", [
     ("def f():\n    '''doc'''\n" + "    x = 1\n" * 61, 1),
     ("def f():\n    '''doc\n\n    more\n    '''\n" + "    x = 1\n" * 60, 0),
