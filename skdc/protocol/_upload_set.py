@@ -104,7 +104,7 @@ def _warn_chosen_seeds(containers):
     chosen = [c.path for c in containers if c.header.get("chosen_seed") is True]
     if chosen:
         warnings.warn(
-            f"{', '.join(chosen)}: made with a chosen seed (--seed or --anchor-noise-seed), "
+            f"{', '.join(chosen)}: made with a chosen seed (--seed or --noise-seed), "
             "which is for tests only: anyone holding the upload can search for the seed and "
             "undo the obfuscation. Ask the participant to upload again without a seed.",
             UserWarning, stacklevel=4,  # the caller of load_uploads (under validate_params)
