@@ -21,16 +21,22 @@ PACKAGE = Path(__file__).resolve().parents[1] / "skdc"
 GROUND_FLOOR = "skdc.utils"
 
 
+def _load_house():
+    """``tools/house.py``, the survey of rooms and floors these rules share."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("house", PACKAGE.parent / "tools" / "house.py")
+    house = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(house)
+    return house
+
+
+HOUSE = _load_house()
+_room = HOUSE._room
+
+
 def _module_name(path):
-    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def _room(module, subpackages):
-    parts = module.split(".")
-    if len(parts) == 1:
-        return "skdc"
-    return ".".join(parts[:2]) if parts[1] in subpackages or len(parts) == 2 else module
+    return HOUSE._module_name(path, PACKAGE)
 
 
 def _imports(tree, module, is_package):
@@ -327,17 +333,8 @@ def test_the_guides_layout_block_lists_the_tree():
     assert top[0] == "skdc/" and not missing, missing
 
 
-def _house():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("house", PACKAGE.parent / "tools" / "house.py")
-    house = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(house)
-    return house
-
-
 def test_the_house_keeps_its_size_rules_and_has_no_cycle():
-    house = _house()
+    house = HOUSE
     found = house.survey(PACKAGE.parent)
     assert not found["long_modules"], f"modules over 800 lines: {found['long_modules']}"
     assert not found["long_functions"], f"function bodies over 60 lines: {found['long_functions']}"
@@ -353,12 +350,12 @@ def test_the_house_keeps_its_size_rules_and_has_no_cycle():
 def test_the_house_counts_a_function_body_without_its_docstring(source, long_functions):
     import ast
 
-    lengths = [n for *_, n in _house()._function_lengths(ast.parse(source))]
+    lengths = [n for *_, n in HOUSE._function_lengths(ast.parse(source))]
     assert sum(n > 60 for n in lengths) == long_functions
 
 
 def test_the_house_finds_a_cycle_and_floors():
-    house = _house()
+    house = HOUSE
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
     assert house._cycles(graph) == [["a", "b", "c"]]
     floors = house._floors({"top": {"mid", "low"}, "mid": {"low"}, "low": set()})
