@@ -35,7 +35,7 @@ def _write_files(tmp, n_files, n_rows, n_cols):
         data = rng.standard_normal((n_rows, n_cols))
         up = Uploads(data, np.zeros(n_rows, dtype=np.intp), anchors=[A + i])
         paths.append(save_upload(os.path.join(tmp, f"upload_{i:03d}.npz"), up, i,
-                                 labels=rng.integers(0, 10, n_rows), anchor_noise=0.05))
+                                 labels=rng.integers(0, 10, n_rows), v=0.05))
     return paths
 
 

@@ -10,7 +10,7 @@ is their mean accuracy drop against the run in which participant 4 is honest, at
 Run: ``python benchmarks/bench_screen_noise.py`` (``SKDC_BENCH_DATA=breast_cancer`` for the
 breast-cancer rows). Cases:
 
-* ``open``: the analyst accepts any declared noise (``anchor_noise_range=(0, inf)``, what
+* ``open``: the analyst accepts any declared noise (``v_range=(0, inf)``, what
   ``analyst fit`` did before; the screen then uses each declared value);
 * ``default``: the analyst as shipped (declared noise must agree, or lie in a range it names);
 * ``range``: the analyst accepts ``[0.05, 0.1]``, and the attacker declares 0.1 (the most the
@@ -99,9 +99,9 @@ def _run(seed, tmp, declared=None, **analyst):
 def main():
     seeds = range(5)
     cases = {
-        "open": ({"anchor_noise_range": (0.0, math.inf)}, (0.5, 2.0)),
+        "open": ({"v_range": (0.0, math.inf)}, (0.5, 2.0)),
         "default": ({}, (0.5, 2.0)),
-        "range": ({"anchor_noise_range": (0.05, 0.1)}, (0.1,)),
+        "range": ({"v_range": (0.05, 0.1)}, (0.1,)),
         "unseen": ({}, ("shift", "another secret")),
     }
     with tempfile.TemporaryDirectory() as tmp:

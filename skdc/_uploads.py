@@ -88,10 +88,11 @@ class Uploads(np.ndarray):
         Each participant's unit anchor noise ``W_i`` (standard normal, the shape of ``B_i``),
         drawn from the participant's own noise stream by its mechanism (Def 4.1 of [1]_): the
         unit draws, not their scale. The analyst receives ``B_i + v W_i``
-        (:meth:`noisy_anchors`), where the scale ``v`` is ``anchor_noise`` in the protocol
-        (:class:`~skdc.protocol.Participant`, ``--anchor-noise``, the upload header) and ``v``
-        in :class:`~skdc.alignment.GOPPAligner`. ``W_i`` itself exists only inside one
-        process, between a mechanism and an aligner, and is never written to an upload file.
+        (:meth:`noisy_anchors`), where the scale ``v`` is ``v`` in Python
+        (:class:`~skdc.alignment.GOPPAligner`, :class:`~skdc.protocol.Participant`),
+        ``anchor_noise`` in the upload header and ``--anchor-noise`` on the command line.
+        ``W_i`` itself exists only inside one process, between a mechanism and an aligner, and
+        is never written to an upload file.
         ``None`` when the anchor uploads are already noisy (deployment) or there are none.
 
     Attributes
@@ -229,8 +230,8 @@ class Uploads(np.ndarray):
         ----------
         v : float
             Standard deviation of the anchor noise, the scale of the unit draws ``W_i``
-            (``anchor_noise`` in the protocol, ``v`` of :class:`~skdc.alignment.GOPPAligner`);
-            ``0`` returns the anchor uploads as they are.
+            (``v`` of :class:`~skdc.alignment.GOPPAligner`, ``anchor_noise`` in the upload
+            header); ``0`` returns the anchor uploads as they are.
 
         Returns
         -------

@@ -137,6 +137,9 @@ ATTACKS = [
     attacks.KnownInputAttack(),
     attacks.KnownSampleAttack(),
     attacks.ICAAttack(random_state=0),
+    attacks.SampleAxesAttack(),
+    attacks.SampleAxesAttack(v=0.1),
+    attacks.JointLikelihoodAttack(),
 ]
 ANCHORS = [
     SMOTEAnchor(

@@ -207,7 +207,7 @@ def test_an_upload_file_carries_only_the_noisy_anchor_upload(fitted, tmp_path):
 
     X, y, pipe = fitted
     U = pipe["gdp"].transform(X)
-    paths = save_simulated_uploads(tmp_path, U, mechanism=pipe["gdp"], anchor_noise=V)
+    paths = save_simulated_uploads(tmp_path, U, mechanism=pipe["gdp"], v=V)
     blob = open(paths[1], "rb").read()
     for arr in (U.unit_anchor_noise[1], U.anchors[1]):
         assert not any(value.tobytes() in blob for value in arr.ravel())

@@ -218,12 +218,12 @@ class GOPPAligner(BaseAligner):
     v : float, default=0.0
         Standard deviation of the anchor noise (Def 4.1 of [1]_), relative to an anchor with
         orthonormal centered columns: the anchor-noise scale, named ``v`` as in the paper here
-        (and in grids, ``align__v``) and ``anchor_noise`` in the protocol
-        (:class:`~skdc.protocol.Participant`, ``--anchor-noise``, the upload header). ``v=0``
-        recovers exact alignment (and takes the anchor uploads as they come, e.g. already
-        noisy deployment uploads). ``v > 0`` needs uploads that carry the participants' unit
-        anchor noise draws (``Uploads.unit_anchor_noise``), as a mechanism's ``transform``
-        returns them.
+        (and in grids, ``align__v``) and in the rest of the Python API
+        (:class:`~skdc.protocol.Participant`), ``anchor_noise`` in the upload header and
+        ``--anchor-noise`` on the command line. ``v=0`` recovers exact alignment (and takes
+        the anchor uploads as they come, e.g. already noisy deployment uploads). ``v > 0``
+        needs uploads that carry the participants' unit anchor noise draws
+        (``Uploads.unit_anchor_noise``), as a mechanism's ``transform`` returns them.
     tol : float, default=1e-7
         Stop when successive iterates differ by at most ``tol`` in Frobenius norm.
     max_iter : int, default=500

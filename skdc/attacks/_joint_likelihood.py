@@ -26,12 +26,13 @@ from numbers import Integral, Real
 import numpy as np
 
 from ..utils import polar
+from ..utils._deprecation import DEPRECATED
 from ..utils._docstring import Substitution
 from ..utils._references import gdp_paper_references
 from ..utils._sklearn_compat import Interval
 from ._base import BaseAttack, _gdp_inverse
 from ._docstring import _examples_setup
-from ._sample_axes import _Channels, _sample_axes_rotation
+from ._sample_axes import _V_CONSTRAINTS, _Channels, _sample_axes_rotation
 
 __all__ = ["JointLikelihoodAttack"]
 
@@ -124,22 +125,27 @@ class JointLikelihoodAttack(BaseAttack):
 
     Threat model: the colluders disclose their own rows (a sample of the target's population,
     pooled over colluders) and the raw anchor ``A``; the analyst holds the target's uploads and
-    its anchor upload as received, and the declared anchor noise ``v`` (the aligner's ``v``,
-    or ``anchor_noise``; estimated from the Procrustes residual when neither declares it) and
+    its anchor upload as received, and the declared anchor noise ``v`` (the attack's ``v``,
+    else the aligner's; estimated from the Procrustes residual when neither declares it) and
     private-data noise ``sigma`` (the mechanism's ``noise``). No secret is used. Requires an
     anchor protocol with a width-preserving GDP mechanism. A lower reconstruction error means
     less privacy; scorers report higher = more private.
 
     Parameters
     ----------
-    anchor_noise : float, default=None
-        The anchor-noise scale ``v`` weighing the anchor term. ``None`` reads the aligner's
-        ``v``; when that is 0 (uploads that arrive noisy), it is estimated from the residual
-        of the Procrustes fit.
+    v : float, default=None
+        The anchor-noise scale ``v`` (Def 4.1 of [1]_) weighing the anchor term. ``None``
+        reads the aligner's ``v``; when that is 0 (uploads that arrive noisy), it is
+        estimated from the residual of the Procrustes fit.
     max_iter : int, default=200
         Largest number of ascent steps from each start.
     tol : float, default=1e-9
         Stop when a step gains less than ``tol`` times ``|l(O)|``.
+    anchor_noise : float or None, default="deprecated"
+        Deprecated spelling of ``v``.
+
+        .. deprecated:: 0.2
+           ``anchor_noise`` is renamed ``v`` and will be removed in 0.3.
 
     See Also
     --------
@@ -163,18 +169,19 @@ class JointLikelihoodAttack(BaseAttack):
     """
 
     _parameter_constraints: dict = {
-        "anchor_noise": [None, Interval(Real, 0, None, closed="left")],
+        **_V_CONSTRAINTS,
         "max_iter": [Interval(Integral, 0, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
     }
 
-    def __init__(self, anchor_noise=None, *, max_iter=200, tol=1e-9):
-        self.anchor_noise = anchor_noise
+    def __init__(self, v=None, *, max_iter=200, tol=1e-9, anchor_noise=DEPRECATED):
+        self.v = v
         self.max_iter = max_iter
         self.tol = tol
+        self.anchor_noise = anchor_noise
 
     def _estimate(self, view):
-        ch = _Channels(self, view, self.anchor_noise)
+        ch = _Channels(self, view)
         if ch.noiseless:
             O = polar(ch.M)
         else:

@@ -28,9 +28,10 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from ..utils import center, polar
+from ..utils._deprecation import DEPRECATED, renamed_argument
 from ..utils._docstring import Substitution
 from ..utils._references import gdp_paper_references
-from ..utils._sklearn_compat import Interval
+from ..utils._sklearn_compat import Interval, StrOptions
 from ._base import BaseAttack, _gdp_inverse
 from ._classical import _check_sample
 from ._docstring import _examples_setup
@@ -41,6 +42,13 @@ __all__ = ["SampleAxesAttack"]
 # determinant finite when the sample and the uploads share a direction without variance
 # (constant pixels).
 _SCATTER_RIDGE = 1e-9
+
+# the constraints of the scale the attacks weigh the anchor by: ``v`` and its deprecated
+# spelling ``anchor_noise`` (default DEPRECATED: not given)
+_V_CONSTRAINTS = {
+    "v": [None, Interval(Real, 0, None, closed="left")],
+    "anchor_noise": [None, Interval(Real, 0, None, closed="left"), StrOptions({DEPRECATED})],
+}
 
 
 class _Channels:
@@ -53,7 +61,7 @@ class _Channels:
     ``ybar``, the row counts and the anchor noise ``v`` the attack weighs the anchor by.
     """
 
-    def __init__(self, attack, view, anchor_noise):
+    def __init__(self, attack, view):
         A, B = attack._anchor_pairs(
             view,
             why="the raw anchor A disclosed by the colluder and the target's anchor upload B "
@@ -76,7 +84,7 @@ class _Channels:
             T = (V * np.maximum(w, 0.0)) @ V.T
         self.T = T
         self.ridge = _SCATTER_RIDGE * max(np.trace(self.C) + np.trace(self.T), 1e-300) / d
-        self.v = _anchor_noise(anchor_noise, view, Abar, Bbar, self.M)
+        self.v = _anchor_noise_scale(_given_v(attack), view, Abar, Bbar, self.M)
 
     @property
     def noiseless(self):
@@ -96,17 +104,26 @@ class _Channels:
         return anchor - (self.n_x + self.n_y) / 2 * np.linalg.slogdet(K)[1]
 
 
-def _anchor_noise(anchor_noise, view, Abar, Bbar, M):
-    """The anchor noise the attack weighs the anchor by: given, else declared by the analyst's
-    aligner (``GOPPAligner(v)``), else estimated from the Procrustes residual.
+def _given_v(attack):
+    """The attack's ``v``, or its deprecated spelling ``anchor_noise`` (with a
+    ``FutureWarning``); ``None`` when neither is given."""
+    if isinstance(attack.anchor_noise, str):  # DEPRECATED, the default: not given
+        return attack.v
+    return renamed_argument("anchor_noise", attack.anchor_noise, "v",
+                            DEPRECATED if attack.v is None else attack.v, unset=DEPRECATED)
+
+
+def _anchor_noise_scale(v, view, Abar, Bbar, M):
+    """The anchor noise the attack weighs the anchor by: given (``v``), else declared by the
+    analyst's aligner (``GOPPAligner(v)``), else estimated from the Procrustes residual.
 
     Deployed uploads arrive already noisy and the aligner then declares ``v = 0``; the residual
     ``||Bbar - Abar Pi(M)||_F^2`` over its degrees of freedom (``(m - 1) d`` minus the
     ``d (d - 1) / 2`` of a rotation) estimates ``v^2`` there. A value at rounding level counts
     as noiseless.
     """
-    if anchor_noise is not None:
-        return float(anchor_noise)
+    if v is not None:
+        return float(v)
     declared = float(getattr(view.aligner, "v", 0.0) or 0.0)
     if declared > 0:
         return declared
@@ -174,18 +191,23 @@ class SampleAxesAttack(BaseAttack):
 
     Threat model: the colluders disclose their own rows (a sample of the target's population,
     pooled over colluders) and the raw anchor ``A``; the analyst holds the target's uploads and
-    its anchor upload as received, and the declared anchor noise ``v`` (the aligner's ``v``,
-    or ``anchor_noise``; estimated from the Procrustes residual when neither declares it) and
+    its anchor upload as received, and the declared anchor noise ``v`` (the attack's ``v``,
+    else the aligner's; estimated from the Procrustes residual when neither declares it) and
     private-data noise ``sigma`` (the mechanism's ``noise``). No secret is used. Requires an
     anchor protocol with a width-preserving GDP mechanism. A lower reconstruction error means
     less privacy; scorers report higher = more private.
 
     Parameters
     ----------
-    anchor_noise : float, default=None
-        The anchor-noise scale ``v`` that weighs the anchor against the data. ``None`` reads
-        the aligner's ``v``; when that is 0 (uploads that arrive noisy), it is estimated from
-        the residual of the Procrustes fit.
+    v : float, default=None
+        The anchor-noise scale ``v`` (Def 4.1 of [1]_) that weighs the anchor against the
+        data. ``None`` reads the aligner's ``v``; when that is 0 (uploads that arrive noisy),
+        it is estimated from the residual of the Procrustes fit.
+    anchor_noise : float or None, default="deprecated"
+        Deprecated spelling of ``v``.
+
+        .. deprecated:: 0.2
+           ``anchor_noise`` is renamed ``v`` and will be removed in 0.3.
 
     See Also
     --------
@@ -211,15 +233,14 @@ class SampleAxesAttack(BaseAttack):
     True
     """
 
-    _parameter_constraints: dict = {
-        "anchor_noise": [None, Interval(Real, 0, None, closed="left")],
-    }
+    _parameter_constraints: dict = {**_V_CONSTRAINTS}
 
-    def __init__(self, anchor_noise=None):
+    def __init__(self, v=None, *, anchor_noise=DEPRECATED):
+        self.v = v
         self.anchor_noise = anchor_noise
 
     def _estimate(self, view):
-        ch = _Channels(self, view, self.anchor_noise)
+        ch = _Channels(self, view)
         O = polar(ch.M) if ch.noiseless else _sample_axes_rotation(ch)
         psi = ch.translation(O)
         return _gdp_inverse(view.Y, O, psi), O, psi

@@ -19,6 +19,7 @@ from sklearn.linear_model import LogisticRegression
 
 from .. import Uploads
 from ..alignment import GOPPAligner, ReferenceAligner
+from ..utils._deprecation import renamed_argument, renamed_attribute
 from ..utils._folders import ensure_folder
 from ._container import UploadError, check_values, max_magnitude
 from ._map import map_of, run_fingerprint
@@ -52,7 +53,7 @@ def _file_of(loaded, i):
 
 
 def _check_noise_range(value):
-    """``Analyst(anchor_noise_range=...)`` as ``(low, high)`` floats, or ``None``."""
+    """``Analyst(v_range=...)`` as ``(low, high)`` floats, or ``None``."""
     if value is None:
         return None
     ok = isinstance(value, (tuple, list)) and len(value) == 2 and all(
@@ -62,7 +63,7 @@ def _check_noise_range(value):
         ok = np.isfinite(low) and 0 <= low <= high and not np.isnan(high)
     if not ok:
         raise ValueError(
-            "anchor_noise_range must be two numbers (LOW, HIGH) with 0 <= LOW <= HIGH (HIGH "
+            "v_range must be two numbers (LOW, HIGH) with 0 <= LOW <= HIGH (HIGH "
             f"may be inf): the anchor noise an upload may declare; got {value!r:.80}."
         )
     return low, high
@@ -90,7 +91,7 @@ def _refuse_undue_anchor_noise(loaded, noise_range):
                 f"{_listed(_file_of(loaded, j) for j in bad)}: declare"
                 f"{'s' if len(bad) == 1 else ''} anchor noise "
                 f"{_listed(f'{declared[j]:g}' for j in bad)}, outside the accepted "
-                f"{low:g} .. {high:g} (anchor_noise_range); {why}. Ask "
+                f"{low:g} .. {high:g} (v_range); {why}. Ask "
                 f"{_participants(loaded, bad)} to upload with anchor noise in that range, or "
                 "widen the range if the collaboration agreed to it."
             )
@@ -108,7 +109,7 @@ def _refuse_undue_anchor_noise(loaded, noise_range):
         f"upload{'s declare' if n != 1 else ' declares'} {agreed:g}; every upload must "
         f"declare the collaboration's agreed anchor noise, since {why}. Ask "
         f"{_participants(loaded, odd)} to upload with the agreed anchor noise, or name the "
-        "noise you accept with anchor_noise_range=(LOW, HIGH)."
+        "noise you accept with v_range=(LOW, HIGH)."
     )
 
 
@@ -208,14 +209,20 @@ class Analyst:
         :class:`~skdc.protocol.UploadError` naming its file, or warn and train anyway. The
         threshold is the chi-square quantile of the residual at a false-alarm probability of
         ``1e-6`` per fit (see Notes).
-    anchor_noise_range : tuple of (float, float) or None, default=None
-        The anchor noise ``(low, high)`` an upload may declare (``high`` may be ``inf``).
+    v_range : tuple of (float, float) or None, default=None
+        The anchor-noise scale ``v`` (Def 4.1 of the GDP paper) an upload may declare in its
+        header's ``anchor_noise`` field, as ``(low, high)`` (``high`` may be ``inf``).
         ``None``: every upload that declares anchor noise must declare the same value, the
         collaboration's agreed one. The screen holds each anchor upload to the noise it
         declares, so a participant declaring more noise than agreed would pass a poisoned
         (row-permuted, foreign) anchor upload: an upload declaring another value, or one
         outside the range, is refused with :class:`~skdc.protocol.UploadError` before any
         alignment.
+    anchor_noise_range : tuple of (float, float) or None, default=None
+        Deprecated spelling of ``v_range`` (the attribute ``anchor_noise_range`` too).
+
+        .. deprecated:: 0.2
+           ``anchor_noise_range`` is renamed ``v_range`` and will be removed in 0.3.
 
     Attributes
     ----------
@@ -266,7 +273,7 @@ class Analyst:
     >>> ids = np.arange(60) % 3
     >>> Y = IGDP(n_participants=3, random_state=0).fit_transform(X, participant=ids)
     >>> tmp = tempfile.mkdtemp()
-    >>> paths = save_simulated_uploads(tmp, Y, anchor_noise=0.0, labels=y)
+    >>> paths = save_simulated_uploads(tmp, Y, v=0.0, labels=y)
     >>> analyst = Analyst(aligner=ReferenceAligner()).fit(paths)
     >>> sorted(os.path.basename(p) for p in analyst.export(tmp))
     ['map_0.npz', 'map_1.npz', 'map_2.npz', 'model.npz']
@@ -274,15 +281,19 @@ class Analyst:
     Uploads declaring different anchor noise are refused unless the analyst names the range
     the collaboration agreed to:
 
-    >>> Analyst(ReferenceAligner(), anchor_noise_range=(0.0, 0.1)).fit(paths).n_participants_
+    >>> Analyst(ReferenceAligner(), v_range=(0.0, 0.1)).fit(paths).n_participants_
     3
     """
 
-    def __init__(self, aligner=None, model=None, *, outliers="refuse", anchor_noise_range=None):
+    def __init__(self, aligner=None, model=None, *, outliers="refuse", v_range=None,
+                 anchor_noise_range=None):
         self.aligner = aligner
         self.model = model
         self.outliers = outliers
-        self.anchor_noise_range = anchor_noise_range
+        self.v_range = renamed_argument("anchor_noise_range", anchor_noise_range, "v_range",
+                                        v_range)
+
+    anchor_noise_range = renamed_attribute("anchor_noise_range", "v_range")
 
     def fit(self, uploads, y=None):
         """Load (if paths), align and train.
@@ -301,7 +312,7 @@ class Analyst:
         """
         if self.outliers not in ("refuse", "warn"):
             raise ValueError(f"outliers must be 'refuse' or 'warn'; got {self.outliers!r}.")
-        noise_range = _check_noise_range(self.anchor_noise_range)
+        noise_range = _check_noise_range(self.v_range)
         loaded = _as_upload_set(uploads, y)
         Y, y, headers = loaded.uploads, loaded.y, loaded.headers
         if y is None:

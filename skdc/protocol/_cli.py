@@ -404,11 +404,11 @@ def _analyst_fit(args, caught):
         _check_audited(audited, args.uploads)
     try:
         analyst = Analyst(aligner, model, outliers=args.outliers,
-                          anchor_noise_range=noise_range).fit(loaded)
+                          v_range=noise_range).fit(loaded)
     except UploadError as exc:  # the Python name, as the flag a command-line user changes
-        raise UploadError(str(exc).replace("anchor_noise_range=(LOW, HIGH)",
+        raise UploadError(str(exc).replace("v_range=(LOW, HIGH)",
                                            "--anchor-noise-range LOW HIGH").replace(
-            "anchor_noise_range", "--anchor-noise-range")) from None
+            "(v_range)", "(--anchor-noise-range)")) from None
     _warn_unconverged(args, analyst, loaded, caught)
     _print_warnings("analyst", caught)
     # owner-only, like the maps and the model in it, whatever the umask

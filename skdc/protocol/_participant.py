@@ -318,7 +318,7 @@ class Participant:
         """The header and arrays of the upload file of ``uploads``."""
         header, arrays = upload_contents(
             uploads, self.participant_id, labels=self.labels_,
-            mechanism=self.mechanism_, anchor_noise=self.v,
+            mechanism=self.mechanism_, v=self.v,
             feature_names=self.feature_names_in_,
         )
         header["chosen_seed"] = bool(self.chosen_seed_)

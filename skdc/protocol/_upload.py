@@ -21,6 +21,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from .. import Uploads
+from ..utils._deprecation import renamed_argument
 from ..utils._folders import ensure_folder
 from ..utils._outputs import output_mode
 from ..utils._sklearn_compat import HasMethods, Interval, validate_params
@@ -64,13 +65,14 @@ def _public_description(mechanism):
         "participant_id": [Interval(Integral, 0, None, closed="left")],
         "labels": ["array-like", None],
         "mechanism": [HasMethods(["get_params"]), None],
-        "anchor_noise": [Interval(Real, 0, None, closed="left"), None],
+        "v": [Interval(Real, 0, None, closed="left"), None],
         "anchor_id": [str, None],
+        "anchor_noise": [Interval(Real, 0, None, closed="left"), None],
     },
     prefer_skip_nested_validation=True,
 )
-def save_upload(path, uploads, participant_id, *, labels=None, mechanism=None,
-                anchor_noise=None, anchor_id=None):
+def save_upload(path, uploads, participant_id, *, labels=None, mechanism=None, v=None,
+                anchor_id=None, anchor_noise=None):
     """Write a participant's own upload to an skdc ``.npz`` file, as it is.
 
     The one writer of upload files. ``uploads`` is the participant's own upload, already
@@ -103,11 +105,17 @@ def save_upload(path, uploads, participant_id, *, labels=None, mechanism=None,
         Labels of the rows (numeric or string; never objects).
     mechanism : BaseMechanism, default=None
         The fitted mechanism, for its public description and its anchor fingerprint.
-    anchor_noise : float, default=None
-        The anchor noise ``v`` the participant added, declared in the header (``None``: not
-        declared). Only declared: the writer adds nothing.
+    v : float, default=None
+        The anchor-noise scale ``v`` the participant added (Def 4.1 of the GDP paper),
+        declared in the header's ``anchor_noise`` field (``None``: not declared). Only
+        declared: the writer adds nothing.
     anchor_id : str, default=None
         Fingerprint of the raw anchor; computed from ``mechanism.anchor_`` when not given.
+    anchor_noise : float, default=None
+        Deprecated spelling of ``v``.
+
+        .. deprecated:: 0.2
+           ``anchor_noise`` is renamed ``v`` and will be removed in 0.3.
 
     Returns
     -------
@@ -132,14 +140,14 @@ def save_upload(path, uploads, participant_id, *, labels=None, mechanism=None,
     >>> me = Participant(0, IGDP(n_participants=2, random_state=5), v=0.05)
     >>> up = me.upload(np.random.RandomState(0).rand(10, 3), anchor=A)
     >>> path = save_upload(os.path.join(tempfile.mkdtemp(), "u0.npz"), up, 0,
-    ...                    mechanism=me.mechanism_, anchor_noise=0.05)
+    ...                    mechanism=me.mechanism_, v=0.05)
     >>> header = load_uploads(path).headers[0]
     >>> header["participant_id"], header["n_samples"], header["anchor_noise"]
     (0, 10, 0.05)
     """
+    v = renamed_argument("anchor_noise", anchor_noise, "v", v)
     header, arrays = upload_contents(uploads, participant_id, labels=labels,
-                                     mechanism=mechanism, anchor_noise=anchor_noise,
-                                     anchor_id=anchor_id)
+                                     mechanism=mechanism, v=v, anchor_id=anchor_id)
     return write_upload(path, header, arrays)
 
 
@@ -148,15 +156,17 @@ def save_upload(path, uploads, participant_id, *, labels=None, mechanism=None,
         "folder_or_paths": [str, os.PathLike, list, tuple],
         # an skdc.Uploads of a simulated collaboration; checked in the body
         "uploads": "no_validation",
-        "anchor_noise": [Interval(Real, 0, None, closed="left")],
+        # required: None is refused in the body, where the deprecated spelling may give it
+        "v": [Interval(Real, 0, None, closed="left"), None],
         "labels": ["array-like", None],
         "mechanism": [HasMethods(["get_params"]), None],
         "anchor_id": [str, None],
+        "anchor_noise": [Interval(Real, 0, None, closed="left"), None],
     },
     prefer_skip_nested_validation=True,
 )
-def save_simulated_uploads(folder_or_paths, uploads, *, anchor_noise, labels=None,
-                           mechanism=None, anchor_id=None):
+def save_simulated_uploads(folder_or_paths, uploads, *, v=None, labels=None, mechanism=None,
+                           anchor_id=None, anchor_noise=None):
     """Write a simulated collaboration's uploads as every participant would: one file each.
 
     Splits a mechanism's output over all participants (a simulation in one process) into each
@@ -177,16 +187,22 @@ def save_simulated_uploads(folder_or_paths, uploads, *, anchor_noise, labels=Non
     uploads : Uploads
         A mechanism's own output over all participants: its rows of every participant, the
         clean anchor uploads with their unit anchor noise ``W_i`` (or no anchor uploads).
-    anchor_noise : float
-        The anchor-noise scale ``v`` every participant adds (``v`` of
-        :class:`~skdc.alignment.GOPPAligner`), declared in each header. ``0`` writes the
-        anchor uploads clean, which a colluding analyst inverts exactly.
+    v : float
+        The anchor-noise scale ``v`` every participant adds (Def 4.1 of the GDP paper; ``v`` of
+        :class:`~skdc.alignment.GOPPAligner`), declared in each header's ``anchor_noise``
+        field. Required. ``0`` writes the anchor uploads clean, which a colluding analyst
+        inverts exactly.
     labels : array-like of shape (n_samples,), default=None
         Labels of all the rows; each file gets its participant's.
     mechanism : BaseMechanism, default=None
         The fitted mechanism, for its public description and its anchor fingerprint.
     anchor_id : str, default=None
         Fingerprint of the raw anchor; computed from ``mechanism.anchor_`` when not given.
+    anchor_noise : float, default=None
+        Deprecated spelling of ``v``.
+
+        .. deprecated:: 0.2
+           ``anchor_noise`` is renamed ``v`` and will be removed in 0.3.
 
     Returns
     -------
@@ -207,14 +223,17 @@ def save_simulated_uploads(folder_or_paths, uploads, *, anchor_noise, labels=Non
     >>> X = np.random.RandomState(0).rand(30, 3)
     >>> mech = IGDP(n_participants=3, random_state=0)
     >>> Y = mech.fit_transform(X, participant=np.arange(30) % 3)
-    >>> paths = save_simulated_uploads(tempfile.mkdtemp(), Y, anchor_noise=0.1,
-    ...                                mechanism=mech)
+    >>> paths = save_simulated_uploads(tempfile.mkdtemp(), Y, v=0.1, mechanism=mech)
     >>> [p[-12:] for p in paths]
     ['upload_0.npz', 'upload_1.npz', 'upload_2.npz']
     >>> B = load_uploads(paths).uploads.anchors[1]
     >>> bool(np.array_equal(B, Y.anchors[1] + 0.1 * Y.unit_anchor_noise[1]))
     True
     """
+    v = renamed_argument("anchor_noise", anchor_noise, "v", v)
+    if v is None:
+        raise TypeError("save_simulated_uploads() missing required keyword argument: 'v' (the "
+                        "anchor-noise scale every participant adds)")
     uploads = _check_uploads_type(uploads, "save_simulated_uploads")
     p = uploads.n_participants
     paths = _simulation_paths(folder_or_paths, p)
@@ -226,7 +245,7 @@ def save_simulated_uploads(folder_or_paths, uploads, *, anchor_noise, labels=Non
             "carry no unit anchor noise (uploads already noisy, such as received ones). Pass "
             "the mechanism's transform output."
         )
-    anchors = uploads.noisy_anchors(anchor_noise)  # B_i + v W_i, Def 4.1 of the GDP paper
+    anchors = uploads.noisy_anchors(v)  # B_i + v W_i, Def 4.1 of the GDP paper
     contents = []
     for i in range(p):
         rows = uploads.participant == i
@@ -235,7 +254,7 @@ def save_simulated_uploads(folder_or_paths, uploads, *, anchor_noise, labels=Non
                       anchor_y=uploads.anchor_y)
         contents.append(upload_contents(
             own, i, labels=None if labels is None else labels[rows], mechanism=mechanism,
-            anchor_noise=anchor_noise, anchor_id=anchor_id))
+            v=v, anchor_id=anchor_id))
     if isinstance(folder_or_paths, (str, os.PathLike)):
         ensure_folder(folder_or_paths, "the uploads folder", error=UploadError)
     return [write_upload(path, *content) for path, content in zip(paths, contents)]
@@ -291,7 +310,7 @@ def _check_own_upload(uploads, participant_id):
             "output), so their anchor uploads are clean. In a deployment call "
             f"Participant({participant_id}, mechanism, v=v).upload(X, y, anchor=A) "
             "and write what it returns (Participant.save); for a simulated deployment call "
-            "save_simulated_uploads(folder, uploads, anchor_noise=v)."
+            "save_simulated_uploads(folder, uploads, v=v)."
         )
     if uploads.shape[0] == 0:
         raise ValueError(
@@ -305,15 +324,16 @@ def _check_own_upload(uploads, participant_id):
             f"Participant.upload returns it); these Uploads hold "
             f"{uploads.n_participants} participants (rows of {ids[:5].tolist()}"
             f"{' ...' if ids.size > 5 else ''}). For a simulated deployment call "
-            "save_simulated_uploads(folder, uploads, anchor_noise=v), which writes every "
+            "save_simulated_uploads(folder, uploads, v=v), which writes every "
             "participant's file."
         )
 
 
-def upload_contents(uploads, participant_id, *, labels=None, mechanism=None,
-                    anchor_noise=None, anchor_id=None, feature_names=None):
-    """The header and arrays of :func:`save_upload`'s file (same parameters, and the names of
-    the columns, in order, where the rows came with a header: ``None`` where they did not)."""
+def upload_contents(uploads, participant_id, *, labels=None, mechanism=None, v=None,
+                    anchor_id=None, feature_names=None):
+    """The header and arrays of :func:`save_upload`'s file (same parameters, ``v`` declared as
+    the header's ``anchor_noise``, and the names of the columns, in order, where the rows came
+    with a header: ``None`` where they did not)."""
     uploads = _check_uploads_type(uploads, "save_upload")
     if isinstance(participant_id, bool):
         raise TypeError(f"participant_id must be an int; got {type(participant_id).__name__}.")
@@ -332,7 +352,7 @@ def upload_contents(uploads, participant_id, *, labels=None, mechanism=None,
         "has_labels": "labels" in arrays,
         "mechanism": _public_description(mechanism),
         "anchor_id": anchor_id,
-        "anchor_noise": None if anchor_noise is None else float(anchor_noise),
+        "anchor_noise": None if v is None else float(v),
         # the raw columns' names in order (from a table's header), or null: only counted
         "feature_names": None if feature_names is None else [str(n) for n in feature_names],
         "skdc_version": __version__,

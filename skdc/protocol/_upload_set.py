@@ -360,7 +360,7 @@ def load_uploads(paths, *, max_bytes=DEFAULT_MAX_BYTES, max_total_bytes=None,
     >>> X = RandomState(0).rand(20, 2)
     >>> Y = IGDP(n_participants=2, random_state=0).fit_transform(X, participant=[0, 1] * 10)
     >>> folder = Path(tempfile.mkdtemp())
-    >>> files = save_simulated_uploads(folder, Y, anchor_noise=0.1)
+    >>> files = save_simulated_uploads(folder, Y, v=0.1)
     >>> load_uploads(files[::-1]).uploads.participant[:4]
     array([0, 0, 0, 0])
     """

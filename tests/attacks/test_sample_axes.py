@@ -1,18 +1,26 @@
 """Tests of the sample-axes attack: exact cases, the signed-permutation choice by brute force,
-the anchor-noise estimate and its advantage over Procrustes at high anchor noise."""
+the anchor-noise estimate and its advantage over Procrustes at high anchor noise; the scale
+``v`` it shares with the joint-likelihood attack (``anchor_noise``, deprecated)."""
 
 import dataclasses
 import itertools
 
 import numpy as np
 import pytest
-from numpy.testing import assert_allclose
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.base import clone
 from sklearn.datasets import load_breast_cancer
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
 
 from skdc.alignment import GOPPAligner
-from skdc.attacks import KnownAnchorAttack, SampleAxesAttack, collusion_view, make_attack
+from skdc.attacks import (
+    JointLikelihoodAttack,
+    KnownAnchorAttack,
+    SampleAxesAttack,
+    collusion_view,
+    make_attack,
+)
 from skdc.mechanisms import IGDP
 from skdc.metrics import linkage_accuracy
 from skdc.utils._sklearn_compat import InvalidParameterError
@@ -101,7 +109,7 @@ def test_anchor_noise_is_estimated_when_undeclared():
     v_hat = np.sqrt(np.sum((Bbar - Abar @ u @ vt) ** 2) / ((m - 1) * d - d * (d - 1) / 2))
     assert 0.2 < v_hat < 0.4
     got = SampleAxesAttack().reconstruct(undeclared)
-    given = SampleAxesAttack(anchor_noise=v_hat).reconstruct(view)
+    given = SampleAxesAttack(v=v_hat).reconstruct(view)
     assert_allclose(got.rotation, given.rotation, rtol=0, atol=1e-12)
 
 
@@ -126,10 +134,32 @@ def test_data_channel_beats_procrustes_at_high_anchor_noise():
 def test_registered_and_refusals():
     assert isinstance(make_attack("sample_axes"), SampleAxesAttack)
     view = _view(0.3)
-    with pytest.raises(InvalidParameterError, match="anchor_noise"):
-        SampleAxesAttack(anchor_noise=-1.0).reconstruct(view)
+    for bad in ({"v": -1.0}, {"anchor_noise": -1.0}, {"anchor_noise": "none"}):
+        with pytest.raises(InvalidParameterError, match=f"'{next(iter(bad))}' parameter"):
+            SampleAxesAttack(**bad).reconstruct(view)
     with pytest.raises(ValueError, match="the collusion view lacks anchor, B"):
         SampleAxesAttack().reconstruct(dataclasses.replace(view, anchor=None, B=None))
     no_rows = dataclasses.replace(view, colluder_X=view.colluder_X[:1])
     with pytest.raises(ValueError, match="at least 2 colluder rows"):
         SampleAxesAttack().reconstruct(no_rows)
+
+
+@pytest.mark.parametrize("Attack", [SampleAxesAttack, JointLikelihoodAttack])
+def test_anchor_noise_is_a_deprecated_spelling_of_v(Attack):
+    # both attacks read the scale through _sample_axes._Channels
+    view = _view(0.3)
+    new = Attack(v=0.2).reconstruct(view)
+    assert Attack(0.2).v == 0.2  # positionally, the first parameter is v, as it was
+    old_attack = clone(Attack(anchor_noise=0.2))  # no warning before it reconstructs
+    assert old_attack.get_params()["anchor_noise"] == 0.2
+    with pytest.warns(FutureWarning, match="anchor_noise= is deprecated.*use v= instead") \
+            as caught:
+        old = old_attack.reconstruct(view)
+    assert caught[0].filename == __file__  # the warning points at the caller's line
+    assert_array_equal(old.rotation, new.rotation)
+    assert_array_equal(old.X, new.X)
+    with pytest.warns(FutureWarning, match="anchor_noise= is deprecated"):
+        old = Attack(anchor_noise=None).reconstruct(view)  # the old default, spelled out
+    assert_array_equal(old.rotation, Attack().reconstruct(view).rotation)
+    with pytest.raises(TypeError, match="pass v= only"):
+        Attack(v=0.2, anchor_noise=0.2).reconstruct(view)

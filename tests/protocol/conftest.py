@@ -148,5 +148,5 @@ def upload_files(tmp_path):
     """``(paths, Y, y, ids, mechanism)``: three participants' upload files ``u<i>.npz``."""
     mech, Y, y, ids = simulated_uploads()
     paths = save_simulated_uploads([tmp_path / f"u{i}.npz" for i in range(3)], Y, labels=y,
-                                   mechanism=mech, anchor_noise=0.1)
+                                   mechanism=mech, v=0.1)
     return paths, Y, y, ids, mech

@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
+from numpy.testing import assert_array_equal
 from scipy.stats import chi2
 
 from skdc import Uploads
@@ -179,7 +180,7 @@ def test_two_participants_disagreeing_are_both_named(tmp_path):
 def test_honest_participants_with_different_noise_pass_within_the_named_range(tmp_path):
     paths = _site(str(tmp_path), v=(0.0, 0.02, 0.1))
     for noise_range in ((0.0, 0.1), [0, np.inf]):
-        a = Analyst(anchor_noise_range=noise_range).fit(paths)
+        a = Analyst(v_range=noise_range).fit(paths)
         assert a.anchor_residual_ratios_.max() < a.anchor_residual_threshold_
     with pytest.raises(UploadError, match=r"u1.npz, .*u2.npz: declare anchor noise 0.02, "
                                           r"0.1, where 1 other upload declares 0; "):
@@ -210,29 +211,44 @@ def test_a_poisoned_upload_declaring_more_anchor_noise_is_refused(tmp_path, decl
                           "uploads declare 0.05; every upload must declare the collaboration's "
                           "agreed anchor noise") and "\n" not in msg, msg
     assert "Ask participant 2 to upload with the agreed anchor noise" in msg
-    assert "anchor_noise_range=(LOW, HIGH)" in msg
+    assert "v_range=(LOW, HIGH)" in msg
     CASES["anchor screen (declared noise)"] += 1
     # a range the analyst names: outside it, refused; the agreed value alone, refused
     for noise_range in ((0.05, 0.1), (0.05, 0.05)):
         with pytest.raises(UploadError, match=rf"u2.npz: declares anchor noise {declared:g}, "
                                               r"outside the accepted 0.05 .. 0.1?"):
-            Analyst(anchor_noise_range=noise_range).fit(paths)
+            Analyst(v_range=noise_range).fit(paths)
         CASES["anchor screen (declared noise)"] += 1
     # what no declared-noise screen sees: a range that admits the lie admits the poisoned rows
-    a = Analyst(anchor_noise_range=(0.0, declared)).fit(paths)
+    a = Analyst(v_range=(0.0, declared)).fit(paths)
     assert a.anchor_residual_ratios_[2] < a.anchor_residual_threshold_
 
 
 @pytest.mark.parametrize("noise_range", [(0.1, 0.05), (-0.1, 1), (np.nan, 1), (0, np.nan),
                                          (np.inf, np.inf), (0.1,), "0.1", (True, 1), None])
-def test_anchor_noise_range_must_be_two_ordered_numbers(tmp_path, noise_range):
+def test_v_range_must_be_two_ordered_numbers(tmp_path, noise_range):
     paths = _site(str(tmp_path))
     if noise_range is None:
-        assert Analyst(anchor_noise_range=None).fit(paths).n_participants_ == P
+        assert Analyst(v_range=None).fit(paths).n_participants_ == P
         return
-    with pytest.raises(ValueError, match=r"anchor_noise_range must be two numbers \(LOW, "
+    with pytest.raises(ValueError, match=r"v_range must be two numbers \(LOW, "
                                          r"HIGH\) with 0 <= LOW <= HIGH"):
-        Analyst(anchor_noise_range=noise_range).fit(paths)
+        Analyst(v_range=noise_range).fit(paths)
+
+
+def test_anchor_noise_range_is_a_deprecated_spelling_of_v_range(tmp_path):
+    paths = _site(str(tmp_path), v=(0.05, 0.05, 0.1))
+    new = Analyst(v_range=(0.05, 0.1)).fit(paths)
+    with pytest.warns(FutureWarning, match="anchor_noise_range= is deprecated.*use v_range= "
+                                           "instead") as caught:
+        old = Analyst(anchor_noise_range=(0.05, 0.1))
+    assert caught[0].filename == __file__  # the warning points at the caller's line
+    assert old.v_range == (0.05, 0.1)
+    assert_array_equal(old.fit(paths).anchor_residual_ratios_, new.anchor_residual_ratios_)
+    with pytest.warns(FutureWarning, match="Analyst.anchor_noise_range is deprecated"):
+        assert new.anchor_noise_range == (0.05, 0.1)
+    with pytest.raises(TypeError, match="pass v_range= only"):
+        Analyst(v_range=(0.05, 0.1), anchor_noise_range=(0.05, 0.1))
 
 
 def test_uploads_of_different_collaboration_sizes_are_refused(tmp_path):
@@ -336,7 +352,7 @@ def test_cli_refuses_an_upload_declaring_other_anchor_noise_in_one_line(tmp_path
     (line,) = [ln for ln in err.splitlines() if "error" in ln]
     assert status == 2 and err.endswith(line + "\n") and "Traceback" not in err, err
     assert f"{odd}: declares anchor noise 0.5, where 2 other uploads declare 0.05" in line
-    assert "--anchor-noise-range LOW HIGH" in line and "anchor_noise_range" not in line
+    assert "--anchor-noise-range LOW HIGH" in line and "v_range" not in line
     assert not (site / "m").exists()  # nothing written
     CASES["anchor screen (declared noise, command line)"] += 1
     # outside the range the analyst names

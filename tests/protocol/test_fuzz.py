@@ -61,7 +61,7 @@ def originals():
     mech = IGDP(n_participants=3, random_state=0)
     Y = mech.fit_transform(X, participant=ids)
     paths = save_simulated_uploads([os.path.join(tmp, f"u{i}.npz") for i in range(3)], Y,
-                                   labels=y, mechanism=mech, anchor_noise=0.1)
+                                   labels=y, mechanism=mech, v=0.1)
     analyst = Analyst(ReferenceAligner(), LogisticRegression()).fit(paths)
     extra = analyst.export(os.path.join(tmp, "out"))
     raw = {os.path.basename(p): open(p, "rb").read() for p in paths + extra}

@@ -46,7 +46,7 @@ def test_round_trip_stacks_in_participant_order(upload_files):
 
 def test_uploads_without_labels_or_anchor(tmp_path):
     mech, Y, y, ids = simulated_uploads(anchor=None)
-    paths = save_simulated_uploads(tmp_path, Y, anchor_noise=0.0)
+    paths = save_simulated_uploads(tmp_path, Y, v=0.0)
     loaded = load_uploads(paths)
     assert loaded.y is None and loaded.uploads.anchors is None
 
@@ -156,7 +156,7 @@ def test_inconsistent_anchors_across_files(upload_files, tmp_path):
     _, Y2, y2, _ = simulated_uploads(n_anchors=10)
     other = save_simulated_uploads(
         [tmp_path / "o0.npz", tmp_path / "other.npz", tmp_path / "o2.npz"], Y2,
-        anchor_noise=0.1, labels=y2)[1]
+        v=0.1, labels=y2)[1]
     with pytest.raises(UploadError, match="field 'n_anchors'"):
         load_uploads([paths[0], other, paths[2]])
 
