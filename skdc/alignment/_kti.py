@@ -22,8 +22,8 @@ This module is the paper's home; the rest of [1]_ lives in ``alignment/_dc.py`` 
 ``_lti.py`` (the linear integrations MPP, GEP, ODC, LTI), ``mechanisms/_embedding.py`` (the
 participants' UMAP, kernel PCA and PCA, the bandwidth rule of ``utils/_kernels.py``),
 :class:`~skdc.anchors.SMOTEAnchor`, ``attacks/_dc.py`` (the anchor-regression attack),
-:func:`~skdc.metrics.reconstruction_label_accuracy` and ``experiments/_baselines.py`` and
-``_reproduce_kti.py`` (Central, Local, Fig. 3 and Tables 3-4). The developer guide maps each
+:func:`~skdc.metrics.reconstruction_label_accuracy`, ``audit/_baselines.py`` (Central and
+Local) and ``experiments/_reproduce_kti.py`` (Fig. 3 and Tables 3-4). The developer guide maps each
 paper to its modules.
 
 Computation: per participant one Cholesky factorization of ``K^(k) + lambda I`` (or, with
