@@ -111,14 +111,15 @@ def test_the_setting_is_the_recorded_one_and_the_options_compared():
 
 # ----------------------------------------------------------------------------- the deployment
 
+C_GDP = SimpleNamespace(name="cgdp", label="C-GDP", setting="sigma = 1")
+SETTINGS = {"mechanism": "CGDP", "n_participants": 2, "n_features": 3, "noise": 1.0,
+            "translation_scale": 1.0, "anchor_noise": 0.0, "n_anchors": 0}
+
 
 def test_the_deployed_analyst_fit_carries_the_model_params():
     ctx = SimpleNamespace(n_participants=2, model="logistic",
                           model_params={"class_weight": "balanced", "C": 0.5, "tol": None})
-    option = SimpleNamespace(name="cgdp", label="C-GDP", setting="sigma = 1")
-    settings = {"mechanism": "CGDP", "n_participants": 2, "n_features": 3, "noise": 1.0,
-                "translation_scale": 1.0, "anchor_noise": 0.0, "n_anchors": 0}
-    fit = _commands(ctx, option, settings)["commands"][-1]
+    fit = _commands(ctx, C_GDP, SETTINGS)["commands"][-1]
     given = [fit[k + 1] for k, w in enumerate(fit) if w == "--model-param"]
     assert parse_model_params(given) == {"max_iter": 1000, "class_weight": "balanced",
                                          "C": 0.5, "tol": None}
@@ -126,12 +127,9 @@ def test_the_deployed_analyst_fit_carries_the_model_params():
 
 def test_another_model_writes_no_model_flag():
     ctx = SimpleNamespace(n_participants=2, model="ridge", model_params={"alpha": 2.0})
-    option = SimpleNamespace(name="cgdp", label="C-GDP", setting="sigma = 1")
-    settings = {"mechanism": "CGDP", "n_participants": 2, "n_features": 3, "noise": 1.0,
-                "translation_scale": 1.0, "anchor_noise": 0.0, "n_anchors": 0}
-    out = _commands(ctx, option, settings)
+    out = _commands(ctx, C_GDP, SETTINGS)
     assert not any(w.startswith("--model") for w in out["commands"][-1])
-    assert out["fingerprint"] == settings_fingerprint(settings)
+    assert out["fingerprint"] == settings_fingerprint(SETTINGS)
     assert "C-GDP at sigma = 1" in out["text"]
 
 
