@@ -68,7 +68,7 @@ def test_without_parties_the_labels_stratify_and_the_mechanism_assigns_the_rows(
     _assert_partitioned(held, X)
     # stratified on the labels: of 10 positives a quarter (2 or 3) among the 10 held out
     assert held.y_test.size == 10 and np.sum(held.y_test) in (2, 3)
-    X_tr, X_te = train_test_split(X, test_size=0.25, stratify=y, random_state=_seed(0))
+    X_te = train_test_split(X, test_size=0.25, stratify=y, random_state=_seed(0))[1]
     assert_array_equal(held.X_test, X_te)
     # the parties: the mechanism's keyed hash, fitted on the training rows
     mech = IGDP(3, random_state=0).fit(held.X_train)
