@@ -616,23 +616,6 @@ def test_inference_below_its_baseline_is_said_in_words(comparison):
                             if not o.inference < o.inference_chance}) == ""
 
 
-def test_the_deployed_analyst_fit_carries_the_model_params():
-    from types import SimpleNamespace
-
-    from skdc.audit._commands import _commands
-    from skdc.utils._params import parse_model_params
-
-    ctx = SimpleNamespace(n_participants=2, model="logistic",
-                          model_params={"class_weight": "balanced", "C": 0.5, "tol": None})
-    option = SimpleNamespace(name="cgdp", label="C-GDP", setting="sigma = 1")
-    settings = {"mechanism": "CGDP", "n_participants": 2, "n_features": 3, "noise": 1.0,
-                "translation_scale": 1.0, "anchor_noise": 0.0, "n_anchors": 0}
-    fit = _commands(ctx, option, settings)["commands"][-1]
-    given = [fit[k + 1] for k, w in enumerate(fit) if w == "--model-param"]
-    assert parse_model_params(given) == {"max_iter": 1000, "class_weight": "balanced",
-                                         "C": 0.5, "tol": None}
-
-
 def test_the_bootstrap_interval_in_batches_is_the_one_of_one_draw(monkeypatch):
     """Resamples drawn in batches (memory linear in the rows) are those of one draw of all of
     them: the interval is the percentile interval of sklearn's balanced accuracy over them."""
