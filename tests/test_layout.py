@@ -132,27 +132,15 @@ TESTED_ELSEWHERE = {
     "skdc/experiments/_cli_papers.py": "the bound, GaussMix and GDP-solver reproductions' "
                                         "command line, run by tests/experiments/"
                                         "test_reproduce_{bound,gaussmix,gdp}.py",
-    "skdc/audit/_deployments.py": "the deployments the audit and the comparison build, run by "
-                                  "tests/audit/test_audit.py and tests/audit/test_compare.py",
-    "skdc/audit/_draws.py": "the audit's draw engine (checkpoints, fingerprints, the search), "
-                            "run by tests/audit/test_calibrate.py",
-    "skdc/audit/_split.py": "the one train/held-out split (HeldOut), read back by "
-                            "tests/audit/test_compare.py and tests/audit/test_calibrate.py",
-    "skdc/audit/_commands.py": "the deployment commands of a compared option, run for real "
-                               "by tests/audit/test_compare.py",
     "skdc/audit/_inputs.py": "the audit command's inputs, read by tests/audit/test_cli.py "
                              "and tests/test_tables_cli.py",
     "skdc/audit/_options.py": "the comparison's option runners, run through compare_options by "
                               "tests/audit/test_compare.py",
     "skdc/audit/_results.py": "the comparison's result types, read back by "
                               "tests/audit/test_compare.py",
-    "skdc/audit/_verdict.py": "the comparison's verdict and the regulator's table, read back "
-                              "by tests/audit/test_compare.py",
     "skdc/audit/_report.py": "the audit's report, read back by tests/audit/test_audit.py",
     "skdc/audit/_figures.py": "the audit's figures, drawn and read back by "
                               "tests/audit/test_audit.py",
-    "skdc/audit/_steps.py": "the steps the audit and the comparison share, run by "
-                            "tests/audit/test_audit.py and tests/audit/test_compare.py",
     "skdc/audit/_tables.py": "the audit's tables and reconstruction picture, read back by "
                              "tests/audit/test_audit.py",
     "skdc/audit/_compare_report.py": "the comparison's report, read back (and rendered in "
