@@ -61,7 +61,11 @@ def _content_hash(*objs):
 
 
 def _data_digest(*arrays):
-    """A SHA-256 digest of the arrays (shape, dtype and bytes), for fingerprints and reports."""
+    """A SHA-256 digest of the arrays (shape, dtype and bytes), for fingerprints and reports.
+
+    An array of Python objects (string labels from a pandas column) is digested by its values'
+    types and reprs, not by its bytes, which are the objects' addresses.
+    """
     import hashlib
 
     h = hashlib.sha256()
@@ -76,7 +80,10 @@ def _data_digest(*arrays):
             continue
         a = np.ascontiguousarray(np.asarray(a))
         h.update(f"{a.shape}{a.dtype.str}".encode())
-        h.update(a.tobytes())
+        if a.dtype == object:
+            h.update("\x1e".join(f"{type(v).__qualname__}:{v!r}" for v in a.ravel()).encode())
+        else:
+            h.update(a.tobytes())
     return h.hexdigest()
 
 

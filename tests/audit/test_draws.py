@@ -112,14 +112,13 @@ def test_the_data_digest_ignores_memory_layout_and_containers():
     assert _data_digest((X, y)) == base  # a tuple of arrays digests as its arrays
 
 
-@pytest.mark.xfail(strict=True, reason="object-dtype arrays are hashed by their bytes, which are "
-                   "the objects' addresses: string labels held as objects (np.asarray of a "
-                   "pandas column, which _check_rows makes of the audit's y) digest differently "
-                   "in every run, so the report's input SHA-256 is not reproducible")
 def test_object_labels_digest_by_their_values():
     first = np.array(["label" + str(k) for k in range(3)], dtype=object)
     second = np.array(["label" + str(k) for k in range(3)], dtype=object)
     assert _data_digest(first) == _data_digest(second)
+    assert _data_digest(first) != _data_digest(np.array(["label0", "label1", "other"],
+                                                        dtype=object))
+    assert _data_digest(np.array([1], dtype=object)) != _data_digest(np.array(["1"], dtype=object))
 
 
 # ----------------------------------------------------------------------------- checkpointed rows
