@@ -57,7 +57,9 @@ def _setting(ctx, X, y, participant, results, epsilons, command_line, random_sta
 
 def _python_call(ctx, results, epsilons, random_state):
     """The :func:`compare_options` call that reproduces the comparison (the model's
-    parameters as the user gave them, without the ``class_weight`` the labels added)."""
+    parameters as the user gave them, without the ``class_weight`` the labels added; every
+    setting that changes a result, the defaults resolved; public rows, an array, are named
+    only)."""
     kwargs = {
         "options": list(dict.fromkeys("gaussmix" if n.startswith("gaussmix@") else n
                                       for n in results)),
@@ -66,7 +68,9 @@ def _python_call(ctx, results, epsilons, random_state):
         "sensitive": ctx.sensitive, "max_sensitive_gain": ctx.max_sensitive_gain,
         "confidence": ctx.confidence, "colluder": ctx.colluder, "target": ctx.target,
         "criterion": ctx.criterion, "nonlinear": ctx.nonlinear, "random_state": random_state,
-        "model": ctx.model}
+        "model": ctx.model, "n_draws": ctx.n_draws, "xtol": ctx.xtol,
+        "n_measure": ctx.n_measure, "delta": ctx.delta, "row_bound": ctx.row_bound,
+        "max_components": ctx.max_components, "test_size": ctx.test_size}
     given = {k: v for k, v in ctx.model_params.items()
              if not (k == "class_weight" and ctx.words.get("balanced"))}
     if given:

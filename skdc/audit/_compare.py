@@ -110,6 +110,7 @@ class _Context:
     model_params: dict = field(default_factory=dict)
     n_anchors: object = None
     words: dict = field(default_factory=dict)
+    test_size: float = 0.3
 
     @property
     def targets(self):
@@ -390,4 +391,4 @@ def _context(X, y, *, participant, n_participants, colluder, target, model, targ
         row_bound=float(math.sqrt(X.shape[1]) if row_bound is None else row_bound),
         nonlinear=nonlinear, max_components=max_components, public=public,
         estimator=estimator, model_params=words["model_params"], n_anchors=n_anchors,
-        words=words)
+        words=words, test_size=float(test_size))

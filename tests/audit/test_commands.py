@@ -29,7 +29,7 @@ def _context(**changes):
         max_sensitive_gain=None, confidence=0.9, colluder=0, target=1, criterion="order",
         nonlinear="kpca", model="logistic", model_params={}, n_anchors=None,
         words={"balanced": False, "model": "logistic"}, resumed=[3, 0], n_draws=19,
-        delta=1e-6, row_bound=2.0, n_measure=5, xtol=None, max_components=None)
+        delta=1e-6, row_bound=2.0, n_measure=5, xtol=None, max_components=None, test_size=0.3)
     ctx.__dict__.update(changes)
     ctx.targets = {"target_error": ctx.target_error, "max_linkage": ctx.max_linkage,
                    "sensitive": ctx.sensitive, "max_sensitive_gain": ctx.max_sensitive_gain}
@@ -54,7 +54,9 @@ def test_the_call_runs_back_to_the_comparisons_arguments():
         "options": ["local", "igdp", "gaussmix"], "epsilons": [1.0, 8.0],
         "n_participants": 2, "max_linkage": 0.15, "target_error": None, "sensitive": None,
         "max_sensitive_gain": None, "confidence": 0.9, "colluder": 0, "target": 1,
-        "criterion": "order", "nonlinear": "kpca", "random_state": 7, "model": "logistic"}
+        "criterion": "order", "nonlinear": "kpca", "random_state": 7, "model": "logistic",
+        "n_draws": 19, "xtol": None, "n_measure": 5, "delta": 1e-6, "row_bound": 2.0,
+        "max_components": None, "test_size": 0.3}
     assert set(kwargs) <= set(inspect.signature(compare_options).parameters)
 
 
@@ -71,16 +73,14 @@ def test_the_call_keeps_the_users_model_params_and_anchors_not_the_added_weights
     assert "model_params" not in _called(_python_call(ctx, RESULTS, [], 0))
 
 
-@pytest.mark.xfail(strict=True, reason="the printed compare_options call leaves out n_draws, "
-                   "xtol, n_measure, delta, row_bound and max_components (and test_size, which "
-                   "the context does not keep), so a comparison run with other values of them "
-                   "is not reproduced by the call its report prints")
 def test_the_call_carries_every_setting_that_changes_the_comparison():
-    ctx = _context(n_draws=29, xtol=0.1, n_measure=2, delta=1e-5, max_components=4)
+    ctx = _context(n_draws=29, xtol=0.1, n_measure=2, delta=1e-5, max_components=4,
+                   test_size=0.5, row_bound=3.0)
     kwargs = _called(_python_call(ctx, RESULTS, [1.0], 0))
     assert {k: kwargs.get(k) for k in ("n_draws", "xtol", "n_measure", "delta",
-                                       "max_components")} == {
-        "n_draws": 29, "xtol": 0.1, "n_measure": 2, "delta": 1e-5, "max_components": 4}
+                                       "max_components", "test_size", "row_bound")} == {
+        "n_draws": 29, "xtol": 0.1, "n_measure": 2, "delta": 1e-5, "max_components": 4,
+        "test_size": 0.5, "row_bound": 3.0}
 
 
 # ----------------------------------------------------------------------------- the setting
