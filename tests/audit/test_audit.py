@@ -565,38 +565,6 @@ def test_failed_audit_still_says_what_it_costs_and_where_it_fails(tmp_path):
     assert len(page.images) == 3  # no reconstruction picture: the rows are not images
 
 
-def test_figures_draw_decades_on_a_log_axis_and_the_star():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from skdc.audit import audit
-    from skdc.audit._figures import _error_axis, figures
-    from skdc.audit._tables import _tables
-
-    rng = np.random.RandomState(0)
-    heavy = np.exp(3 * rng.standard_normal(200))
-    assert _error_axis(heavy)[0] and not _error_axis(1 + 0.1 * rng.rand(200))[0]
-    from sklearn.datasets import make_classification
-    from sklearn.preprocessing import StandardScaler
-
-    X, y = make_classification(n_samples=240, n_features=6, random_state=0)
-    X = StandardScaler().fit_transform(X)
-    rep = audit(X, y, n_participants=3, attacks=["procrustes", "mp"], target_error=0.3,
-                max_linkage=None, confidence=0.75, bounds=(0.0, 0.3), n_grid=3, grid_draws=1,
-                model="ridge", progress=False)
-    assert "Your rows look standardized" in rep.html
-    tables = _tables(rep.calibration, rep.draws, ["procrustes", "mp"], "align__v",
-                     rep.setting)
-    figs = figures(rep.calibration, rep.draws, tables, rep.setting, None)
-    curves, frontier = figs["curves"].axes, figs["frontier"].axes[0]
-    assert curves[0].get_xlabel() == "anchor noise v" == curves[1].get_xlabel()
-    assert [line for line in frontier.lines if line.get_marker() == "*"]
-    x, y_ = [line for line in frontier.lines if line.get_marker() == "*"][0].get_data()
-    lo, hi = frontier.get_xlim()
-    assert lo <= x[0] <= hi
-    assert figs["calibration"].axes[0].get_yscale() == "log"
-
-
 @pytest.mark.parametrize("flag", ["--data", "--labels"])
 def test_a_npy_declaring_more_than_it_holds_is_one_line(data_files, tmp_path, capsys, flag):
     """The header's shape is checked against the file before numpy allocates it (a hundred
