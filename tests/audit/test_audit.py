@@ -773,17 +773,3 @@ def test_the_reproduce_line_and_printed_lines_speak_flags(table_reports):
     diag = dict(_csv(folder / "diagnostics.csv")[1:])
     assert_allclose(float(diag["v_PT (phase transition)"]), v_phase_transition(3, 9, 40),
                     rtol=1e-9)
-
-
-def test_advice_names_a_flag_of_the_command_or_a_parameter_of_the_function():
-    from types import SimpleNamespace
-
-    from skdc.audit._report import _helps, _phase_warning
-
-    cal = SimpleNamespace(value=0.3, v_phase_transition=0.2)
-    s = {"n_features": 9, "n_anchors": None, "mechanism": "cgdp"}
-    assert "<code>--n-anchors</code>, now 36, 4 per feature" in _phase_warning(
-        {**s, "cli": True}, cal)
-    assert "<code>n_anchors=</code>" in _phase_warning(s, cal)
-    assert "<code>--range</code>" in _helps({**s, "cli": True}) and "bounds=" in _helps(s)
-    assert "<code>--data</code> with fewer columns" in _helps({**s, "cli": True})
