@@ -614,19 +614,3 @@ def test_inference_below_its_baseline_is_said_in_words(comparison):
     assert "always guessing the target's commonest label would be right more often" in words
     assert _below_baseline({k: o for k, o in cmp.options.items()
                             if not o.inference < o.inference_chance}) == ""
-
-
-def test_the_bootstrap_interval_in_batches_is_the_one_of_one_draw(monkeypatch):
-    """Resamples drawn in batches (memory linear in the rows) are those of one draw of all of
-    them: the interval is the percentile interval of sklearn's balanced accuracy over them."""
-    from skdc.audit import _options
-
-    rng = np.random.RandomState(1)
-    y = rng.randint(3, size=60)
-    pred = np.where(rng.rand(60) < 0.7, y, rng.randint(3, size=60))
-    monkeypatch.setattr(_options, "_BOOTSTRAP_CELLS", 60 * 7)  # batches of 7 resamples
-    util, (low, high) = _options._balanced_accuracy_bootstrap(y, pred, 0.9, 5)
-    idx = np.random.RandomState(5).randint(60, size=(_options._N_BOOTSTRAP, 60))
-    boot = [balanced_accuracy_score(y[i], pred[i]) for i in idx]
-    assert_allclose([low, high], np.quantile(boot, [0.05, 0.95]), rtol=1e-12)
-    assert_allclose(util, balanced_accuracy_score(y, pred), rtol=1e-12)
