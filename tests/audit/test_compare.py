@@ -596,21 +596,3 @@ def pd_read(path):
     import pandas as pd
 
     return pd.read_csv(path)
-
-
-def test_inference_below_its_baseline_is_said_in_words(comparison):
-    from dataclasses import replace
-
-    from skdc.audit._compare_report import _below_baseline, _display_table
-
-    cmp, _ = comparison
-    options = {k: (replace(o, inference=0.68, inference_chance=0.74) if k == "igdp" else o)
-               for k, o in cmp.options.items()}
-    shown = _display_table(options, cmp.table).set_index("option")
-    column = "label inference (majority-label baseline; no risk: labels are shared)"
-    assert shown.loc[options["igdp"].label, column] == "0.68 (baseline 0.74, below it)"
-    words = _below_baseline(options)
-    assert "I-GDP + GOPP 0.68 against 0.74" in words
-    assert "always guessing the target's commonest label would be right more often" in words
-    assert _below_baseline({k: o for k, o in cmp.options.items()
-                            if not o.inference < o.inference_chance}) == ""
