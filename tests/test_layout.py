@@ -132,19 +132,6 @@ TESTED_ELSEWHERE = {
     "skdc/experiments/_cli_papers.py": "the bound, GaussMix and GDP-solver reproductions' "
                                         "command line, run by tests/experiments/"
                                         "test_reproduce_{bound,gaussmix,gdp}.py",
-    "skdc/audit/_inputs.py": "the audit command's inputs, read by tests/audit/test_cli.py "
-                             "and tests/test_tables_cli.py",
-    "skdc/audit/_options.py": "the comparison's option runners, run through compare_options by "
-                              "tests/audit/test_compare.py",
-    "skdc/audit/_results.py": "the comparison's result types, read back by "
-                              "tests/audit/test_compare.py",
-    "skdc/audit/_report.py": "the audit's report, read back by tests/audit/test_audit.py",
-    "skdc/audit/_figures.py": "the audit's figures, drawn and read back by "
-                              "tests/audit/test_audit.py",
-    "skdc/audit/_tables.py": "the audit's tables and reconstruction picture, read back by "
-                             "tests/audit/test_audit.py",
-    "skdc/audit/_compare_report.py": "the comparison's report, read back (and rendered in "
-                                     "Chromium) by tests/audit/test_compare.py",
     "skdc/linear_model/_base.py": "the private linear models' template, run by their tests",
     "skdc/mechanisms/_base.py": "the mechanisms' template, run by every mechanism's tests",
     "skdc/protocol/_container.py": "the upload file's container, tested through the files of "
