@@ -65,7 +65,7 @@ def _fmt(value):
         return str(int(value))
     if isinstance(value, (Real, np.floating)):
         v = float(value)
-        return "n/a" if math.isnan(v) else ("inf" if math.isinf(v) else f"{v:.4g}")
+        return "n/a" if math.isnan(v) else f"{v:.4g}"  # -inf (a failing draw) keeps its sign
     return html.escape(str(value))
 
 

@@ -56,8 +56,6 @@ def test_a_value_is_shown_in_four_digits_and_words(value, shown):
     assert _fmt(value) == shown
 
 
-@pytest.mark.xfail(strict=True, reason="_fmt shows -inf as 'inf': a lower bound of -inf (a "
-                   "NaN draw counted as failing, _order_bounds) reads as the safest bound")
 def test_minus_infinity_keeps_its_sign():
     assert _fmt(-math.inf) == "-inf"
 
