@@ -380,7 +380,7 @@ def audit(X, y, *, n_participants=5, mechanism="igdp", aligner="gopp", attacks=N
                        calibration.n_draws_resumed + grid_resumed, len(draws))
     setting.update(images=bool(images), columns=columns)
     leakage = _gaussian_leakage(param, calibration, split.X_train)
-    tables = _tables(calibration, draws, names, param, setting, leakage)
+    tables = _tables(calibration, draws, setting, leakage)
     setting["linkage"] = tables["linkage"]  # the strongest attack's, where the verdict is read
     setting["learns_nothing"] = learns_nothing(setting, tables["baseline"])
     picture = _reconstruction_picture(calibration, pipe, split, param, colluder, target,

@@ -53,14 +53,11 @@ def _error_panel(ax, results, setting):
     t = setting["target_error"]
     attacked = [o for o in results.values() if o.attack is not None and np.isfinite(
         o.attack_error)]
-    errors = [o.attack_error for o in attacked] + [o.attack_error_median for o in attacked]
+    errors = [e for o in attacked for e in (o.attack_error, o.attack_error_median)
+              if np.isfinite(e)]
+    drawn_t = t
     if t is None:  # the error is reported, not judged: the axis fits the errors
-        t = max([e for e in errors if np.isfinite(e)] or [0.5])
-        drawn_t = None
-    else:
-        drawn_t = t
-    errors = [o.attack_error for o in attacked] + [o.attack_error_median for o in attacked]
-    errors = [e for e in errors if np.isfinite(e)]
+        t = max(errors or [0.5])
     high = max([1.3 * t, 0.5, *[min(e, 3.0 * max(t, 0.1)) * 1.1 for e in errors]])
     local = results.get("local")
     if local is not None:

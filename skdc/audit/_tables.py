@@ -77,7 +77,7 @@ def _utility_at(draws, value):
     return float(rows["balanced_accuracy"].mean()) if len(rows) else float("nan"), len(rows)
 
 
-def _tables(cal, draws, names, param, setting, leakage=None):
+def _tables(cal, draws, setting, leakage=None):
     """``{"attacks", "diagnostics", "summary"}``: the tables the page shows and the CSVs
     hold; every count in them is read off the same draws."""
     import pandas as pd

@@ -32,7 +32,7 @@ def _close_figures():
 
 
 def _figures(cal, draws, s, picture=None):
-    return figures(cal, draws, _tables(cal, draws, s["attacks"], s["param"], s), s, picture)
+    return figures(cal, draws, _tables(cal, draws, s), s, picture)
 
 
 def _legend(ax):

@@ -41,7 +41,7 @@ from skdc.audit._tables import _tables  # noqa: E402
 
 def _with_tables(hand_audit, passes=True, **changes):
     cal, draws, s = hand_audit(passes, **changes)
-    return s, cal, draws, _tables(cal, draws, s["attacks"], s["param"], s)
+    return s, cal, draws, _tables(cal, draws, s)
 
 
 # ----------------------------------------------------------------------------- cells

@@ -77,7 +77,7 @@ def test_utility_at_a_value_counts_every_stage_within_rounding(hand_audit):
 
 def test_the_diagnostics_are_read_off_the_draws_where_the_verdict_is_read(hand_audit):
     cal, draws, s = hand_audit()
-    t = _tables(cal, draws, s["attacks"], s["param"], s)
+    t = _tables(cal, draws, s)
     diag = dict(zip(t["diagnostics"]["quantity"], t["diagnostics"]["value"]))
     accuracy = np.array([0.74, 0.76, 0.72, 0.75])
     low, high = stats.t.interval(0.75, 3, loc=accuracy.mean(), scale=stats.sem(accuracy))
@@ -92,14 +92,14 @@ def test_the_diagnostics_are_read_off_the_draws_where_the_verdict_is_read(hand_a
     assert_allclose([t["utility"], *t["utility_ci"], t["baseline"]],
                     [accuracy.mean(), low, high, 0.89], rtol=1e-12)
     assert t["at"] == 0.2 and t["linkage"][0] == "procrustes"
-    leak = _tables(cal, draws, s["attacks"], s["param"], s, leakage=1.5)["diagnostics"]
+    leak = _tables(cal, draws, s, leakage=1.5)["diagnostics"]
     assert list(leak.iloc[-1]) == ["leakage bound (bits per record)", 1.5]
 
 
 @pytest.mark.parametrize("passes", [True, False])
 def test_the_summary_opens_with_the_decision_and_counts_the_draws(hand_audit, passes):
     cal, draws, s = hand_audit(passes=passes, max_linkage=None)
-    summary = _tables(cal, draws, s["attacks"], s["param"], s)["summary"]
+    summary = _tables(cal, draws, s)["summary"]
     head = dict(zip(summary["quantity"], summary["value"]))
     assert summary["quantity"].iloc[0] == "decision"
     assert head["decision"] == ("collaborate" if passes else "do not collaborate")
