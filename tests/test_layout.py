@@ -39,27 +39,11 @@ def _module_name(path):
     return HOUSE._module_name(path, PACKAGE)
 
 
-def _imports(tree, module, is_package):
-    """``(line, target module, imported names)`` of every skdc import in a module's tree."""
-    package = module if is_package else module.rpartition(".")[0]
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module or ""
-            yield node.lineno, target, [alias.name for alias in node.names]
-        elif isinstance(node, ast.Import):
-            for alias in node.names:
-                yield node.lineno, alias.name, []
-
-
 def room_violations(source, module, subpackages, is_package=False):
     """The imports of ``source`` (the code of ``module``) that break the house rule."""
     found = []
     own = _room(module, subpackages)
-    for line, target, names in _imports(ast.parse(source), module, is_package):
+    for line, target, names in HOUSE._targets(ast.parse(source), module, is_package):
         if target != "skdc" and not target.startswith("skdc."):
             continue
         room = _room(target, subpackages)

@@ -40,8 +40,9 @@ def _room(module, subpackages):
     return ".".join(parts[:2]) if parts[1] in subpackages or len(parts) == 2 else module
 
 
-def _targets(tree, module, is_package, known):
-    """The skdc modules ``tree`` imports, with the names it takes from each."""
+def _targets(tree, module, is_package, known=()):
+    """``(line, module, names)`` of every import in ``tree``: the module imported, with the
+    names taken from it (``from . import _x`` of a module ``_x`` in ``known`` imports it)."""
     package = module if is_package else module.rpartition(".")[0]
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
@@ -52,12 +53,12 @@ def _targets(tree, module, is_package, known):
                 target = node.module or ""
             for alias in node.names:  # ``from . import _x`` imports the module skdc.room._x
                 if f"{target}.{alias.name}" in known:
-                    yield f"{target}.{alias.name}", []
+                    yield node.lineno, f"{target}.{alias.name}", []
                 else:
-                    yield target, [alias.name]
+                    yield node.lineno, target, [alias.name]
         elif isinstance(node, ast.Import):
             for alias in node.names:
-                yield alias.name, []
+                yield node.lineno, alias.name, []
 
 
 def _function_lengths(tree):
@@ -145,7 +146,7 @@ def survey(root):
             long_modules.append((lines, module))
         long_functions += [(n, f"{module}:{line} {name}")
                            for name, line, n in _function_lengths(tree) if n > MAX_FUNCTION_LINES]
-        for target, names in _targets(tree, module, path.name == "__init__.py", known):
+        for _, target, names in _targets(tree, module, path.name == "__init__.py", known):
             if target != "skdc" and not target.startswith("skdc."):
                 continue
             room = _room(target, subpackages)
