@@ -31,7 +31,7 @@ from ..utils import center, polar
 from ..utils._deprecation import DEPRECATED, renamed_argument
 from ..utils._docstring import Substitution
 from ..utils._references import gdp_paper_references
-from ..utils._sklearn_compat import Interval, StrOptions
+from ..utils._sklearn_compat import Hidden, Interval, StrOptions
 from ._base import BaseAttack, _gdp_inverse
 from ._classical import _check_sample
 from ._docstring import _examples_setup
@@ -47,7 +47,8 @@ _SCATTER_RIDGE = 1e-9
 # spelling ``anchor_noise`` (default DEPRECATED: not given)
 _V_CONSTRAINTS = {
     "v": [None, Interval(Real, 0, None, closed="left")],
-    "anchor_noise": [None, Interval(Real, 0, None, closed="left"), StrOptions({DEPRECATED})],
+    "anchor_noise": [None, Interval(Real, 0, None, closed="left"),
+                     Hidden(StrOptions({DEPRECATED}))],
 }
 
 

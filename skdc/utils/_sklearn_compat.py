@@ -25,6 +25,7 @@ from sklearn import get_config
 from sklearn.base import _fit_context as _sklearn_fit_context
 from sklearn.utils._param_validation import (
     HasMethods,
+    Hidden,
     InvalidParameterError,
     Options,
     RealNotInt,
@@ -38,6 +39,7 @@ from sklearn.utils.validation import validate_data
 
 __all__ = [
     "HasMethods",
+    "Hidden",
     "Interval",
     "InvalidParameterError",
     "Options",
