@@ -6,9 +6,9 @@
 
 # Licence: BSD 3 clause
 
-from ..attacks import make_attack as _make_attack
+from .. import attacks
 from ..utils._deprecation import renamed_function
 
 __all__ = ["make_attack"]
 
-make_attack = renamed_function(_make_attack, "skdc.metrics.make_attack")
+make_attack = renamed_function(attacks.make_attack, "skdc.metrics.make_attack")
