@@ -66,9 +66,10 @@ def _is_kind(value, kind):
         if not isinstance(value, (int, float)):
             return False
         try:
-            return kind == "number" or math.isfinite(value)
-        except OverflowError:  # an integer beyond the floats: not a finite float
+            number = float(value)
+        except OverflowError:  # an integer beyond the floats: no number a row can hold
             return False
+        return kind == "number" or math.isfinite(number)
     if kind == "share":
         return isinstance(value, (int, float)) and 0.0 <= value <= 1.0  # NaN is refused
     if kind == "error":

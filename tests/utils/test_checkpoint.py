@@ -241,3 +241,14 @@ def test_a_fingerprint_key_with_a_line_break_stays_on_one_line(tmp_path):
     with pytest.raises(CheckpointError, match=r"differ in 'a\\nb'\)") as exc:
         DrawCheckpoint(path, {"seed": 0}, FIELDS)
     assert "\n" not in str(exc.value)
+
+
+def test_an_integer_beyond_the_floats_is_no_number_either(tmp_path):
+    """A ``"number"`` field may be NaN or infinite, but the row is read back as floats: an
+    integer no float holds would crash the run that reads it (OverflowError), so it is refused."""
+    CASES["checkpoint"] += 1
+    path = tmp_path / "draws.jsonl"
+    _write(path, _header(), '{"key": "x", "row": {"error": 1%s, "acc": 0.5, "seconds": 0.1}}'
+           % ("0" * 400))
+    with pytest.raises(CheckpointError, match="the field 'error' must be a number"):
+        DrawCheckpoint(path, {"seed": 0}, FIELDS)
